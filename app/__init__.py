@@ -1,0 +1,1 @@
+"""lossforensics' I/O side: ingest, storage, HTTP API, CLI, client and reports."""

@@ -1,0 +1,161 @@
+"""The Diagnosis JSON, as dataclasses: what the CLI, the API and the client all emit.
+
+    {"run", "source": {"format", "files"}, "metrics": [...], "verdict",
+     "findings": [{"label", "confidence", "span": {"start_step", "end_step"}, "evidence",
+                   "summary", "causes": [{"rank", "cause", "score", "checks", "probe"}]}],
+     "skipped": [{"label", "reason"}], "warnings": [str]}
+
+`to_dict()` gives exactly that shape with JSON-safe values (non-finite evidence becomes null);
+`from_dict()` reads it back. A service-side `id` may ride along (the API sets it; the core does
+not).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+def _json_safe(value: Any) -> Any:
+    """numpy scalars -> Python; NaN/inf -> None; containers recursively."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class Span:
+    start_step: int
+    end_step: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"start_step": int(self.start_step), "end_step": int(self.end_step)}
+
+
+@dataclass(frozen=True)
+class Cause:
+    rank: int
+    cause: str
+    score: float
+    checks: tuple[str, ...]
+    probe: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rank": self.rank, "cause": self.cause, "score": round(float(self.score), 4),
+                "checks": list(self.checks), "probe": self.probe}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Cause:
+        return cls(int(d["rank"]), str(d["cause"]), float(d["score"]), tuple(d.get("checks", ())),
+                   d.get("probe"))
+
+
+@dataclass(frozen=True)
+class Finding:
+    label: str
+    confidence: float
+    span: Span | None
+    evidence: dict[str, Any]
+    summary: str
+    causes: tuple[Cause, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "confidence": round(float(self.confidence), 4),
+            "span": None if self.span is None else self.span.to_dict(),
+            "evidence": _json_safe(dict(self.evidence)),
+            "summary": self.summary,
+            "causes": [c.to_dict() for c in self.causes],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Finding:
+        span = d.get("span")
+        return cls(
+            str(d["label"]), float(d["confidence"]),
+            None if span is None else Span(int(span["start_step"]), int(span["end_step"])),
+            dict(d.get("evidence") or {}), str(d.get("summary", "")),
+            tuple(Cause.from_dict(c) for c in d.get("causes", ())),
+        )
+
+
+@dataclass(frozen=True)
+class Skipped:
+    label: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"label": self.label, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    metric: str
+    role: str
+    points: int
+    first_step: int | None
+    last_step: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "role": self.role, "points": int(self.points),
+                "first_step": None if self.first_step is None else int(self.first_step),
+                "last_step": None if self.last_step is None else int(self.last_step)}
+
+
+@dataclass
+class Diagnosis:
+    run: str
+    verdict: str
+    findings: list[Finding] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    metrics: list[MetricInfo] = field(default_factory=list)
+    source: dict[str, Any] = field(default_factory=lambda: {"format": None, "files": []})
+    warnings: list[str] = field(default_factory=list)
+    id: str | None = None
+
+    @property
+    def labels(self) -> list[str]:
+        return [f.label for f in self.findings]
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.id is not None:
+            out["id"] = self.id
+        out.update({
+            "run": self.run,
+            "source": _json_safe(self.source),
+            "metrics": [m.to_dict() for m in self.metrics],
+            "verdict": self.verdict,
+            "findings": [f.to_dict() for f in self.findings],
+            "skipped": [s.to_dict() for s in self.skipped],
+            "warnings": [str(w) for w in self.warnings],
+        })
+        return out
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Diagnosis:
+        return cls(
+            run=str(d["run"]),
+            verdict=str(d["verdict"]),
+            findings=[Finding.from_dict(f) for f in d.get("findings", ())],
+            skipped=[Skipped(s["label"], s["reason"]) for s in d.get("skipped", ())],
+            metrics=[MetricInfo(m["metric"], m["role"], m["points"], m.get("first_step"),
+                                m.get("last_step")) for m in d.get("metrics", ())],
+            source=dict(d.get("source") or {"format": None, "files": []}),
+            warnings=[str(w) for w in d.get("warnings", ())],
+            id=d.get("id"),
+        )

@@ -1,0 +1,145 @@
+"""The normalised frame: the one contract between readers, classifiers, store and API.
+
+A long DataFrame, one row per logged point:
+
+    run        string    run name (one source can hold several runs)
+    metric     string    the name as logged ('train/loss', 'validation/epoch_loss', ...)
+    role       category  one of classifiers.roles.ROLES
+    step       int64     the step as logged (epoch-only logs: the epoch index)
+    value      float64   exactly as logged: NaN and +-inf are kept, they are evidence
+    wall_time  float64   seconds since the Unix epoch, NaN where unknown
+    seq        int64     order of appearance in the source (restarts, repeated steps)
+
+Readers build it with `make_frame`; everyone else may call `validate_frame` at a boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from classifiers.errors import InvalidFrameError
+from classifiers.roles import ROLES, infer_role, override_role
+
+COLUMNS: tuple[str, ...] = ("run", "metric", "role", "step", "value", "wall_time", "seq")
+ROLE_DTYPE = pd.CategoricalDtype(categories=list(ROLES), ordered=False)
+DTYPES: dict[str, object] = {
+    "run": pd.StringDtype(),
+    "metric": pd.StringDtype(),
+    "role": ROLE_DTYPE,
+    "step": np.dtype("int64"),
+    "value": np.dtype("float64"),
+    "wall_time": np.dtype("float64"),
+    "seq": np.dtype("int64"),
+}
+
+
+def empty_frame() -> pd.DataFrame:
+    """A frame with the schema and no rows."""
+    return pd.DataFrame({c: pd.Series([], dtype=DTYPES[c]) for c in COLUMNS})
+
+
+def assign_roles(
+    frame: pd.DataFrame,
+    overrides: Mapping[str, str] | None = None,
+    splits: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Set the `role` column from the metric names (one inference per distinct metric, not per
+    row). `splits` maps a metric to its context ('validation'); `overrides` wins over inference."""
+    metrics = frame["metric"].astype(str)
+    roles = {}
+    for m in pd.unique(metrics):
+        inferred = infer_role(m, (splits or {}).get(m))
+        roles[m] = override_role(m, inferred, overrides)
+    out = frame.copy()
+    out["role"] = pd.Categorical(metrics.map(roles), dtype=ROLE_DTYPE)
+    return out
+
+
+def make_frame(
+    run: str | Sequence[str] | np.ndarray,
+    metric: Sequence[str] | np.ndarray | pd.Series,
+    step: Sequence[int] | np.ndarray,
+    value: Sequence[float] | np.ndarray,
+    wall_time: Sequence[float] | np.ndarray | None = None,
+    seq: Sequence[int] | np.ndarray | None = None,
+    *,
+    roles: Mapping[str, str] | None = None,
+    splits: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Build a valid frame from columns (arrays, not rows: readers stay vectorised).
+    `seq` defaults to the order given; `wall_time` to NaN."""
+    n = len(step)
+    run_col = pd.array(np.full(n, run, dtype=object) if isinstance(run, str) else run,
+                       dtype="string")
+    df = pd.DataFrame(
+        {
+            "run": run_col,
+            "metric": pd.array(np.asarray(metric, dtype=object), dtype="string"),
+            "role": pd.Categorical(np.full(n, "other", dtype=object), dtype=ROLE_DTYPE),
+            "step": np.asarray(step, dtype=np.int64),
+            "value": np.asarray(value, dtype=np.float64),
+            "wall_time": (np.full(n, np.nan) if wall_time is None
+                          else np.asarray(wall_time, dtype=np.float64)),
+            "seq": np.arange(n, dtype=np.int64) if seq is None else np.asarray(seq, dtype=np.int64),
+        }
+    )
+    df = assign_roles(df, roles, splits)
+    return validate_frame(df)
+
+
+def concat_frames(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Stack frames from several sources, renumbering `seq` so it stays a total order."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return empty_frame()
+    offset = 0
+    parts = []
+    for f in frames:
+        g = f.copy()
+        g["seq"] = g["seq"].to_numpy() - g["seq"].min() + offset if len(g) else g["seq"]
+        offset = int(g["seq"].max()) + 1
+        parts.append(g)
+    out = pd.concat(parts, ignore_index=True)
+    out["role"] = out["role"].astype(ROLE_DTYPE)
+    return validate_frame(out)
+
+
+def validate_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """Check columns and dtypes; coerce what is safely coercible; raise InvalidFrameError with the
+    column at fault otherwise. Returns the frame with the columns in schema order."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InvalidFrameError(f"expected a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in COLUMNS if c not in frame.columns]
+    if missing:
+        raise InvalidFrameError(f"frame is missing column(s): {', '.join(missing)}")
+    out = frame.loc[:, list(COLUMNS)]
+    fixes = {}
+    for col in COLUMNS:
+        want = DTYPES[col]
+        have = out[col].dtype
+        if have == want:
+            continue
+        try:
+            if col == "role":
+                bad = set(out[col].dropna().astype(str)) - set(ROLES)
+                if bad:
+                    raise InvalidFrameError(f"column 'role' has unknown role(s): {sorted(bad)}")
+                fixes[col] = out[col].astype(str).astype(ROLE_DTYPE)
+            elif col in ("step", "seq"):
+                fixes[col] = pd.to_numeric(out[col], errors="raise").astype(np.int64)
+            else:
+                fixes[col] = out[col].astype(want)
+        except InvalidFrameError:
+            raise
+        except (TypeError, ValueError) as exc:
+            raise InvalidFrameError(f"column {col!r} cannot be {want}: {exc}") from None
+    if fixes:
+        out = out.assign(**fixes)
+    if out["role"].isna().any():
+        raise InvalidFrameError("column 'role' has missing values")
+    if out["run"].isna().any() or out["metric"].isna().any():
+        raise InvalidFrameError("columns 'run' and 'metric' must not have missing values")
+    return out

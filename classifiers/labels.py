@@ -1,0 +1,51 @@
+"""The fixed vocabulary shared by the classifiers, the playbook, the API, the CLI and the probes.
+
+Label names come from the domain notes and never change: the evaluation, the API and stored
+diagnoses all use them. SEVERITY orders them for the verdict (first = most severe).
+"""
+
+from __future__ import annotations
+
+HEALTHY = "healthy"
+
+SEVERITY: tuple[str, ...] = (
+    "nan",
+    "exploding",
+    "resume_discontinuity",
+    "distribution_mismatch",
+    "overfit",
+    "vanishing_gradients",
+    "plateau",
+    "lr_decayed_too_early",
+    "underfit",
+    "oscillating",
+    "loss_spikes",
+    "unshuffled",
+    "over_clipping",
+    "metric_mismatch",
+)
+
+LABELS: frozenset[str] = frozenset(SEVERITY)
+ALL_LABELS: tuple[str, ...] = (HEALTHY, *SEVERITY)
+
+# Probe names: each automates one first check (probes/ implements them; the playbook names them).
+PROBES: tuple[str, ...] = (
+    "lr_drop",
+    "clip",
+    "precision",
+    "overfit_one_batch",
+    "lr_range_test",
+    "grad_flow",
+    "activation_health",
+    "nan_origin",
+    "batch_inspect",
+    "train_eval_parity",
+)
+
+
+def severity_rank(label: str) -> int:
+    """0 for the most severe label; healthy and unknown labels sort last."""
+    try:
+        return SEVERITY.index(label)
+    except ValueError:
+        return len(SEVERITY)

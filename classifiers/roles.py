@@ -1,0 +1,99 @@
+"""Role inference: what a logged metric *is*, from its name and where it was found.
+
+A role tells the classifiers which series to read: `train_loss`, `val_loss`, `lr`, `grad_norm`,
+`train_score`, `val_score`, `throughput` or `other`. Names vary wildly between frameworks
+(`train/loss`, `eval_loss`, `epoch_loss` under a Keras `validation/` folder, `total_loss`,
+`lr-AdamW`, `val_acc`), so inference works on normalised name tokens. The caller can override any
+inference with a mapping of metric name (or glob pattern) to role.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+
+from classifiers.errors import InvalidRoleError
+
+ROLES: tuple[str, ...] = (
+    "train_loss",
+    "val_loss",
+    "lr",
+    "grad_norm",
+    "train_score",
+    "val_score",
+    "throughput",
+    "other",
+)
+
+_VAL_TOKENS = {"val", "valid", "validation", "eval", "evaluation", "test", "dev", "holdout"}
+_TRAIN_TOKENS = {"train", "training", "trn"}
+_SCORE_TOKENS = {
+    "acc", "accuracy", "f1", "auc", "auroc", "map", "map50", "bleu", "rouge", "rouge1", "rouge2",
+    "rougel", "wer", "cer", "iou", "dice", "precision", "recall", "top1", "top5", "mae", "rmse",
+    "mse", "r2", "mrr", "ndcg", "exact", "em", "score", "miou",
+}
+_THROUGHPUT_HINTS = ("per_second", "per_sec", "_per_s", "throughput", "samples/s", "tokens/s",
+                     "it/s", "steps/s", "tok/s", "sps", "tps")
+_NOT_A_SERIES = {"epoch", "step", "global_step", "iter", "iteration", "time", "runtime",
+                 "data_time", "eta_seconds", "total_flos", "num_tokens", "num_input_tokens_seen"}
+
+
+def _tokens(name: str) -> list[str]:
+    """'validation/epoch_loss' -> ['validation', 'epoch', 'loss']; camelCase split too."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return [t for t in re.split(r"[^a-z0-9]+", spaced.lower()) if t]
+
+
+def infer_role(metric: str, split: str | None = None) -> str:
+    """Guess the role of one metric. `split` is context from the source (a Keras `validation/`
+    directory, a TensorBoard run folder called `eval`): it decides train vs val when the name
+    itself does not say."""
+    name = metric.strip()
+    low = name.lower()
+    toks = _tokens(name)
+    tokset = set(toks)
+    if not toks:
+        return "other"
+    if low in _NOT_A_SERIES or toks[-1] in {"runtime", "flos"} or (
+        len(toks) == 1 and toks[0] in _NOT_A_SERIES
+    ):
+        return "other"
+    if any(h in low for h in _THROUGHPUT_HINTS):
+        return "throughput"
+    if any(re.fullmatch(r"lr\d*", t) for t in toks) or {"learning", "rate"} <= tokset:
+        return "lr"
+    if ("grad" in tokset or "gradient" in tokset or "grads" in tokset) and (
+        "norm" in tokset or "norms" in tokset or "l2" in tokset
+    ):
+        return "grad_norm"
+    if "gradnorm" in tokset or "grad_norm" in low:
+        return "grad_norm"
+
+    context = (split or "").lower()
+    is_val = bool(tokset & _VAL_TOKENS) or context in _VAL_TOKENS
+    if tokset & _TRAIN_TOKENS and not (tokset & _VAL_TOKENS):
+        is_val = False
+    if "loss" in tokset or "losses" in tokset or "nll" in tokset or low.endswith("loss"):
+        return "val_loss" if is_val else "train_loss"
+    if tokset & _SCORE_TOKENS:
+        return "val_score" if is_val else "train_score"
+    return "other"
+
+
+def check_role(role: str) -> str:
+    if role not in ROLES:
+        raise InvalidRoleError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
+    return role
+
+
+def override_role(metric: str, inferred: str, overrides: Mapping[str, str] | None) -> str:
+    """The caller's role for `metric` if an override matches it (exact name first, then glob)."""
+    if not overrides:
+        return inferred
+    if metric in overrides:
+        return check_role(overrides[metric])
+    for pattern, role in overrides.items():
+        if fnmatch.fnmatchcase(metric, pattern):
+            return check_role(role)
+    return inferred

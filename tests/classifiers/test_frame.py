@@ -1,0 +1,78 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from classifiers.errors import InvalidFrameError, InvalidRoleError
+from classifiers.frame import (
+    COLUMNS,
+    DTYPES,
+    concat_frames,
+    empty_frame,
+    make_frame,
+    validate_frame,
+)
+from classifiers.roles import infer_role
+
+
+def test_make_frame_has_schema_and_keeps_nonfinite():
+    f = make_frame("r", ["loss", "loss", "lr"], [0, 1, 0], [1.0, np.nan, np.inf])
+    assert tuple(f.columns) == COLUMNS
+    for c in COLUMNS:
+        assert f[c].dtype == DTYPES[c], c
+    assert np.isnan(f["value"][1]) and np.isinf(f["value"][2])
+    assert list(f["role"]) == ["train_loss", "train_loss", "lr"]
+    assert list(f["seq"]) == [0, 1, 2]
+
+
+def test_empty_frame_validates():
+    assert len(validate_frame(empty_frame())) == 0
+
+
+def test_validate_names_the_bad_column():
+    f = make_frame("r", ["loss"], [0], [1.0]).drop(columns=["seq"])
+    with pytest.raises(InvalidFrameError, match="seq"):
+        validate_frame(f)
+    g = make_frame("r", ["loss"], [0], [1.0])
+    g["step"] = ["x"]
+    with pytest.raises(InvalidFrameError, match="step"):
+        validate_frame(g)
+
+
+def test_role_override_exact_and_glob_and_unknown():
+    f = make_frame("r", ["weird", "acc_top"], [0, 0], [1.0, 2.0],
+                   roles={"weird": "val_loss", "acc_*": "val_score"})
+    assert list(f["role"]) == ["val_loss", "val_score"]
+    with pytest.raises(InvalidRoleError):
+        make_frame("r", ["x"], [0], [1.0], roles={"x": "nonsense"})
+
+
+def test_split_context_makes_val():
+    f = make_frame("r", ["validation/epoch_loss"], [0], [1.0])
+    assert f["role"][0] == "val_loss"
+    g = make_frame("r", ["epoch_loss"], [0], [1.0], splits={"epoch_loss": "validation"})
+    assert g["role"][0] == "val_loss"
+
+
+@pytest.mark.parametrize(
+    "name,role",
+    [
+        ("train/loss", "train_loss"), ("loss", "train_loss"), ("total_loss", "train_loss"),
+        ("eval_loss", "val_loss"), ("val/loss", "val_loss"), ("val_loss", "val_loss"),
+        ("eval_g0_loss", "val_loss"), ("validation/epoch_loss", "val_loss"),
+        ("learning_rate", "lr"), ("lr", "lr"), ("lr-AdamW", "lr"), ("x/lr0", "lr"),
+        ("grad_norm", "grad_norm"), ("train/grad_norm", "grad_norm"),
+        ("accuracy", "train_score"), ("val_acc", "val_score"), ("eval_wer", "val_score"),
+        ("train_samples_per_second", "throughput"), ("epoch", "other"), ("eval_runtime", "other"),
+        ("trainLoss", "train_loss"), ("test/accuracy", "val_score"),
+    ],
+)
+def test_infer_role(name, role):
+    assert infer_role(name) == role
+
+
+def test_concat_renumbers_seq():
+    a = make_frame("a", ["loss"] * 2, [0, 1], [1.0, 2.0])
+    b = make_frame("b", ["loss"] * 2, [0, 1], [1.0, 2.0])
+    c = concat_frames([a, b])
+    assert list(c["seq"]) == [0, 1, 2, 3]
+    assert isinstance(c, pd.DataFrame) and c["role"].dtype == DTYPES["role"]
