@@ -1,0 +1,55 @@
+"""The classifier contract: one label, one small class, declared needs, `detect(run)`.
+
+    class Overfit(Classifier):
+        label = "overfit"
+        needs = frozenset({"train_loss", "val_loss"})
+        min_points = 5
+
+        def __init__(self, *, min_rise: float = 0.05) -> None:   # keyword-only tunables
+            self.min_rise = min_rise
+
+        def detect(self, run: RunSeries) -> Finding | None: ...
+
+`skip_reason(run)` says why a run cannot be judged (missing roles, too few finite points); the
+diagnosis lists it under `skipped`. `detect` returns a Finding with evidence, never a bare bool;
+causes are attached later by the playbook.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from classifiers.diagnosis import Finding
+from classifiers.run import RunSeries
+
+_ROLE_WORDS = {
+    "train_loss": "training loss", "val_loss": "validation loss", "lr": "learning rate",
+    "grad_norm": "gradient norm", "train_score": "training metric",
+    "val_score": "validation metric", "throughput": "throughput",
+}
+
+
+class Classifier:
+    label: ClassVar[str]
+    needs: ClassVar[frozenset[str]] = frozenset({"train_loss"})
+    min_points: ClassVar[int] = 8
+
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """None when the run can be judged, else a sentence saying what is missing."""
+        missing = sorted(r for r in self.needs if not run.has(r))
+        if missing:
+            return "no " + " and no ".join(_ROLE_WORDS.get(r, r) for r in missing) + " logged"
+        for role in sorted(self.needs):
+            curve = run.curve(role)
+            n = 0 if curve is None else len(curve)
+            if n < self.min_points:
+                return (f"{_ROLE_WORDS.get(role, role)} has {n} point(s); "
+                        f"{self.label} needs at least {self.min_points}")
+        return None
+
+    def detect(self, run: RunSeries) -> Finding | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in sorted(vars(self).items()))
+        return f"{type(self).__name__}({params})"

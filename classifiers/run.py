@@ -1,0 +1,119 @@
+"""RunSeries: one run's view of the normalised frame, by role. What every classifier reads.
+
+A role can hold several metrics (`loss` and `loss_cls`; Keras `batch_loss` and `epoch_loss`;
+six `eval_gN_loss` sets). `primary(role)` picks the one a person would plot first: a canonical
+name, else the non-component metric with the most points. `curve()` gives it as step-sorted
+arrays where a repeated step keeps its last write (a resumed run overwrites); `raw()` keeps the
+source order for the classifiers that need restarts and repeats (resume_discontinuity).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+_CANONICAL = {
+    "train_loss": ("loss", "train/loss", "train_loss", "total_loss", "train/total_loss",
+                   "training_loss", "train/epoch_loss", "epoch_loss", "loss_epoch",
+                   "train_loss_epoch", "train_loss_step"),
+    "val_loss": ("val_loss", "val/loss", "eval_loss", "eval/loss", "validation/epoch_loss",
+                 "validation_loss", "valid_loss", "valid/loss", "test_loss", "test/loss"),
+    "lr": ("lr", "learning_rate", "train/lr", "train/learning_rate", "lr-adam", "lr-adamw",
+           "lr-sgd"),
+    "grad_norm": ("grad_norm", "train/grad_norm", "gradient_norm", "grad_norm/total"),
+}
+# Names that are a part of the loss (a component) or a within-epoch running mean: never primary
+# when something better exists.
+_SECONDARY = re.compile(r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|(box|obj|cls|rpn|reg|aux)")
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One metric as step-sorted arrays; non-finite values are kept."""
+
+    metric: str
+    steps: np.ndarray   # int64, strictly increasing
+    values: np.ndarray  # float64
+    wall_time: np.ndarray  # float64
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    @property
+    def finite(self) -> np.ndarray:
+        return np.isfinite(self.values)
+
+
+class RunSeries:
+    """One run's rows, indexed by role. Cheap to build; curves are computed once and cached."""
+
+    def __init__(self, frame: pd.DataFrame, run: str | None = None) -> None:
+        if run is not None:
+            frame = frame[frame["run"] == run]
+        self.frame = frame.sort_values("seq", kind="stable")
+        self.name = run if run is not None else (
+            str(self.frame["run"].iloc[0]) if len(self.frame) else "")
+        self._curves: dict[str, Curve] = {}
+
+    @cached_property
+    def _by_role(self) -> dict[str, list[str]]:
+        counts = self.frame.groupby(["role", "metric"], observed=True).size()
+        out: dict[str, list[tuple[str, int]]] = {}
+        for (role, metric), n in counts.items():
+            out.setdefault(str(role), []).append((str(metric), int(n)))
+        return {role: self._rank(role, items) for role, items in out.items()}
+
+    @staticmethod
+    def _rank(role: str, items: list[tuple[str, int]]) -> list[str]:
+        canonical = _CANONICAL.get(role, ())
+
+        def key(item: tuple[str, int]) -> tuple[int, int, int, str]:
+            metric, n = item
+            low = metric.lower()
+            canon = canonical.index(low) if low in canonical else len(canonical)
+            return (canon, int(bool(_SECONDARY.search(low))), -n, metric)
+
+        return [m for m, _ in sorted(items, key=key)]
+
+    def metrics(self, role: str) -> list[str]:
+        """Metric names with this role, the primary first."""
+        return list(self._by_role.get(role, ()))
+
+    def has(self, role: str) -> bool:
+        return role in self._by_role
+
+    def primary(self, role: str) -> str | None:
+        names = self._by_role.get(role)
+        return names[0] if names else None
+
+    def raw(self, metric: str) -> pd.DataFrame:
+        """One metric's rows in source order (step, value, wall_time, seq)."""
+        rows = self.frame[self.frame["metric"] == metric]
+        return rows[["step", "value", "wall_time", "seq"]].reset_index(drop=True)
+
+    def curve(self, role: str, metric: str | None = None) -> Curve | None:
+        """The role's primary metric (or `metric`) as a step-sorted curve; None if absent."""
+        name = metric or self.primary(role)
+        if name is None:
+            return None
+        if name not in self._curves:
+            rows = self.raw(name)
+            # last write wins for a repeated step: a resumed run overwrites what it re-logs
+            rows = rows.drop_duplicates("step", keep="last").sort_values("step", kind="stable")
+            self._curves[name] = Curve(
+                name,
+                rows["step"].to_numpy(np.int64),
+                rows["value"].to_numpy(np.float64),
+                rows["wall_time"].to_numpy(np.float64),
+            )
+        return self._curves[name]
+
+
+def split_runs(frame: pd.DataFrame) -> list[RunSeries]:
+    """One RunSeries per run, in order of first appearance."""
+    names = pd.unique(frame["run"].astype(str))
+    return [RunSeries(frame, name) for name in names]
