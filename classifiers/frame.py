@@ -48,14 +48,27 @@ def assign_roles(
 ) -> pd.DataFrame:
     """Set the `role` column from the metric names (one inference per distinct metric, not per
     row). `splits` maps a metric to its context ('validation'); `overrides` wins over inference."""
-    metrics = frame["metric"].astype(str)
-    roles = {}
-    for m in pd.unique(metrics):
-        inferred = infer_role(m, (splits or {}).get(m))
-        roles[m] = override_role(m, inferred, overrides)
+    codes, names = pd.factorize(frame["metric"], use_na_sentinel=True)
+    roles = [override_role(str(m), infer_role(str(m), (splits or {}).get(m)), overrides)
+             for m in names]
+    lookup = np.append(ROLE_DTYPE.categories.get_indexer(roles),
+                       ROLE_DTYPE.categories.get_loc("other")).astype(np.int8)
     out = frame.copy()
-    out["role"] = pd.Categorical(metrics.map(roles), dtype=ROLE_DTYPE)
+    out["role"] = pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE)
     return out
+
+
+def _string_column(values: object, n: int) -> pd.api.extensions.ExtensionArray:
+    """A string column of length `n`, built without a Python object per row where it can be: one
+    string broadcast, or a Categorical's categories taken by its codes (1M rows in milliseconds)."""
+    if isinstance(values, str):
+        return pd.array([values], dtype="string").take(np.zeros(n, dtype=np.intp))
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+        values = values.array
+    if isinstance(values, pd.Categorical):
+        categories = pd.array(np.asarray(values.categories, dtype=object), dtype="string")
+        return categories.take(values.codes.astype(np.intp), allow_fill=True)
+    return pd.array(np.asarray(values, dtype=object), dtype="string")
 
 
 def make_frame(
@@ -70,15 +83,15 @@ def make_frame(
     splits: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Build a valid frame from columns (arrays, not rows: readers stay vectorised).
-    `seq` defaults to the order given; `wall_time` to NaN."""
+    `seq` defaults to the order given; `wall_time` to NaN. `run` and `metric` may be a
+    pd.Categorical (codes + names): the fast way to pass a million rows of a few names."""
     n = len(step)
-    run_col = pd.array(np.full(n, run, dtype=object) if isinstance(run, str) else run,
-                       dtype="string")
     df = pd.DataFrame(
         {
-            "run": run_col,
-            "metric": pd.array(np.asarray(metric, dtype=object), dtype="string"),
-            "role": pd.Categorical(np.full(n, "other", dtype=object), dtype=ROLE_DTYPE),
+            "run": _string_column(run, n),
+            "metric": _string_column(metric, n),
+            "role": pd.Categorical.from_codes(np.full(n, ROLE_DTYPE.categories.get_loc("other"),
+                                                      dtype=np.int8), dtype=ROLE_DTYPE),
             "step": np.asarray(step, dtype=np.int64),
             "value": np.asarray(value, dtype=np.float64),
             "wall_time": (np.full(n, np.nan) if wall_time is None
