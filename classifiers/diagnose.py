@@ -1,0 +1,112 @@
+"""diagnose(frame) -> Diagnosis: every applicable classifier on one run, findings ordered, causes
+attached.
+
+    diagnosis = diagnose(frame)                  # a frame holding exactly one run
+    diagnoses = diagnose_all(frame)              # one Diagnosis per run, in order of appearance
+
+For each registered classifier: `skip_reason(run)` decides whether it can judge the run (the
+reason goes to `skipped`), else `detect(run)` may return a Finding. Findings are ordered by
+severity (classifiers.labels.SEVERITY) then confidence; the verdict is the first finding's label
+or "healthy"; the playbook ranks each finding's causes from its evidence. A classifier that
+raises is a bug in that classifier and is not hidden here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from classifiers.base import Classifier
+from classifiers.diagnosis import Diagnosis, Finding, MetricInfo, Skipped
+from classifiers.errors import InputError
+from classifiers.frame import validate_frame
+from classifiers.labels import HEALTHY, severity_rank
+from classifiers.playbook import attach_causes
+from classifiers.registry import all_classifiers
+from classifiers.run import RunSeries, split_runs
+
+
+def diagnose(
+    frame: pd.DataFrame,
+    *,
+    source: dict[str, Any] | None = None,
+    warnings: Sequence[Any] | None = None,
+    classifiers: Iterable[Classifier] | None = None,
+) -> Diagnosis:
+    """Diagnose a frame that holds one run (InputError when it holds several)."""
+    frame = validate_frame(frame)
+    names = pd.unique(frame["run"].astype(str))
+    if len(names) > 1:
+        shown = ", ".join(map(repr, names[:5])) + (", ..." if len(names) > 5 else "")
+        raise InputError(f"the frame holds {len(names)} runs ({shown}); "
+                         "use diagnose_all() to get one diagnosis per run")
+    run = RunSeries(frame, str(names[0])) if len(names) else RunSeries(frame)
+    return diagnose_run(run, source=source, warnings=warnings, classifiers=classifiers)
+
+
+def diagnose_all(
+    frame: pd.DataFrame,
+    *,
+    source: dict[str, Any] | None = None,
+    warnings: Sequence[Any] | None = None,
+    classifiers: Iterable[Classifier] | None = None,
+) -> list[Diagnosis]:
+    """One Diagnosis per run in the frame, in order of first appearance."""
+    frame = validate_frame(frame)
+    chosen = list(classifiers) if classifiers is not None else None
+    return [diagnose_run(run, source=source, warnings=warnings, classifiers=chosen)
+            for run in split_runs(frame)]
+
+
+def diagnose_run(
+    run: RunSeries,
+    *,
+    source: dict[str, Any] | None = None,
+    warnings: Sequence[Any] | None = None,
+    classifiers: Iterable[Classifier] | None = None,
+) -> Diagnosis:
+    """Run every classifier on one RunSeries and assemble its Diagnosis."""
+    findings: list[Finding] = []
+    skipped: list[Skipped] = []
+    for clf in (classifiers if classifiers is not None else all_classifiers()):
+        reason = clf.skip_reason(run)
+        if reason is not None:
+            skipped.append(Skipped(clf.label, reason))
+            continue
+        finding = clf.detect(run)
+        if finding is not None:
+            findings.append(attach_causes(finding))
+    findings = order_findings(findings)
+    return Diagnosis(
+        run=run.name,
+        verdict=findings[0].label if findings else HEALTHY,
+        findings=findings,
+        skipped=sorted(skipped, key=lambda s: severity_rank(s.label)),
+        metrics=metric_infos(run),
+        source=dict(source) if source else {"format": None, "files": []},
+        warnings=[str(w) for w in (warnings or ())],
+    )
+
+
+def order_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Most severe first; within a label's severity, most confident first."""
+    return sorted(findings, key=lambda f: (severity_rank(f.label), -f.confidence, f.label))
+
+
+def metric_infos(run: RunSeries) -> list[MetricInfo]:
+    """One MetricInfo per metric, in order of first appearance (primary metrics included)."""
+    frame = run.frame
+    if not len(frame):
+        return []
+    g = frame.groupby("metric", sort=False, observed=True)
+    table = pd.DataFrame({
+        "role": g["role"].first().astype(str),
+        "points": g.size(),
+        "first_step": g["step"].min(),
+        "last_step": g["step"].max(),
+        "first_seq": g["seq"].min(),
+    }).sort_values("first_seq", kind="stable")
+    return [MetricInfo(str(m), str(r.role), int(r.points), int(r.first_step), int(r.last_step))
+            for m, r in zip(table.index, table.itertuples(index=False), strict=True)]

@@ -1,0 +1,69 @@
+"""The playbook: for each label, the candidate causes, ranked by this run's evidence.
+
+Every label in classifiers.labels.SEVERITY has a list of `Rule`s (one per candidate cause):
+a prior score, a tier from the debugging hierarchy (data, model, procedure, hyper-parameters:
+most failures sit in the first two, so advice starts there unless the evidence says otherwise),
+the first checks a person runs, the probe that automates one of them, and a `weigh` function
+that moves the prior using the finding's evidence. Scores are clipped to [0, 1]; causes are
+ranked by score, ties broken by tier order.
+
+Evidence keys the ranking reads (a classifier should emit those it can measure; a missing key
+simply leaves the prior unchanged):
+
+    nan          early (bool: within the first steps), grad_norm_jump (grad norm just before /
+                 its earlier median), grad_norm_calm (bool), loss_rise_before (rise of the loss
+                 before the NaN, in units of the curve's range), recovered (bool)
+    exploding    early (bool), grad_norm_growth (late / early grad norm), ends_nonfinite (bool),
+                 sudden (bool: most of the rise in a few points)
+    plateau      kind ('flat_from_start' | 'stuck_after_drop'), lr_final_ratio (last / peak LR)
+    oscillating  amplitude_ratio (swing / net movement), period_points
+    loss_spikes  count, series ('train' | 'val'), periodic (bool), max_rise_ratio
+    unshuffled   epoch_match (bool: period equals the epoch length), strength
+    underfit     improvement (fraction of the initial loss removed), gap_ratio
+    overfit      val_min_fraction (where val bottoms out, 0..1 of the run), val_rise_pct
+    distribution_mismatch  val_flat (bool), correlation (train vs val trend correlation)
+    lr_decayed_too_early   lr_drop_factor (peak / final LR), decay_fraction (0..1 of the run
+                 where the LR fell), cuts (number of step cuts)
+    vanishing_gradients    grad_norm_decay (early / late grad norm)
+    over_clipping          clip_fraction (share of steps above the threshold)
+    resume_discontinuity   lr_jump (bool: the LR restarted too), loss_jump (in units of noise)
+    metric_mismatch        direction ('loss_improves' | 'metric_improves')
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from classifiers.diagnosis import Cause, Finding
+from classifiers.labels import PROBES, SEVERITY
+from classifiers.playbook._rules import TIERS, Rule
+from classifiers.playbook.generalisation import RULES as _GENERALISATION
+from classifiers.playbook.optimisation import RULES as _OPTIMISATION
+from classifiers.playbook.progress import RULES as _PROGRESS
+
+PLAYBOOK: dict[str, tuple[Rule, ...]] = {**_OPTIMISATION, **_PROGRESS, **_GENERALISATION}
+
+_missing = set(SEVERITY) - set(PLAYBOOK)
+if _missing:  # pragma: no cover - guarded by tests; fails at import, never silently
+    raise RuntimeError(f"playbook has no causes for: {sorted(_missing)}")
+_bad_probes = {r.probe for rules in PLAYBOOK.values() for r in rules} - {*PROBES, None}
+if _bad_probes:  # pragma: no cover
+    raise RuntimeError(f"playbook names unknown probes: {sorted(_bad_probes)}")
+
+
+def rank_causes(label: str, evidence: dict | None = None) -> tuple[Cause, ...]:
+    """The label's causes, scored from `evidence`, best first (empty for an unknown label)."""
+    ev = dict(evidence or {})
+    scored = [(rule.score(ev), TIERS.index(rule.tier), i, rule)
+              for i, rule in enumerate(PLAYBOOK.get(label, ()))]
+    scored.sort(key=lambda t: (-t[0], t[1], t[2]))
+    return tuple(Cause(rank, rule.cause, round(score, 4), rule.checks, rule.probe)
+                 for rank, (score, _, _, rule) in enumerate(scored, start=1))
+
+
+def attach_causes(finding: Finding) -> Finding:
+    """The finding with its ranked causes filled in."""
+    return replace(finding, causes=rank_causes(finding.label, finding.evidence))
+
+
+__all__ = ["PLAYBOOK", "TIERS", "Rule", "attach_causes", "rank_causes"]
