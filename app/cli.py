@@ -13,7 +13,7 @@ import typer
 
 from classifiers.errors import LossForensicsError
 
-COMMANDS: tuple[str, ...] = ()
+COMMANDS: tuple[str, ...] = ("serve", "rediagnose")
 
 cli = typer.Typer(
     name="lossforensics",

@@ -1,0 +1,66 @@
+"""The app factory: settings in, a FastAPI app out. Nothing is read from the environment here;
+`lossforensics serve` builds the Settings and passes them."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+
+from app.api import diagnose, errors, health, reports, runs, series
+from app.api.upload_flow import UPLOADS
+from app.api.uploads import remove_tree
+from app.settings import Settings
+from app.store import RunStore
+from app.store.pipeline import load_samples
+
+log = logging.getLogger("lossforensics.api")
+
+DESCRIPTION = """Upload a training run's logs (TensorBoard, W&B CSV, JSONL, HF trainer_state,
+Lightning/Keras CSV, MLflow; single files or .zip/.tar.gz run directories) and get back what went
+wrong with it, the likely causes ranked, and the first checks to run. Errors are RFC 9457
+problem+json with the library's error `code`."""
+
+
+def open_store(settings: Settings, samples_dir: Path | None = None) -> RunStore:
+    """Open the store, drop what a killed process left behind, load the sample runs once."""
+    store = RunStore.open(settings.data_dir, settings.database_url)
+    removed = store.clean_orphans(grace_seconds=settings.orphan_grace_seconds)
+    if removed:
+        log.warning("removed %d orphan frame file(s) from an interrupted write", removed)
+    uploads = settings.data_dir / UPLOADS
+    if uploads.is_dir() and settings.orphan_grace_seconds == 0:
+        remove_tree(uploads)
+    if samples_dir is not None:
+        added = load_samples(store, samples_dir, settings.projects,
+                             max_points=settings.max_points_per_run)
+        log.info("sample runs: %d added from %s", len(added), samples_dir)
+    return store
+
+
+def create_app(settings: Settings | None = None, *, samples_dir: Path | None = None) -> FastAPI:
+    """A ready app; the store opens when the server starts (lifespan) and closes at shutdown."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.store = await run_in_threadpool(open_store, settings, samples_dir)
+        try:
+            yield
+        finally:
+            app.state.store.close()
+
+    app = FastAPI(title="lossforensics", version="0.1.0", description=DESCRIPTION,
+                  lifespan=lifespan)
+    app.state.settings = settings
+    errors.install(app)
+    app.include_router(health.router)
+    app.include_router(runs.router, prefix="/v1")
+    app.include_router(series.router, prefix="/v1")
+    app.include_router(reports.router, prefix="/v1")
+    app.include_router(diagnose.router, prefix="/v1")
+    return app

@@ -1,0 +1,53 @@
+"""Shared dependencies of the routers: the injected settings, the store, and the caller's
+project (bearer-token auth when tokens are configured, one anonymous project otherwise)."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from app.settings import ANONYMOUS_PROJECT, Settings
+from app.store import RunStore
+from classifiers.errors import AuthError
+
+_bearer = HTTPBearer(auto_error=False, description="A token from LOSSFORENSICS_TOKENS; "
+                     "needed only when the server has tokens configured.")
+
+
+def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def get_store(request: Request) -> RunStore:
+    return request.app.state.store
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+StoreDep = Annotated[RunStore, Depends(get_store)]
+
+
+def get_project(
+    settings: SettingsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
+    """The project whose runs the caller sees. An unknown or missing token is a 401; the token
+    comparison takes the same time whichever token is close."""
+    tokens = settings.token_projects
+    if not tokens:
+        return ANONYMOUS_PROJECT
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise AuthError("this server needs `Authorization: Bearer <token>`")
+    given = credentials.credentials.encode()
+    project = None
+    for token, proj in tokens.items():
+        if hmac.compare_digest(token.encode(), given):
+            project = proj
+    if project is None:
+        raise AuthError("unknown bearer token")
+    return project
+
+
+ProjectDep = Annotated[str, Depends(get_project)]

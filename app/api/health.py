@@ -1,0 +1,16 @@
+"""/healthz: the process answers and its metadata database is reachable (no auth)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.api.deps import SettingsDep, StoreDep
+from app.api.schemas import Health
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", response_model=Health, summary="Liveness and database reachability")
+def healthz(store: StoreDep, settings: SettingsDep) -> dict:
+    store.ping()
+    return {"status": "ok", "auth": settings.auth_enabled}

@@ -1,0 +1,39 @@
+"""The request side of an upload, shared by POST /v1/runs and POST /v1/diagnose: stream the body
+to a private work folder, diagnose it in a worker thread, always remove the folder."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import Request
+from starlette.concurrency import run_in_threadpool
+
+from app.api.multipart import receive_form
+from app.api.uploads import diagnose_upload, remove_tree
+from app.settings import Settings
+from app.store.pipeline import DiagnosedRun
+
+UPLOADS = "uploads"
+
+
+@asynccontextmanager
+async def work_dir(settings: Settings) -> AsyncIterator[Path]:
+    path = settings.data_dir / UPLOADS / uuid.uuid4().hex
+    try:
+        yield path
+    finally:
+        await run_in_threadpool(remove_tree, path)
+
+
+async def diagnose_request(request: Request, settings: Settings, work: Path
+                           ) -> list[DiagnosedRun]:
+    """Receive the multipart body under `work` and diagnose every run in it."""
+    recv = work / "upload"
+    form = await receive_form(
+        request.stream(), request.headers.get("content-type"),
+        request.headers.get("content-length"), recv,
+        max_bytes=settings.max_upload_bytes, max_files=settings.max_files_per_upload)
+    return await run_in_threadpool(diagnose_upload, form, recv, work, settings)

@@ -1,0 +1,92 @@
+"""Deployment settings of the service: one pydantic-settings class, read once and injected.
+
+Every field reads from the environment with the `LOSSFORENSICS_` prefix (`LOSSFORENSICS_DATA_DIR`,
+`LOSSFORENSICS_TOKENS`, ...). Classifier thresholds are not settings: they belong to the library.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MiB = 1024 * 1024
+ANONYMOUS_PROJECT = "default"
+
+
+class Settings(BaseSettings):
+    """Where data lives, how much an upload may hold, who may call, where to listen."""
+
+    model_config = SettingsConfigDict(env_prefix="LOSSFORENSICS_", extra="ignore")
+
+    data_dir: Path = Field(Path(".lf-data"), description="Parquet frames, uploads, SQLite file")
+    database_url: str | None = Field(
+        None, description="SQLAlchemy URL for metadata (postgresql+psycopg://...); "
+        "unset = SQLite file in data_dir")
+    host: str = Field("127.0.0.1", description="interface to bind")
+    port: int = Field(8000, ge=0, le=65535, description="port to bind")
+    tokens: str = Field("", description="'token:project,token2:project2'; empty = no auth")
+    max_upload_bytes: int = Field(1024 * MiB, gt=0, description="bytes per request body (413)")
+    max_unpacked_bytes: int = Field(4096 * MiB, gt=0,
+                                    description="bytes after decompressing archives (zip bombs)")
+    max_archive_members: int = Field(10_000, gt=0, description="members per archive")
+    max_points_per_run: int = Field(50_000_000, gt=0, description="points per stored run")
+    max_files_per_upload: int = Field(1_000, gt=0, description="file parts per request")
+    orphan_grace_seconds: float = Field(
+        0.0, ge=0, description="leave orphan frames younger than this at start "
+        "(set > 0 when several workers share data_dir)")
+
+    @field_validator("tokens")
+    @classmethod
+    def _tokens_parse(cls, value: str) -> str:
+        parse_tokens(value)
+        return value
+
+    @property
+    def token_projects(self) -> dict[str, str]:
+        """Bearer token -> project it may see."""
+        return parse_tokens(self.tokens)
+
+    @property
+    def auth_enabled(self) -> bool:
+        return bool(self.token_projects)
+
+    @property
+    def projects(self) -> list[str]:
+        """Every project a caller can be in (the anonymous one when auth is off)."""
+        return sorted(set(self.token_projects.values())) or [ANONYMOUS_PROJECT]
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'lossforensics.db').resolve()}"
+
+    @property
+    def binds_loopback(self) -> bool:
+        return is_loopback(self.host)
+
+
+def parse_tokens(spec: str) -> dict[str, str]:
+    """'tok1:projA, tok2:projB' -> {'tok1': 'projA', 'tok2': 'projB'}; raises ValueError."""
+    out: dict[str, str] = {}
+    for item in (p.strip() for p in spec.split(",")):
+        if not item:
+            continue
+        token, sep, project = item.partition(":")
+        token, project = token.strip(), project.strip()
+        if not sep or not token or not project:
+            raise ValueError(f"token entry {item[:4]}... must be 'token:project'")
+        out[token] = project
+    return out
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
