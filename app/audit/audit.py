@@ -1,0 +1,91 @@
+"""`audit_folder`: discovery, parallel diagnosis, one output, and the exit code.
+
+Exit codes (the CLI returns them as is): 0 clean, 1 when a `fail_on` label was found in any run
+(CI gating), 2 for usage errors or when nothing readable was found (raised as typed errors that
+app.cli maps to 2).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from app.audit.executor import open_executor, run_audit
+from app.audit.html import DEFAULT_MAX_PLOTS, PREVIEW_POINTS, draw_thumbnails, render_html
+from app.audit.output import print_table, to_csv, to_json
+from app.audit.summary import AuditSummary
+from app.audit.worker import ERROR
+from app.discover import discover_runs, require_runs
+from classifiers.errors import InputError
+from classifiers.labels import LABELS
+
+FORMATS = ("table", "json", "csv", "html")
+EXIT_CLEAN, EXIT_FAIL_ON = 0, 1
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    format: str = "table"
+    out: Path | None = None
+    fail_on: tuple[str, ...] = ()
+    jobs: int | None = None
+    dask: str | None = None
+    max_plots: int = DEFAULT_MAX_PLOTS
+
+
+def parse_fail_on(text: str | None) -> tuple[str, ...]:
+    """'nan, exploding' -> ('nan', 'exploding'); 'error' matches unreadable runs."""
+    names = tuple(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))
+    unknown = [n for n in names if n not in LABELS and n != ERROR]
+    if unknown:
+        raise InputError(f"--fail-on: unknown label(s) {', '.join(unknown)}; "
+                         f"choose from {', '.join(sorted(LABELS))} or 'error'")
+    return names
+
+
+def audit_folder(folder: str | Path, options: AuditOptions, *, console: Console,
+                 err_console: Console) -> int:
+    """Audit `folder`, write the chosen format to `options.out` or `console`, return the exit
+    code. Progress and skipped paths go to `err_console`, so stdout stays machine-readable."""
+    if options.format not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {options.format!r}")
+    start = time.perf_counter()
+    found = require_runs(discover_runs(folder))
+    preview = PREVIEW_POINTS if options.format == "html" and options.max_plots > 0 else 0
+    with open_executor(options.jobs, options.dask) as executor:
+        runs = run_audit(found.sources, executor, console=err_console, preview_points=preview)
+        summary = AuditSummary.build(found.root, runs, found.problems,
+                                     time.perf_counter() - start)
+        thumbs = (draw_thumbnails(summary.runs, executor, options.max_plots)
+                  if preview else {})
+    _emit(summary, options, console, err_console, thumbs)
+    failing = summary.runs_with(options.fail_on) if options.fail_on else []
+    if failing:
+        err_console.print(f"--fail-on: {len(failing):,} run(s) have "
+                          f"{', '.join(options.fail_on)}", highlight=False)
+        return EXIT_FAIL_ON
+    return EXIT_CLEAN
+
+
+def _emit(summary: AuditSummary, options: AuditOptions, console: Console,
+          err_console: Console, thumbs: dict[str, bytes]) -> None:
+    if options.format == "table":
+        if options.out is None:
+            print_table(summary, console)
+            return
+        with open(options.out, "w", encoding="utf-8") as fh:
+            print_table(summary, Console(file=fh, width=200, color_system=None))
+        return
+    text = {"json": to_json, "csv": to_csv}.get(options.format)
+    body = text(summary) if text else render_html(summary, thumbs)
+    if options.out is None:
+        console.file.write(body if body.endswith("\n") else body + "\n")
+        console.file.flush()
+    else:
+        Path(options.out).write_text(body, encoding="utf-8")
+        err_console.print(f"wrote {options.out} ({len(summary.runs):,} runs)", highlight=False)
+    for problem in summary.problems:
+            err_console.print(f"skipped {problem}", highlight=False)

@@ -1,0 +1,87 @@
+"""The self-contained HTML audit report: one file, no external assets (inline CSS, a few lines
+of JS to sort the table, plots as base64 PNG).
+
+Thumbnails are the expensive part (matplotlib, ~50 ms each), so only the `max_plots` most
+severe runs get one (default 200, healthy runs last) and they are drawn small, in parallel on the
+audit's executor from the thinned frames the workers kept. A 1,000-run report stays a few MB.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from concurrent.futures import Executor
+from pathlib import Path
+
+import jinja2
+
+from app.audit.summary import AuditSummary
+from app.audit.worker import ERROR, RunAudit
+from classifiers.diagnosis import Diagnosis
+from classifiers.labels import HEALTHY, severity_rank
+
+THUMB_SIZE = (320, 150)
+DEFAULT_MAX_PLOTS = 200
+PREVIEW_POINTS = 400  # points per metric kept for a thumbnail
+
+
+def thumbnail(frame, diagnosis: Diagnosis, size: tuple[int, int] = THUMB_SIZE) -> bytes | None:
+    """One small PNG with the finding spans shaded (app.report.plot.plot_run); None when the
+    run has nothing to draw. Top-level so a pool or Dask worker can run it."""
+    from app.report.plot import plot_run
+
+    if frame is None or frame.empty:
+        return None
+    return plot_run(frame, diagnosis, size=size)
+
+
+def draw_thumbnails(runs: Sequence[RunAudit], executor: Executor,
+                    max_plots: int = DEFAULT_MAX_PLOTS) -> dict[str, bytes]:
+    """PNG bytes by run name for the `max_plots` runs the report shows first."""
+    chosen = [r for r in runs if r.diagnosis is not None and r.preview is not None][:max_plots]
+    futures = {r.name: executor.submit(thumbnail, r.preview, r.diagnosis) for r in chosen}
+    out: dict[str, bytes] = {}
+    for name, fut in futures.items():
+        try:
+            png = fut.result()
+        except Exception:  # a plot failure must not lose the report; the row shows no plot
+            continue
+        if png:
+            out[name] = png
+    return out
+
+
+def render_html(summary: AuditSummary, thumbnails: dict[str, bytes] | None = None) -> str:
+    thumbnails = thumbnails or {}
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(Path(__file__).parent)),
+        autoescape=True, trim_blocks=True, lstrip_blocks=True,
+    )
+    counts = list(summary.label_counts().items())
+    return env.get_template("report.html.j2").render(
+        root=summary.root, headline=summary.headline(), seconds=summary.seconds,
+        counts=counts, total=max(1, len(summary.runs)), causes=summary.dominant_causes(),
+        effects=summary.effects, rows=[_row(r, thumbnails.get(r.name)) for r in summary.runs],
+        plotted=len(thumbnails), problems=[str(p) for p in summary.problems],
+    )
+
+
+def _row(r: RunAudit, png: bytes | None) -> dict[str, object]:
+    if r.verdict == HEALTHY:
+        css = "v-healthy"
+    elif r.verdict == ERROR:
+        css = "v-error"
+    else:
+        css = "v-bad" if severity_rank(r.verdict) <= severity_rank("overfit") else "v-warn"
+    err = r.error or {}
+    return {
+        "name": r.name, "format": r.source.format, "verdict": r.verdict, "css": css,
+        "rank": severity_rank(r.verdict) + (1 if r.verdict == ERROR else 0),
+        "conf": "" if r.confidence is None else f"{r.confidence:.2f}",
+        "conf_sort": -1 if r.confidence is None else r.confidence,
+        "labels": ", ".join(r.labels),
+        "cause": r.top_cause if r.diagnosis is not None
+        else f"[{err.get('code')}] {err.get('message')}",
+        "check": r.first_check,
+        "thumb": base64.b64encode(png).decode("ascii") if png else None,
+    }

@@ -1,0 +1,77 @@
+"""The whole audit as one value: runs sorted by severity, counts per label, the causes that
+dominate, the hyper-parameter effects, and what discovery could not read. Every output format
+(table, JSON, CSV, HTML) renders this, so they never disagree."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from app.audit.sweep import HparamEffect, find_effects
+from app.audit.worker import ERROR, RunAudit
+from app.discover import Problem
+from classifiers.labels import HEALTHY, severity_rank
+
+
+def severity_key(r: RunAudit) -> tuple:
+    """Most severe verdict first, then the most confident, then by name; errors last."""
+    return (r.verdict == ERROR, severity_rank(r.verdict), -(r.confidence or 0.0), r.name)
+
+
+@dataclass
+class AuditSummary:
+    root: str
+    runs: list[RunAudit]
+    problems: list[Problem] = field(default_factory=list)
+    effects: list[HparamEffect] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @classmethod
+    def build(cls, root: str, runs: Iterable[RunAudit], problems: Iterable[Problem] = (),
+              seconds: float = 0.0) -> AuditSummary:
+        ordered = sorted(runs, key=severity_key)
+        readable = [r for r in ordered if r.diagnosis is not None]
+        effects = find_effects((r.labels, r.hparams) for r in readable)
+        return cls(root, ordered, list(problems), effects, seconds)
+
+    @property
+    def failed(self) -> list[RunAudit]:
+        return [r for r in self.runs if r.diagnosis is None]
+
+    def label_counts(self) -> dict[str, int]:
+        """Runs carrying each label (any finding, not only the verdict), most severe first;
+        'healthy' and 'error' count verdicts."""
+        counts: Counter[str] = Counter()
+        for r in self.runs:
+            if r.diagnosis is None:
+                counts[ERROR] += 1
+            elif not r.labels:
+                counts[HEALTHY] += 1
+            else:
+                counts.update(set(r.labels))
+        return dict(sorted(counts.items(), key=lambda kv: (kv[0] == ERROR,
+                                                           severity_rank(kv[0]), kv[0])))
+
+    def dominant_causes(self, top: int = 8) -> list[tuple[str, str, int]]:
+        """(label, top-ranked cause, runs) across the sweep, most frequent first."""
+        counts: Counter[tuple[str, str]] = Counter()
+        for r in self.runs:
+            if r.diagnosis is None:
+                continue
+            for f in r.diagnosis.findings:
+                if f.causes:
+                    counts[(f.label, min(f.causes, key=lambda c: c.rank).cause)] += 1
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], severity_rank(kv[0][0]), kv[0]))
+        return [(label, cause, n) for (label, cause), n in ranked[:top]]
+
+    def runs_with(self, labels: Iterable[str]) -> list[RunAudit]:
+        """Runs carrying any of `labels` ('error' matches runs that could not be read)."""
+        wanted = set(labels)
+        return [r for r in self.runs
+                if (ERROR in wanted and r.diagnosis is None) or wanted & set(r.labels)]
+
+    def headline(self) -> str:
+        parts = [f"{n:,} {label}" for label, n in self.label_counts().items()]
+        total = len(self.runs)
+        return f"{total:,} run{'s' if total != 1 else ''}: " + ", ".join(parts)

@@ -1,0 +1,273 @@
+"""The notebook client for the lossforensics service (httpx; no FastAPI import).
+
+    >>> from app.client import Client
+    >>> c = Client("http://localhost:8000", token="...")
+    >>> d = c.upload("runs/exp7")     # a Diagnosis; in Jupyter: a findings table + the plot
+    >>> c.runs(label="overfit")       # a pandas DataFrame, one row per stored run
+    >>> c.series(d.id)                # the normalised frame (classifiers.frame schema)
+    >>> c.plot(d.id)                  # PNG bytes
+
+`upload` takes a file, a folder (zipped on the fly) or a normalised DataFrame (sent as JSONL in
+long form, one point per line). It returns one `Diagnosis` when the upload holds one run and a
+`Diagnoses` list when it holds several (`as_list=True` always gives the list).
+
+Errors come back as the project's typed errors: the service answers RFC 9457 problem+json with
+the error `code`, and `classifiers.errors.error_from_dict` rebuilds the same class, with file,
+line and byte. The transport is injectable (`transport=httpx.MockTransport(...)`) for tests.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import pandas as pd
+
+from app.display import Diagnoses, Diagnosis
+from classifiers.errors import InputError, LossForensicsError, error_from_dict
+from classifiers.frame import validate_frame
+
+DEFAULT_TIMEOUT = 120.0
+_SKIP_IN_ZIP = {".git", "__pycache__", ".ipynb_checkpoints"}
+
+
+class Client:
+    """A session with one service. Use as a context manager, or call `close()`."""
+
+    def __init__(self, base_url: str, *, token: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self._http = httpx.Client(base_url=base_url.rstrip("/"), headers=headers,
+                                  timeout=timeout, transport=transport)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    # ------------------------------------------------------------------ uploads
+
+    def upload(self, source: str | os.PathLike[str] | pd.DataFrame, *,
+               name: str | None = None, as_list: bool = False) -> Diagnosis | Diagnoses:
+        """Store a run (file, folder, or normalised frame) on the service and diagnose it."""
+        files = [("file", _payload(source, name))]
+        body = self._json("POST", "/v1/runs", files=files)
+        return self._diagnoses(body, as_list)
+
+    def diagnose(self, source: str | os.PathLike[str] | pd.DataFrame, *,
+                 name: str | None = None, as_list: bool = False) -> Diagnosis | Diagnoses:
+        """One-shot: diagnose without storing (POST /v1/diagnose); no id, no stored plot."""
+        body = self._json("POST", "/v1/diagnose", files=[("file", _payload(source, name))])
+        return self._diagnoses(body, as_list)
+
+    def rediagnose(self, run_id: str) -> Diagnosis:
+        """Run the current classifiers again on a stored run."""
+        return self._one(self._json("POST", f"/v1/runs/{run_id}/diagnose"))
+
+    # ------------------------------------------------------------------ reads
+
+    def runs(self, *, label: str | None = None, limit: int | None = None,
+             offset: int | None = None) -> pd.DataFrame:
+        """Stored runs as a DataFrame (one row each), optionally only those with `label`."""
+        params = {k: v for k, v in {"label": label, "limit": limit, "offset": offset}.items()
+                  if v is not None}
+        body = self._json("GET", "/v1/runs", params=params)
+        items = body.get("runs", body.get("items", [])) if isinstance(body, dict) else body
+        return pd.DataFrame([_flat_run(i) for i in items], columns=_run_columns(items))
+
+    def diagnosis(self, run_id: str) -> Diagnosis:
+        """The stored diagnosis of one run."""
+        return self._one(self._json("GET", f"/v1/runs/{run_id}"))
+
+    def series(self, run_id: str, *, metric: str | None = None) -> pd.DataFrame:
+        """The run's normalised frame (run, metric, role, step, value, wall_time, seq)."""
+        params = {"format": "csv", **({"metric": metric} if metric else {})}
+        resp = self._request("GET", f"/v1/runs/{run_id}/series", params=params)
+        return frame_from_csv(resp.content)
+
+    def plot(self, run_id: str) -> bytes:
+        """The annotated plot (PNG bytes)."""
+        return self._request("GET", f"/v1/runs/{run_id}/plot.png").content
+
+    def report(self, run_id: str) -> str:
+        """The run's self-contained HTML report."""
+        return self._request("GET", f"/v1/runs/{run_id}/report.html").text
+
+    def delete(self, run_id: str) -> None:
+        self._request("DELETE", f"/v1/runs/{run_id}")
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        try:
+            resp = self._http.request(method, url, **kwargs)
+        except httpx.TransportError as exc:
+            raise LossForensicsError(f"cannot reach {self._http.base_url}: {exc}") from None
+        if resp.is_error:
+            raise _error_from_response(resp)
+        return resp
+
+    def _json(self, method: str, url: str, **kwargs: Any) -> Any:
+        return self._request(method, url, **kwargs).json()
+
+    def _one(self, body: Mapping[str, Any]) -> Diagnosis:
+        return self._wrap(_diagnosis_dict(body))
+
+    def _wrap(self, data: dict[str, Any]) -> Diagnosis:
+        run_id = data.get("id")
+        plot = (lambda d: self.plot(d.id)) if run_id else None
+        return Diagnosis.from_dict(data, plot)
+
+    def _diagnoses(self, body: Any, as_list: bool) -> Diagnosis | Diagnoses:
+        out = Diagnoses(self._wrap(_diagnosis_dict(item)) for item in _run_items(body))
+        if not out:
+            raise LossForensicsError("the service returned no diagnosis")
+        return out if as_list or len(out) != 1 else out[0]
+
+
+# ---------------------------------------------------------------------- response shapes
+
+def _run_items(body: Any) -> list[Mapping[str, Any]]:
+    """The run entries of an upload/diagnose answer: {"runs": [...]}, a list, or one run."""
+    if isinstance(body, list):
+        return body
+    if isinstance(body, Mapping):
+        for key in ("runs", "diagnoses", "items"):
+            if isinstance(body.get(key), list):
+                return body[key]
+        return [body]
+    raise LossForensicsError(f"unexpected response from the service: {type(body).__name__}")
+
+
+def _diagnosis_dict(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A run entry -> its Diagnosis JSON with the run's id on it."""
+    inner = item.get("diagnosis") if isinstance(item.get("diagnosis"), Mapping) else None
+    data = dict(inner if inner is not None else item)
+    if "id" in item and item["id"] is not None:
+        data["id"] = str(item["id"])
+    return data
+
+
+def _flat_run(item: Mapping[str, Any]) -> dict[str, Any]:
+    flat = {k: v for k, v in item.items() if not isinstance(v, (Mapping, list))}
+    diag = item.get("diagnosis") if isinstance(item.get("diagnosis"), Mapping) else item
+    flat.setdefault("verdict", diag.get("verdict"))
+    labels = item.get("labels")
+    if not isinstance(labels, list):
+        labels = [f.get("label") for f in diag.get("findings", []) or []]
+    flat["labels"] = list(labels)
+    return flat
+
+
+def _run_columns(items: Iterable[Mapping[str, Any]]) -> list[str]:
+    cols: list[str] = []
+    for item in items:
+        for k in _flat_run(item):
+            if k not in cols:
+                cols.append(k)
+    return cols or ["id", "run", "verdict", "labels"]
+
+
+def _error_from_response(resp: httpx.Response) -> LossForensicsError:
+    """problem+json -> the same typed error the service raised."""
+    try:
+        data = resp.json()
+    except ValueError:
+        data = None
+    if isinstance(data, Mapping) and data.get("code"):
+        return error_from_dict(dict(data))
+    text = resp.text[:200] if resp.text else resp.reason_phrase
+    return error_from_dict({"code": _code_for_status(resp.status_code),
+                            "message": f"HTTP {resp.status_code}: {text}"})
+
+
+def _code_for_status(status: int) -> str:
+    return {401: "unauthorized", 403: "unauthorized", 404: "not_found",
+            413: "too_large", 415: "unknown_format"}.get(status, "error")
+
+
+# ---------------------------------------------------------------------- payloads
+
+def _payload(source: str | os.PathLike[str] | pd.DataFrame,
+             name: str | None) -> tuple[str, bytes, str]:
+    """(filename, bytes, content type) for a file, a folder (zipped) or a frame (JSONL)."""
+    if isinstance(source, pd.DataFrame):
+        return (f"{name or 'frame'}.jsonl", frame_to_jsonl(source), "application/x-ndjson")
+    path = Path(source).expanduser()
+    if path.is_dir():
+        return (f"{name or path.resolve().name}.zip", zip_folder(path), "application/zip")
+    if path.is_file():
+        return (name or path.name, path.read_bytes(), "application/octet-stream")
+    raise InputError("no such file or directory", file=str(path))
+
+
+def zip_folder(folder: Path) -> bytes:
+    """The folder as a zip in memory, paths relative to it, deterministic order, no links."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d not in _SKIP_IN_ZIP
+                             and not os.path.islink(os.path.join(root, d)))
+            for f in sorted(files):
+                full = os.path.join(root, f)
+                if os.path.islink(full) or not os.path.isfile(full):
+                    continue
+                zf.write(full, os.path.relpath(full, folder).replace(os.sep, "/"))
+    return buf.getvalue()
+
+
+def frame_to_jsonl(frame: pd.DataFrame) -> bytes:
+    """A normalised frame as JSONL long form, one point a line:
+    {"run", "metric", "role", "step", "value", "wall_time"}. Non-finite values are written as
+    the NaN / Infinity / -Infinity tokens the service's JSONL reader keeps as evidence; roles
+    ride along, so overrides made in the notebook survive the trip. Built column-wise."""
+    frame = validate_frame(frame)
+    if frame.empty:
+        raise InputError("the frame has no points to upload")
+    cols = [
+        '{"run":' + _json_strings(frame["run"]),
+        ',"metric":' + _json_strings(frame["metric"]),
+        ',"role":' + _json_strings(frame["role"]),
+        ',"step":' + frame["step"].astype(str),
+        ',"value":' + _json_numbers(frame["value"].to_numpy()),
+        ',"wall_time":' + _json_numbers(frame["wall_time"].to_numpy(), nan="null") + "}",
+    ]
+    lines = cols[0].str.cat(cols[1:])
+    return ("\n".join(lines.tolist()) + "\n").encode("utf-8")
+
+
+def _json_strings(col: pd.Series) -> pd.Series:
+    """JSON-quote a string column, once per distinct value."""
+    text = col.astype(str)
+    quoted = {v: json.dumps(v) for v in pd.unique(text)}
+    return text.map(quoted).astype(object)
+
+
+def _json_numbers(values: np.ndarray, nan: str = "NaN") -> pd.Series:
+    text = pd.Series(values.astype(str), dtype=object)
+    text[np.isnan(values)] = nan
+    text[np.isposinf(values)] = "Infinity"
+    text[np.isneginf(values)] = "-Infinity"
+    return text
+
+
+def frame_from_csv(content: bytes) -> pd.DataFrame:
+    """The service's series CSV -> a validated normalised frame (NaN/inf kept)."""
+    df = pd.read_csv(io.BytesIO(content), dtype={"run": str, "metric": str, "role": str},
+                     keep_default_na=False, na_values={"value": ["nan", "NaN", ""],
+                                                       "wall_time": ["nan", "NaN", ""]})
+    return validate_frame(df)

@@ -1,0 +1,331 @@
+"""Run discovery: walk a folder and name every run in it, with the format that reads it.
+
+A *run source* is what one `app.ingest.load_run` call reads: a TensorBoard run directory (a
+Keras `train/` + `validation/` pair is ONE source, at their parent), an MLflow run directory
+(`meta.yaml` + `metrics/`), or one file (trainer_state.json, a Lightning `metrics.csv`, a Keras
+CSVLogger log, a W&B CSV export that may hold several runs, a JSONL log).
+
+Why a walker of our own: a sweep folder can hold thousands of runs, so discovery must stay cheap
+(`os.scandir`, at most a few KiB of each candidate file's head, never a whole file) and must not
+stop at the first bad entry: symlink loops, unreadable directories and files become `Problem`s
+and the walk goes on. The order is deterministic (entries sorted by name) so two audits of the
+same folder list runs identically.
+
+File sniffing asks the reader modules (`app.ingest.<format>.sniff`) when they are importable and
+falls back to the small header checks below, so discovery never reads past a file's head.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import importlib
+import io
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from classifiers.errors import NoLogsFoundError
+
+# Formats, by the name `app.ingest.load_run(format=...)` takes.
+TENSORBOARD = "tensorboard"
+MLFLOW = "mlflow"
+HF_TRAINER = "hf_trainer"
+LIGHTNING_CSV = "lightning_csv"
+KERAS_CSV = "keras_csv"
+WANDB_CSV = "wandb_csv"
+JSONL = "jsonl"
+
+# Sub-directories whose event files belong to their parent's run (Keras, HF, TF estimators).
+SPLIT_DIRS = frozenset({"train", "training", "validation", "valid", "val", "eval", "evaluation",
+                        "test"})
+# Directories that never hold a user's run (tool caches, VCS, environments).
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".ipynb_checkpoints", ".venv",
+                       "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+# Files next to runs that describe them but are not logs (read by app.audit.hparams instead).
+CONFIG_FILES = frozenset({"hparams.yaml", "config.json", "config.yaml", "config.yml",
+                          "training_args.json", "opt.yaml", "hyp.yaml", "args.json",
+                          "wandb-metadata.json", "wandb-summary.json", "package.json",
+                          "tokenizer.json", "tokenizer_config.json", "vocab.json",
+                          "special_tokens_map.json", "generation_config.json",
+                          "adapter_config.json", "preprocessor_config.json"})
+_CANDIDATE_SUFFIXES = (".csv", ".tsv", ".log", ".txt", ".json", ".jsonl", ".ndjson")
+_HEAD_BYTES = 8192
+
+
+@dataclass(frozen=True, order=True)
+class RunSource:
+    """One thing `load_run` reads: `path` (file or directory), its `format`, and `name`, the
+    path relative to the audited root ('sweep/lr-3e-2/seed1') that reports show."""
+
+    name: str
+    path: str
+    format: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something the walk could not look into; reported, never fatal."""
+
+    path: str
+    kind: str  # "symlink_loop" | "unreadable" | "broken_link"
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass
+class Discovery:
+    root: str
+    sources: list[RunSource] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def discover_runs(root: str | os.PathLike[str], *, follow_symlinks: bool = True) -> Discovery:
+    """Every run source under `root` (a directory, or a single file/run directory), sorted by
+    name. Raises NoLogsFoundError when `root` does not exist."""
+    root_path = Path(root).expanduser()
+    if not root_path.exists():
+        raise NoLogsFoundError("no such file or directory", file=str(root_path))
+    found = Discovery(root=str(root_path))
+    if root_path.is_file():
+        fmt = sniff_file(root_path)
+        if fmt is not None:
+            found.sources.append(RunSource(root_path.name, str(root_path), fmt))
+        return found
+    walker = _Walker(root_path, follow_symlinks, found)
+    walker.walk(root_path)
+    found.sources.sort()
+    return found
+
+
+def require_runs(found: Discovery) -> Discovery:
+    """The discovery itself, or NoLogsFoundError when it holds no run (CLI exit 2)."""
+    if not found.sources:
+        extra = f" ({len(found.problems)} path(s) could not be read)" if found.problems else ""
+        raise NoLogsFoundError(f"no training logs found{extra}", file=found.root)
+    return found
+
+
+class _Walker:
+    """Depth-first walk with a visited set of (device, inode) to break symlink loops."""
+
+    def __init__(self, root: Path, follow_symlinks: bool, out: Discovery) -> None:
+        self.root = root
+        self.follow = follow_symlinks
+        self.out = out
+        self.seen: set[tuple[int, int]] = set()
+
+    def name_of(self, path: Path) -> str:
+        rel = os.path.relpath(path, self.root)
+        if rel == ".":
+            return self.root.resolve().name or str(self.root)
+        return rel.replace(os.sep, "/")
+
+    def walk(self, top: Path) -> None:
+        stack = [top]
+        while stack:
+            d = stack.pop()
+            sub = self.visit(d)
+            stack.extend(reversed(sub))  # reversed: pop in sorted order
+
+    def _entries(self, d: Path) -> list[os.DirEntry[str]] | None:
+        try:
+            st = d.stat()
+        except OSError as exc:
+            self.problem(d, "unreadable", exc)
+            return None
+        key = (st.st_dev, st.st_ino)
+        if key in self.seen:
+            self.out.problems.append(Problem(str(d), "symlink_loop",
+                                             "directory already visited (symlink loop); skipped"))
+            return None
+        self.seen.add(key)
+        try:
+            with os.scandir(d) as it:
+                return sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            self.problem(d, "unreadable", exc)
+            return None
+
+    def problem(self, path: Path | str, kind: str, exc: OSError | str) -> None:
+        msg = exc if isinstance(exc, str) else (exc.strerror or str(exc))
+        self.out.problems.append(Problem(str(path), kind, msg))
+
+    def visit(self, d: Path) -> list[Path]:
+        """Record the runs in directory `d`; return the sub-directories still to walk."""
+        entries = self._entries(d)
+        if entries is None:
+            return []
+        files, dirs = self._split(entries)
+        names = {e.name for e in files}
+        if "meta.yaml" in names and any(e.name == "metrics" for e in dirs):
+            self.add(d, MLFLOW, d)
+            return []  # its artifacts (e.g. an autolog TensorBoard copy) are the same run
+        is_tb = _has_events(files) or self._split_children_with_events(dirs)
+        if is_tb:
+            self.add(d, TENSORBOARD, d)
+            dirs = [e for e in dirs if e.name.lower() not in SPLIT_DIRS]
+        self._visit_files(d, files, dir_taken=is_tb)
+        return [Path(e.path) for e in dirs]
+
+    def _split(self, entries: list[os.DirEntry[str]]) -> tuple[list, list]:
+        files, dirs = [], []
+        for e in entries:
+            try:
+                if e.is_dir(follow_symlinks=self.follow):
+                    if e.name not in SKIP_DIRS and not (e.is_symlink() and not self.follow):
+                        dirs.append(e)
+                elif e.is_file(follow_symlinks=self.follow):
+                    files.append(e)
+                elif e.is_symlink() and not os.path.exists(e.path):
+                    self.problem(e.path, "broken_link", "symbolic link to a missing target")
+            except OSError as exc:
+                self.problem(e.path, "unreadable", exc)
+        return files, dirs
+
+    def _split_children_with_events(self, dirs: list[os.DirEntry[str]]) -> bool:
+        for e in dirs:
+            if e.name.lower() in SPLIT_DIRS:
+                try:
+                    with os.scandir(e.path) as it:
+                        if any(_is_event_file(c.name) for c in it):
+                            return True
+                except OSError:
+                    continue  # reported when the walk reaches it, if it does
+        return False
+
+    def _visit_files(self, d: Path, files: list[os.DirEntry[str]], *, dir_taken: bool) -> None:
+        picked: list[tuple[Path, str]] = []
+        for e in files:
+            if e.name in CONFIG_FILES or not e.name.lower().endswith(_CANDIDATE_SUFFIXES):
+                continue
+            try:
+                fmt = sniff_file(Path(e.path))
+            except OSError as exc:
+                self.problem(e.path, "unreadable", exc)
+                continue
+            if fmt is not None:
+                picked.append((Path(e.path), fmt))
+        for path, fmt in picked:
+            # a lone conventional file names its run after the folder ('version_5')
+            self.add(d if len(picked) == 1 and not dir_taken else path, fmt, path)
+
+    def add(self, named: Path, fmt: str, path: Path) -> None:
+        self.out.sources.append(RunSource(self.name_of(named), str(path), fmt))
+
+
+def _is_event_file(name: str) -> bool:
+    return "tfevents" in name and not name.endswith((".tmp", ".lock"))
+
+
+def _has_events(files: list[os.DirEntry[str]]) -> bool:
+    return any(_is_event_file(e.name) for e in files)
+
+
+def iter_sources(root: str | os.PathLike[str]) -> Iterator[RunSource]:
+    """The sources alone (problems dropped): for scripts that only need paths."""
+    yield from discover_runs(root).sources
+
+
+# ---------------------------------------------------------------- file sniffing (head only)
+
+def sniff_file(path: Path) -> str | None:
+    """The format of one candidate log file, from its name and head; None when it is not one."""
+    name = path.name.lower()
+    head = _read_head(path)
+    if not head.strip():
+        return None
+    order = _sniff_order(name)
+    for fmt in order:
+        if _sniff_with(fmt, path, head):
+            return fmt
+    return None
+
+
+def _sniff_order(name: str) -> tuple[str, ...]:
+    if name == "trainer_state.json":
+        return (HF_TRAINER,)
+    if name.endswith((".json", ".jsonl", ".ndjson")):
+        return (HF_TRAINER, JSONL)
+    if name == "metrics.csv":
+        return (LIGHTNING_CSV, WANDB_CSV, KERAS_CSV)
+    return (WANDB_CSV, LIGHTNING_CSV, KERAS_CSV, JSONL)
+
+
+def _sniff_with(fmt: str, path: Path, head: str) -> bool:
+    reader_sniff = _reader_sniff(fmt)
+    if reader_sniff is not None:
+        try:
+            return bool(reader_sniff(str(path)))
+        except Exception:  # a reader's sniff must never end discovery; fall back to ours
+            pass
+    return _FALLBACK[fmt](path, head)
+
+
+_SNIFFS: dict[str, Callable[[str], bool] | None] = {}
+
+
+def _reader_sniff(fmt: str) -> Callable[[str], bool] | None:
+    if fmt not in _SNIFFS:
+        try:
+            mod = importlib.import_module(f"app.ingest.{fmt}")
+            _SNIFFS[fmt] = getattr(mod, "sniff", None)
+        except ImportError:
+            _SNIFFS[fmt] = None
+    return _SNIFFS[fmt]
+
+
+def _read_head(path: Path, n: int = _HEAD_BYTES) -> str:
+    with open(path, "rb") as fh:
+        raw = fh.read(n)
+    return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def _header(head: str) -> list[str]:
+    first = head.splitlines()[0] if head.splitlines() else ""
+    with contextlib.suppress(csv.Error):
+        return [c.strip() for c in next(csv.reader(io.StringIO(first)), [])]
+    return []
+
+
+def _sniff_hf(path: Path, head: str) -> bool:
+    return head.lstrip().startswith("{") and '"log_history"' in _read_head(path, 1 << 16)
+
+
+def _sniff_jsonl(path: Path, head: str) -> bool:
+    first = head.lstrip().splitlines()[0] if head.strip() else ""
+    try:
+        obj = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and any(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in obj.values())
+
+
+def _sniff_wandb(path: Path, head: str) -> bool:
+    cols = _header(head)
+    return len(cols) >= 2 and any(" - " in c for c in cols[1:])
+
+
+def _sniff_lightning(path: Path, head: str) -> bool:
+    cols = {c.lower() for c in _header(head)}
+    return {"epoch", "step"} <= cols and len(cols) > 2
+
+
+_LOSS_COL = re.compile(r"(^|[/_])loss$")
+
+
+def _sniff_keras(path: Path, head: str) -> bool:
+    cols = [c.lower() for c in _header(head)]
+    return bool(cols) and cols[0] == "epoch" and any(_LOSS_COL.search(c) for c in cols)
+
+
+_FALLBACK: dict[str, Callable[[Path, str], bool]] = {
+    HF_TRAINER: _sniff_hf, JSONL: _sniff_jsonl, WANDB_CSV: _sniff_wandb,
+    LIGHTNING_CSV: _sniff_lightning, KERAS_CSV: _sniff_keras,
+}
