@@ -1,0 +1,107 @@
+"""Private helpers for the classifiers that compare two series of one run (train vs val, loss vs
+metric, loss vs LR) or read a series in source order: put them on one step axis, estimate their
+noise without the trend, pick matching metrics.
+
+Validation is usually logged far less often than training (every epoch, every 1,000 steps,
+sometimes 5 points in all), so comparisons happen at the evaluation steps: the train loss at an
+evaluation is the median of the train points logged over the stretch that led to it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from classifiers.run import RunSeries
+from classifiers.signals import MAD_TO_SIGMA, TINY, bucket, finite_points
+
+
+def detrended_noise(y: np.ndarray) -> float:
+    """Point-to-point noise (sigma) from the MAD of second differences: unlike first
+    differences it ignores a steady trend, so a smooth 10-point val curve reads as quiet."""
+    y = np.asarray(y, dtype=np.float64)
+    if len(y) < 4:
+        return float(np.std(np.diff(y))) / np.sqrt(2.0) if len(y) >= 2 else 0.0
+    d2 = np.diff(y, 2)
+    return MAD_TO_SIGMA * float(np.median(np.abs(d2 - np.median(d2)))) / np.sqrt(6.0)
+
+
+def finite_curve(run: RunSeries, role: str, metric: str | None = None,
+                 max_points: int = 4000) -> tuple[np.ndarray, np.ndarray]:
+    """A role's curve (its primary metric, or `metric`) as finite (steps, values), reduced to at
+    most `max_points` bucket medians. Empty arrays when the run lacks it."""
+    curve = run.curve(role, metric)
+    if curve is None:
+        return np.array([]), np.array([])
+    x, y = finite_points(curve.steps, curve.values)
+    return bucket(x, y, max_points, "median")
+
+
+def shared_axis(x_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
+    """`x_at` mapped onto the axis of `x_src` when the two clearly use different units (an
+    epoch index 0..19 against optimizer steps 0..15000): evaluation i is placed at the end of
+    its share of the source's range. Unchanged when the ranges overlap normally."""
+    if len(x_src) == 0 or len(x_at) == 0:
+        return x_at
+    src_lo, src_hi = float(x_src[0]), float(x_src[-1])
+    at_lo, at_hi = float(x_at[0]), float(x_at[-1])
+    span_src, span_at = src_hi - src_lo, at_hi - at_lo
+    if span_src <= 0 or span_at <= 0 or not (at_hi < 0.05 * src_hi or src_hi < 0.05 * at_hi):
+        return x_at
+    frac = (x_at - at_lo + 1.0) / (span_at + 1.0)
+    return src_lo + frac * span_src
+
+
+def levels_at(x_src: np.ndarray, y_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
+    """For each step in `x_at` (sorted), the median of the source points logged after the
+    previous step of `x_at` and up to this one: the train loss over the stretch that led to
+    each evaluation. NaN where that stretch holds no source point."""
+    out = np.full(len(x_at), np.nan)
+    if len(x_src) == 0 or len(x_at) == 0:
+        return out
+    x_at = shared_axis(x_src, np.asarray(x_at, dtype=np.float64))
+    owner = np.searchsorted(x_at, x_src, side="left")  # first evaluation at or after the point
+    keep = owner < len(x_at)
+    if not keep.any():
+        return out
+    med = pd.Series(y_src[keep]).groupby(owner[keep]).median()
+    out[med.index.to_numpy()] = med.to_numpy()
+    return out
+
+
+def trailing_median(x: np.ndarray, y: np.ndarray, at: float, points: int) -> float:
+    """Median of the last `points` values at or before step `at` (NaN if none)."""
+    end = int(np.searchsorted(x, at, side="right"))
+    seg = y[max(0, end - points):end]
+    return float(np.median(seg)) if len(seg) else float("nan")
+
+
+def leading_median(x: np.ndarray, y: np.ndarray, at: float, points: int) -> float:
+    """Median of the first `points` values after step `at` (NaN if none)."""
+    start = int(np.searchsorted(x, at, side="right"))
+    seg = y[start:start + points]
+    return float(np.median(seg)) if len(seg) else float("nan")
+
+
+def closest_name(names: list[str], target: str) -> str | None:
+    """The name sharing the longest prefix with `target` (ties keep the given order): pairs
+    `eval_g3_accuracy` with `eval_g3_loss` when six eval sets are logged."""
+    if not names:
+        return None
+    lengths = [len(_common_prefix(n.lower(), target.lower())) for n in names]
+    return names[int(np.argmax(lengths))]
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    for ca, cb in zip(a, b, strict=False):
+        if ca != cb:
+            break
+        n += 1
+    return a[:n]
+
+
+def floor(noise: float, level_scale: float) -> float:
+    """A noise estimate never below a millionth of the curve's scale (a synthetic, perfectly
+    smooth curve would otherwise turn any change into an infinite z-score)."""
+    return max(float(noise), 1e-6 * float(level_scale), TINY)

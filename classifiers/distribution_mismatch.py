@@ -1,0 +1,98 @@
+"""distribution_mismatch: validation stays flat (or high) from the start while training improves.
+
+Symptom: train and val move independently: train falls a lot, val barely moves from its first
+evaluation, never having improved and then risen (that shape is overfit).
+Signal read: the primary val loss at its evaluations and the train loss over the stretch leading
+to each (classifiers._align), both reduced to their head (first ~10% of evaluations), tail
+(last ~10%) and the best smoothed val level; their relative improvements (change / the larger
+magnitude, so negative losses work); and the Spearman correlation of the smoothed levels.
+Rule: train improves by at least `train_drop` over the evaluated span, and that span covers at
+least `coverage` of the train's whole improvement (an eval that starts after training already
+converged cannot say the val was "flat from the start"); the val's best improvement is at most
+`follow` of the train's (relative terms); and the val does not climb away (its tail-head rise
+stays within `max_rise` of the train's improvement in loss units), which would be overfit with
+a minimum before the first evaluation.
+Confidence: 0.5 at the threshold, rising as the val's share of the improvement goes to zero and
+as the train improvement grows.
+Evidence: val_flat (bool), correlation (Spearman, train vs val levels), val_follow_ratio,
+train_improvement_pct, val_improvement_pct, coverage.
+Known false positives: a pre-trained model fine-tuned on data the val set does not measure (the
+val is legitimately flat); a val set so small its loss is dominated by a few examples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from classifiers._align import finite_curve, levels_at
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.run import RunSeries
+from classifiers.signals import TINY, head_level, odd_window, rolling_median, tail_level
+
+
+def _gain(before: float, after: float) -> float:
+    """Relative improvement (positive = the loss fell), sign-safe."""
+    return (before - after) / max(abs(before), abs(after), TINY)
+
+
+class DistributionMismatch(Classifier):
+    label = "distribution_mismatch"
+    needs = frozenset({"train_loss", "val_loss"})
+    min_points = 5
+
+    def __init__(self, *, train_drop: float = 0.2, coverage: float = 0.5,
+                 follow: float = 0.15, max_rise: float = 0.3) -> None:
+        self.train_drop = train_drop
+        self.coverage = coverage
+        self.follow = follow
+        self.max_rise = max_rise
+
+    def measure(self, run: RunSeries) -> dict | None:
+        vx, vy = finite_curve(run, "val_loss", max_points=2000)
+        tx, ty = finite_curve(run, "train_loss")
+        train = levels_at(tx, ty, vx)
+        ok = np.isfinite(train)
+        if ok.sum() < self.min_points:
+            return None
+        vx, vy, train = vx[ok], vy[ok], train[ok]
+        w = odd_window(len(vy), 0.05, lo=3)
+        v_s, t_s = rolling_median(vy, w), rolling_median(train, w)
+        v_head, v_tail, t_head, t_tail = (head_level(vy), tail_level(vy), head_level(train),
+                                          tail_level(train))
+        v_best = float(v_s[np.argmin(v_s)])
+        t_all_head = head_level(ty, 0.02)
+        rho = stats.spearmanr(t_s, v_s).statistic if np.ptp(t_s) and np.ptp(v_s) else 0.0
+        t_gain = _gain(t_head, t_tail)
+        v_gain = max(_gain(v_head, v_best), 0.0)
+        return {
+            "val_metric": run.primary("val_loss"), "start_step": int(vx[0]),
+            "end_step": int(vx[-1]),
+            "train_improvement_pct": 100 * t_gain, "val_improvement_pct": 100 * v_gain,
+            "val_follow_ratio": v_gain / max(t_gain, TINY),
+            "val_rise_vs_train": (v_tail - v_head) / max(t_head - t_tail, TINY),
+            "coverage": (t_head - t_tail) / max(t_all_head - t_tail, t_head - t_tail, TINY),
+            "correlation": float(np.nan_to_num(rho)), "val_head": v_head, "val_tail": v_tail,
+            "train_head": t_head, "train_tail": t_tail,
+        }
+
+    def judge(self, m: dict) -> Finding | None:
+        if m["train_improvement_pct"] < 100 * self.train_drop or m["coverage"] < self.coverage:
+            return None
+        m["val_flat"] = bool(m["val_rise_vs_train"] <= self.max_rise)
+        if m["val_follow_ratio"] > self.follow or not m["val_flat"]:
+            return None
+        conf = 0.5 + 0.3 * (1 - m["val_follow_ratio"] / self.follow) \
+            + 0.18 * min(1.0, (m["train_improvement_pct"] / 100 - self.train_drop) / 0.5)
+        summary = (f"Training loss fell {m['train_improvement_pct']:.0f}% "
+                   f"({m['train_head']:.4g} -> {m['train_tail']:.4g}) while validation loss "
+                   f"never improved meaningfully ({m['val_head']:.4g} -> {m['val_tail']:.4g}, "
+                   f"best {m['val_improvement_pct']:.1f}% below its start).")
+        evidence = {k: v for k, v in m.items() if k not in ("start_step", "end_step")}
+        return Finding(self.label, float(min(0.98, conf)), Span(m["start_step"], m["end_step"]),
+                       evidence, summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        m = self.measure(run)
+        return None if m is None else self.judge(m)

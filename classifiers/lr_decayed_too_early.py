@@ -1,0 +1,93 @@
+"""lr_decayed_too_early: the learning rate fell to a small fraction of its peak early in the run,
+and the loss stopped improving where it fell.
+
+Symptom: a step cut or an aggressive decay (ReduceLROnPlateau with a short patience, milestones
+set in epochs but counted in steps) leaves most of the budget at a tiny LR; the loss, still
+falling before, flattens at the cut.
+Signal read: the primary LR curve (peak after any warmup, the first step after the peak where it
+is at most `lr_fraction` of the peak, whether it stays there); the train loss around that step:
+its improvement rate over a window before the drop against the rate from the drop to the end.
+The budget is the logged span of the train loss: a schedule that anneals to ~0 at the END of
+the logged run (cosine, linear) falls below the fraction only late and is not flagged.
+Rule: the drop comes within the first `max_budget` of the run and the LR stays low for at least
+90% of the points after it; the loss improved significantly before the drop (at least 3 noise
+sigmas) and its improvement rate after the drop is at most `stall_ratio` of the rate before.
+Confidence: 0.5 at the thresholds, higher the earlier the drop and the flatter the loss after.
+Evidence: lr_peak, lr_final, lr_drop_factor (peak / final LR), decay_fraction (0..1 of the run
+where the LR fell), decay_step, cuts (downward steps of at least 2x after the peak),
+rate_ratio (improvement rate after / before), loss_before, loss_at_decay, loss_end.
+Known false positives: a run stopped early by the user right after a planned step schedule (the
+logged budget is not the planned one); a run that converged exactly when the LR was cut.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from classifiers._align import finite_curve, leading_median, trailing_median
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.run import RunSeries
+from classifiers.signals import TINY, noise_level, tail_level
+
+
+class LrDecayedTooEarly(Classifier):
+    label = "lr_decayed_too_early"
+    needs = frozenset({"train_loss", "lr"})
+    min_points = 8
+
+    def __init__(self, *, lr_fraction: float = 0.1, max_budget: float = 0.6,
+                 stall_ratio: float = 0.25) -> None:
+        self.lr_fraction = lr_fraction
+        self.max_budget = max_budget
+        self.stall_ratio = stall_ratio
+
+    def measure(self, run: RunSeries) -> dict | None:
+        lx, ly = finite_curve(run, "lr")
+        tx, ty = finite_curve(run, "train_loss")
+        if len(ly) < 3 or len(ty) < self.min_points or np.max(ly) <= 0:
+            return None
+        i_peak = int(np.argmax(ly))
+        peak = float(ly[i_peak])
+        low = np.flatnonzero(ly[i_peak:] <= self.lr_fraction * peak)
+        if len(low) == 0:
+            return None
+        i_drop = i_peak + int(low[0])
+        drop_step, t0, t1 = float(lx[i_drop]), float(tx[0]), float(tx[-1])
+        ratios = ly[i_peak + 1:] / np.maximum(ly[i_peak:-1], TINY)
+        k = max(3, len(ty) // 20)
+        pre_start = max(t0, drop_step - (t1 - drop_step))
+        before = leading_median(tx, ty, pre_start - 0.5, k)
+        at_drop, end = trailing_median(tx, ty, drop_step, k), tail_level(ty, 0.0, k)
+        pre_rate = (before - at_drop) / max(drop_step - pre_start, TINY)
+        post_rate = (at_drop - end) / max(t1 - drop_step, TINY)
+        return {
+            "lr_metric": run.primary("lr"), "lr_peak": peak, "lr_final": float(ly[-1]),
+            "lr_drop_factor": peak / max(float(tail_level(ly, 0.0, 3)), TINY),
+            "decay_step": int(drop_step), "end_step": int(t1),
+            "decay_fraction": (drop_step - t0) / max(t1 - t0, TINY),
+            "stays_low": float(np.mean(ly[i_drop:] <= 2 * self.lr_fraction * peak)),
+            "cuts": int(np.count_nonzero(ratios <= 0.5)),
+            "loss_before": before, "loss_at_decay": at_drop, "loss_end": end,
+            "pre_gain_z": float((before - at_drop) / max(noise_level(ty), TINY)),
+            "rate_ratio": post_rate / pre_rate if pre_rate > 0 else float("inf"),
+        }
+
+    def judge(self, m: dict) -> Finding | None:
+        if m["decay_fraction"] > self.max_budget or m["stays_low"] < 0.9:
+            return None
+        if m["pre_gain_z"] < 3.0 or m["rate_ratio"] > self.stall_ratio:
+            return None
+        conf = 0.5 + 0.25 * (1 - m["decay_fraction"] / self.max_budget) \
+            + 0.23 * (1 - max(m["rate_ratio"], 0.0) / self.stall_ratio)
+        summary = (f"The learning rate fell {m['lr_drop_factor']:.0f}x below its peak by step "
+                   f"{m['decay_step']} ({100 * m['decay_fraction']:.0f}% into the run) and the "
+                   f"loss stopped improving there ({m['loss_at_decay']:.4g} -> "
+                   f"{m['loss_end']:.4g} over the rest of the run).")
+        evidence = {k: v for k, v in m.items() if k != "end_step"}
+        return Finding(self.label, float(min(0.98, conf)), Span(m["decay_step"], m["end_step"]),
+                       evidence, summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        m = self.measure(run)
+        return None if m is None else self.judge(m)

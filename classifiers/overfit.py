@@ -1,0 +1,109 @@
+"""overfit: training keeps improving while the validation loss passes its minimum and rises.
+
+Symptom: the train-val gap opens: val bottoms out, then climbs while train still falls (or sits
+near zero, memorised).
+Signal read: the primary val loss at its evaluations (often 5-50 points, sometimes a step-0 eval
+before training), smoothed by a running median over ~5% of them (at least 3); the train loss as
+the median of its points over the stretch leading to each evaluation (classifiers._align), so
+both are compared at the same moments whatever their cadences or step units.
+Rule: at least two evaluations follow the smoothed val minimum; the late val level (median of
+the last third of them, at least 3 when there are 3) stands `rise_z` detrended-noise sigmas
+above the minimum; train improved by at least `train_drop` of its level over the evaluated span
+and has not risen since the val minimum; and either the rise is large (`strong_rise` of the
+val's own range) or train is still falling after the minimum (`train_fall` of its range over
+the span) so the gap keeps widening.
+Confidence: 0.5 at the threshold, growing with the rise in sigmas and with the rise's share of
+the val range, capped at 0.98.
+Evidence: val_min_step, val_min, val_late, val_rise, val_rise_pct (rise / |val min|, percent),
+val_rise_z, val_rise_frac (rise / val range), val_min_fraction (0..1 of the evaluated span),
+train_fall_after (train fall after the val minimum / train range), evaluations_after.
+Known false positives: a val curve that drifts up by noise over a long converged tail while the
+train loss still creeps down; a val set re-sampled between evaluations (its level moves without
+the model changing).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from classifiers._align import detrended_noise, finite_curve, floor, levels_at
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.run import RunSeries
+from classifiers.signals import TINY, odd_window, rolling_median, scale
+
+
+class Overfit(Classifier):
+    label = "overfit"
+    needs = frozenset({"train_loss", "val_loss"})
+    min_points = 5
+
+    def __init__(self, *, rise_z: float = 2.5, strong_rise: float = 0.25,
+                 train_fall: float = 0.05, train_drop: float = 0.1,
+                 stall_share: float = 0.25) -> None:
+        self.rise_z = rise_z
+        self.strong_rise = strong_rise
+        self.train_fall = train_fall
+        self.train_drop = train_drop
+        self.stall_share = stall_share
+
+    def measure(self, run: RunSeries) -> dict | None:
+        vx, vy = finite_curve(run, "val_loss", max_points=2000)
+        tx, ty = finite_curve(run, "train_loss")
+        if len(vy) < self.min_points or len(ty) < 2:
+            return None
+        smooth = rolling_median(vy, odd_window(len(vy), 0.05, lo=3))
+        i_min = int(np.argmin(smooth))
+        after = vy[i_min + 1:]
+        k = len(after) if len(after) < 3 else max(3, int(np.ceil(len(after) / 3)))
+        late = float(np.median(after[-k:])) if len(after) else float(smooth[i_min])
+        rise = late - float(smooth[i_min])
+        v_scale = scale(vy)
+        train = levels_at(tx, ty, vx)
+        ok = np.flatnonzero(np.isfinite(train))
+        if len(ok) < 2:
+            return None
+        t_first, t_end = train[ok[0]], float(np.median(train[ok[-max(1, k):]]))
+        t_at_min = train[ok[np.searchsorted(ok, min(i_min, ok[-1]))]]
+        t_range = max(float(np.ptp(train[ok])), TINY)
+        return {
+            "val_metric": run.primary("val_loss"), "val_min_step": int(vx[i_min]),
+            "val_end_step": int(vx[-1]), "val_min": float(smooth[i_min]), "val_late": late,
+            "val_rise": rise,
+            "val_rise_pct": 100.0 * rise / max(abs(float(smooth[i_min])), TINY),
+            "val_rise_z": rise / floor(detrended_noise(vy), v_scale),
+            "val_rise_frac": float(rise / v_scale),
+            "val_min_fraction": float((vx[i_min] - vx[0]) / max(vx[-1] - vx[0], TINY)),
+            "evaluations_after": int(len(after)),
+            "train_drop": float((t_first - t_end) / max(abs(t_first), abs(t_end), TINY)),
+            "train_fall_after": float((t_at_min - t_end) / t_range),
+        }
+
+    def judge(self, m: dict) -> Finding | None:
+        if m["evaluations_after"] < 2 or m["train_drop"] < self.train_drop:
+            return None
+        if m["train_fall_after"] < -self.train_fall:  # train rose too: not a train-val split
+            return None
+        falling = m["train_fall_after"] >= self.train_fall
+        big = m["val_rise_frac"] >= self.strong_rise
+        clear = m["val_rise_z"] >= self.rise_z and (falling or big)
+        # a val curve that stopped improving for a good share of the run while train kept
+        # falling: the gap widens even though the rise itself is within a sigma or two
+        stalled = (falling and m["val_rise_z"] >= 0.5 and m["evaluations_after"] >= 3
+                   and m["val_min_fraction"] <= 1.0 - self.stall_share)
+        if not (clear or stalled):
+            return None
+        strength = min(1.0, m["val_rise_z"] / (2 * self.rise_z)) * 0.5 \
+            + min(1.0, m["val_rise_frac"] / (2 * self.strong_rise)) * 0.5
+        conf = (0.55 + 0.43 * strength) if clear else (0.35 + 0.2 * strength)
+        summary = (f"Validation loss bottomed at {m['val_min']:.4g} (step {m['val_min_step']}) "
+                   f"and rose {m['val_rise_pct']:.1f}% to {m['val_late']:.4g} over the next "
+                   f"{m['evaluations_after']} evaluations while the training loss kept "
+                   + ("falling." if falling else "low."))
+        evidence = {k: v for k, v in m.items() if k != "val_end_step"}
+        return Finding(self.label, float(min(0.98, conf)),
+                       Span(m["val_min_step"], m["val_end_step"]), evidence, summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        m = self.measure(run)
+        return None if m is None else self.judge(m)
