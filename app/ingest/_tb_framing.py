@@ -1,0 +1,149 @@
+"""TFRecord framing of an event file: find each record, check both checksums, say what was lost.
+
+A record is `uint64 length | masked crc32c(length) | data | masked crc32c(data)`, little endian.
+The walk over lengths is the one sequential step (each offset depends on the previous length);
+it is a tight loop of struct reads. The checksums are then checked for all records at once.
+
+What goes wrong in the wild and what we do:
+- the file ends inside a record (a live run, a copy in progress): keep the records before, warn
+  with the byte offset of the cut record;
+- a length checksum fails: the framing cannot be trusted from there on; keep the records before,
+  warn with the offset (TensorBoard stops there too);
+- a data checksum fails: skip that record, warn with its offset, keep the rest.
+"""
+
+from __future__ import annotations
+
+import mmap
+import struct
+from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from app.ingest._tb_crc import crc_fixed_length, mask, masked_crc_one, masked_crcs
+from app.ingest.base import ReadWarning
+from classifiers.errors import CorruptInputError
+
+HEADER = 12  # uint64 length + uint32 masked crc of it
+FOOTER = 4  # uint32 masked crc of the data
+_MAX_LISTED = 5  # checksum failures listed one by one before the rest are counted
+
+
+@dataclass(frozen=True)
+class Records:
+    """Offsets of the readable records of one file: `start[i]` is where record i begins (its
+    header) and `data[i]`/`size[i]` the span of its serialized Event."""
+
+    start: np.ndarray
+    data: np.ndarray
+    size: np.ndarray
+
+
+@contextmanager
+def file_bytes(path: Path) -> Iterator[bytes | mmap.mmap]:
+    """The file's bytes, memory-mapped (pages stay file-backed, not heap) or read when it cannot
+    be mapped. Errors from the OS become CorruptInputError naming the file."""
+    try:
+        with path.open("rb") as fh:
+            try:
+                mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            except (ValueError, OSError):  # empty file, pipe, special file
+                yield fh.read()
+                return
+            try:
+                yield mapped
+            finally:
+                try:
+                    mapped.close()
+                except BufferError:  # a view is still referenced (an exception traceback)
+                    pass
+    except OSError as exc:
+        raise CorruptInputError(f"cannot read event file: {exc.strerror or exc}",
+                                file=str(path)) from None
+
+
+def first_record_frames(head: bytes) -> bool:
+    """True when `head` starts with a TFRecord header whose length checksum holds."""
+    if len(head) < HEADER:
+        return False
+    length, crc = struct.unpack_from("<QI", head, 0)
+    return masked_crc_one(head[:8]) == crc and length < (1 << 40)
+
+
+def walk(raw: bytes | mmap.mmap, file: str) -> tuple[Records, list[ReadWarning]]:
+    """Frame every record of `raw`; returns the records whose checksums hold and the warnings."""
+    total = len(raw)
+    starts = _walk_lengths(raw, total)
+    buf = np.frombuffer(raw, dtype=np.uint8) if total else np.zeros(0, dtype=np.uint8)
+    try:
+        return _check(raw, buf, np.frombuffer(starts, dtype=np.int64), total, file)
+    finally:
+        del buf
+
+
+def _walk_lengths(raw: bytes | mmap.mmap, total: int) -> array:
+    """Offsets of consecutive records, trusting each length (checked afterwards)."""
+    starts = array("q")
+    append = starts.append
+    unpack = struct.Struct("<Q").unpack_from
+    pos = 0
+    last = total - HEADER - FOOTER
+    while pos <= last:
+        nxt = pos + HEADER + FOOTER + unpack(raw, pos)[0]
+        if nxt > total:
+            break
+        append(pos)
+        pos = nxt
+    return starts
+
+
+def _check(raw: bytes | mmap.mmap, buf: np.ndarray, starts: np.ndarray, total: int,
+           file: str) -> tuple[Records, list[ReadWarning]]:
+    warnings: list[ReadWarning] = []
+    end = int(starts[-1]) + HEADER + FOOTER + _length_at(buf, starts[-1:])[0] if starts.size else 0
+    header_ok = mask(crc_fixed_length(buf, starts, 8)) == _u32_at(buf, starts + 8)
+    broken = np.flatnonzero(~header_ok)
+    if broken.size:
+        at = int(starts[broken[0]])
+        warnings.append(ReadWarning(
+            f"record length checksum mismatch: framing lost, {total - at} bytes from here on "
+            "not read", file=file, byte=at))
+        starts = starts[:broken[0]]
+    elif end < total:
+        warnings.append(_tail_warning(raw, end, total, file))
+    size = _length_at(buf, starts)
+    data = starts + HEADER
+    data_ok = masked_crcs(buf, raw, data, size) == _u32_at(buf, data + size)
+    failed = np.flatnonzero(~data_ok)
+    for i in failed[:_MAX_LISTED].tolist():
+        warnings.append(ReadWarning("record data checksum mismatch: record skipped",
+                                    file=file, byte=int(starts[i])))
+    if failed.size > _MAX_LISTED:
+        warnings.append(ReadWarning(
+            f"{failed.size - _MAX_LISTED} more records with a data checksum mismatch skipped",
+            file=file, byte=int(starts[failed[_MAX_LISTED]])))
+    keep = np.flatnonzero(data_ok) if failed.size else slice(None)
+    return Records(starts[keep], data[keep], size[keep]), warnings
+
+
+def _tail_warning(raw: bytes | mmap.mmap, at: int, total: int, file: str) -> ReadWarning:
+    left = total - at
+    if left >= HEADER and not first_record_frames(bytes(raw[at:at + HEADER])):
+        return ReadWarning(f"unreadable record header, last {left} bytes not read",
+                           file=file, byte=at)
+    return ReadWarning(f"truncated last record ({left} bytes; file still being written?): "
+                       "not read", file=file, byte=at)
+
+
+def _length_at(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    block = buf[pos[:, None] + np.arange(8, dtype=np.intp)]
+    return np.ascontiguousarray(block).view("<u8").ravel().astype(np.int64)
+
+
+def _u32_at(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    block = buf[pos[:, None] + np.arange(4, dtype=np.intp)]
+    return np.ascontiguousarray(block).view("<u4").ravel()
