@@ -1,0 +1,129 @@
+"""Accumulates long-form points chunk by chunk, so a reader's memory is bounded by the points it
+keeps, not by the file size; then builds the normalised frame in one vectorised call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from app.ingest.base import ReadWarning
+from classifiers.frame import empty_frame, make_frame
+from classifiers.roles import override_role
+
+
+class Interner:
+    """Maps names to small integer codes (metric and run columns are stored as codes)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._codes: dict[str, int] = {}
+
+    def code(self, name: str) -> int:
+        got = self._codes.get(name)
+        if got is None:
+            got = self._codes[name] = len(self.names)
+            self.names.append(name)
+        return got
+
+    def codes(self, names: Iterable[str]) -> np.ndarray:
+        return np.fromiter((self.code(n) for n in names), dtype=np.int32)
+
+
+class FrameBuilder:
+    """Collects (run, metric, step, value, wall_time) arrays; `seq` is the order of `add` calls
+    and, within one call, the order of the arrays."""
+
+    def __init__(self) -> None:
+        self.runs = Interner()
+        self.metrics = Interner()
+        self._parts: list[tuple[np.ndarray, ...]] = []
+        self.points = 0
+
+    def add(
+        self,
+        run_codes: np.ndarray | int,
+        metric_codes: np.ndarray,
+        steps: np.ndarray,
+        values: np.ndarray,
+        wall: np.ndarray | None = None,
+    ) -> None:
+        n = len(steps)
+        if n == 0:
+            return
+        runs = (np.full(n, run_codes, dtype=np.int32) if np.isscalar(run_codes)
+                else np.asarray(run_codes, dtype=np.int32))
+        wall = np.full(n, np.nan) if wall is None else np.asarray(wall, dtype=np.float64)
+        self._parts.append((runs, np.asarray(metric_codes, dtype=np.int32),
+                            np.asarray(steps, dtype=np.int64),
+                            np.asarray(values, dtype=np.float64), wall))
+        self.points += n
+
+    def build(
+        self,
+        roles: Mapping[str, str] | None = None,
+        splits: Mapping[str, str] | None = None,
+        default_roles: Mapping[str, str] | None = None,
+        order: str = "source",
+    ) -> pd.DataFrame:
+        """The frame. `default_roles` are the reader's own role choices (e.g. W&B __MAX ->
+        other); the caller's `roles` win over them. `order='wall_time'` renumbers `seq` by time
+        (stable), for stores whose file order is not the logging order."""
+        if not self._parts:
+            return empty_frame()
+        runs, metrics, steps, values, wall = (np.concatenate(c) for c in zip(*self._parts,
+                                                                              strict=True))
+        seq = np.arange(len(steps), dtype=np.int64)
+        if order == "wall_time":
+            seq = np.empty_like(seq)
+            seq[np.lexsort((np.arange(len(steps)), wall, runs))] = np.arange(len(steps))
+        run_names = np.asarray(self.runs.names, dtype=object)[runs]
+        metric_names = np.asarray(self.metrics.names, dtype=object)[metrics]
+        merged = merge_roles(self.metrics.names, roles, default_roles)
+        frame = make_frame(run_names, metric_names, steps, values, wall, seq,
+                           roles=merged, splits=splits)
+        if order == "wall_time":
+            frame = frame.sort_values("seq", kind="stable").reset_index(drop=True)
+        return frame
+
+
+def merge_roles(
+    metrics: Iterable[str],
+    roles: Mapping[str, str] | None,
+    default_roles: Mapping[str, str] | None,
+) -> dict[str, str] | None:
+    """The caller's overrides, plus the reader's defaults for metrics no override matches."""
+    if not default_roles:
+        return dict(roles) if roles else None
+    merged = dict(roles or {})
+    for metric in metrics:
+        if metric in default_roles and override_role(metric, "", roles) == "":
+            merged[metric] = default_roles[metric]
+    return merged
+
+
+class Warnings:
+    """A reader's warnings, with a cap per kind so a file with 10^6 bad lines stays readable."""
+
+    def __init__(self, file: str, cap: int = 20) -> None:
+        self.file = file
+        self.cap = cap
+        self.items: list[ReadWarning] = []
+        self._counts: dict[str, int] = {}
+
+    def add(self, message: str, *, line: int | None = None, byte: int | None = None,
+            kind: str | None = None) -> None:
+        key = kind or message
+        seen = self._counts.get(key, 0)
+        self._counts[key] = seen + 1
+        if seen < self.cap:
+            self.items.append(ReadWarning(message, self.file, line, byte))
+
+    def finish(self) -> list[ReadWarning]:
+        """The warnings, plus one line per kind that went over the cap."""
+        out = list(self.items)
+        for kind, n in self._counts.items():
+            if n > self.cap:
+                out.append(ReadWarning(f"{n - self.cap} more like '{kind}' not shown", self.file))
+        return out

@@ -1,0 +1,166 @@
+"""CSV plumbing shared by the CSV readers: sniffing the header by content, reading in chunks
+(memory bounded by the chunk, not the file), and melting a wide chunk into long points."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import warnings
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from app.ingest._builder import FrameBuilder, Warnings
+from app.ingest._source import head_text
+from app.ingest._values import text_cells
+
+CHUNK_ROWS = 100_000
+_SEPARATORS = (",", ";", "\t")
+_SKIPPED_LINE = re.compile(r"Skipping line (\d+): (.*)")
+
+
+@dataclass(frozen=True)
+class CsvHeader:
+    """The header line of a delimited file: separator, column names (stripped of quotes), and
+    whether the raw cells were padded with spaces (Ultralytics right-aligns its header)."""
+
+    sep: str
+    columns: tuple[str, ...]
+    padded: bool
+    rows_sampled: int
+
+    @property
+    def stripped(self) -> tuple[str, ...]:
+        return tuple(c.strip() for c in self.columns)
+
+
+def sniff_header(path: Path) -> CsvHeader | None:
+    """The header of a text file that looks delimited (>= 2 columns, and the next lines, if any,
+    agree on the count), else None. Reads only the first bytes."""
+    text = head_text(path)
+    if not text:
+        return None
+    lines = [ln for ln in text.splitlines()[:6] if ln.strip()]
+    if not lines or lines[0].lstrip()[:1] in ("{", "[", "#", "<"):
+        return None
+    best: CsvHeader | None = None
+    for sep in _SEPARATORS:
+        try:
+            rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=sep))
+        except csv.Error:
+            continue
+        head = rows[0]
+        if len(head) < 2 or any(len(c) > 500 for c in head):
+            continue
+        body = rows[1:-1] if len(rows) > 2 else rows[1:]  # the last sampled line may be cut
+        if any(len(r) != len(head) for r in body):
+            continue
+        if best is None or len(head) > len(best.columns):
+            padded = sum(c != c.strip() for c in head) > len(head) // 2
+            best = CsvHeader(sep, tuple(head), padded, len(rows) - 1)
+    return best
+
+
+def is_long_form(names: Sequence[str]) -> bool:
+    """A long table (one point a row: metric, step, value), e.g. what `convert --to csv`
+    writes; no wide reader should claim it."""
+    low = {n.strip().lower() for n in names}
+    return {"metric", "step", "value"} <= low
+
+
+@dataclass
+class BadCells:
+    """Non-numeric cells skipped: how many, and where the first one was."""
+
+    count: int = 0
+    first: tuple[int, str, str] | None = None  # (line, column, text)
+
+    def report(self, warns: Warnings) -> None:
+        if self.count and self.first:
+            line, col, text = self.first
+            warns.add(f"{self.count} non-numeric cell(s) skipped (first: column {col!r}, "
+                      f"value {text[:40]!r})", line=line)
+
+
+@dataclass
+class Chunk:
+    """A block of rows and the 1-based file line of its first row."""
+
+    frame: pd.DataFrame
+    first_line: int
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+
+
+def iter_chunks(
+    path: Path,
+    header: CsvHeader,
+    *,
+    na_values: Sequence[str] = ("",),
+    chunk_rows: int = CHUNK_ROWS,
+    has_header: bool = True,
+) -> Iterator[Chunk]:
+    """Data rows in chunks, columns named by position, as parsed by pandas' C parser (numbers
+    stay native floats). Missing cells are NA
+    (only `na_values` count as missing: a logged 'nan' stays a value); rows with too many
+    fields are skipped and reported with their line."""
+    line = 2 if has_header else 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reader = pd.read_csv(
+            path, sep=header.sep, header=0 if has_header else None,
+            names=list(range(len(header.columns))),
+            keep_default_na=False, na_values=list(na_values), chunksize=chunk_rows,
+            skip_blank_lines=False, on_bad_lines="warn", encoding="utf-8",
+            encoding_errors="replace", skipinitialspace=header.padded, index_col=False,
+            engine="c", low_memory=True,
+        )
+        with reader:
+            for frame in reader:
+                skipped = []
+                for w in caught:
+                    for m in _SKIPPED_LINE.finditer(str(w.message)):
+                        skipped.append((int(m.group(1)), m.group(2).strip()))
+                caught.clear()
+                yield Chunk(frame, line, skipped)
+                line += len(frame) + len(skipped)
+
+
+def melt_chunk(
+    chunk: Chunk,
+    header: CsvHeader,
+    columns: Sequence[int],
+    metric_codes: np.ndarray,
+    run_codes: np.ndarray | int,
+    steps: np.ndarray,
+    row_ok: np.ndarray,
+    builder: FrameBuilder,
+    bad: BadCells,
+    wall: np.ndarray | None = None,
+) -> None:
+    """Add every kept cell of the `columns` (positions) as a point, row-major: the order they
+    were logged. `metric_codes`/`run_codes` say whose each column is."""
+    n, k = len(chunk.frame), len(columns)
+    if n == 0 or k == 0:
+        return
+    values = np.empty((n, k))
+    keep = np.empty((n, k), dtype=bool)
+    for j, col in enumerate(columns):
+        cells = text_cells(chunk.frame[col])
+        values[:, j] = cells.values
+        keep[:, j] = cells.keep
+        bad_rows = np.flatnonzero(cells.bad & row_ok)
+        if len(bad_rows):
+            bad.count += len(bad_rows)
+            line = chunk.first_line + int(bad_rows[0])
+            if bad.first is None or line < bad.first[0]:
+                bad.first = (line, header.stripped[col], str(chunk.frame[col].iloc[bad_rows[0]]))
+    keep &= row_ok[:, None]
+    rows, cols = np.nonzero(keep)
+    codes = np.asarray(metric_codes, dtype=np.int32)[cols]
+    runs = run_codes if np.isscalar(run_codes) else np.asarray(run_codes, np.int32)[cols]
+    builder.add(runs, codes, steps[rows], values[rows, cols],
+                None if wall is None else wall[rows])

@@ -1,0 +1,116 @@
+"""Any other per-step CSV, and the long table `convert --to csv` writes.
+
+Wide: a header with a step-like column (`step`, `iter`, `iteration`, `epoch`, ... matched
+case-insensitively, padding ignored), one metric per other column. This is how Ultralytics /
+YOLOv5 `results.csv` is read: its header and cells are right-aligned with spaces, the step is
+the `epoch` column, and its `metrics/*` columns are validation scores. Long: columns `metric`,
+`step`, `value` (optional `run`, `role`, `wall_time`, `seq`): one point per row, so the
+normalised frame round-trips through CSV.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from app.ingest._builder import FrameBuilder, Warnings
+from app.ingest._csv import BadCells, CsvHeader, is_long_form, iter_chunks, sniff_header
+from app.ingest._source import apply_run_name, default_run_name, require_nonempty
+from app.ingest._steps import choose_step_key, integral_steps
+from app.ingest._table import read_step_table
+from app.ingest._values import text_cells
+from app.ingest.base import IngestResult
+from classifiers.errors import EmptyInputError, UnknownFormatError
+from classifiers.roles import ROLES
+
+FORMAT = "csv"
+
+
+def _layout(header: CsvHeader) -> str | None:
+    names = header.stripped
+    if is_long_form(names):
+        return "long"
+    if choose_step_key(names) is not None and len(names) >= 2:
+        return "wide"
+    return None
+
+
+def sniff(path: Path) -> bool:
+    """A delimited header with a step-like column, or the long metric/step/value table."""
+    header = sniff_header(Path(path))
+    return header is not None and _layout(header) is not None
+
+
+def _read_long(path: Path, header: CsvHeader, roles: Mapping[str, str] | None,
+               run: str) -> IngestResult:
+    warns = Warnings(str(path))
+    builder = FrameBuilder()
+    pos = {n.lower(): j for j, n in enumerate(header.stripped)}
+    fallback = builder.runs.code(run)
+    defaults: dict[str, str] = {}
+    bad = BadCells()
+    rows = 0
+    for chunk in iter_chunks(path, header):
+        for line, why in chunk.skipped:
+            warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong field count)")
+        f = chunk.frame
+        metric = f[pos["metric"]]
+        step_cells = text_cells(f[pos["step"]])
+        steps, ok = integral_steps(np.where(step_cells.keep, step_cells.values, np.nan))
+        value = text_cells(f[pos["value"]])
+        ok &= metric.notna().to_numpy() & value.keep
+        if (value.bad & metric.notna().to_numpy()).any() and bad.first is None:
+            bad.first = (chunk.first_line + int(np.flatnonzero(value.bad)[0]), "value", "?")
+        bad.count += int(value.bad.sum())
+        names = metric[ok].astype(str)
+        runs: np.ndarray | int = fallback
+        if "run" in pos:
+            run_col = f[pos["run"]][ok]
+            runs = builder.runs.codes(run_col.fillna(run).astype(str))
+        if "role" in pos:
+            pairs = pd.DataFrame({"m": names, "r": f[pos["role"]][ok]}).drop_duplicates("m")
+            for m, r in zip(pairs["m"], pairs["r"], strict=True):
+                if isinstance(r, str) and r in ROLES:
+                    defaults.setdefault(m, r)
+        wall = None
+        if "wall_time" in pos:
+            w = text_cells(f[pos["wall_time"]])
+            wall = np.where(w.keep, w.values, np.nan)[ok]
+        builder.add(runs, builder.metrics.codes(names), steps[ok], value.values[ok], wall)
+        rows += len(f)
+    bad.report(warns)
+    if builder.points == 0:
+        raise EmptyInputError(f"no numeric points in {rows} data row(s)", file=str(path))
+    frame = builder.build(roles, default_roles=defaults)
+    return IngestResult(frame, warns.finish(), format=FORMAT, files=[str(path)])
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    path = Path(path)
+    require_nonempty(path)
+    header = sniff_header(path)
+    layout = None if header is None else _layout(header)
+    if header is None or layout is None:
+        raise UnknownFormatError("not a per-step CSV: no delimited header with a step, iter "
+                                 "or epoch column on line 1", file=str(path), line=1)
+    if layout == "long":
+        result = _read_long(path, header, roles, default_run_name(path))
+        result.frame = apply_run_name(result.frame, run)
+        return result
+    step_col = header.stripped.index(choose_step_key(header.stripped))
+    return read_step_table(path, header, fmt=FORMAT, run=run or default_run_name(path),
+                           step_col=step_col, roles=roles, na_values=("", "NA"),
+                           default_roles=ultralytics_roles(header.stripped))
+
+
+def ultralytics_roles(names: tuple[str, ...]) -> dict[str, str]:
+    """Ultralytics computes `metrics/*` (precision, recall, mAP50, mAP50-95) on the validation
+    set after each epoch: they are validation scores, whatever their names say."""
+    if not any(n.startswith("val/") for n in names):
+        return {}
+    return {n: "val_score" for n in names if n.startswith("metrics/")}

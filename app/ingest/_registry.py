@@ -1,0 +1,67 @@
+"""Format name -> reader module, imported on first use (a reader that is not installed, or not
+written yet, is simply absent from detection instead of breaking every import)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+from types import ModuleType
+
+from classifiers.errors import UnknownFormatError
+
+# Detection order: the most specific content test first; `csv` (any per-step table) last.
+MODULES: dict[str, str] = {
+    "tensorboard": "app.ingest.tensorboard",
+    "mlflow": "app.ingest.mlflow",
+    "hf_trainer": "app.ingest.hf_trainer",
+    "jsonl": "app.ingest.jsonl",
+    "wandb_csv": "app.ingest.wandb_csv",
+    "lightning_csv": "app.ingest.lightning_csv",
+    "keras_csv": "app.ingest.keras_csv",
+    "csv": "app.ingest._plain_csv",
+}
+
+
+class Readers(Mapping[str, ModuleType]):
+    """A read-only mapping of format names to reader modules (FORMAT, sniff, read)."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self._modules = dict(modules)
+        self._loaded: dict[str, ModuleType | None] = {}
+
+    def _load(self, fmt: str) -> ModuleType | None:
+        if fmt not in self._loaded:
+            name = self._modules[fmt]
+            try:
+                self._loaded[fmt] = importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                if exc.name != name:  # the reader exists but something it needs is missing
+                    raise
+                self._loaded[fmt] = None
+        return self._loaded[fmt]
+
+    def __getitem__(self, fmt: str) -> ModuleType:
+        module = self._load(fmt) if fmt in self._modules else None
+        if module is None:
+            raise KeyError(fmt)
+        return module
+
+    def reader(self, fmt: str) -> ModuleType:
+        """The reader for `fmt`, or UnknownFormatError listing the known formats."""
+        try:
+            return self[fmt]
+        except KeyError:
+            raise UnknownFormatError(f"unknown format {fmt!r}; known formats: "
+                                     f"{', '.join(self)}") from None
+
+    def __contains__(self, fmt: object) -> bool:
+        return isinstance(fmt, str) and fmt in self._modules and self._load(fmt) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (fmt for fmt in self._modules if self._load(fmt) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+READERS = Readers(MODULES)

@@ -1,0 +1,90 @@
+"""What every reader needs from a file before parsing it: its first bytes as text, a readable
+default run name, and the `run=` renaming rule shared by all readers and `load_run`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from classifiers.errors import EmptyInputError, InputError
+
+HEAD_BYTES = 64 * 1024
+
+# Stems that name the logger, not the run: the folder around them is the better name.
+_GENERIC_STEMS = {
+    "log", "logs", "metrics", "metric", "training", "train", "trainer_state", "results",
+    "history", "events", "output", "outputs", "wandb_export", "progress", "scalars", "export",
+    "data", "stats", "log_history", "train_log", "training_log", "loss", "losses", "mlflow",
+    "wandb-history", "history_log", "run", "runs",
+}
+_CHECKPOINT_DIR = re.compile(r"^(checkpoint|ckpt)[-_]?\d+$", re.IGNORECASE)
+
+
+def read_head(path: Path, n: int = HEAD_BYTES) -> bytes:
+    """The first `n` bytes; an unreadable file is an InputError naming it."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(n)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+
+
+def head_text(path: Path, n: int = HEAD_BYTES) -> str | None:
+    """The first bytes decoded as UTF-8 text (BOM dropped, a cut multi-byte char tolerated), or
+    None when the bytes are binary (a NUL byte or undecodable)."""
+    raw = read_head(path, n)
+    if b"\x00" in raw:
+        return None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(raw) - 4:  # a multi-byte char cut by the read size
+            return raw[: exc.start].decode("utf-8", errors="replace")
+        return None
+
+
+def first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
+
+
+def require_nonempty(path: Path) -> None:
+    """EmptyInputError for a file with no bytes (or only whitespace in its first bytes)."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    if size == 0 or (size <= HEAD_BYTES and not read_head(path).strip()):
+        raise EmptyInputError("the file is empty", file=str(path))
+
+
+def default_run_name(path: Path) -> str:
+    """A readable run name: the stem, unless it only names the logger ('metrics', 'training',
+    'trainer_state'), then the folder (skipping a 'checkpoint-500' folder)."""
+    path = Path(path)
+    stem = path.name.split(".")[0] if not path.name.startswith(".") else path.name
+    if stem and stem.lower() not in _GENERIC_STEMS:
+        return stem
+    parent = path.resolve().parent
+    if _CHECKPOINT_DIR.match(parent.name) and parent.parent.name:
+        parent = parent.parent
+    return parent.name or stem or "run"
+
+
+def apply_run_name(frame: pd.DataFrame, run: str | None) -> pd.DataFrame:
+    """The `run=` rule: a one-run frame is renamed to `run`; a several-run frame keeps its names
+    under the prefix `run/` so none collide."""
+    if run is None or not len(frame):
+        return frame
+    names = frame["run"].astype(str)
+    uniq = pd.unique(names)
+    out = frame.copy()
+    if len(uniq) == 1:
+        out["run"] = pd.array(np.full(len(out), run, dtype=object), dtype="string")
+    else:
+        out["run"] = pd.array((run + "/" + names).to_numpy(dtype=object), dtype="string")
+    return out

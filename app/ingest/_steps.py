@@ -1,0 +1,30 @@
+"""Steps as the frame wants them (int64), from whatever the source logged: ints, integral
+floats, or something else (then the row order, with a warning)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+STEP_KEYS: tuple[str, ...] = ("step", "global_step", "_step", "iter", "iteration", "epoch")
+_INT64_MAX = float(2**62)
+
+
+def choose_step_key(names: list[str] | tuple[str, ...]) -> str | None:
+    """The step column among `names`, by priority (case-insensitive), or None."""
+    lower = {n.strip().lower(): n for n in names}
+    for key in STEP_KEYS:
+        if key in lower:
+            return lower[key]
+    for key in ("steps", "iterations", "iters", "trainer/global_step", "train/global_step",
+                "epochs"):
+        if key in lower:
+            return lower[key]
+    return None
+
+
+def integral_steps(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(steps as int64, ok mask): ok where the value is finite, integral and in range."""
+    raw = np.asarray(raw, dtype=np.float64)
+    ok = np.isfinite(raw) & (np.abs(raw) < _INT64_MAX)
+    ok &= np.floor(np.where(ok, raw, 0.0)) == np.where(ok, raw, 0.0)
+    return np.where(ok, raw, 0).astype(np.int64), ok

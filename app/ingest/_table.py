@@ -1,0 +1,74 @@
+"""The core of every 'one row per step' CSV (Keras CSVLogger, Lightning CSVLogger, Ultralytics
+results.csv): a step column, then one metric per column, melted chunk by chunk."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from app.ingest._builder import FrameBuilder, Warnings
+from app.ingest._csv import BadCells, CsvHeader, iter_chunks, melt_chunk
+from app.ingest._steps import integral_steps
+from app.ingest._values import text_cells
+from app.ingest.base import IngestResult
+from classifiers.errors import EmptyInputError
+
+
+def read_step_table(
+    path: Path,
+    header: CsvHeader,
+    *,
+    fmt: str,
+    run: str,
+    step_col: int | None,
+    roles: Mapping[str, str] | None,
+    na_values: Sequence[str] = ("",),
+    exclude: Collection[int] = (),
+    rename: Mapping[str, str] | None = None,
+    default_roles: Mapping[str, str] | None = None,
+) -> IngestResult:
+    """Read a step-per-row table. `step_col` None: the row order is the step (and a warning
+    says so). `exclude`: column positions that are not series. `rename`: metric display names.
+    `default_roles`: the reader's role choices, under the caller's `roles`."""
+    warns = Warnings(str(path))
+    builder = FrameBuilder()
+    run_code = builder.runs.code(run)
+    names = header.stripped
+    columns = [j for j in range(len(names)) if j != step_col and j not in exclude and names[j]]
+    codes = np.array([builder.metrics.code((rename or {}).get(names[j], names[j]))
+                      for j in columns], dtype=np.int32)
+    bad = BadCells()
+    rows_seen = 0
+    no_step = 0
+    first_no_step: int | None = None
+    for chunk in iter_chunks(path, header, na_values=na_values):
+        for line, why in chunk.skipped:
+            warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong field count)")
+        n = len(chunk.frame)
+        if step_col is None:
+            steps, ok = np.arange(rows_seen, rows_seen + n, dtype=np.int64), np.ones(n, bool)
+        else:
+            cells = text_cells(chunk.frame[step_col])
+            steps, ok = integral_steps(np.where(cells.keep, cells.values, np.nan))
+            blank = chunk.frame.drop(columns=[step_col]).isna().all(axis=1).to_numpy()
+            missing = ~ok & ~blank
+            if missing.any():
+                no_step += int(missing.sum())
+                line = chunk.first_line + int(np.flatnonzero(missing)[0])
+                first_no_step = line if first_no_step is None else first_no_step
+        melt_chunk(chunk, header, columns, codes, run_code, steps, ok, builder, bad)
+        rows_seen += n
+    if step_col is None:
+        warns.add("no step column: the row order is used as the step")
+    if no_step:
+        warns.add(f"{no_step} row(s) without a whole-number {names[step_col]!r} skipped",
+                  line=first_no_step)
+    bad.report(warns)
+    if builder.points == 0:
+        detail = f" ({bad.count} non-numeric cell(s))" if bad.count else ""
+        raise EmptyInputError(f"no numeric points in {rows_seen} data row(s){detail}",
+                              file=str(path))
+    frame = builder.build(roles, default_roles=default_roles)
+    return IngestResult(frame, warns.finish(), format=fmt, files=[str(path)])

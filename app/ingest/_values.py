@@ -1,0 +1,68 @@
+"""Turning parsed cells into values, vectorised: which cells are numbers, which are a logged NaN
+(evidence, kept), which are simply missing (a sparse row: dropped) and which are not numbers at
+all (skipped and reported)."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+# A NaN with its own payload: the JSON readers map a literal `NaN` token to it, so a logged NaN
+# stays distinguishable from a key a record simply did not have (pandas fills those with NaN).
+LOGGED_NAN_BITS = 0x7FF80000DEADBEEF
+LOGGED_NAN = struct.unpack("<d", struct.pack("<Q", LOGGED_NAN_BITS))[0]
+_NAN_TOKENS = ("nan", "-nan", "+nan", "nan(ind)", "-nan(ind)")
+
+
+@dataclass
+class Cells:
+    """One column's cells: `values` (float64), `keep` (a value to store: a number or a logged
+    NaN), `bad` (present but not a number)."""
+
+    values: np.ndarray
+    keep: np.ndarray
+    bad: np.ndarray
+
+
+def text_cells(col: pd.Series) -> Cells:
+    """Cells read from text (CSV): missing cells are NA after parsing, 'nan'/'inf'/'Infinity'
+    tokens are values, anything else that is not a number is bad."""
+    if pd.api.types.is_bool_dtype(col.dtype):
+        n = len(col)
+        return Cells(np.full(n, np.nan), np.zeros(n, bool), np.ones(n, bool))
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        keep = ~np.isnan(values)
+        return Cells(values, keep, np.zeros(len(values), bool))
+    missing = col.isna().to_numpy()
+    num = pd.to_numeric(col, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    unparsed = np.isnan(num) & ~missing
+    bad = unparsed.copy()
+    if unparsed.any():
+        tokens = col[unparsed].astype(str).str.strip().str.lower()
+        bad[unparsed] = ~tokens.isin(_NAN_TOKENS).to_numpy()
+    return Cells(num, ~missing & ~bad, bad)
+
+
+def json_cells(col: pd.Series) -> Cells:
+    """Cells parsed from JSON: numbers (not booleans) are values, the LOGGED_NAN payload is a
+    logged NaN, pandas' own NaN is a missing key, strings/booleans/lists are bad."""
+    if pd.api.types.is_float_dtype(col.dtype) or pd.api.types.is_integer_dtype(col.dtype):
+        values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+        logged = values.view(np.uint64) == LOGGED_NAN_BITS
+        keep = ~np.isnan(values) | logged
+        values = np.where(logged, np.nan, values)
+        return Cells(values, keep, np.zeros(len(values), bool))
+    kinds = col.map(type)
+    numeric = kinds.isin([float, int]).to_numpy()
+    values = np.full(len(col), np.nan)
+    if numeric.any():
+        values[numeric] = col[numeric].to_numpy(dtype=np.float64)
+    logged = values.view(np.uint64) == LOGGED_NAN_BITS
+    missing = kinds.isin([type(None)]).to_numpy() | (numeric & np.isnan(values) & ~logged)
+    values = np.where(logged, np.nan, values)
+    keep = numeric & ~missing
+    return Cells(values, keep, ~numeric & ~missing)

@@ -1,0 +1,164 @@
+"""Which reader a path needs, decided by content (first bytes, header line), not by its name:
+`metrics.json` from detectron2 is JSON lines, Keras writes CSV to `training.log`, and a
+`metrics.jsonl` that holds CSV is read as CSV (with a warning about the name).
+
+A directory is planned as a whole: an MLflow store or run folder; else TensorBoard event files
+anywhere below (the TensorBoard reader walks its run folders itself); else every file of the
+first format found in detection order (a Lightning `lightning_logs/` with several
+`version_N/metrics.csv`, a folder of JSONL runs). Files of other formats are reported, not
+mixed in: one run logged twice (HF Trainer's TensorBoard files and its trainer_state.json;
+YOLOv5's event file and results.csv) must not be counted twice.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.ingest._csv import sniff_header
+from app.ingest._registry import READERS
+from app.ingest._source import read_head, require_nonempty
+from app.ingest.wandb_csv import is_runs_table
+from classifiers.errors import InputError, NoLogsFoundError, UnknownFormatError
+
+MAX_FILES = 5000
+MAX_DEPTH = 8
+_SKIP_DIRS = {"__pycache__", "node_modules", "artifacts", "site-packages"}
+_SKIP_SUFFIXES = {
+    ".py", ".md", ".rst", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".png", ".jpg", ".jpeg",
+    ".gif", ".svg", ".pdf", ".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".h5", ".pb",
+    ".onnx", ".npy", ".npz", ".pkl", ".zip", ".gz", ".tar", ".ipynb", ".html", ".wandb",
+    ".sh", ".lock",
+}
+CSV_FAMILY = {"wandb_csv", "lightning_csv", "keras_csv", "csv"}
+_NAME_CLAIMS = {  # suffix -> formats whose content fits that name
+    ".jsonl": {"jsonl"}, ".ndjson": {"jsonl"}, ".json": {"jsonl", "hf_trainer"},
+    ".csv": CSV_FAMILY, ".tsv": CSV_FAMILY, ".db": {"mlflow"}, ".sqlite": {"mlflow"},
+}
+_LFS_POINTER = b"version https://git-lfs"
+
+
+def sniff_file(path: Path) -> str | None:
+    """The first format (in detection order) whose reader recognises the file's content."""
+    for fmt in READERS:
+        if READERS[fmt].sniff(path):
+            return fmt
+    return None
+
+
+def _unknown(path: Path) -> UnknownFormatError:
+    """The most helpful 'not recognised' for this file."""
+    head = read_head(path, 512)
+    if head.startswith(_LFS_POINTER):
+        return UnknownFormatError("a git-LFS pointer, not the file itself: run `git lfs pull`",
+                                  file=str(path), line=1)
+    header = sniff_header(path)
+    if header is not None and is_runs_table(header):
+        return UnknownFormatError("a W&B runs-table export (one row per run, no steps): export "
+                                  "a chart's CSV instead", file=str(path), line=1)
+    if header is not None:
+        return UnknownFormatError(
+            f"a table without a step column (columns: {', '.join(header.stripped[:6])}); "
+            "name one 'step', 'iter' or 'epoch'", file=str(path), line=1)
+    return UnknownFormatError(f"no reader recognises this file (formats: {', '.join(READERS)})",
+                              file=str(path), line=1, byte=0)
+
+
+def name_mismatch(path: Path, fmt: str) -> str | None:
+    """A note when the file's suffix promises another format than its content holds."""
+    claims = _NAME_CLAIMS.get(path.suffix.lower())
+    if claims is None or fmt in claims:
+        return None
+    return f"named '{path.name}' but holds {fmt} content: read as {fmt}"
+
+
+@dataclass
+class Plan:
+    """What to read in a directory: one format, its sources, and what was left aside."""
+
+    format: str
+    sources: list[Path]
+    ignored: dict[str, list[Path]] = field(default_factory=dict)
+    truncated: bool = False
+
+
+def _walk(root: Path) -> tuple[list[Path], bool]:
+    files: list[Path] = []
+    for current, dirs, names in os.walk(root):
+        depth = len(Path(current).relative_to(root).parts)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS
+                         and depth < MAX_DEPTH)
+        for name in sorted(names):
+            if name.startswith(".") or Path(name).suffix.lower() in _SKIP_SUFFIXES:
+                continue
+            files.append(Path(current) / name)
+            if len(files) >= MAX_FILES:
+                return files, True
+    return files, False
+
+
+def plan_directory(root: Path, format: str | None = None) -> Plan:
+    """The reading plan for a directory (see the module docstring); NoLogsFoundError when
+    nothing below it is readable."""
+    root = Path(root)
+    for fmt in ("mlflow", "tensorboard"):
+        if format in (None, fmt) and fmt in READERS and READERS[fmt].sniff(root):
+            plan = Plan(fmt, [root])
+            if format is None:
+                plan.ignored = _others(root, fmt)
+            return plan
+    files, truncated = _walk(root)
+    found: dict[str, list[Path]] = {}
+    for file in files:
+        if "tfevents" in file.name:
+            continue
+        try:
+            if file.stat().st_size == 0:
+                continue
+            fmt = sniff_file(file)
+        except InputError:
+            continue
+        if fmt is not None and fmt not in ("mlflow", "tensorboard"):
+            found.setdefault(fmt, []).append(file)
+    order = [f for f in READERS if f in found and format in (None, f)]
+    if not order:
+        what = f"no {format} logs" if format else "no training logs in a format we read"
+        raise NoLogsFoundError(f"{what} ({len(files)} file(s) looked at; formats: "
+                               f"{', '.join(READERS)})", file=str(root))
+    chosen = order[0]
+    ignored = {f: paths for f, paths in found.items() if f != chosen}
+    return Plan(chosen, found[chosen], ignored, truncated)
+
+
+def _others(root: Path, chosen: str) -> dict[str, list[Path]]:
+    """Files beside a TensorBoard/MLflow tree that other readers would take (reported only)."""
+    if chosen == "mlflow":
+        return {}
+    out: dict[str, list[Path]] = {}
+    files, _ = _walk(root)
+    for file in files[:200]:
+        if "tfevents" in file.name:
+            continue
+        try:
+            fmt = sniff_file(file) if file.stat().st_size else None
+        except InputError:
+            continue
+        if fmt is not None and fmt != chosen:
+            out.setdefault(fmt, []).append(file)
+    return out
+
+
+def detect_format(path: Path | str) -> str:
+    """The format of a file or run directory; EmptyInputError, UnknownFormatError or
+    NoLogsFoundError (each naming the path) when there is none."""
+    path = Path(path)
+    if path.is_dir():
+        return plan_directory(path).format
+    if not path.exists():
+        raise NoLogsFoundError("no such file or directory", file=str(path))
+    require_nonempty(path)
+    fmt = sniff_file(path)
+    if fmt is None:
+        raise _unknown(path)
+    return fmt

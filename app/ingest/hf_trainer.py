@@ -1,0 +1,112 @@
+"""Hugging Face `Trainer` state (`trainer_state.json`, also inside `checkpoint-N/` folders).
+
+`log_history` holds one object per log call: train entries (`loss`, `grad_norm`,
+`learning_rate`, TRL's `mean_token_accuracy`/`num_tokens`, ...), eval entries (`eval_loss`,
+`eval_<set>_loss` for several eval sets, `eval_runtime`, ...) at the same `step`, and a final
+summary entry (`train_runtime`, `train_loss` averaged over the whole run, ...) that is not a
+point of any curve and is left out. `epoch` is kept once per step (role `other`). NaN is
+serialised as a bare `NaN` and kept. The file is one JSON document, read whole (it holds one
+entry per log call, small next to the run it describes).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from app.ingest._builder import FrameBuilder, Warnings
+from app.ingest._jsonlines import parse_json
+from app.ingest._source import apply_run_name, default_run_name, head_text, require_nonempty
+from app.ingest._steps import integral_steps
+from app.ingest._values import json_cells
+from app.ingest.base import IngestResult
+from classifiers.errors import CorruptInputError, EmptyInputError, UnknownFormatError
+
+FORMAT = "hf_trainer"
+SUMMARY_KEYS = ("train_runtime", "train_samples_per_second", "train_steps_per_second")
+
+
+def sniff(path: Path) -> bool:
+    """A JSON document (not JSON lines) with a `log_history` key near its top (HF sorts keys,
+    so it follows a few scalars)."""
+    text = head_text(Path(path))
+    if not text:
+        return False
+    body = text.lstrip()
+    return body.startswith("{") and '"log_history"' in body
+
+
+def _load(path: Path) -> list:
+    try:
+        with open(path, "rb") as fh:
+            doc = parse_json(fh.read())
+    except json.JSONDecodeError as exc:
+        raise CorruptInputError(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno,
+                                byte=exc.pos) from None
+    except (ValueError, RecursionError) as exc:
+        raise CorruptInputError(f"not valid JSON: {exc}", file=str(path)) from None
+    if not isinstance(doc, dict) or "log_history" not in doc:
+        raise UnknownFormatError("not a trainer_state.json: no 'log_history' key",
+                                 file=str(path))
+    history = doc["log_history"]
+    if not isinstance(history, list):
+        raise CorruptInputError("'log_history' is not a list", file=str(path))
+    return history
+
+
+def is_summary(entry: dict) -> bool:
+    """The end-of-training summary entry: whole-run figures, not a point of a curve."""
+    return any(k in entry for k in SUMMARY_KEYS)
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    path = Path(path)
+    require_nonempty(path)
+    history = _load(path)
+    warns = Warnings(str(path))
+    entries = [e for e in history if isinstance(e, dict) and not is_summary(e)]
+    if len(entries) + sum(isinstance(e, dict) and is_summary(e) for e in history) < len(history):
+        warns.add("log_history items that are not objects were skipped")
+    if not entries:
+        raise EmptyInputError("log_history has no entries", file=str(path))
+    frame = pd.json_normalize(entries, sep="/")
+    n = len(frame)
+    if "step" in frame.columns:
+        cells = json_cells(frame["step"])
+        steps, ok = integral_steps(np.where(cells.keep, cells.values, np.nan))
+        if not ok.all():
+            warns.add(f"{int((~ok).sum())} log_history entries without a whole-number 'step' "
+                      "skipped")
+    else:
+        steps, ok = np.arange(n, dtype=np.int64), np.ones(n, bool)
+        warns.add("log_history entries have no 'step': the entry order is used")
+    columns = [c for c in frame.columns if c != "step"]
+    values = np.empty((n, len(columns)))
+    keep = np.empty((n, len(columns)), dtype=bool)
+    bad = 0
+    for j, col in enumerate(columns):
+        cells = json_cells(frame[col])
+        values[:, j], keep[:, j] = cells.values, cells.keep
+        bad += int((cells.bad & ok).sum())
+    keep &= ok[:, None]
+    if "epoch" in columns:  # every entry repeats it: one point per step is the series
+        j = columns.index("epoch")
+        logged = np.flatnonzero(keep[:, j])
+        keep[logged[pd.Series(steps[logged]).duplicated().to_numpy()], j] = False
+    if bad:
+        warns.add(f"{bad} non-numeric value(s) in log_history skipped")
+    builder = FrameBuilder()
+    run_code = builder.runs.code(default_run_name(path))
+    codes = np.array([builder.metrics.code(str(c)) for c in columns], dtype=np.int32)
+    rows, cols = np.nonzero(keep)
+    builder.add(run_code, codes[cols], steps[rows], values[rows, cols])
+    if builder.points == 0:
+        raise EmptyInputError("log_history has no numeric points", file=str(path))
+    frame = apply_run_name(builder.build(roles), run)
+    return IngestResult(frame, warns.finish(), format=FORMAT, files=[str(path)])

@@ -1,0 +1,206 @@
+"""JSON lines: one object per line, as nanoGPT-style loops, detectron2 (`metrics.json`, despite
+the name) and W&B's history files write them.
+
+Wide lines (`{"iter": 100, "train/loss": 2.1, "lr": 3e-4}`): the step key is the first of
+`step, global_step, _step, iter, iteration, epoch` present (none: the line order, with a
+warning); nested objects are flattened with `/`; a line without the step key takes the last
+step seen. Long lines (`{"metric": "loss", "step": 3, "value": 2.1}`, also `tag`/`key`/`name`
+for `metric`, optional `run`, `role`, `wall_time`) are one point each; that is also what
+`lossforensics convert --to jsonl` writes, so the normalised frame round-trips.
+
+`NaN`, `Infinity`, `-Infinity` tokens are values (kept); strings, booleans and lists are
+skipped and counted in one warning with the first line; a bad line is a warning with its line
+and byte offset; a cut last line (a live run) is a warning, not an error. Keys such as `time`,
+`data_time`, `eta_seconds` stay series with role `other`. `_timestamp`/`timestamp`/`wall_time`
+(seconds or milliseconds since the epoch) become the wall time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from app.ingest._builder import FrameBuilder, Warnings
+from app.ingest._jsonlines import RecordChunk, iter_records, parse_json
+from app.ingest._source import (
+    apply_run_name,
+    default_run_name,
+    first_line,
+    head_text,
+    require_nonempty,
+)
+from app.ingest._steps import choose_step_key, integral_steps
+from app.ingest._values import json_cells
+from app.ingest.base import IngestResult
+from classifiers.errors import EmptyInputError
+from classifiers.roles import ROLES
+
+FORMAT = "jsonl"
+_METRIC_KEYS = ("metric", "tag", "key", "name")
+_WALL_KEYS = ("_timestamp", "wall_time", "walltime", "timestamp")
+_DROPPED_PREFIXES = ("_wandb",)
+
+
+def sniff(path: Path) -> bool:
+    """The first non-blank line is a JSON object on its own (a cut long first line that opens
+    like one counts too)."""
+    text = head_text(Path(path))
+    if not text:
+        return False
+    line = first_line(text.lstrip()).strip()
+    if not line.startswith("{"):
+        return False
+    try:
+        return isinstance(parse_json(line), dict)
+    except (ValueError, RecursionError):
+        return len(line) > 1000 and line.startswith('{"') and "\n" not in text.lstrip()
+
+
+def _wall_seconds(values: np.ndarray) -> np.ndarray:
+    """Seconds since the epoch from seconds or milliseconds; NaN for anything else."""
+    return np.where(values > 1e11, values / 1000.0, np.where(values > 1e8, values, np.nan))
+
+
+class _State:
+    """What carries from one chunk to the next: the layout, the step key, the last step."""
+
+    def __init__(self, path: Path, run: str) -> None:
+        self.path = path
+        self.warns = Warnings(str(path))
+        self.builder = FrameBuilder()
+        self.run_code = self.builder.runs.code(run)
+        self.long: bool | None = None
+        self.step_key: str | None = None
+        self.wall_key: str | None = None
+        self.records = 0
+        self.last_step: int | None = None
+        self.defaults: dict[str, str] = {}
+        self.bad = 0
+        self.first_bad: tuple[int, str] | None = None
+        self.carried = 0
+
+    def note_bad(self, mask: np.ndarray, lines: np.ndarray, key: str) -> None:
+        if mask.any():
+            self.bad += int(mask.sum())
+            line = int(lines[np.flatnonzero(mask)[0]])
+            if self.first_bad is None or line < self.first_bad[0]:
+                self.first_bad = (line, key)
+
+    def steps(self, col: pd.Series | None, lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Steps for a chunk; a record without one takes the last step seen."""
+        n = len(lines)
+        if col is None:
+            return np.arange(self.records, self.records + n, dtype=np.int64), np.ones(n, bool)
+        cells = json_cells(col)
+        steps, ok = integral_steps(np.where(cells.keep, cells.values, np.nan))
+        absent = ~cells.keep & ~cells.bad
+        if absent.any():
+            s = pd.Series(np.where(ok, steps, np.nan)).ffill()
+            if self.last_step is not None:
+                s = s.fillna(self.last_step)
+            fill = absent & s.notna().to_numpy()
+            steps = np.where(fill, s.fillna(0).to_numpy().astype(np.int64), steps)
+            ok |= fill
+            self.carried += int(fill.sum())
+        self.note_bad(~ok & ~absent, lines, self.step_key or "step")
+        if ok.any():
+            self.last_step = int(steps[np.flatnonzero(ok)[-1]])
+        return steps, ok
+
+
+def _wide(state: _State, chunk: RecordChunk) -> None:
+    frame = pd.json_normalize(chunk.records, sep="/")
+    lines = np.asarray(chunk.lines)
+    if state.step_key is None and state.records == 0:
+        state.step_key = choose_step_key(list(frame.columns))
+        state.wall_key = next((k for k in _WALL_KEYS if k in frame.columns), None)
+        if state.step_key is None:
+            state.warns.add("no step key (step, global_step, _step, iter, iteration, epoch): "
+                            "the line order is used as the step")
+    step_col = frame[state.step_key] if state.step_key in frame.columns else (
+        None if state.step_key is None else pd.Series([None] * len(frame), dtype=object))
+    steps, ok = state.steps(step_col, lines)
+    wall = None
+    if state.wall_key in frame.columns:
+        w = json_cells(frame[state.wall_key])
+        wall = _wall_seconds(np.where(w.keep, w.values, np.nan))
+    skip = {state.step_key, state.wall_key}
+    columns = [c for c in frame.columns
+               if c not in skip and not str(c).startswith(_DROPPED_PREFIXES)]
+    n = len(frame)
+    values = np.empty((n, len(columns)))
+    keep = np.empty((n, len(columns)), dtype=bool)
+    for j, col in enumerate(columns):
+        cells = json_cells(frame[col])
+        values[:, j], keep[:, j] = cells.values, cells.keep
+        state.note_bad(cells.bad & ok, lines, str(col))
+    keep &= ok[:, None]
+    rows, cols = np.nonzero(keep)
+    codes = np.array([state.builder.metrics.code(str(c)) for c in columns], dtype=np.int32)
+    state.builder.add(state.run_code, codes[cols], steps[rows], values[rows, cols],
+                      None if wall is None else wall[rows])
+
+
+def _long(state: _State, chunk: RecordChunk) -> None:
+    frame = pd.DataFrame.from_records(chunk.records)
+    lines = np.asarray(chunk.lines)
+    key = next(k for k in _METRIC_KEYS if k in frame.columns)
+    names = frame[key]
+    named = names.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+    state.note_bad(~named, lines, key)
+    if state.step_key is None and state.records == 0:
+        state.step_key = choose_step_key([c for c in frame.columns if c != key])
+    steps, ok = state.steps(frame[state.step_key] if state.step_key in frame.columns else None,
+                            lines)
+    cells = json_cells(frame["value"]) if "value" in frame.columns else None
+    keep = named & ok & (cells.keep if cells is not None else False)
+    if cells is not None:
+        state.note_bad(cells.bad & named & ok, lines, "value")
+    run_codes: np.ndarray | int = state.run_code
+    if "run" in frame.columns:
+        runs = frame["run"].where(frame["run"].map(lambda v: isinstance(v, str)), None)
+        run_codes = np.array([state.run_code if r is None else state.builder.runs.code(r)
+                              for r in runs], dtype=np.int32)[keep]
+    if "role" in frame.columns:
+        for metric, role in zip(names[keep], frame["role"][keep], strict=True):
+            if isinstance(role, str) and role in ROLES:
+                state.defaults.setdefault(metric, role)
+    wall = None
+    wall_key = next((k for k in ("wall_time", "_timestamp", "timestamp") if k in frame), None)
+    if wall_key:
+        w = json_cells(frame[wall_key])
+        wall = _wall_seconds(np.where(w.keep, w.values, np.nan))[keep]
+    codes = state.builder.metrics.codes(names[keep].astype(str))
+    values = cells.values[keep] if cells is not None else np.empty(0)
+    state.builder.add(run_codes, codes, steps[keep], values, wall)
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    path = Path(path)
+    require_nonempty(path)
+    state = _State(path, default_run_name(path))
+    for chunk in iter_records(path, state.warns):
+        if state.long is None:
+            first = chunk.records[0]
+            state.long = "value" in first and any(
+                isinstance(first.get(k), str) for k in _METRIC_KEYS)
+        (_long if state.long else _wide)(state, chunk)
+        state.records += len(chunk.records)
+    if state.carried:
+        state.warns.add(f"{state.carried} line(s) without {state.step_key!r} took the step "
+                        "of the line before")
+    if state.bad and state.first_bad:
+        line, key = state.first_bad
+        state.warns.add(f"{state.bad} non-numeric value(s) skipped (first: key {key!r})",
+                        line=line)
+    if state.builder.points == 0:
+        raise EmptyInputError(f"no numeric points in {state.records} JSON object(s)",
+                              file=str(path))
+    frame = state.builder.build(roles, default_roles=state.defaults)
+    return IngestResult(apply_run_name(frame, run), state.warns.finish(), format=FORMAT,
+                        files=[str(path)])

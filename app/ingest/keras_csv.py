@@ -1,0 +1,51 @@
+"""Keras `CSVLogger` files (often named `training.log`): one row per epoch, `epoch` first
+(0-based), then the logs dict's keys sorted; `NA` where a key was missing that epoch.
+
+Handled: old Keras names (`acc`, `val_acc`), CRLF line endings, the `separator` option (`,`,
+`;`, tab), 17-digit float reprs, `nan`/`inf` values (kept), non-scalar cells written as
+`"[1 2]"` (skipped, counted in one warning). Steps are the epoch indices as logged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from app.ingest._csv import CsvHeader, is_long_form, sniff_header
+from app.ingest._source import default_run_name, require_nonempty
+from app.ingest._table import read_step_table
+from app.ingest.base import IngestResult, ReadWarning
+from classifiers.errors import UnknownFormatError
+
+FORMAT = "keras_csv"
+
+
+def _is_keras(header: CsvHeader) -> bool:
+    names = header.stripped
+    low = {n.lower() for n in names}
+    return (names[0] == "epoch" and not header.padded and "step" not in low
+            and not is_long_form(names) and not any("/" in n or " - " in n for n in names))
+
+
+def sniff(path: Path) -> bool:
+    """A delimited header whose first column is exactly `epoch` (CSVLogger's layout)."""
+    header = sniff_header(Path(path))
+    return header is not None and _is_keras(header)
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    path = Path(path)
+    require_nonempty(path)
+    header = sniff_header(path)
+    if header is None or "epoch" not in header.stripped:
+        raise UnknownFormatError("not a Keras CSVLogger file: no delimited header with an "
+                                 "'epoch' column on line 1", file=str(path), line=1)
+    result = read_step_table(
+        path, header, fmt=FORMAT, run=run or default_run_name(path),
+        step_col=header.stripped.index("epoch"), roles=roles, na_values=("", "NA"),
+    )
+    result.warnings.insert(0, ReadWarning("steps are epoch indices (0-based, as Keras logs "
+                                          "them)", str(path)))
+    return result
