@@ -13,10 +13,11 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from app.api.deps import ProjectDep, StoreDep
 from app.api.schemas import SeriesOut, problem_responses
 from classifiers.errors import NotFoundError
+from classifiers.frame import COLUMNS
 
 router = APIRouter(prefix="/runs", tags=["runs"])
 
-CSV_COLUMNS = ["metric", "role", "step", "value", "wall_time", "seq"]
+CSV_COLUMNS = list(COLUMNS)  # the normalised frame, so a client rebuilds it as is
 CSV_SLICE = 100_000
 
 
