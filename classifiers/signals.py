@@ -213,8 +213,11 @@ def trend(x: np.ndarray, y: np.ndarray, max_points: int = 300) -> Trend:
     """Robust monotone trend: Theil-Sen + Mann-Kendall on at most `max_points` bucket medians."""
     x, y = bucket(np.asarray(x, np.float64), np.asarray(y, np.float64), max_points, "median")
     n = len(y)
-    if n < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+    if n < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return Trend(0.0, 0.0, 0.0, 0.0, 1.0, n)
+    if n == 2:  # one pair: its slope, and no significance to speak of
+        slope = float((y[1] - y[0]) / (x[1] - x[0]))
+        return Trend(slope, slope, slope, float(np.sign(slope)), 1.0, n)
     slope, _, low, high = stats.theilslopes(y, x)
     tau, p = stats.kendalltau(x, y)
     return Trend(float(slope), float(low), float(high), float(np.nan_to_num(tau)),

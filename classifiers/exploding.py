@@ -1,0 +1,98 @@
+"""exploding: the training loss climbs far above its best and stays there.
+
+Symptom: after reaching its minimum the loss rises a long way and does not come back (often
+ending in NaN); the gradient norm grows or jumps with it.
+Signal: the smoothed training loss (bucket medians + rolling median): its minimum, the level of
+its last 10% of points, the head level; the largest single jump after the minimum; the gradient
+norm's late median over its median before the minimum, when logged.
+Rule: the end level is above the minimum by at least 30% (ln ratio >= 0.26; half that when the
+loss ends non-finite) for positive losses, and by at least a quarter of the initial drop; for
+losses that can be negative or zero, the rise must reach half of the curve's robust range.
+The rise must also clear the point-to-point noise 4x, and the minimum must not be at the end.
+Confidence: 0.6 + 0.3 x min(1, ln(end/min) / ln 3) (or the rise in ranges), + 0.1 when the
+gradient norm grew 3x or the loss ended non-finite.
+Known false positives: a deliberate schedule that raises the loss (curriculum to harder data,
+a new task phase) or a metric that is not a loss; a run resumed from an older checkpoint (the
+resume_discontinuity label explains that better).
+Evidence: min_step, min_level, end_level, rise_log, rise_ratio, sudden, early,
+ends_nonfinite, grad_norm_growth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from classifiers import signals
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.run import RunSeries
+
+
+class Exploding(Classifier):
+    label = "exploding"
+    needs = frozenset({"train_loss"})
+    min_points = 5
+
+    def __init__(self, *, min_rise_log: float = 0.26, min_drop_share: float = 0.25,
+                 min_range_share: float = 0.5) -> None:
+        self.min_rise_log = min_rise_log
+        self.min_drop_share = min_drop_share
+        self.min_range_share = min_range_share
+
+    def measure(self, run: RunSeries) -> dict | None:
+        curve = run.curve("train_loss")
+        x, y = signals.finite_points(curve.steps, curve.values)
+        if len(y) < self.min_points:
+            return None
+        xs, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
+        i_min = int(np.argmin(level))
+        low = float(level[i_min])
+        end = signals.tail_level(level, 0.1, min_points=2)
+        head = signals.head_level(level, 0.05)
+        ev = {
+            "min_step": int(xs[i_min]), "min_level": low, "end_level": end, "head_level": head,
+            "min_fraction": float((xs[i_min] - xs[0]) / max(np.ptp(xs), 1e-12)),
+            "ends_nonfinite": bool(len(curve) and not np.isfinite(curve.values[-1])),
+            "rise_log": signals.log_ratio(low, end),
+            "rise_ratio": (end - low) / signals.scale(level),
+            "noise": signals.noise_level(y),
+        }
+        ev["early"] = ev["min_fraction"] <= 0.05
+        after = level[i_min:]
+        jumps = np.diff(after)
+        ev["sudden"] = bool(len(jumps) and jumps.max() >= 0.5 * max(end - low, 1e-300))
+        grad = run.curve("grad_norm")
+        if grad is not None:
+            gx, gy = signals.finite_points(grad.steps, grad.values)
+            early_g, late_g = gy[gx <= ev["min_step"]], gy[gx >= xs[-1] - 0.1 * np.ptp(xs)]
+            if len(early_g) and len(late_g) and np.median(early_g) > 0:
+                ev["grad_norm_growth"] = float(np.median(late_g) / np.median(early_g))
+        return ev
+
+    def exploded(self, ev: dict) -> bool:
+        rise = ev["end_level"] - ev["min_level"]
+        if ev["min_fraction"] >= 0.9 or rise <= 4 * ev["noise"]:
+            return False
+        if ev["rise_log"] is not None:
+            need = self.min_rise_log * (0.5 if ev["ends_nonfinite"] else 1.0)
+            drop = max(ev["head_level"] - ev["min_level"], 0.0)
+            return ev["rise_log"] >= need and rise >= self.min_drop_share * drop
+        return ev["rise_ratio"] >= self.min_range_share
+
+    def judge(self, ev: dict, last_step: int) -> Finding:
+        size = (ev["rise_log"] / np.log(3.0)) if ev["rise_log"] is not None else ev["rise_ratio"]
+        boost = ev.get("grad_norm_growth", 0.0) >= 3.0 or ev["ends_nonfinite"]
+        confidence = min(0.99, 0.6 + 0.3 * min(1.0, size) + 0.1 * boost)
+        factor = (f"{np.exp(ev['rise_log']):.1f}x" if ev["rise_log"] is not None
+                  else f"by {ev['end_level'] - ev['min_level']:.3g}")
+        summary = (f"Training loss rose {factor} from its best ({ev['min_level']:.4g} at step "
+                   f"{ev['min_step']}) to {ev['end_level']:.4g} and did not come back"
+                   + (", ending non-finite." if ev["ends_nonfinite"] else "."))
+        return Finding(self.label, float(confidence), Span(ev["min_step"], last_step), ev,
+                       summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        ev = self.measure(run)
+        if ev is None or not self.exploded(ev):
+            return None
+        return self.judge(ev, int(run.curve("train_loss").steps[-1]))

@@ -1,0 +1,97 @@
+"""loss_spikes: short upward spikes in the loss that recover.
+
+Symptom: the training (or validation) loss jumps well above its recent level for a few points
+and comes back down.
+Signal: signals.find_spikes on each loss curve: a point (or a block maximum on long series)
+above the median of the preceding window by many noise sigmas; an excursion counts when it came
+back to within half its height. Spike spacing tells a periodic pattern from random batches.
+Rule: at least one recovered excursion that is large in absolute terms: for positive losses at
+least 50% above the level before it (ln ratio >= 0.4), otherwise at least 30% of the curve's
+robust range; and at least 6 noise sigmas. Evenly spaced spikes (>= 3, spacing varying < 10%)
+from a running-mean metric (Keras `batch_*`) are the per-epoch reset of that mean, not spikes.
+Confidence: 0.55 + 0.1 per spike beyond the first (up to +0.3) + 0.1 when the largest is more
+than twice its level; validation-only spikes score 0.1 lower (one bad eval is weaker evidence).
+Known false positives: a logger's running mean resetting each epoch; a deliberate
+learning-rate restart (SGDR), whose loss bumps recover; evaluation on a changing subset.
+Evidence: series, count, spike_steps (first 20), max_rise_ratio, max_z, periodic.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from classifiers import signals
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.run import Curve, RunSeries
+
+_RUNNING_MEAN = re.compile(r"(^|/)batch_")
+
+
+class LossSpikes(Classifier):
+    label = "loss_spikes"
+    needs = frozenset({"train_loss"})
+    min_points = 8
+
+    def __init__(self, *, z_min: float = 6.0, min_rise_log: float = 0.4,
+                 min_range_share: float = 0.3) -> None:
+        self.z_min = z_min
+        self.min_rise_log = min_rise_log
+        self.min_range_share = min_range_share
+
+    def measure_curve(self, curve: Curve) -> dict | None:
+        """The recovered, large excursions of one curve; None when there are none."""
+        x, y = signals.finite_points(curve.steps, curve.values)
+        if len(y) < self.min_points:
+            return None
+        sp = signals.find_spikes(y, z_min=self.z_min)
+        if not len(sp):
+            return None
+        peak = sp.before + sp.heights
+        if signals.all_positive(y):
+            rise = np.log(np.maximum(peak, 1e-300) / np.maximum(sp.before, 1e-300))
+            big = rise >= self.min_rise_log
+        else:
+            rise = sp.heights / signals.scale(signals.smooth(x, y)[1])
+            big = rise >= self.min_range_share
+        keep = big & sp.recovered
+        if not keep.any():
+            return None
+        idx = sp.indices[keep]
+        gaps = np.diff(x[idx])
+        periodic = bool(len(idx) >= 3 and gaps.mean() > 0 and gaps.std() < 0.1 * gaps.mean())
+        return {
+            "metric": curve.metric, "count": int(keep.sum()),
+            "spike_steps": [int(s) for s in x[idx][:20]],
+            "max_rise_ratio": float(np.exp(rise[keep].max()) - 1 if signals.all_positive(y)
+                                    else rise[keep].max()),
+            "max_z": float(sp.z[keep].max()), "periodic": periodic,
+            "first_step": int(x[idx[0]]), "last_step": int(x[idx[-1]]),
+        }
+
+    def measure(self, run: RunSeries) -> dict | None:
+        found = []
+        for series, role in (("train", "train_loss"), ("val", "val_loss")):
+            curve = run.curve(role)
+            ev = self.measure_curve(curve) if curve is not None else None
+            if ev is None or (ev["periodic"] and _RUNNING_MEAN.search(curve.metric.lower())):
+                continue
+            found.append({"series": series, **ev})
+        if not found:
+            return None
+        return max(found, key=lambda e: (e["count"] * e["max_rise_ratio"], e["series"] == "train"))
+
+    def judge(self, ev: dict) -> Finding:
+        confidence = (0.55 + min(0.3, 0.1 * (ev["count"] - 1)) + 0.1 * (ev["max_rise_ratio"] > 1)
+                      - 0.1 * (ev["series"] == "val"))
+        summary = (f"{ev['count']} spike(s) in the {ev['series']} loss ({ev['metric']}) that "
+                   f"recovered; the largest rose {ev['max_rise_ratio']:.0%} above the level "
+                   "before it" + (", evenly spaced." if ev["periodic"] else "."))
+        return Finding(self.label, float(min(confidence, 0.95)),
+                       Span(ev["first_step"], ev["last_step"]), ev, summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        ev = self.measure(run)
+        return None if ev is None else self.judge(ev)

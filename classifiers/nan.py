@@ -1,0 +1,111 @@
+"""nan: the loss (or the gradient norm) became NaN or infinite.
+
+Symptom: a non-finite value in the training loss, the validation loss or the gradient norm.
+Signal: the step-sorted curves' non-finite points (readers keep NaN and inf as logged), plus
+what happened just before the first one: the gradient norm's jump over its earlier median and
+the loss's rise over its earlier range.
+Rule: any non-finite loss value is a finding. A non-finite gradient norm with finite losses
+counts only when it persists (at least 3 points or 5% of them): mixed-precision loss scalers
+skip the odd step with an inf gradient by design.
+Confidence: 0.99 when the loss stays non-finite to the end, 0.9 when several points are
+non-finite but training carried on, 0.8 for one isolated point, 0.6 for gradient norm only.
+Evidence: early (within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm /
+loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sample).
+Known false positives: a logger that writes NaN for "not computed" (e.g. an eval loss before
+the first eval); a deliberately skipped fp16 step that also logs an inf loss.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from classifiers import signals
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.run import Curve, RunSeries
+
+
+def _nonfinite(curve: Curve | None) -> np.ndarray:
+    """Indices of the curve's non-finite values (empty when there is no curve)."""
+    if curve is None or len(curve) == 0:
+        return np.array([], dtype=np.int64)
+    return np.flatnonzero(~np.isfinite(curve.values))
+
+
+class NaN(Classifier):
+    label = "nan"
+    needs = frozenset({"train_loss"})
+    min_points = 1
+
+    def __init__(self, *, early_fraction: float = 0.02, persist_points: int = 3,
+                 persist_fraction: float = 0.05) -> None:
+        self.early_fraction = early_fraction
+        self.persist_points = persist_points
+        self.persist_fraction = persist_fraction
+
+    def measure(self, run: RunSeries) -> dict | None:
+        """Where the first non-finite value is and what led up to it; None if all finite."""
+        losses = [run.curve("train_loss"), run.curve("val_loss")]
+        hits = [(c, _nonfinite(c)) for c in losses if c is not None]
+        hits = [(c, bad) for c, bad in hits if len(bad)]
+        grad = run.curve("grad_norm")
+        grad_bad = _nonfinite(grad)
+        if not hits:
+            if grad is None or len(grad_bad) < max(self.persist_points,
+                                                   self.persist_fraction * len(grad)):
+                return None
+            hits, from_grad = [(grad, grad_bad)], True
+        else:
+            from_grad = False
+        curve, bad = min(hits, key=lambda h: h[0].steps[h[1][0]])
+        first, n = int(bad[0]), len(curve)
+        step = int(curve.steps[first])
+        span = max(int(curve.steps[-1] - curve.steps[0]), 1)
+        ev = {
+            "series": curve.metric, "grad_norm_only": from_grad,
+            "first_nonfinite_step": step, "last_nonfinite_step": int(curve.steps[bad[-1]]),
+            "first_nonfinite_fraction": (step - int(curve.steps[0])) / span,
+            "nonfinite_count": len(bad), "nonfinite_fraction": len(bad) / n,
+            "kind": "nan" if np.isnan(curve.values[first]) else "inf",
+            "recovered": bool(np.isfinite(curve.values[-1])),
+            "early": first < max(3, self.early_fraction * n),
+        }
+        before = curve.values[:first]
+        before = before[np.isfinite(before)]
+        if len(before) >= 3:
+            k = max(1, min(5, len(before) // 10))
+            rise = np.max(before[-k:]) - np.min(before)
+            ev["loss_rise_before"] = rise / signals.scale(before)
+        if grad is not None and not from_grad:
+            ev.update(self._grad_before(grad, step))
+        return ev
+
+    @staticmethod
+    def _grad_before(grad: Curve, step: int) -> dict:
+        """How the gradient norm behaved just before `step`: last few points vs earlier median."""
+        keep = (grad.steps <= step) & np.isfinite(grad.values)
+        g = grad.values[keep]
+        if len(g) < 4:
+            return {}
+        k = max(1, min(5, len(g) // 10))
+        base = float(np.median(g[:-k]))
+        jump = float(np.max(g[-k:]) / base) if base > 0 else float("inf")
+        return {"grad_norm_jump": jump, "grad_norm_calm": bool(jump < 2.0)}
+
+    def judge(self, ev: dict) -> Finding:
+        if ev["grad_norm_only"]:
+            confidence = 0.6
+        elif not ev["recovered"]:
+            confidence = 0.99
+        else:
+            confidence = 0.9 if ev["nonfinite_count"] > 1 else 0.8
+        where = "at the very start" if ev["early"] else f"at step {ev['first_nonfinite_step']}"
+        tail = "and stayed non-finite" if not ev["recovered"] else "then recovered"
+        summary = (f"{ev['series']} became {ev['kind'].upper()} {where} "
+                   f"({ev['nonfinite_count']} non-finite point(s)) {tail}.")
+        return Finding(self.label, confidence,
+                       Span(ev["first_nonfinite_step"], ev["last_nonfinite_step"]), ev, summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        ev = self.measure(run)
+        return None if ev is None else self.judge(ev)

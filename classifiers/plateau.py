@@ -1,0 +1,111 @@
+"""plateau: training stopped making real progress, from step 1 or after an early drop.
+
+Symptom: a training loss that is flat from the start, or that fell early and then stayed flat
+for a large part of the run.
+Signal: the smoothed training loss (bucket medians + rolling median), in log scale when every
+value is positive (losses heading to zero keep improving by factors, not by amounts). For the
+last 40%, 50%, ... 80% of the run, the improvement over that tail is compared with the whole
+run's improvement and with the rate just before it (Theil-Sen slopes on both windows).
+Rule: `flat_from_start` when the whole run moved less than the point-to-point noise and under
+3% (log scale); `stuck_after_drop` when some tail of at least 40% of the run delivered under 5%
+of the total improvement AND improved at under 15% of the rate of the window before it. A
+power law or exponential decay slows down gradually (rate ratios of 0.2-0.5 between adjacent
+windows) and is not a plateau; a knee followed by a flat line is.
+Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
+tail is not trending down at all (Kendall's tau >= -0.2).
+Known false positives: a run that simply converged early and was left running (the domain
+calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
+Evidence: kind, stall_step, stuck_fraction, tail_improvement, rate_ratio, lr_final_ratio.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from classifiers import signals
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.run import RunSeries
+
+_TAILS = (0.8, 0.7, 0.6, 0.5, 0.4)
+
+
+class Plateau(Classifier):
+    label = "plateau"
+    needs = frozenset({"train_loss"})
+    min_points = 5
+
+    def __init__(self, *, min_stuck: float = 0.4, tail_share: float = 0.08,
+                 rate_ratio: float = 0.07, flat_log: float = 0.03,
+                 converged_log: float = 3.0) -> None:
+        self.min_stuck = min_stuck
+        self.tail_share = tail_share
+        self.rate_ratio = rate_ratio
+        self.flat_log = flat_log
+        self.converged_log = converged_log
+
+    def measure(self, run: RunSeries) -> dict | None:
+        curve = run.curve("train_loss")
+        x, y = signals.finite_points(curve.steps, curve.values)
+        if len(y) < self.min_points or np.ptp(x) == 0:
+            return None
+        xs, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
+        t = signals.safe_log(level)
+        head, end = signals.head_level(t, 0.05), signals.tail_level(t, 0.05)
+        total = head - end
+        noise = signals.noise_level(signals.safe_log(y)) if signals.all_positive(y) \
+            else signals.noise_level(y)
+        ev: dict = {"points": len(y), "total_improvement": total, "log_scale":
+                    signals.all_positive(y), "noise": noise}
+        lr = run.curve("lr")
+        if lr is not None and np.isfinite(lr.values).any() and np.nanmax(lr.values) > 0:
+            lr_v = lr.values[np.isfinite(lr.values)]
+            ev["lr_final_ratio"] = float(lr_v[-1] / np.max(lr_v))
+        if abs(total) <= max(noise, 1e-12) and (not ev["log_scale"] or abs(total) < self.flat_log):
+            ev.update(kind="flat_from_start", stuck_fraction=1.0, stall_step=int(x[0]),
+                      tail_improvement=0.0, rate_ratio=0.0,
+                      tail_tau=signals.trend(xs, t).tau)
+            return ev
+        if total <= 0:
+            return None  # the loss ended higher than it started: exploding's business
+        if ev["log_scale"] and total >= self.converged_log:
+            return None  # fell by a factor of 20 or more: a flat tail there is the floor
+        best = signals.best_so_far(t)
+        for frac in _TAILS:  # longest stuck tail first; five windows, not a per-point loop
+            cut = x[0] + (1 - frac) * np.ptp(x)
+            i_cut = int(np.searchsorted(xs, cut))
+            j = min(int(np.searchsorted(xs, cut - frac * np.ptp(x) / 2)), i_cut - 2)
+            if j < 0 or len(xs) - i_cut < 2:
+                continue
+            tail_trend = signals.trend(xs[i_cut:], t[i_cut:])
+            # progress in the tail: along its trend, or as new best values (spikes hide trends)
+            gained = max(-tail_trend.change(xs[i_cut], xs[-1]), best[i_cut] - best[-1])
+            rate_before = -signals.trend(xs[j:i_cut], t[j:i_cut]).slope
+            ratio = -tail_trend.slope / rate_before if rate_before > 0 else np.inf
+            small = gained <= self.tail_share * total or (ev["log_scale"] and gained < 0.01)
+            if small and ratio <= self.rate_ratio:
+                barely = ev["log_scale"] and total < 2 * self.flat_log
+                ev.update(kind="flat_from_start" if barely else "stuck_after_drop",
+                          stuck_fraction=frac,
+                          stall_step=int(xs[i_cut]), tail_improvement=gained / total,
+                          rate_ratio=float(ratio), tail_tau=tail_trend.tau)
+                return ev
+        return None
+
+    def judge(self, ev: dict, last_step: int) -> Finding:
+        extra = (ev["stuck_fraction"] - self.min_stuck) / (1 - self.min_stuck)
+        confidence = 0.55 + 0.35 * extra + 0.1 * (ev["tail_tau"] >= -0.2)
+        if ev["kind"] == "flat_from_start":
+            summary = "Training loss never moved beyond its noise: flat from the first step."
+        else:
+            summary = (f"Training loss stopped improving at about step {ev['stall_step']}: the "
+                       f"last {ev['stuck_fraction']:.0%} of the run gained "
+                       f"{max(ev['tail_improvement'], 0):.1%} of the total improvement.")
+        return Finding(self.label, float(min(confidence, 0.99)),
+                       Span(ev["stall_step"], last_step), ev, summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        ev = self.measure(run)
+        if ev is None or ev["stuck_fraction"] < self.min_stuck:
+            return None
+        return self.judge(ev, int(run.curve("train_loss").steps[-1]))
