@@ -13,7 +13,7 @@ import typer
 
 from classifiers.errors import LossForensicsError
 
-COMMANDS: tuple[str, ...] = ("serve", "rediagnose")
+COMMANDS: tuple[str, ...] = ("serve", "rediagnose", "convert", "audit")
 
 cli = typer.Typer(
     name="lossforensics",
