@@ -1,0 +1,115 @@
+"""metric_mismatch: the validation loss improves but the validation metric does not (or the
+metric improves while the loss stays flat).
+
+Symptom: the two numbers meant to agree tell different stories: a metric bug (argmax on the
+wrong axis, labels misaligned, a metric computed on the train split), calibration drift, label
+smoothing or class imbalance.
+Signal read: the primary val loss and the val score that best pairs with it (longest shared
+name prefix: `eval_g3_accuracy` with `eval_g3_loss`), the score taken over the stretch leading
+to each evaluation. The score's direction comes from its name (accuracy, f1, bleu, map: higher
+is better; wer, cer, mae, perplexity, error: lower is better), else from the sign of its rank
+correlation with the loss (then only a flat partner can be detected). Each series is reduced to
+its head and tail levels (first and last 20% of the evaluations) and its detrended noise.
+Rule: 'loss_improves': the loss improved by `min_z` sigmas and `min_rel` of its level while the
+metric did not improve by even one sigma. 'metric_improves': the metric improved by `min_z`
+sigmas while the loss moved by less than one sigma or `flat_rel` of its level. A loss that
+rises while the metric improves is left to overfit (over-confident predictions raise the loss
+while accuracy holds: expected, not a mismatch).
+Confidence: 0.5 at the thresholds, rising with the improving side's sigmas, capped at 0.9.
+Evidence: direction ('loss_improves' | 'metric_improves'), score_metric, score_direction
+('higher' | 'lower'), direction_source ('name' | 'correlation'), loss_gain_z, loss_gain_rel,
+metric_gain_z, correlation (Spearman, loss vs score).
+Known false positives: a saturated metric (accuracy already at 100%) while the loss still falls;
+a metric on a different eval subset than the loss.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from scipy import stats
+
+from classifiers._align import closest_name, detrended_noise, finite_curve, floor, levels_at
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.run import RunSeries
+from classifiers.signals import TINY, head_level, scale, tail_level
+
+_HIGHER = {"acc", "accuracy", "f1", "auc", "auroc", "map", "map50", "bleu", "sacrebleu", "rouge",
+           "rouge1", "rouge2", "rougel", "rougelsum", "iou", "miou", "dice", "precision",
+           "recall", "top1", "top5", "r2", "mrr", "ndcg", "exact", "em", "score", "correct",
+           "meteor", "chrf", "kappa", "mcc", "spearman", "pearson"}
+_LOWER = {"wer", "cer", "ter", "mae", "rmse", "mse", "mape", "perplexity", "ppl", "error", "err",
+          "nll", "bpc", "bpb", "fid", "eer", "distance"}
+
+
+def name_direction(metric: str) -> int:
+    """+1 when higher is better, -1 when lower is better, 0 when the name does not say."""
+    tokens = set(re.split(r"[^a-z0-9]+", metric.lower()))
+    return -1 if tokens & _LOWER else (1 if tokens & _HIGHER else 0)
+
+
+class MetricMismatch(Classifier):
+    label = "metric_mismatch"
+    needs = frozenset({"val_loss", "val_score"})
+    min_points = 5
+
+    def __init__(self, *, min_z: float = 4.0, min_rel: float = 0.1,
+                 flat_rel: float = 0.02) -> None:
+        self.min_z = min_z
+        self.min_rel = min_rel
+        self.flat_rel = flat_rel
+
+    def measure(self, run: RunSeries) -> dict | None:
+        loss_name = run.primary("val_loss")
+        score_name = closest_name(run.metrics("val_score"), loss_name or "")
+        vx, vy = finite_curve(run, "val_loss", max_points=2000)
+        sx, sy = finite_curve(run, "val_score", score_name, max_points=2000)
+        score = levels_at(sx, sy, vx)
+        ok = np.isfinite(score)
+        if ok.sum() < self.min_points:
+            return None
+        vx, vy, score = vx[ok], vy[ok], score[ok]
+        rho = stats.spearmanr(vy, score).statistic if np.ptp(vy) and np.ptp(score) else 0.0
+        rho = float(np.nan_to_num(rho))
+        sign, source = name_direction(score_name), "name"
+        if sign == 0:
+            sign, source = (1 if rho <= 0 else -1), "correlation"
+        good = sign * score
+        l_head, l_tail = head_level(vy, 0.2), tail_level(vy, 0.2)
+        g_head, g_tail = head_level(good, 0.2), tail_level(good, 0.2)
+        return {
+            "loss_metric": loss_name, "score_metric": score_name,
+            "score_direction": "higher" if sign > 0 else "lower", "direction_source": source,
+            "start_step": int(vx[0]), "end_step": int(vx[-1]),
+            "loss_gain_z": (l_head - l_tail) / floor(detrended_noise(vy), scale(vy)),
+            "loss_gain_rel": (l_head - l_tail) / max(abs(l_head), abs(l_tail), TINY),
+            "metric_gain_z": (g_tail - g_head) / floor(detrended_noise(good), scale(good)),
+            "loss_head": l_head, "loss_tail": l_tail, "score_head": sign * g_head,
+            "score_tail": sign * g_tail, "correlation": rho,
+        }
+
+    def judge(self, m: dict) -> Finding | None:
+        loss_better = m["loss_gain_z"] >= self.min_z and m["loss_gain_rel"] >= self.min_rel
+        loss_flat = abs(m["loss_gain_z"]) < 1.0 or abs(m["loss_gain_rel"]) < self.flat_rel
+        if loss_better and m["metric_gain_z"] < 1.0:
+            direction, z = "loss_improves", m["loss_gain_z"]
+        elif m["metric_gain_z"] >= self.min_z and loss_flat:
+            direction, z = "metric_improves", m["metric_gain_z"]
+        else:
+            return None
+        conf = 0.5 + 0.2 * np.log2(z / self.min_z)
+        summary = (f"Validation loss went {m['loss_head']:.4g} -> {m['loss_tail']:.4g} while "
+                   f"{m['score_metric']} went {m['score_head']:.4g} -> {m['score_tail']:.4g} "
+                   f"({m['score_direction']} is better): "
+                   + ("the loss improved, the metric did not." if direction == "loss_improves"
+                      else "the metric improved, the loss did not."))
+        evidence = {"direction": direction,
+                    **{k: v for k, v in m.items() if k not in ("start_step", "end_step")}}
+        return Finding(self.label, float(np.clip(conf, 0.5, 0.9)),
+                       Span(m["start_step"], m["end_step"]), evidence, summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        m = self.measure(run)
+        return None if m is None else self.judge(m)

@@ -1,0 +1,125 @@
+"""over_clipping: the gradient is clipped on most steps, so clipping rescales nearly every update.
+
+Symptom: the pre-clip gradient norm sits above the clip threshold on most steps (or the logged,
+post-clip norm is pinned at the threshold): the effective step size is set by the threshold,
+not by the LR schedule.
+Signal read: the clip threshold from a logged metric whose name says so (`max_grad_norm`,
+`clip_grad_norm`, `grad_clip`, `clip_threshold`, `gradient_clip_val`...; its median value).
+Without one, a threshold can only be inferred from the grad norm itself: when it is logged
+after clipping, every clipped step reads exactly the threshold, so the series shows one
+constant ceiling (its maximum, repeated to 0.1%) that no point exceeds. A continuous pre-clip
+norm has no such repeated maximum.
+Rule: the share of steps at or above the threshold (within 0.1%: pre-clip norms above it and
+post-clip norms pinned at it both count) is at least `min_fraction`. When no threshold is
+logged and no ceiling holds at least 5% of the points, the run is skipped: clipping cannot be
+judged from a norm that never touches a limit.
+Confidence: 0.5 at `min_fraction`, rising to 0.95 when every step is clipped; a ceiling
+inferred without a logged threshold scores 0.1 lower.
+Evidence: clip_fraction, clip_threshold, threshold_source ('metric' | 'ceiling'),
+grad_norm_median, median_ratio (median grad norm / threshold), grad_norm_metric.
+Known false positives: a grad norm that saturates for another reason (a logging cap, a
+constant placeholder); deliberate aggressive clipping (some RL and large-batch recipes clip on
+most steps by design).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from classifiers._align import finite_curve
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.roles import ROLES
+from classifiers.run import RunSeries
+
+_THRESHOLD = re.compile(r"max_?(grad_?)?norm|clip_?(grad_?)?(norm|thresh|val|value)|"
+                        r"grad(ient)?_?clip|clip_?threshold|clipping", re.IGNORECASE)
+_NOT_THRESHOLD = re.compile(r"frac|rate|ratio|coef|pct|percent|count|range|eps", re.IGNORECASE)
+_TOL = 1e-3
+
+
+def threshold_metric(run: RunSeries) -> str | None:
+    """The logged metric holding the clip threshold, if any: a name that says so, in any role,
+    whose values are constant to 1% (a threshold is a setting; a varying series named
+    `clip_grad_norm` is the norm that clip_grad_norm_ returned)."""
+    names = sorted({n for role in ROLES for n in run.metrics(role)})
+    for name in (n for n in names if _THRESHOLD.search(n) and not _NOT_THRESHOLD.search(n)):
+        _, t = finite_curve(run, "other", name)
+        if len(t) and np.median(t) > 0 and np.ptp(t) <= 0.01 * np.median(t):
+            return name
+    return None
+
+
+def grad_norm_metric(run: RunSeries, exclude: str | None) -> str | None:
+    """The gradient norm to judge: the role's first metric that is not the threshold."""
+    return next((n for n in run.metrics("grad_norm") if n != exclude), None)
+
+
+def ceiling_share(g: np.ndarray) -> float:
+    """Share of points within 0.1% of the maximum: a post-clip norm pinned at its threshold."""
+    top = float(np.max(g)) if len(g) else 0.0
+    return float(np.mean(g >= top * (1 - _TOL))) if top > 0 else 0.0
+
+
+class OverClipping(Classifier):
+    label = "over_clipping"
+    needs = frozenset({"grad_norm"})
+    min_points = 10
+
+    def __init__(self, *, min_fraction: float = 0.5) -> None:
+        self.min_fraction = min_fraction
+
+    def skip_reason(self, run: RunSeries) -> str | None:
+        reason = super().skip_reason(run)
+        if reason is not None or threshold_metric(run) is not None:
+            return reason
+        _, g = finite_curve(run, "grad_norm", grad_norm_metric(run, None))
+        if ceiling_share(g) < 0.05 or np.ptp(g) == 0:
+            return ("no clip threshold logged (e.g. max_grad_norm) and the gradient norm never "
+                    "sits at a ceiling, so clipping cannot be judged")
+        return None
+
+    def measure(self, run: RunSeries) -> dict | None:
+        thr_name = threshold_metric(run)
+        metric = grad_norm_metric(run, thr_name)
+        gx, g = finite_curve(run, "grad_norm", metric, max_points=10**9)
+        if metric is None or len(g) < self.min_points:
+            return None
+        if thr_name is not None:
+            _, t = finite_curve(run, "other", thr_name)
+            thr, source = (float(np.median(t)) if len(t) else float("nan")), "metric"
+        else:
+            thr, source = float(np.max(g)), "ceiling"
+        if not np.isfinite(thr) or thr <= 0:
+            return None
+        clipped = g >= thr * (1 - _TOL)
+        hits = np.flatnonzero(clipped)
+        return {
+            "grad_norm_metric": metric, "threshold_metric": thr_name,
+            "threshold_source": source, "clip_threshold": thr,
+            "clip_fraction": float(np.mean(clipped)),
+            "grad_norm_median": float(np.median(g)),
+            "median_ratio": float(np.median(g) / thr),
+            "first_step": int(gx[hits[0]]) if len(hits) else int(gx[0]),
+            "last_step": int(gx[hits[-1]]) if len(hits) else int(gx[-1]),
+        }
+
+    def judge(self, m: dict) -> Finding | None:
+        if m["clip_fraction"] < self.min_fraction:
+            return None
+        conf = 0.5 + 0.45 * (m["clip_fraction"] - self.min_fraction) / (1 - self.min_fraction)
+        conf -= 0.1 * (m["threshold_source"] == "ceiling")
+        where = ("the logged threshold" if m["threshold_source"] == "metric"
+                 else "a constant ceiling (the post-clip norm pinned at the threshold)")
+        summary = (f"The gradient norm was at or above {where} of {m['clip_threshold']:.4g} on "
+                   f"{100 * m['clip_fraction']:.0f}% of steps (median norm "
+                   f"{m['grad_norm_median']:.4g}).")
+        evidence = {k: v for k, v in m.items() if k not in ("first_step", "last_step")}
+        return Finding(self.label, float(min(0.95, conf)),
+                       Span(m["first_step"], m["last_step"]), evidence, summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        m = self.measure(run)
+        return None if m is None else self.judge(m)
