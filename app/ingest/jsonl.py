@@ -161,9 +161,10 @@ def _long(state: _State, chunk: RecordChunk) -> None:
         state.note_bad(cells.bad & named & ok, lines, "value")
     run_codes: np.ndarray | int = state.run_code
     if "run" in frame.columns:
-        runs = frame["run"].where(frame["run"].map(lambda v: isinstance(v, str)), None)
-        run_codes = np.array([state.run_code if r is None else state.builder.runs.code(r)
-                              for r in runs], dtype=np.int32)[keep]
+        runs = frame["run"][keep]
+        named_run = runs.map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
+        run_codes = np.full(len(runs), state.run_code, dtype=np.int32)
+        run_codes[named_run] = state.builder.runs.codes(runs[named_run])
     if "role" in frame.columns:
         for metric, role in zip(names[keep], frame["role"][keep], strict=True):
             if isinstance(role, str) and role in ROLES:

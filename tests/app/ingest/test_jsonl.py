@@ -1,0 +1,145 @@
+"""JSON lines: detectron2 and nanoGPT-style files from real repositories, plus the quirks."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from app.ingest import jsonl, load_run
+from classifiers.errors import CorruptInputError, EmptyInputError
+
+D2 = "jsonl_detectron2_medwaste_lr_step/metrics.json"
+
+
+def _points(frame, metric):
+    rows = frame[frame["metric"] == metric].sort_values("seq")
+    return list(zip(rows["step"], rows["value"], strict=True))
+
+
+def test_detectron2_metrics_json_is_jsonl_keyed_by_iteration(real_runs):
+    result = load_run(real_runs / D2)
+    frame = result.frame
+    assert result.format == "jsonl"
+    total = _points(frame, "total_loss")
+    assert len(total) == 200 and total[0][0] == 19 and total[-1][0] == 3999
+    roles = frame.groupby("metric", observed=True)["role"].first().astype(str)
+    assert roles["total_loss"] == "train_loss" and roles["lr"] == "lr"
+    for key in ("time", "data_time", "eta_seconds"):
+        assert roles[key] == "other"
+    assert "iteration" not in set(frame["metric"])
+    assert "fast_rcnn/cls_accuracy" in set(frame["metric"])  # slashes kept as logged
+
+
+def test_nanollama_iter_key_and_default_run_name(real_runs):
+    result = load_run(real_runs / "jsonl_nanollama_overfit_run2" / "log.jsonl")
+    assert result.runs == ["jsonl_nanollama_overfit_run2"]  # 'log' names the logger, not the run
+    val = _points(result.frame, "val/loss")
+    assert val[2] == (200, pytest.approx(4.87, abs=0.01))
+
+
+def test_nan_tokens_are_values_and_missing_keys_are_not(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"step": 1, "loss": NaN, "grad_norm": Infinity}\n'
+                    '{"step": 2, "loss": 1.5}\n'
+                    '{"step": 3, "loss": -Infinity, "val_loss": 2.0}\n')
+    frame = jsonl.read(path).frame
+    loss = _points(frame, "loss")
+    assert [s for s, _ in loss] == [1, 2, 3]
+    assert math.isnan(loss[0][1]) and loss[1][1] == 1.5 and loss[2][1] == -math.inf
+    assert _points(frame, "grad_norm") == [(1, math.inf)]
+    assert _points(frame, "val_loss") == [(3, 2.0)]  # not a NaN at steps 1 and 2
+
+
+def test_nested_objects_flatten_with_slashes(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"global_step": 5, "train": {"loss": 1.0, "acc": {"top1": 0.5}}}\n')
+    frame = jsonl.read(path).frame
+    assert set(frame["metric"]) == {"train/loss", "train/acc/top1"}
+    assert set(frame["step"]) == {5}
+
+
+def test_long_form_lines(tmp_path):
+    path = tmp_path / "points.jsonl"
+    lines = [{"metric": "loss", "step": s, "value": 1.0 / (s + 1)} for s in range(4)]
+    lines.append({"metric": "val_loss", "step": 3, "value": 0.9, "run": "other-run"})
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    frame = jsonl.read(path).frame
+    assert _points(frame, "loss")[3] == (3, 0.25)
+    assert set(frame.loc[frame["metric"] == "val_loss", "run"]) == {"other-run"}
+
+
+def test_no_step_key_uses_line_order_with_a_warning(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"loss": 3.0}\n{"loss": 2.0}\n\n{"loss": 1.0}\n')
+    result = jsonl.read(path)
+    assert _points(result.frame, "loss") == [(0, 3.0), (1, 2.0), (2, 1.0)]
+    assert any("no step key" in w.message for w in result.warnings)
+
+
+def test_non_numeric_values_are_counted_once_with_the_first_line(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"step": 0, "loss": 1.0, "note": "warmup"}\n'
+                    '{"step": 1, "loss": "oops", "flag": true}\n'
+                    '{"step": 2, "loss": 0.5}\n')
+    result = jsonl.read(path)
+    assert _points(result.frame, "loss") == [(0, 1.0), (2, 0.5)]
+    [warning] = [w for w in result.warnings if "non-numeric" in w.message]
+    assert warning.message.startswith("3 non-numeric") and warning.line == 1
+
+
+def test_cut_last_line_is_a_warning_not_an_error(tmp_path):
+    path = tmp_path / "live.jsonl"
+    path.write_text('{"step": 0, "loss": 1.0}\n{"step": 1, "loss": 0.9}\n{"step": 2, "lo')
+    result = jsonl.read(path)
+    assert len(result.frame) == 2
+    [warning] = result.warnings
+    assert "cut short" in warning.message and warning.line == 3
+    assert warning.byte == len('{"step": 0, "loss": 1.0}\n{"step": 1, "loss": 0.9}\n')
+
+
+def test_corrupt_middle_line_is_reported_with_line_and_byte(tmp_path):
+    good = '{"step": 0, "loss": 1.0}\n'
+    path = tmp_path / "run.jsonl"
+    path.write_text(good + '{"step": 1, "loss": \x07}\n' + '{"step": 2, "loss": 0.5}\n')
+    result = jsonl.read(path)
+    assert _points(result.frame, "loss") == [(0, 1.0), (2, 0.5)]
+    [warning] = result.warnings
+    assert (warning.line, warning.byte) == (2, len(good))
+
+
+def test_a_line_without_the_step_key_takes_the_last_step(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"step": 10, "loss": 1.0}\n{"val_loss": 2.0}\n{"step": 20, "loss": 0.5}\n')
+    result = jsonl.read(path)
+    assert _points(result.frame, "val_loss") == [(10, 2.0)]
+    assert any("took the step" in w.message for w in result.warnings)
+
+
+def test_csv_named_jsonl_is_read_as_csv_by_load_run_and_refused_by_the_reader(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("epoch,loss,val_loss\n0,1.0,1.1\n1,0.8,1.0\n")
+    result = load_run(path)
+    assert result.format == "keras_csv" and len(result.frame) == 4
+    assert "named 'metrics.jsonl'" in result.warnings[0].message
+    with pytest.raises(CorruptInputError) as info:
+        jsonl.read(path)
+    assert info.value.file == str(path)
+
+
+def test_objects_without_numbers_are_empty_input(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"step": 1, "msg": "hello"}\n')
+    with pytest.raises(EmptyInputError):
+        jsonl.read(path)
+
+
+def test_wandb_history_timestamp_becomes_wall_time(tmp_path):
+    path = tmp_path / "wandb-history.jsonl"
+    path.write_text('{"_step": 0, "_timestamp": 1700000000.5, "_runtime": 3, "loss": 1.0}\n'
+                    '{"_step": 1, "_timestamp": 1700000001.5, "_runtime": 4, "loss": 0.5}\n')
+    frame = jsonl.read(path).frame
+    loss = frame[frame["metric"] == "loss"]
+    assert loss["wall_time"].tolist() == [1700000000.5, 1700000001.5]
+    assert "_timestamp" not in set(frame["metric"])
