@@ -326,6 +326,7 @@ class Periodicity:
     period: float      # in points of the input (0 when none)
     strength: float    # autocorrelation of the detrended series at that lag, in [-1, 1]
     cycles: float      # how many periods the series holds
+    prominence: float = 0.0  # strength minus the lowest autocorrelation at a shorter lag
 
 
 def autocorrelation(y: np.ndarray, max_lag: int) -> np.ndarray:
@@ -353,17 +354,21 @@ def dominant_period(
     max_p = min(max_period // size if max_period else n // 3, n // 2)
     min_p = max(2, min_period // size)
     if n < 8 or max_p <= min_p:
-        return Periodicity(0.0, 0.0, 0.0)
+        return Periodicity(0.0, 0.0, 0.0, 0.0)
     detrended = yb - rolling_mean(yb, odd_window(n, 1.0, lo=3, hi=2 * max_p + 1))
     acf = autocorrelation(detrended, max_p)
-    peaks, _ = sps.find_peaks(acf)
-    peaks = peaks[peaks >= min_p]
+    # a real cycle dips between its peaks: a bump on a slowly decaying ACF is not one
+    peaks, _ = sps.find_peaks(acf, prominence=0.05)
+    keep = peaks >= min_p
+    peaks = peaks[keep]
     if len(peaks) == 0:
-        return Periodicity(0.0, 0.0, 0.0)
+        return Periodicity(0.0, 0.0, 0.0, 0.0)
     # harmonics (2P, 3P) correlate about as well as P itself: take the first strong peak
-    best = peaks[np.argmax(acf[peaks] >= 0.9 * acf[peaks].max())]
+    i = int(np.argmax(acf[peaks] >= 0.9 * acf[peaks].max()))
+    best = peaks[i]
     period = float(best * size)
-    return Periodicity(period, float(acf[best]), n_all / period)
+    return Periodicity(period, float(acf[best]), n_all / period,
+                       float(acf[best] - acf[1:best].min()))
 
 
 # --------------------------------------------------------------------------- change points

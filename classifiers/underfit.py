@@ -1,0 +1,96 @@
+"""underfit: training and validation loss both stay high and close, and stop improving early.
+
+Symptom: the model learns a little, then both curves flatten at a high level with almost no
+gap between them: it cannot fit even the training data (too small, too regularised, LR too
+low).
+Signal: the smoothed training loss at its start (median of the first 3 points: the first
+epochs carry the real starting level), in the middle (40-60% of the run) and at the end (last
+15%); the validation loss at its end; all by signals' robust levels.
+Rule: for positive losses, the training loss keeps at least 40% of its starting value (it fell
+less than 60%) but did fall by at least 5% (a run that never moved is a plateau, not underfit);
+the second half improved it by under 5%, at under 15% of the rate of the stretch before
+(a knee, not a slow steady descent); and validation ends within 15% of training (or below
+it). Losses that can be negative have no "high" to speak of and are not judged.
+Confidence: 0.5 + 0.3 x how much of the start is left beyond 40% (scaled to 1 at 80%) + 0.15
+when the train/val gap is under 5%.
+Known false positives: a fine-tune that starts near its best loss (little room to fall, so
+"kept 40%" is normal) and a task whose irreducible loss is high (noisy labels, hard language
+modelling); both look underfit without knowing the loss's floor.
+Evidence: kept (end / start), improvement (1 - kept), late_gain, rate_ratio, gap_ratio.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from classifiers import signals
+from classifiers.base import Classifier
+from classifiers.diagnosis import Finding, Span
+from classifiers.run import RunSeries
+
+
+def _segment(y: np.ndarray, lo: float, hi: float) -> float:
+    """Median of the points between two fractions of the series."""
+    n = len(y)
+    a = int(lo * n)
+    return float(np.median(y[a:max(int(hi * n), a + 1)]))
+
+
+class Underfit(Classifier):
+    label = "underfit"
+    needs = frozenset({"train_loss", "val_loss"})
+    min_points = 4
+
+    def __init__(self, *, min_kept: float = 0.4, max_kept: float = 0.95,
+                 max_late_gain: float = 0.05, max_gap: float = 0.15,
+                 max_rate_ratio: float = 0.15) -> None:
+        self.min_kept = min_kept
+        self.max_kept = max_kept
+        self.max_late_gain = max_late_gain
+        self.max_gap = max_gap
+        self.max_rate_ratio = max_rate_ratio
+
+    def measure(self, run: RunSeries) -> dict | None:
+        train, val = run.curve("train_loss"), run.curve("val_loss")
+        x, y = signals.finite_points(train.steps, train.values)
+        vx, vy = signals.finite_points(val.steps, val.values)
+        if len(y) < 6 or len(vy) < 3 or not signals.all_positive(y):
+            return None
+        _, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
+        start = float(np.median(y[:3]))
+        mid, end = _segment(level, 0.4, 0.6), _segment(level, 0.85, 1.0)
+        val_end = signals.tail_level(vy, 0.2, min_points=1)
+        kept = end / start
+        t, half = np.log(level), x[0] + 0.5 * np.ptp(x)
+        early = (x >= x[0] + 0.15 * np.ptp(x)) & (x <= half)
+        rate_early = -signals.trend(x[early], t[early]).slope if early.sum() >= 2 else 0.0
+        rate_late = -signals.trend(x[x >= half], t[x >= half]).slope
+        return {
+            "rate_ratio": rate_late / rate_early if rate_early > 0 else 0.0,
+            "start": start, "end": end, "val_end": val_end, "kept": kept,
+            "improvement": 1.0 - kept, "late_gain": (mid - end) / mid,
+            "gap_ratio": (val_end - end) / end,
+            "first_step": int(x[0]), "last_step": int(x[-1]),
+            "stall_step": int(x[int(0.5 * (len(x) - 1))]),
+        }
+
+    def underfits(self, ev: dict) -> bool:
+        return (self.min_kept <= ev["kept"] <= self.max_kept
+                and ev["late_gain"] < self.max_late_gain
+                and ev["rate_ratio"] <= self.max_rate_ratio
+                and ev["gap_ratio"] <= self.max_gap)
+
+    def judge(self, ev: dict) -> Finding:
+        high = min(1.0, (ev["kept"] - self.min_kept) / 0.4)
+        confidence = 0.5 + 0.3 * high + 0.15 * (abs(ev["gap_ratio"]) < 0.05)
+        summary = (f"Training loss fell only {ev['improvement']:.0%} (to {ev['end']:.4g}) and "
+                   f"stopped improving; validation ends close to it ({ev['val_end']:.4g}): "
+                   "the model is not fitting the training data.")
+        return Finding(self.label, float(confidence), Span(ev["stall_step"], ev["last_step"]),
+                       ev, summary)
+
+    def detect(self, run: RunSeries) -> Finding | None:
+        ev = self.measure(run)
+        if ev is None or not self.underfits(ev):
+            return None
+        return self.judge(ev)
