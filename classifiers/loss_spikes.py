@@ -7,8 +7,8 @@ above the median of the preceding window by many noise sigmas; an excursion coun
 back to within half its height. Spike spacing tells a periodic pattern from random batches.
 Rule: at least one recovered excursion that is large in absolute terms: for positive losses at
 least 50% above the level before it (ln ratio >= 0.4), otherwise at least 30% of the curve's
-robust range; and at least 6 noise sigmas. Evenly spaced spikes (>= 3, spacing varying < 10%)
-from a running-mean metric (Keras `batch_*`) are the per-epoch reset of that mean, not spikes.
+robust range; and at least 6 noise sigmas. A running-mean metric (Keras `batch_*`) is not
+read: it smooths real spikes away and its per-epoch resets look like spikes.
 Confidence: 0.55 + 0.1 per spike beyond the first (up to +0.3) + 0.1 when the largest is more
 than twice its level; validation-only spikes score 0.1 lower (one bad eval is weaker evidence).
 Known false positives: a logger's running mean resetting each epoch; a deliberate
@@ -75,8 +75,10 @@ class LossSpikes(Classifier):
         found = []
         for series, role in (("train", "train_loss"), ("val", "val_loss")):
             curve = run.curve(role)
-            ev = self.measure_curve(curve) if curve is not None else None
-            if ev is None or (ev["periodic"] and _RUNNING_MEAN.search(curve.metric.lower())):
+            if curve is None or _RUNNING_MEAN.search(curve.metric.lower()):
+                continue  # a running mean turns a spike into a slow decay: nothing to read
+            ev = self.measure_curve(curve)
+            if ev is None:
                 continue
             found.append({"series": series, **ev})
         if not found:

@@ -56,15 +56,15 @@ class Underfit(Classifier):
         vx, vy = signals.finite_points(val.steps, val.values)
         if len(y) < 6 or len(vy) < 3 or not signals.all_positive(y):
             return None
-        _, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
+        xs, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
         start = float(np.median(y[:3]))
         mid, end = _segment(level, 0.4, 0.6), _segment(level, 0.85, 1.0)
         val_end = signals.tail_level(vy, 0.2, min_points=1)
         kept = end / start
-        t, half = np.log(level), x[0] + 0.5 * np.ptp(x)
-        early = (x >= x[0] + 0.15 * np.ptp(x)) & (x <= half)
-        rate_early = -signals.trend(x[early], t[early]).slope if early.sum() >= 2 else 0.0
-        rate_late = -signals.trend(x[x >= half], t[x >= half]).slope
+        t, half = np.log(level), xs[0] + 0.5 * np.ptp(xs)
+        early = (xs >= xs[0] + 0.15 * np.ptp(xs)) & (xs <= half)
+        rate_early = -signals.trend(xs[early], t[early]).slope if early.sum() >= 2 else 0.0
+        rate_late = -signals.trend(xs[xs >= half], t[xs >= half]).slope
         return {
             "rate_ratio": rate_late / rate_early if rate_early > 0 else 0.0,
             "start": start, "end": end, "val_end": val_end, "kept": kept,
