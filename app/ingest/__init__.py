@@ -21,6 +21,7 @@ from app.ingest.base import IngestResult, ReadWarning
 from app.ingest.detect import detect_format, name_mismatch, plan_directory
 from classifiers.errors import InputError, NoLogsFoundError
 from classifiers.frame import concat_frames
+from classifiers.roles import check_role
 
 __all__ = ["READERS", "IngestResult", "ReadWarning", "detect_format", "load_run"]
 
@@ -41,6 +42,8 @@ def load_run(
     CorruptInputError, InvalidRoleError — each naming the file (and line/byte where known).
     """
     path = Path(path)
+    for role in (roles or {}).values():
+        check_role(role)  # a typo in a role fails even where no metric matches it
     if format is not None:
         READERS.reader(format)  # unknown format: fail before touching the file
     if not path.exists():

@@ -1,0 +1,143 @@
+"""load_run and detect_format: every real published run, bad input as typed errors, naming."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.ingest import READERS, detect_format, load_run
+from classifiers.errors import (
+    EmptyInputError,
+    InvalidRoleError,
+    NoLogsFoundError,
+    UnknownFormatError,
+)
+from classifiers.frame import validate_frame
+
+EXPECTED_FORMAT = {
+    "hf_": "hf_trainer", "jsonl_": "jsonl", "keras_csvlogger_": "keras_csv",
+    "lightning_": "lightning_csv", "mlflow_": "mlflow", "tb_": "tensorboard",
+    "wandb_": "wandb_csv", "yolov5_": "tensorboard",
+}
+
+
+def test_every_real_run_loads_in_its_format(real_runs):
+    dirs = sorted(d for d in real_runs.iterdir() if d.is_dir())
+    assert len(dirs) >= 20
+    for d in dirs:
+        result = load_run(d)
+        want = next(f for prefix, f in EXPECTED_FORMAT.items() if d.name.startswith(prefix))
+        assert result.format == want, d.name
+        validate_frame(result.frame)
+        assert len(result.frame) > 0 and result.files, d.name
+        assert result.frame["role"].isin(["train_loss", "val_loss"]).any(), d.name
+
+
+@pytest.mark.parametrize(("relpath", "fmt"), [
+    ("jsonl_detectron2_medwaste_lr_step/metrics.json", "jsonl"),
+    ("keras_csvlogger_brats_lr_decay/training.log", "keras_csv"),
+    ("hf_whisper_ja_overfit/trainer_state.json", "hf_trainer"),
+    ("lightning_slm_sweep_overfit/version_5/metrics.csv", "lightning_csv"),
+    ("wandb_nanogpt_tokenizer_variants/wandb_export.csv", "wandb_csv"),
+    ("yolov5_lego_healthy/results.csv", "csv"),
+    ("mlflow_keras_ctc_plateau/mlruns", "mlflow"),
+])
+def test_detect_format_by_content(real_runs, tmp_path, relpath, fmt):
+    assert detect_format(real_runs / relpath) == fmt
+    if (real_runs / relpath).is_file():  # the name plays no part
+        renamed = tmp_path / "renamed.dat"
+        renamed.write_bytes((real_runs / relpath).read_bytes())
+        assert detect_format(renamed) == fmt
+
+
+def test_readers_mapping_lists_every_format():
+    assert {"tensorboard", "mlflow", "hf_trainer", "jsonl", "wandb_csv", "lightning_csv",
+            "keras_csv", "csv"} <= set(READERS)
+    for fmt in READERS:
+        reader = READERS[fmt]
+        assert reader.FORMAT == fmt and callable(reader.sniff) and callable(reader.read)
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(b"")
+    with pytest.raises(EmptyInputError) as info:
+        load_run(path)
+    assert info.value.file == str(path)
+    path.write_bytes(b"\n\n  \n")
+    with pytest.raises(EmptyInputError):
+        load_run(path)
+
+
+def test_unknown_content_names_the_file(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("just some words about the run\nnothing numeric\n")
+    with pytest.raises(UnknownFormatError) as info:
+        load_run(path)
+    assert info.value.file == str(path) and info.value.code == "unknown_format"
+
+
+def test_git_lfs_pointer_says_what_it_is(tmp_path):
+    path = tmp_path / "trainer_state.json"
+    path.write_text("version https://git-lfs.github.com/spec/v1\n"
+                    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+                    "size 12345\n")
+    with pytest.raises(UnknownFormatError, match="git-LFS"):
+        load_run(path)
+
+
+def test_directory_without_logs_and_missing_path(tmp_path):
+    (tmp_path / "README.md").write_text("# a run\n")
+    (tmp_path / "hparams.yaml").write_text("lr: 0.1\n")
+    with pytest.raises(NoLogsFoundError) as info:
+        load_run(tmp_path)
+    assert info.value.file == str(tmp_path)
+    with pytest.raises(NoLogsFoundError):
+        load_run(tmp_path / "absent")
+
+
+def test_unknown_format_name_is_refused(real_runs):
+    with pytest.raises(UnknownFormatError, match="known formats"):
+        load_run(real_runs / "hf_whisper_ja_overfit", format="wandb")
+
+
+def test_format_override_on_a_file_of_another_kind(real_runs):
+    with pytest.raises(UnknownFormatError):
+        load_run(real_runs / "hf_whisper_ja_overfit" / "trainer_state.json", format="keras_csv")
+
+
+def test_folder_of_jsonl_runs_with_clashing_default_names(tmp_path):
+    for exp in ("exp1", "exp2"):
+        d = tmp_path / exp / "train"
+        d.mkdir(parents=True)
+        (d / "log.jsonl").write_text(json.dumps({"step": 0, "loss": 1.0}) + "\n")
+    result = load_run(tmp_path)
+    assert sorted(result.runs) == ["exp2/train/log", "train"]
+    assert result.frame["seq"].is_unique
+
+
+def test_one_bad_file_among_several_is_a_warning(tmp_path):
+    (tmp_path / "a.jsonl").write_text('{"step": 0, "loss": 1.0}\n')
+    (tmp_path / "b.jsonl").write_text('{"step": 0, "loss": "x"}\n')
+    result = load_run(tmp_path)
+    assert result.runs == ["a"]
+    assert any(w.file and w.file.endswith("b.jsonl") for w in result.warnings)
+
+
+def test_roles_and_run_pass_through(real_runs):
+    path = real_runs / "jsonl_detectron2_medwaste_lr_step" / "metrics.json"
+    result = load_run(path, roles={"loss_*": "other", "fast_rcnn/cls_accuracy": "val_score"},
+                      run="d2")
+    roles = result.frame.groupby("metric", observed=True)["role"].first().astype(str)
+    assert roles["loss_cls"] == "other" and roles["total_loss"] == "train_loss"
+    assert roles["fast_rcnn/cls_accuracy"] == "val_score"
+    assert result.runs == ["d2"]
+    with pytest.raises(InvalidRoleError):
+        load_run(path, roles={"total_loss": "bogus"})
+
+
+def test_run_prefixes_a_several_run_source(real_runs):
+    result = load_run(real_runs / "wandb_nanogpt_tokenizer_variants", run="sweep")
+    assert len(result.runs) == 8 and all(r.startswith("sweep/") for r in result.runs)
+    assert "sweep/gpt2" in result.runs

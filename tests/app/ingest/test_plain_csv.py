@@ -1,0 +1,37 @@
+"""Per-step CSVs no framework logger claims (Ultralytics results.csv) and the long table."""
+
+from __future__ import annotations
+
+from app.ingest import _plain_csv, load_run
+
+
+def test_yolov5_results_csv_with_padded_headers(real_runs):
+    path = real_runs / "yolov5_lego_healthy" / "results.csv"
+    result = load_run(path)
+    frame = result.frame
+    assert result.format == "csv"
+    box = frame[frame["metric"] == "train/box_loss"].sort_values("step")
+    assert box["step"].tolist() == list(range(50))
+    assert box["value"].iloc[0] == 0.066099
+    roles = frame.groupby("metric", observed=True)["role"].first().astype(str)
+    assert roles["val/box_loss"] == "val_loss" and roles["x/lr0"] == "lr"
+    assert roles["metrics/mAP_0.5"] == roles["metrics/precision"] == "val_score"
+
+
+def test_folder_with_events_and_results_reads_one_and_says_so(real_runs):
+    result = load_run(real_runs / "yolov5_lego_healthy")
+    assert any("results.csv" in w.message for w in result.warnings)
+    forced = load_run(real_runs / "yolov5_lego_healthy", format="csv")
+    assert forced.format == "csv" and forced.files[0].endswith("results.csv")
+
+
+def test_long_table_keeps_runs_and_roles(tmp_path):
+    path = tmp_path / "points.csv"
+    path.write_text("run,metric,role,step,value,wall_time,seq\n"
+                    "a,score,train_loss,0,1.0,nan,0\n"
+                    "b,score,train_loss,0,2.0,1700000000.0,1\n")
+    result = _plain_csv.read(path)
+    frame = result.frame
+    assert frame["run"].tolist() == ["a", "b"]
+    assert frame["role"].astype(str).tolist() == ["train_loss", "train_loss"]
+    assert frame["wall_time"].iloc[1] == 1700000000.0
