@@ -6,12 +6,14 @@ set in epochs but counted in steps) leaves most of the budget at a tiny LR; the 
 falling before, flattens at the cut.
 Signal read: the primary LR curve (peak after any warmup, the first step after the peak where it
 is at most `lr_fraction` of the peak, whether it stays there); the train loss around that step:
-its improvement rate over a window before the drop against the rate from the drop to the end.
+its improvement rate over the last quarter of the stretch before the drop (at least 2k points)
+against the rate from the drop to the end.
 The budget is the logged span of the train loss: a schedule that anneals to ~0 at the END of
 the logged run (cosine, linear) falls below the fraction only late and is not flagged.
 Rule: the drop comes within the first `max_budget` of the run and the LR stays low for at least
-90% of the points after it; the loss improved significantly before the drop (at least 3 noise
-sigmas) and its improvement rate after the drop is at most `stall_ratio` of the rate before.
+90% of the points after it; the loss improved significantly before the drop (at least 3 standard
+errors of the two k-point medians compared) and its improvement rate after the drop is at
+most `stall_ratio` of the rate before.
 Confidence: 0.5 at the thresholds, higher the earlier the drop and the flatter the loss after.
 Evidence: lr_peak, lr_final, lr_drop_factor (peak / final LR), decay_fraction (0..1 of the run
 where the LR fell), decay_step, cuts (downward steps of at least 2x after the peak),
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from classifiers._align import finite_curve, leading_median, trailing_median
+from classifiers._align import finite_curve, trailing_median
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import RunSeries
@@ -56,10 +58,14 @@ class LrDecayedTooEarly(Classifier):
         drop_step, t0, t1 = float(lx[i_drop]), float(tx[0]), float(tx[-1])
         ratios = ly[i_peak + 1:] / np.maximum(ly[i_peak:-1], TINY)
         k = max(3, len(ty) // 20)
-        pre_start = max(t0, drop_step - (t1 - drop_step))
-        before = leading_median(tx, ty, pre_start - 0.5, k)
-        at_drop, end = trailing_median(tx, ty, drop_step, k), tail_level(ty, 0.0, k)
-        pre_rate = (before - at_drop) / max(drop_step - pre_start, TINY)
+        # the loss just before the drop: the last quarter of the pre-drop stretch (2k points at
+        # least), so a fast first descent long before the cut does not count as progress
+        j = int(np.searchsorted(tx, drop_step, side="right"))
+        start = max(0, j - max(j // 4, 2 * k))
+        before = float(np.median(ty[start:start + k])) if j > 0 else float("nan")
+        at_drop = trailing_median(tx, ty, drop_step, k)
+        end = tail_level(ty, 0.0, k)
+        pre_rate = (before - at_drop) / max(drop_step - tx[start], TINY)
         post_rate = (at_drop - end) / max(t1 - drop_step, TINY)
         return {
             "lr_metric": run.primary("lr"), "lr_peak": peak, "lr_final": float(ly[-1]),
@@ -69,7 +75,9 @@ class LrDecayedTooEarly(Classifier):
             "stays_low": float(np.mean(ly[i_drop:] <= 2 * self.lr_fraction * peak)),
             "cuts": int(np.count_nonzero(ratios <= 0.5)),
             "loss_before": before, "loss_at_decay": at_drop, "loss_end": end,
-            "pre_gain_z": float((before - at_drop) / max(noise_level(ty), TINY)),
+            # in standard errors of a difference of two k-point medians
+            "pre_gain_z": float((before - at_drop)
+                                / max(1.25 * noise_level(ty) * np.sqrt(2.0 / k), TINY)),
             "rate_ratio": post_rate / pre_rate if pre_rate > 0 else float("inf"),
         }
 

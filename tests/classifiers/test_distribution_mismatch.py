@@ -1,0 +1,86 @@
+import numpy as np
+import pytest
+
+from classifiers.distribution_mismatch import DistributionMismatch
+from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
+
+RNG = np.random.default_rng(11)
+
+
+def _train(ep):
+    return 0.1 + 2.0 * np.exp(-ep / 6)
+
+
+def test_flat_val_while_train_falls_fires_over_the_whole_span():
+    ep = np.arange(30)
+    val = 2.3 + 0.02 * RNG.standard_normal(30)
+    f = judge(DistributionMismatch(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val)))
+    assert f is not None and f.label == "distribution_mismatch"
+    assert (f.span.start_step, f.span.end_step) == (0, 29)
+    assert f.evidence["val_flat"] is True and -1.0 <= f.evidence["correlation"] <= 1.0
+    assert f.evidence["val_follow_ratio"] < 0.1
+
+
+def test_val_high_and_barely_improving_fires():
+    ep = np.arange(30)
+    val = 2.5 - 0.1 * (1 - np.exp(-ep / 6)) + 0.01 * RNG.standard_normal(30)
+    assert judge(DistributionMismatch(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val)))
+
+
+def test_healthy_val_following_train_is_quiet():
+    ep = np.arange(30)
+    val = 0.3 + 1.2 * np.exp(-ep / 7) + 0.01 * RNG.standard_normal(30)
+    assert judge(DistributionMismatch(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val))) is None
+
+
+def test_overfit_shape_is_left_to_overfit():
+    ep = np.arange(30)
+    val = np.where(ep < 8, 1.5 - 0.1 * ep, 0.7 + 0.08 * (ep - 8))
+    assert judge(DistributionMismatch(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val))) is None
+
+
+def test_near_miss_first_eval_after_train_converged():
+    steps = np.arange(25, 5001, 25)
+    train = 0.3 * np.exp(-steps / 300) + 1e-3
+    evals = np.arange(1000, 5001, 1000)
+    val = np.array([0.40, 0.41, 0.40, 0.405, 0.41])
+    assert judge(DistributionMismatch(), run_of(loss=(steps, train), val_loss=(evals, val))) is None
+
+
+def test_train_that_barely_moves_is_not_a_mismatch():
+    ep = np.arange(20)
+    train = 7.6 - 0.01 * ep
+    val = 7.9 + 0.05 * RNG.standard_normal(20)
+    assert judge(DistributionMismatch(), run_of(loss=(ep, train), val_loss=(ep, val))) is None
+
+
+def test_val_logged_sparsely_on_a_step_axis():
+    steps = np.arange(0, 10001)
+    evals = np.arange(500, 10001, 500)
+    run = run_of(loss=(steps, 0.1 + 2.0 * np.exp(-steps / 2000)),
+                 val_loss=(evals, 2.2 + 0.01 * RNG.standard_normal(len(evals))))
+    f = judge(DistributionMismatch(), run)
+    assert f is not None and f.span.start_step == 500
+
+
+def test_negative_losses():
+    ep = np.arange(30)
+    val = -1.0 + 0.02 * RNG.standard_normal(30)
+    run = run_of(loss=(ep, _train(ep) - 3.0), val_loss=(ep, val))
+    assert judge(DistributionMismatch(), run) is not None
+
+
+def test_judge_alone():
+    m = {"train_improvement_pct": 80.0, "coverage": 0.9, "val_rise_vs_train": 0.0,
+         "val_follow_ratio": 0.02, "val_improvement_pct": 1.0, "val_head": 2.3,
+         "val_tail": 2.3, "train_head": 2.0, "train_tail": 0.2, "correlation": 0.1,
+         "start_step": 0, "end_step": 9}
+    clf = DistributionMismatch()
+    assert clf.judge(dict(m)) is not None
+    assert clf.judge({**m, "coverage": 0.2}) is None
+    assert clf.judge({**m, "val_follow_ratio": 0.5}) is None
+
+
+@pytest.mark.slow
+def test_real_runs_agree_with_their_labels(real_runs):
+    assert_matches_real_labels(real_runs, DistributionMismatch())

@@ -1,0 +1,87 @@
+import numpy as np
+import pytest
+
+from classifiers.lr_decayed_too_early import LrDecayedTooEarly
+from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
+
+RNG = np.random.default_rng(3)
+STEPS = np.arange(0, 4000, 20)
+
+
+def _loss_that_follows(lr, steps=STEPS, noise=0.02):
+    """Progress proportional to the LR: the loss stops where the LR vanishes."""
+    progress = np.cumsum(lr / lr.max()) / len(steps)
+    return 0.8 + 2.0 * np.exp(-4 * progress) + noise * RNG.standard_normal(len(steps))
+
+
+def _warmup_cosine(steps=STEPS, warm=0.05):
+    t = steps / steps[-1]
+    return np.where(t < warm, t / warm, 0.5 * (1 + np.cos(np.pi * (t - warm) / (1 - warm))))
+
+
+def test_step_cut_early_fires_with_its_span():
+    lr = np.where(STEPS < 1500, 5e-5, 2.5e-6)
+    run = run_of(total_loss=(STEPS, _loss_that_follows(lr)), lr=(STEPS, lr))
+    f = judge(LrDecayedTooEarly(), run)
+    assert f is not None and f.label == "lr_decayed_too_early"
+    assert f.span.start_step == 1500 and f.span.end_step == STEPS[-1]
+    assert f.evidence["lr_drop_factor"] == pytest.approx(20.0)
+    assert 0.3 < f.evidence["decay_fraction"] < 0.45 and f.evidence["cuts"] == 1
+
+
+def test_plateau_scheduler_cuts_in_epochs_fire():
+    ep = np.arange(24)
+    lr = 1e-3 * 0.2 ** np.minimum(np.searchsorted([4, 8, 13, 16], ep, side="right"), 4)
+    loss = 0.026 + 0.03 * np.exp(-np.cumsum(lr / 1e-3) / 2.5)
+    f = judge(LrDecayedTooEarly(), run_of(loss=(ep, loss), lr=(ep, lr)))
+    assert f is not None and f.evidence["cuts"] >= 3
+
+
+def test_cosine_to_zero_at_the_end_is_healthy():
+    lr = 3e-4 * _warmup_cosine()
+    run = run_of(loss=(STEPS, _loss_that_follows(lr)), lr=(STEPS, lr))
+    assert judge(LrDecayedTooEarly(), run) is None
+
+
+def test_linear_decay_with_warmup_is_healthy():
+    t = STEPS / STEPS[-1]
+    lr = np.where(t < 0.1, t / 0.1, (1 - t) / 0.9) * 1e-2 + 1e-5
+    run = run_of(loss=(STEPS, _loss_that_follows(lr)), lr=(STEPS, lr))
+    assert judge(LrDecayedTooEarly(), run) is None
+
+
+def test_near_miss_early_cut_but_loss_keeps_improving():
+    lr = np.where(STEPS < 1500, 5e-5, 2.5e-6)
+    loss = 0.5 + 2.0 * np.exp(-STEPS / 1500) + 0.01 * RNG.standard_normal(len(STEPS))
+    assert judge(LrDecayedTooEarly(), run_of(loss=(STEPS, loss), lr=(STEPS, lr))) is None
+
+
+def test_near_miss_cut_after_the_loss_had_already_converged():
+    lr = np.where(STEPS < 1500, 5e-5, 2.5e-6)
+    loss = 1.0 + 2.0 * np.exp(-STEPS / 150) + 0.01 * RNG.standard_normal(len(STEPS))
+    assert judge(LrDecayedTooEarly(), run_of(loss=(STEPS, loss), lr=(STEPS, lr))) is None
+
+
+def test_warm_restarts_do_not_count_as_staying_low():
+    lr = 1e-3 * (0.5 * (1 + np.cos(np.pi * (STEPS % 1000) / 1000)))
+    run = run_of(loss=(STEPS, _loss_that_follows(lr)), lr=(STEPS, lr))
+    assert judge(LrDecayedTooEarly(), run) is None
+
+
+def test_constant_lr_and_zero_lr_are_quiet():
+    loss = 0.5 + np.exp(-STEPS / 500)
+    for lr in (np.full(len(STEPS), 1e-3), np.zeros(len(STEPS))):
+        assert judge(LrDecayedTooEarly(), run_of(loss=(STEPS, loss), lr=(STEPS, lr))) is None
+
+
+def test_negative_loss_and_sparse_lr_logging():
+    lr_steps = STEPS[::10]
+    lr = np.where(lr_steps < 1200, 1e-3, 1e-5)
+    full_lr = np.where(STEPS < 1200, 1e-3, 1e-5)
+    run = run_of(loss=(STEPS, _loss_that_follows(full_lr) - 5.0), lr=(lr_steps, lr))
+    assert judge(LrDecayedTooEarly(), run) is not None
+
+
+@pytest.mark.slow
+def test_real_runs_agree_with_their_labels(real_runs):
+    assert_matches_real_labels(real_runs, LrDecayedTooEarly())

@@ -1,0 +1,114 @@
+import numpy as np
+import pytest
+
+from classifiers.overfit import Overfit
+from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
+
+RNG = np.random.default_rng(7)
+
+
+def _train(steps, lo=0.05):
+    return lo + 2.0 * np.exp(-steps / (0.25 * steps[-1]))
+
+
+def _overfit_val(steps, min_at, rise=0.6, noise=0.01):
+    base = 0.6 + 1.5 * np.exp(-steps / (0.3 * min_at))
+    after = np.clip(steps - min_at, 0, None) / (steps[-1] - min_at)
+    return base + rise * after + noise * RNG.standard_normal(len(steps))
+
+
+def test_fires_after_the_val_minimum_with_its_span():
+    ep = np.arange(40)
+    run = run_of(loss=(ep, _train(ep)), val_loss=(ep, _overfit_val(ep, min_at=15)))
+    f = judge(Overfit(), run)
+    assert f is not None and f.label == "overfit"
+    assert 12 <= f.span.start_step <= 18 and f.span.end_step == 39
+    assert f.evidence["val_rise_pct"] > 20 and 0.25 < f.evidence["val_min_fraction"] < 0.5
+    assert f.confidence > 0.8
+
+
+def test_val_logged_100x_less_often_and_in_other_units_of_time():
+    steps = np.arange(0, 20001)
+    evals = np.arange(1000, 20001, 1000)
+    run = run_of(loss=(steps, _train(steps) + 0.05 * RNG.standard_normal(len(steps))),
+                 val_loss=(evals, _overfit_val(evals, min_at=6000)))
+    f = judge(Overfit(), run)
+    assert f is not None and 5000 <= f.span.start_step <= 8000
+
+
+def test_five_evaluations_are_enough_when_the_rise_is_clear():
+    steps = np.arange(25, 5001, 25)
+    evals = np.array([1000, 2000, 3000, 4000, 5000])
+    run = run_of(loss=(steps, 0.3 * np.exp(-steps / 500) + 2e-4),
+                 eval_loss=(evals, np.array([0.321, 0.3585, 0.3937, 0.4123, 0.42])))
+    assert judge(Overfit(), run) is not None
+
+
+def test_step_zero_eval_before_training_does_not_hide_the_minimum():
+    ep = np.arange(1, 31)
+    val = np.concatenate(([5.7], 1.1 + 0.05 * np.arange(30)))
+    run = run_of(loss=(ep, _train(ep)), eval_loss=(np.arange(31), val))
+    f = judge(Overfit(), run)
+    assert f is not None and f.span.start_step <= 2
+
+
+def test_healthy_val_still_improving_is_quiet():
+    ep = np.arange(30)
+    val = 0.3 + 1.0 * np.exp(-ep / 8) + 0.005 * RNG.standard_normal(30)
+    assert judge(Overfit(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val))) is None
+
+
+def test_val_below_train_from_dropout_is_quiet():
+    ep = np.arange(20)
+    train = 0.2 + np.exp(-ep / 5)
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, 0.8 * train))) is None
+
+
+def test_near_miss_converged_run_whose_val_wobbles_at_its_floor():
+    ep = np.arange(30)
+    train = np.where(ep < 12, 0.7 - 0.04 * ep, 0.24) + 0.002 * RNG.standard_normal(30)
+    val = np.where(ep < 12, 0.36 - 0.009 * ep, 0.253) + 0.0015 * RNG.standard_normal(30)
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, val))) is None
+
+
+def test_train_rising_too_is_not_a_train_val_split():
+    ep = np.arange(30)
+    val = _overfit_val(ep, min_at=10)
+    train = 2.0 - 0.05 * ep + np.where(ep > 10, 0.1 * (ep - 10), 0)
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, val))) is None
+
+
+def test_negative_losses_work():
+    ep = np.arange(40)
+    run = run_of(loss=(ep, _train(ep) - 10), val_loss=(ep, _overfit_val(ep, 15) - 10))
+    assert judge(Overfit(), run) is not None
+
+
+def test_skips_without_enough_evaluations():
+    ep = np.arange(20)
+    run = run_of(loss=(ep, _train(ep)), val_loss=(ep[:3], np.array([1.0, 0.9, 1.2])))
+    assert "needs at least" in Overfit().skip_reason(run)
+
+
+def test_judge_is_separate_from_measure():
+    clf = Overfit()
+    m = {"evaluations_after": 5, "train_drop": 0.9, "train_fall_after": 0.3,
+         "val_rise_z": 10.0, "val_rise_frac": 0.5, "val_min_fraction": 0.3, "val_min": 1.0,
+         "val_late": 1.5, "val_rise_pct": 50.0, "val_min_step": 3, "val_end_step": 9}
+    assert clf.judge(m) is not None
+    assert clf.judge({**m, "val_rise_z": 0.2}) is None
+    assert clf.judge({**m, "train_drop": 0.01}) is None
+
+
+def test_nan_bursts_and_repeated_steps_survive():
+    ep = np.arange(40)
+    val = _overfit_val(ep, 15)
+    val[[5, 20, 21]] = np.nan
+    steps = np.concatenate((ep, ep[30:]))
+    train = np.concatenate((_train(ep), _train(ep)[30:]))
+    assert judge(Overfit(), run_of(loss=(steps, train), val_loss=(ep, val))) is not None
+
+
+@pytest.mark.slow
+def test_real_runs_agree_with_their_labels(real_runs):
+    assert_matches_real_labels(real_runs, Overfit())
