@@ -35,6 +35,7 @@ from classifiers.errors import InputError, LossForensicsError, error_from_dict
 from classifiers.frame import validate_frame
 
 DEFAULT_TIMEOUT = 120.0
+PAGE = 500  # the service's largest page
 _SKIP_IN_ZIP = {".git", "__pycache__", ".ipynb_checkpoints"}
 
 
@@ -80,24 +81,35 @@ class Client:
 
     # ------------------------------------------------------------------ reads
 
-    def runs(self, *, label: str | None = None, limit: int | None = None,
-             offset: int | None = None) -> pd.DataFrame:
-        """Stored runs as a DataFrame (one row each), optionally only those with `label`."""
-        params = {k: v for k, v in {"label": label, "limit": limit, "offset": offset}.items()
-                  if v is not None}
-        body = self._json("GET", "/v1/runs", params=params)
-        items = body.get("runs", body.get("items", [])) if isinstance(body, dict) else body
-        return pd.DataFrame([_flat_run(i) for i in items], columns=_run_columns(items))
+    def runs(self, *, label: str | None = None, name: str | None = None,
+             limit: int | None = None, offset: int = 0) -> pd.DataFrame:
+        """Stored runs, newest first, one row each (id, name, verdict, labels, format, points,
+        created_at, ...); `label` keeps runs carrying it, `name` one exact run name. Without a
+        `limit`, every page is fetched."""
+        rows: list[dict[str, Any]] = []
+        while True:
+            want = PAGE if limit is None else min(PAGE, limit - len(rows))
+            params = {k: v for k, v in {"label": label, "name": name, "limit": want,
+                                        "offset": offset + len(rows)}.items() if v is not None}
+            page = self._json("GET", "/v1/runs", params=params)
+            items = page.get("items", []) if isinstance(page, Mapping) else list(page)
+            rows.extend(items)
+            total = page.get("total", len(rows)) if isinstance(page, Mapping) else len(rows)
+            done = not items or offset + len(rows) >= total
+            if done or (limit is not None and len(rows) >= limit):
+                break
+        return runs_frame(rows)
 
     def diagnosis(self, run_id: str) -> Diagnosis:
         """The stored diagnosis of one run."""
         return self._one(self._json("GET", f"/v1/runs/{run_id}"))
 
     def series(self, run_id: str, *, metric: str | None = None) -> pd.DataFrame:
-        """The run's normalised frame (run, metric, role, step, value, wall_time, seq)."""
+        """The run's normalised frame (run, metric, role, step, value, wall_time, seq), NaN and
+        infinities kept."""
         params = {"format": "csv", **({"metric": metric} if metric else {})}
         resp = self._request("GET", f"/v1/runs/{run_id}/series", params=params)
-        return frame_from_csv(resp.content)
+        return frame_from_csv(resp.content, run=run_id)
 
     def plot(self, run_id: str) -> bytes:
         """The annotated plot (PNG bytes)."""
@@ -162,24 +174,20 @@ def _diagnosis_dict(item: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _flat_run(item: Mapping[str, Any]) -> dict[str, Any]:
-    flat = {k: v for k, v in item.items() if not isinstance(v, (Mapping, list))}
-    diag = item.get("diagnosis") if isinstance(item.get("diagnosis"), Mapping) else item
-    flat.setdefault("verdict", diag.get("verdict"))
-    labels = item.get("labels")
-    if not isinstance(labels, list):
-        labels = [f.get("label") for f in diag.get("findings", []) or []]
-    flat["labels"] = list(labels)
-    return flat
+RUN_COLUMNS = ("id", "name", "verdict", "labels", "format", "points", "files", "project",
+               "created_at", "diagnosed_at")
 
 
-def _run_columns(items: Iterable[Mapping[str, Any]]) -> list[str]:
-    cols: list[str] = []
-    for item in items:
-        for k in _flat_run(item):
-            if k not in cols:
-                cols.append(k)
-    return cols or ["id", "run", "verdict", "labels"]
+def runs_frame(items: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Run summaries -> a DataFrame; times as UTC timestamps, known columns first."""
+    df = pd.DataFrame(list(items))
+    for col in RUN_COLUMNS:
+        if col not in df.columns:
+            df[col] = pd.Series(dtype=object)
+    for col in ("created_at", "diagnosed_at"):
+        df[col] = pd.to_datetime(df[col], unit="s", utc=True)
+    extra = [c for c in df.columns if c not in RUN_COLUMNS]
+    return df[[*RUN_COLUMNS, *extra]]
 
 
 def _error_from_response(resp: httpx.Response) -> LossForensicsError:
@@ -265,9 +273,14 @@ def _json_numbers(values: np.ndarray, nan: str = "NaN") -> pd.Series:
     return text
 
 
-def frame_from_csv(content: bytes) -> pd.DataFrame:
-    """The service's series CSV -> a validated normalised frame (NaN/inf kept)."""
+def frame_from_csv(content: bytes, *, run: str) -> pd.DataFrame:
+    """The service's series CSV (the frame's columns; non-finite values as nan / inf / -inf)
+    -> a validated normalised frame. `run` names the rows when the CSV has no run column."""
     df = pd.read_csv(io.BytesIO(content), dtype={"run": str, "metric": str, "role": str},
-                     keep_default_na=False, na_values={"value": ["nan", "NaN", ""],
-                                                       "wall_time": ["nan", "NaN", ""]})
+                     keep_default_na=False,
+                     na_values={"value": ["nan", "NaN", ""], "wall_time": ["nan", "NaN", ""]})
+    for col in ("value", "wall_time"):
+        df[col] = pd.to_numeric(df[col], errors="raise").astype(np.float64)
+    if "run" not in df.columns:
+        df.insert(0, "run", run)
     return validate_frame(df)

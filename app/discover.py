@@ -38,6 +38,7 @@ LIGHTNING_CSV = "lightning_csv"
 KERAS_CSV = "keras_csv"
 WANDB_CSV = "wandb_csv"
 JSONL = "jsonl"
+PLAIN_CSV = "csv"  # any per-step table (Ultralytics results.csv, hand-written logs)
 
 # Sub-directories whose event files belong to their parent's run (Keras, HF, TF estimators).
 SPLIT_DIRS = frozenset({"train", "training", "validation", "valid", "val", "eval", "evaluation",
@@ -253,8 +254,8 @@ def _sniff_order(name: str) -> tuple[str, ...]:
     if name.endswith((".json", ".jsonl", ".ndjson")):
         return (HF_TRAINER, JSONL)
     if name == "metrics.csv":
-        return (LIGHTNING_CSV, WANDB_CSV, KERAS_CSV)
-    return (WANDB_CSV, LIGHTNING_CSV, KERAS_CSV, JSONL)
+        return (LIGHTNING_CSV, WANDB_CSV, KERAS_CSV, PLAIN_CSV)
+    return (WANDB_CSV, LIGHTNING_CSV, KERAS_CSV, JSONL, PLAIN_CSV)
 
 
 def _sniff_with(fmt: str, path: Path, head: str) -> bool:
@@ -271,11 +272,12 @@ _SNIFFS: dict[str, Callable[[str], bool] | None] = {}
 
 
 def _reader_sniff(fmt: str) -> Callable[[str], bool] | None:
+    """The reader's own `sniff` (app.ingest.READERS), None when that reader is not there."""
     if fmt not in _SNIFFS:
         try:
-            mod = importlib.import_module(f"app.ingest.{fmt}")
-            _SNIFFS[fmt] = getattr(mod, "sniff", None)
-        except ImportError:
+            readers = importlib.import_module("app.ingest._registry").READERS
+            _SNIFFS[fmt] = getattr(readers[fmt], "sniff", None)
+        except (ImportError, KeyError):
             _SNIFFS[fmt] = None
     return _SNIFFS[fmt]
 
@@ -328,4 +330,5 @@ def _sniff_keras(path: Path, head: str) -> bool:
 _FALLBACK: dict[str, Callable[[Path, str], bool]] = {
     HF_TRAINER: _sniff_hf, JSONL: _sniff_jsonl, WANDB_CSV: _sniff_wandb,
     LIGHTNING_CSV: _sniff_lightning, KERAS_CSV: _sniff_keras,
+    PLAIN_CSV: lambda path, head: False,  # without its reader, too vague to claim a file
 }

@@ -46,7 +46,8 @@ _MAX_MLFLOW_PARAMS = 500
 
 _NUM = r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _NAME_PAIR = re.compile(
-    rf"(?<![A-Za-z0-9])(?P<key>[A-Za-z]+(?:_[A-Za-z]+)*)[-_=:]?(?P<val>{_NUM})(?![A-Za-z0-9.])"
+    rf"(?<![A-Za-z0-9])(?P<key>[A-Za-z]+(?:_[A-Za-z]+)*)(?P<sep>[-_=:]?)(?P<val>{_NUM})"
+    r"(?![A-Za-z0-9.])"
 )
 
 
@@ -58,12 +59,21 @@ def canonical(key: str) -> str:
 
 def from_name(name: str) -> dict[str, float]:
     """Numeric key/value pairs spelled in a run's name or path: 'sweep/lr-3e-2_bs64/seed1' ->
-    {'lr': 0.03, 'batch_size': 64.0}. Identity keys (seed, version, ...) are left out."""
+    {'lr': 0.03, 'batch_size': 64.0}. Identity keys (seed, version, ...) are left out.
+
+    Names are full of words glued to numbers that are not settings ('resnet50', 't5', 'gpt2',
+    'Exp_13'), so a pair counts only when the key is a known alias ('lr', 'bs', 'wd', ...), or
+    is spelled `key=value` / `key:value`, or is `key-value` / `key_value` with a fractional or
+    exponent value ('temp_0.7', 'beta-1e-3')."""
     out: dict[str, float] = {}
     for part in re.split(r"[/\\,+#\s]+", name):
         for m in _NAME_PAIR.finditer(part):
-            key = canonical(m.group("key"))
-            if key in IDENTITY_KEYS:
+            raw_key, sep, raw_val = m.group("key"), m.group("sep"), m.group("val")
+            key = canonical(raw_key)
+            known = raw_key.lower().replace("-", "_") in ALIASES
+            explicit = sep in ("=", ":")
+            fractional = sep in ("-", "_") and any(ch in raw_val for ch in ".eE")
+            if key in IDENTITY_KEYS or not (known or explicit or fractional):
                 continue
             value = float(m.group("val"))
             if math.isfinite(value):

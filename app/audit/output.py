@@ -22,11 +22,12 @@ _VERDICT_STYLE = {HEALTHY: "green", ERROR: "magenta", "nan": "bold red", "explod
 def print_table(summary: AuditSummary, console: Console) -> None:
     """Runs by severity, then the label counts, the sweep effects and what could not be read."""
     table = Table(box=None, header_style="bold", pad_edge=False)
-    table.add_column("run", overflow="fold")
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("conf", justify="right", no_wrap=True)
-    table.add_column("top cause", overflow="ellipsis", max_width=40)
-    table.add_column("first check", overflow="ellipsis", max_width=48)
+    longest = max((len(r.name) for r in summary.runs), default=3)
+    table.add_column("run", overflow="fold", min_width=min(longest, 48))
+    table.add_column("verdict", no_wrap=True, min_width=9)
+    table.add_column("conf", justify="right", no_wrap=True, min_width=4)
+    table.add_column("top cause", no_wrap=True, overflow="ellipsis", max_width=44)
+    table.add_column("first check", no_wrap=True, overflow="ellipsis", max_width=56)
     for r in summary.runs:
         style = _VERDICT_STYLE.get(r.verdict, "yellow")
         conf = "" if r.confidence is None else f"{r.confidence:.2f}"

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +18,8 @@ from rich.console import Console
 
 from app.audit.audit import FORMATS, AuditOptions, audit_folder, parse_fail_on
 from app.audit.html import DEFAULT_MAX_PLOTS
+
+PIPE_WIDTH = 200
 
 
 def register(cli: typer.Typer) -> None:
@@ -40,5 +43,7 @@ def register(cli: typer.Typer) -> None:
         """Diagnose every run under FOLDER in parallel; report them by severity."""
         options = AuditOptions(format=format.lower(), out=out, fail_on=parse_fail_on(fail_on),
                                jobs=jobs, dask=dask, max_plots=max_plots)
-        code = audit_folder(folder, options, console=Console(), err_console=Console(stderr=True))
+        # piped output is not cut at 80 columns: one run a line
+        console = Console() if sys.stdout.isatty() else Console(width=PIPE_WIDTH)
+        code = audit_folder(folder, options, console=console, err_console=Console(stderr=True))
         raise typer.Exit(code)

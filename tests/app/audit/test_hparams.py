@@ -17,6 +17,9 @@ from app.audit.hparams import from_configs, from_name, hparams_for
     ("learning_rate=1e-4,warmup=500", {"lr": 1e-4, "warmup_steps": 500.0}),
     ("lightning_logs/version_5", {}),
     ("plain-name", {}),
+    ("resnet50-t5-small/gpt2_char_to_token1729491541.27", {}),
+    ("Exp_13_rmsprop_512_0.2", {}),
+    ("temp_0.7-beta=2", {"temp": 0.7, "beta": 2.0}),
 ])
 def test_from_name(name: str, expected: dict) -> None:
     assert from_name(name) == pytest.approx(expected)
