@@ -53,9 +53,7 @@ def assign_roles(
              for m in names]
     lookup = np.append(ROLE_DTYPE.categories.get_indexer(roles),
                        ROLE_DTYPE.categories.get_loc("other")).astype(np.int8)
-    out = frame.copy()
-    out["role"] = pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE)
-    return out
+    return frame.assign(role=pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE))
 
 
 def _string_column(values: object, n: int) -> pd.api.extensions.ExtensionArray:

@@ -20,7 +20,7 @@ _POLY = 0x82F63B78
 _MASK_DELTA = 0xA282EAD8
 _MAX_VECTOR_LEN = 256  # longer records: one C call each is cheaper than L table columns
 _MIN_VECTOR_GROUP = 16  # fewer records of one length: C calls
-_CHUNK_BYTES = 1 << 22  # bounds the (records x length) index block of one step
+_CHUNK_BYTES = 1 << 20  # bounds the (records x length) index block of one step
 
 
 def _byte_table() -> np.ndarray:

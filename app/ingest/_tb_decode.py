@@ -29,7 +29,7 @@ from app.ingest.base import ReadWarning
 
 _DT_FLOAT, _DT_DOUBLE, _DT_BFLOAT16, _DT_HALF = 1, 2, 14, 19
 _SCALAR_PLUGINS = {"scalars", ""}
-_CHUNK_RECORDS = 1 << 18
+_CHUNK_RECORDS = 1 << 16
 
 
 @dataclass

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from app.ingest._tb_crc import crc_fixed_length, mask, masked_crc_one, masked_crcs
+from app.ingest._tb_wire import gather_fixed
 from app.ingest.base import ReadWarning
 from classifiers.errors import CorruptInputError
 
@@ -140,10 +141,8 @@ def _tail_warning(raw: bytes | mmap.mmap, at: int, total: int, file: str) -> Rea
 
 
 def _length_at(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    block = buf[pos[:, None] + np.arange(8, dtype=np.intp)]
-    return np.ascontiguousarray(block).view("<u8").ravel().astype(np.int64)
+    return gather_fixed(buf, pos, "<u8").astype(np.int64)
 
 
 def _u32_at(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    block = buf[pos[:, None] + np.arange(4, dtype=np.intp)]
-    return np.ascontiguousarray(block).view("<u4").ravel()
+    return gather_fixed(buf, pos, "<u4")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 _MAX_VARINT_BYTES = 10
+_GATHER_BLOCK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -137,9 +138,12 @@ def last_value(size: int, msg: np.ndarray, values: np.ndarray, fill: object) -> 
 
 
 def gather_fixed(buf: np.ndarray, pos: np.ndarray, dtype: str) -> np.ndarray:
-    """Little-endian fixed-width numbers at each of `pos` ('<f8', '<f4', '<f2', '<u2', ...)."""
+    """Little-endian fixed-width numbers at each of `pos` ('<f8', '<f4', '<f2', '<u2', ...),
+    gathered in blocks so the (positions x width) index stays small."""
     dt = np.dtype(dtype)
-    if not len(pos):
-        return np.zeros(0, dtype=dt)
-    block = buf[pos[:, None] + np.arange(dt.itemsize, dtype=np.intp)]
-    return np.ascontiguousarray(block).view(dt).ravel()
+    out = np.empty(len(pos), dtype=dt)
+    columns = np.arange(dt.itemsize, dtype=np.intp)
+    raw = out.view(np.uint8).reshape(len(pos), dt.itemsize)
+    for a in range(0, len(pos), _GATHER_BLOCK):
+        raw[a:a + _GATHER_BLOCK] = buf[pos[a:a + _GATHER_BLOCK, None] + columns]
+    return out
