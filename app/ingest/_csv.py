@@ -17,6 +17,7 @@ import pandas as pd
 from app.ingest._builder import FrameBuilder, Warnings
 from app.ingest._source import head_text
 from app.ingest._values import text_cells
+from classifiers.errors import CorruptInputError
 
 CHUNK_ROWS = 100_000
 _SEPARATORS = (",", ";", "\t")
@@ -104,12 +105,11 @@ def iter_chunks(
     has_header: bool = True,
 ) -> Iterator[Chunk]:
     """Data rows in chunks, columns named by position, as parsed by pandas' C parser (numbers
-    stay native floats). Missing cells are NA
-    (only `na_values` count as missing: a logged 'nan' stays a value); rows with too many
-    fields are skipped and reported with their line."""
+    stay native floats). Missing cells are NA (only `na_values` count as missing: a logged
+    'nan' stays a value); rows with too many fields are skipped and reported with their line;
+    a table the C parser cannot tokenize is a CorruptInputError naming the line."""
     line = 2 if has_header else 1
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    try:
         reader = pd.read_csv(
             path, sep=header.sep, header=0 if has_header else None,
             names=list(range(len(header.columns))),
@@ -119,14 +119,35 @@ def iter_chunks(
             engine="c", low_memory=True,
         )
         with reader:
-            for frame in reader:
-                skipped = []
-                for w in caught:
-                    for m in _SKIPPED_LINE.finditer(str(w.message)):
-                        skipped.append((int(m.group(1)), m.group(2).strip()))
-                caught.clear()
+            while True:
+                # pandas reports a skipped row as a warning: catch it per chunk, never across
+                # a yield (the caller's own warnings must not be swallowed)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    frame = next(reader, None)
+                if frame is None:
+                    break
+                skipped = [(int(m.group(1)), m.group(2).strip()) for w in caught
+                           for m in _SKIPPED_LINE.finditer(str(w.message))]
                 yield Chunk(frame, line, skipped)
                 line += len(frame) + len(skipped)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise CorruptInputError(f"unreadable as a table: {_parser_message(exc)}",
+                                file=str(path), line=_parser_line(exc, line)) from None
+
+
+def _parser_message(exc: Exception) -> str:
+    return str(exc).replace("Error tokenizing data. C error: ", "").strip()
+
+
+def _parser_line(exc: Exception, chunk_line: int) -> int:
+    """The file line pandas names ('line 7' is a file line, 'row 3' a row of the chunk)."""
+    text = str(exc)
+    if m := re.search(r"line (\d+)", text):
+        return int(m.group(1))
+    if m := re.search(r"row (\d+)", text):
+        return chunk_line + int(m.group(1))
+    return chunk_line
 
 
 def melt_chunk(
