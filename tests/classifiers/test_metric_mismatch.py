@@ -1,0 +1,79 @@
+import numpy as np
+import pytest
+
+from classifiers.frame import make_frame
+from classifiers.metric_mismatch import MetricMismatch, name_direction
+from classifiers.run import RunSeries
+from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
+
+RNG = np.random.default_rng(17)
+EP = np.arange(20)
+
+
+def _val_loss():
+    return 0.4 + 1.5 * np.exp(-EP / 5) + 0.01 * RNG.standard_normal(20)
+
+
+def test_loss_improves_but_accuracy_stays_at_chance():
+    acc = 0.1 + 0.01 * RNG.standard_normal(20)
+    f = judge(MetricMismatch(), run_of(val_loss=(EP, _val_loss()), val_acc=(EP, acc)))
+    assert f is not None and f.label == "metric_mismatch"
+    assert f.evidence["direction"] == "loss_improves"
+    assert (f.span.start_step, f.span.end_step) == (0, 19)
+
+
+def test_loss_improves_but_error_rate_rises():
+    wer = 0.5 + 0.01 * EP + 0.005 * RNG.standard_normal(20)
+    f = judge(MetricMismatch(), run_of(eval_loss=(EP, _val_loss()), eval_wer=(EP, wer)))
+    assert f is not None and f.evidence["score_direction"] == "lower"
+
+
+def test_metric_improves_while_loss_stays_flat():
+    loss = 1.0 + 0.005 * RNG.standard_normal(20)
+    acc = 0.5 + 0.4 * (1 - np.exp(-EP / 5)) + 0.005 * RNG.standard_normal(20)
+    f = judge(MetricMismatch(), run_of(val_loss=(EP, loss), val_accuracy=(EP, acc)))
+    assert f is not None and f.evidence["direction"] == "metric_improves"
+
+
+def test_healthy_loss_down_accuracy_up_is_quiet():
+    acc = 0.5 + 0.4 * (1 - np.exp(-EP / 5)) + 0.005 * RNG.standard_normal(20)
+    assert judge(MetricMismatch(), run_of(val_loss=(EP, _val_loss()), val_acc=(EP, acc))) is None
+
+
+def test_overfit_calibration_drift_is_left_to_overfit():
+    loss = 0.3 + 0.02 * EP
+    acc = 0.80 + 0.005 * EP
+    assert judge(MetricMismatch(), run_of(val_loss=(EP, loss), val_acc=(EP, acc))) is None
+
+
+def test_near_miss_saturated_accuracy_still_creeping_up():
+    acc = 0.985 + 0.003 * (1 - np.exp(-EP / 5)) + 0.0001 * RNG.standard_normal(20)
+    assert judge(MetricMismatch(), run_of(val_loss=(EP, _val_loss()), val_acc=(EP, acc))) is None
+
+
+def test_unknown_direction_comes_from_the_correlation():
+    good = 0.5 + 0.4 * (1 - np.exp(-EP / 5))
+    frame = make_frame("r", ["val_loss"] * 20 + ["quality"] * 20, np.r_[EP, EP],
+                       np.r_[_val_loss(), good], roles={"quality": "val_score"})
+    m = MetricMismatch().measure(RunSeries(frame))
+    assert m["direction_source"] == "correlation" and m["score_direction"] == "higher"
+    assert MetricMismatch().judge(m) is None
+
+
+def test_name_direction():
+    assert name_direction("eval_accuracy") == 1 and name_direction("val/wer") == -1
+    assert name_direction("eval_mean_token_accuracy") == 1 and name_direction("val_x") == 0
+
+
+def test_pairs_the_score_of_the_same_eval_set():
+    loss0, loss1 = _val_loss(), _val_loss()
+    chance = 0.1 + 0.01 * RNG.standard_normal(20)
+    good = 0.5 + 0.4 * (1 - np.exp(-EP / 5))
+    run = run_of(eval_g0_loss=(EP, loss0), eval_g0_accuracy=(EP, good),
+                 eval_g1_loss=(EP, loss1), eval_g1_accuracy=(EP, chance))
+    assert judge(MetricMismatch(), run) is None
+
+
+@pytest.mark.slow
+def test_real_runs_agree_with_their_labels(real_runs):
+    assert_matches_real_labels(real_runs, MetricMismatch())

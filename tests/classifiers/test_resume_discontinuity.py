@@ -1,0 +1,82 @@
+import numpy as np
+import pytest
+
+from classifiers.frame import make_frame
+from classifiers.resume_discontinuity import ResumeDiscontinuity
+from classifiers.run import RunSeries
+from tests.classifiers._labelled import assert_matches_real_labels, judge
+
+RNG = np.random.default_rng(13)
+
+
+def _loss(steps):
+    return 0.5 + 2.0 * np.exp(-steps / 2000) + 0.02 * RNG.standard_normal(len(steps))
+
+
+def _run(steps, values, lr=None):
+    names, st, vals = ["loss"] * len(steps), list(steps), list(values)
+    if lr is not None:
+        names += ["lr"] * len(lr[0])
+        st += list(lr[0])
+        vals += list(lr[1])
+    return RunSeries(make_frame("r", names, st, vals))
+
+
+def test_resume_without_optimizer_state_fires_at_the_restart():
+    first, second = np.arange(0, 6000, 10), np.arange(4000, 10000, 10)
+    after = _loss(second) + np.where(second < 5000, 1.2, 0.0)
+    f = judge(ResumeDiscontinuity(), _run(np.r_[first, second], np.r_[_loss(first), after]))
+    assert f is not None and f.label == "resume_discontinuity"
+    assert f.span.start_step == 4000 and f.evidence["resumed_from_step"] == 5990
+    assert f.evidence["loss_jump"] > 6 and f.evidence["restarts"] == 1
+
+
+def test_faithful_resume_from_an_older_checkpoint_is_quiet():
+    first, second = np.arange(0, 6000, 10), np.arange(4000, 10000, 10)
+    run = _run(np.r_[first, second], np.r_[_loss(first), _loss(second)])
+    assert judge(ResumeDiscontinuity(), run) is None
+
+
+def test_counter_reset_that_kept_training_is_quiet():
+    first, second = np.arange(0, 6000, 10), np.arange(0, 4000, 10)
+    run = _run(np.r_[first, second], np.r_[_loss(first), _loss(second + 6000)])
+    assert judge(ResumeDiscontinuity(), run) is None
+
+
+def test_duplicate_steps_with_the_same_values_are_quiet():
+    steps = np.repeat(np.arange(50), 2)
+    run = _run(steps, np.repeat(_loss(np.arange(50) * 100), 2))
+    assert judge(ResumeDiscontinuity(), run) is None
+
+
+def test_the_same_series_written_twice_is_quiet():
+    steps = np.arange(50)
+    values = _loss(steps * 100)
+    assert judge(ResumeDiscontinuity(), _run(np.r_[steps, steps], np.r_[values, values])) is None
+
+
+def test_scheduler_restart_is_reported_with_the_jump():
+    first, second = np.arange(0, 6000, 10), np.arange(4000, 10000, 10)
+    after = _loss(second) + np.where(second < 5000, 1.2, 0.0)
+    lr_steps = np.r_[first, second]
+    lr = np.r_[np.full(len(first), 1e-4), np.full(len(second), 1e-3)]
+    f = judge(ResumeDiscontinuity(),
+              _run(lr_steps, np.r_[_loss(first), after], lr=(lr_steps, lr)))
+    assert f is not None and f.evidence["lr_jump"] is True
+
+
+def test_interleaved_writers_are_not_resumes():
+    steps = np.r_[np.arange(0, 1000, 10), np.arange(0, 1000, 10)]
+    order = np.argsort(np.r_[np.arange(100) * 2, np.arange(100) * 2 + 1])
+    values = np.r_[_loss(np.arange(0, 1000, 10)), _loss(np.arange(0, 1000, 10)) + 1.0]
+    assert judge(ResumeDiscontinuity(), _run(steps[order], values[order])) is None
+
+
+def test_no_restart_no_finding():
+    steps = np.arange(0, 5000, 10)
+    assert judge(ResumeDiscontinuity(), _run(steps, _loss(steps))) is None
+
+
+@pytest.mark.slow
+def test_real_runs_agree_with_their_labels(real_runs):
+    assert_matches_real_labels(real_runs, ResumeDiscontinuity())

@@ -1,0 +1,64 @@
+import numpy as np
+import pytest
+
+from classifiers.vanishing_gradients import VanishingGradients
+from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
+
+RNG = np.random.default_rng(5)
+STEPS = np.arange(0, 5000, 10)
+
+
+def _noisy(y, rel=0.1):
+    return y * np.exp(rel * RNG.standard_normal(len(y)))
+
+
+def test_grad_norm_collapsing_while_loss_stalls_fires_from_the_onset():
+    grad = _noisy(np.where(STEPS < 1000, 1.0, 10 ** (-(STEPS - 1000) / 800)))
+    loss = np.where(STEPS < 1000, 2.3 - 0.3 * STEPS / 1000, 2.0) + 0.01 * RNG.standard_normal(
+        len(STEPS))
+    f = judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad)))
+    assert f is not None and f.label == "vanishing_gradients"
+    assert 2000 <= f.span.start_step <= 3000 and f.span.end_step == STEPS[-1]
+    assert f.evidence["grad_norm_decay"] > 100 and f.evidence["grad_norm_orders"] >= 2
+
+
+def test_healthy_grad_norm_in_its_usual_band_is_quiet():
+    grad = _noisy(np.full(len(STEPS), 1.5), 0.3)
+    loss = 0.5 + 2 * np.exp(-STEPS / 1500)
+    assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
+
+
+def test_near_miss_grad_norm_falls_10x_only():
+    grad = _noisy(np.where(STEPS < 1000, 1.0, 0.1))
+    loss = np.full(len(STEPS), 2.3) + 0.01 * RNG.standard_normal(len(STEPS))
+    assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
+
+
+def test_near_miss_loss_keeps_improving_while_grad_shrinks():
+    grad = _noisy(10 ** (-STEPS / 1500))
+    loss = 0.5 + 2 * (1 - STEPS / STEPS[-1])
+    assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
+
+
+def test_a_loss_that_reached_zero_legitimately_has_tiny_gradients():
+    grad = _noisy(10 ** (-STEPS / 1000))
+    loss = 2.3 * np.exp(-STEPS / 300) + 1e-4
+    assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
+
+
+def test_zero_and_nan_grad_norms_survive():
+    grad = np.where(STEPS < 1000, 1.0, 0.0)
+    grad[::50] = np.nan
+    loss = np.full(len(STEPS), 2.3) + 0.01 * RNG.standard_normal(len(STEPS))
+    f = judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad)))
+    assert f is not None and np.isfinite(f.evidence["grad_norm_orders"])
+
+
+def test_skips_without_a_grad_norm():
+    run = run_of(loss=(STEPS, np.ones(len(STEPS))))
+    assert "no gradient norm" in VanishingGradients().skip_reason(run)
+
+
+@pytest.mark.slow
+def test_real_runs_agree_with_their_labels(real_runs):
+    assert_matches_real_labels(real_runs, VanishingGradients())
