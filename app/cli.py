@@ -13,7 +13,7 @@ import typer
 
 from classifiers.errors import LossForensicsError
 
-COMMANDS: tuple[str, ...] = ("serve", "rediagnose", "convert", "audit")
+COMMANDS: tuple[str, ...] = ("serve", "rediagnose", "convert", "audit", "diagnose")
 
 cli = typer.Typer(
     name="lossforensics",

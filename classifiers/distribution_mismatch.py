@@ -80,8 +80,8 @@ class DistributionMismatch(Classifier):
     def judge(self, m: dict) -> Finding | None:
         if m["train_improvement_pct"] < 100 * self.train_drop or m["coverage"] < self.coverage:
             return None
-        m["val_flat"] = bool(m["val_rise_vs_train"] <= self.max_rise)
-        if m["val_follow_ratio"] > self.follow or not m["val_flat"]:
+        flat = bool(m["val_rise_vs_train"] <= self.max_rise)
+        if m["val_follow_ratio"] > self.follow or not flat:
             return None
         conf = 0.5 + 0.3 * (1 - m["val_follow_ratio"] / self.follow) \
             + 0.18 * min(1.0, (m["train_improvement_pct"] / 100 - self.train_drop) / 0.5)
@@ -89,7 +89,8 @@ class DistributionMismatch(Classifier):
                    f"({m['train_head']:.4g} -> {m['train_tail']:.4g}) while validation loss "
                    f"never improved meaningfully ({m['val_head']:.4g} -> {m['val_tail']:.4g}, "
                    f"best {m['val_improvement_pct']:.1f}% below its start).")
-        evidence = {k: v for k, v in m.items() if k not in ("start_step", "end_step")}
+        evidence = {"val_flat": flat,
+                    **{k: v for k, v in m.items() if k not in ("start_step", "end_step")}}
         return Finding(self.label, float(min(0.98, conf)), Span(m["start_step"], m["end_step"]),
                        evidence, summary)
 

@@ -1,0 +1,104 @@
+"""`lossforensics diagnose PATH`: read one run's logs (or a file holding several runs), label
+what went wrong, and show the ranked causes with the first checks to run.
+
+    lossforensics diagnose runs/exp1
+    lossforensics diagnose trainer_state.json --json            # the Diagnosis JSON
+    lossforensics diagnose wandb_export.csv --json | jq '.[].verdict'   # several runs: a list
+    lossforensics diagnose metrics.json --role 'total_loss=train_loss' --format jsonl
+
+The default output is for a person: the verdict, each finding with its confidence, step span and
+summary, its top causes with their first check, the labels that could not be judged (dimmed)
+and the reader's warnings. `--json` prints exactly `Diagnosis.to_dict()`: one object for one
+run, a list when PATH holds several.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from app.commands.convert import parse_roles
+from app.ingest import load_run
+from classifiers.diagnose import diagnose_all
+from classifiers.diagnosis import Diagnosis, Finding
+from classifiers.labels import HEALTHY
+
+TOP_CAUSES = 3
+_VERDICT_STYLE = {HEALTHY: "bold green"}
+
+
+def diagnose_path(path: Path, *, roles: dict[str, str] | None = None,
+                  format: str | None = None) -> list[Diagnosis]:
+    """Read PATH with the ingest layer and diagnose every run in it (reader warnings ride along
+    in each Diagnosis)."""
+    result = load_run(path, format=format, roles=roles)
+    return diagnose_all(result.frame, source=result.source, warnings=result.warnings)
+
+
+def to_json(diagnoses: list[Diagnosis]) -> str:
+    """The Diagnosis JSON: a single object for one run, a list for several."""
+    payload = [d.to_dict() for d in diagnoses]
+    return json.dumps(payload[0] if len(payload) == 1 else payload, indent=2)
+
+
+def render(diagnoses: list[Diagnosis], console: Console) -> None:
+    """A readable report, one block a run."""
+    for i, diagnosis in enumerate(diagnoses):
+        if i:
+            console.rule(style="dim")
+        render_one(diagnosis, console)
+
+
+def render_one(d: Diagnosis, console: Console) -> None:
+    style = _VERDICT_STYLE.get(d.verdict, "bold red")
+    points = sum(m.points for m in d.metrics)
+    console.print(f"[bold]{escape(d.run) or '(unnamed run)'}[/]  verdict: [{style}]"
+                  f"{d.verdict}[/]  [dim]({len(d.metrics)} metrics, {points} points, "
+                  f"{escape(str(d.source.get('format') or 'unknown format'))})[/]")
+    if not d.findings:
+        console.print("  No problem found by the classifiers that could judge this run.")
+    for f in d.findings:
+        _render_finding(f, console)
+    if d.skipped:
+        console.print("  [dim]Not judged:[/]")
+        for s in d.skipped:
+            console.print(f"    [dim]{s.label}: {escape(s.reason)}[/]")
+    for w in d.warnings:
+        console.print(f"  [yellow]warning:[/] {escape(str(w))}")
+
+
+def _render_finding(f: Finding, console: Console) -> None:
+    span = f"steps {f.span.start_step}-{f.span.end_step}" if f.span else "whole run"
+    console.print(f"  [bold red]{f.label}[/]  confidence {f.confidence:.2f}  [dim]{span}[/]")
+    console.print(f"    {escape(f.summary)}")
+    for cause in f.causes[:TOP_CAUSES]:
+        probe = f"  [dim](probe: {cause.probe})[/]" if cause.probe else ""
+        console.print(f"    {cause.rank}. {escape(cause.cause)} [dim]score {cause.score:.2f}[/]"
+                      f"{probe}")
+        if cause.checks:
+            console.print(f"       [cyan]first check:[/] {escape(cause.checks[0])}")
+
+
+def register(cli: typer.Typer) -> None:
+    @cli.command("diagnose")
+    def diagnose(
+        path: Annotated[Path, typer.Argument(help="A log file or run directory.")],
+        as_json: Annotated[bool, typer.Option(
+            "--json", help="Print the Diagnosis JSON (a list when PATH holds several runs).")
+        ] = False,
+        role: Annotated[list[str] | None, typer.Option(
+            "--role", help="METRIC=ROLE override (glob patterns allowed); repeatable.")] = None,
+        format: Annotated[str | None, typer.Option(
+            "--format", help="Input format, when detection should be skipped.")] = None,
+    ) -> None:
+        """Diagnose the run(s) in PATH: verdict, findings, ranked causes and first checks."""
+        diagnoses = diagnose_path(path, roles=parse_roles(role or []), format=format)
+        if as_json:
+            typer.echo(to_json(diagnoses))
+        else:
+            render(diagnoses, Console(highlight=False))
