@@ -118,7 +118,7 @@ def smooth(
 
 
 def robust_spread(y: np.ndarray) -> float:
-    """Sigma-equivalent spread: MAD, else IQR, else std; 0 for fewer than 2 points."""
+    """Sigma-equivalent spread: MAD, else IQR, else 0; 0 for fewer than 2 points."""
     y = np.asarray(y, dtype=np.float64)
     if len(y) < 2:
         return 0.0
@@ -126,7 +126,8 @@ def robust_spread(y: np.ndarray) -> float:
     if mad > 0:
         return mad
     q75, q25 = np.percentile(y, [75, 25])
-    return float(q75 - q25) / 1.349 if q75 > q25 else float(np.std(y))
+    # more than half the values are equal: the typical spread is nil (outliers do not count)
+    return float(q75 - q25) / 1.349 if q75 > q25 else 0.0
 
 
 def noise_level(y: np.ndarray) -> float:

@@ -3,8 +3,8 @@
 Symptom: the model learns a little, then both curves flatten at a high level with almost no
 gap between them: it cannot fit even the training data (too small, too regularised, LR too
 low).
-Signal: the smoothed training loss at its start (median of the first 3 points: the first
-epochs carry the real starting level), in the middle (40-60% of the run) and at the end (last
+Signal: the training loss at its start (the first point; the median of the first 3 on
+per-step logs), the smoothed loss in the middle (40-60% of the run) and at the end (last
 15%); the validation loss at its end; all by signals' robust levels.
 Rule: for positive losses, the training loss keeps at least 40% of its starting value (it fell
 less than 60%) but did fall by at least 5% (a run that never moved is a plateau, not underfit);
@@ -57,7 +57,7 @@ class Underfit(Classifier):
         if len(y) < 6 or len(vy) < 3 or not signals.all_positive(y):
             return None
         xs, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
-        start = float(np.median(y[:3]))
+        start = float(np.median(y[:3]) if len(y) >= 30 else y[0])
         mid, end = _segment(level, 0.4, 0.6), _segment(level, 0.85, 1.0)
         val_end = signals.tail_level(vy, 0.2, min_points=1)
         kept = end / start

@@ -1,0 +1,75 @@
+import numpy as np
+
+from classifiers.nan import NaN
+from classifiers.playbook import rank_causes
+from tests.classifiers._labelled import judge, real_outcomes, run_of
+
+RNG = np.random.default_rng(1)
+STEPS = np.arange(1000)
+
+
+def _loss():
+    return 0.3 + 2.0 * np.exp(-STEPS / 200) + 0.02 * RNG.standard_normal(len(STEPS))
+
+
+def test_nan_after_a_grad_norm_spike_points_at_a_blowup():
+    loss, grad = _loss(), 1.0 + 0.05 * RNG.standard_normal(len(STEPS))
+    grad[795:800] = [5, 20, 80, 300, 900]
+    loss[800:] = np.nan
+    f = judge(NaN(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad)))
+    assert f is not None and f.span.start_step == 800 and f.span.end_step == 999
+    assert f.confidence >= 0.95 and not f.evidence["early"] and not f.evidence["recovered"]
+    assert f.evidence["grad_norm_jump"] > 100 and f.evidence["grad_norm_calm"] is False
+    assert rank_causes("nan", f.evidence)[0].probe == "lr_drop"
+
+
+def test_nan_with_a_calm_grad_norm_points_at_data_or_numerics():
+    loss, grad = _loss(), 1.0 + 0.05 * RNG.standard_normal(len(STEPS))
+    loss[600:] = np.inf
+    f = judge(NaN(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad)))
+    assert f.evidence["kind"] == "inf" and f.evidence["grad_norm_calm"] is True
+    assert rank_causes("nan", f.evidence)[0].probe in {"batch_inspect", "nan_origin"}
+
+
+def test_nan_at_the_first_steps_points_at_init_or_data():
+    loss = _loss()
+    loss[1:] = np.nan
+    f = judge(NaN(), run_of(loss=(STEPS, loss)))
+    assert f.evidence["early"] is True
+    top = rank_causes("nan", f.evidence)[:2]
+    assert {c.probe for c in top} <= {"batch_inspect", "activation_health", "nan_origin"}
+    assert "learning rate" not in top[0].cause
+
+
+def test_one_isolated_nan_that_recovered_is_a_weaker_finding():
+    loss = _loss()
+    loss[500] = np.nan
+    f = judge(NaN(), run_of(loss=(STEPS, loss)))
+    assert f.evidence["recovered"] is True and f.evidence["nonfinite_count"] == 1
+    assert 0.7 <= f.confidence < 0.9 and f.span.start_step == f.span.end_step == 500
+
+
+def test_validation_nan_counts_and_a_finite_run_is_healthy():
+    val = np.linspace(2, 1, 20)
+    val[15:] = np.nan
+    f = judge(NaN(), run_of(loss=(STEPS, _loss()), val_loss=(STEPS[::50], val)))
+    assert f is not None and f.evidence["series"] == "val_loss" and f.span.start_step == 750
+    assert judge(NaN(), run_of(loss=(STEPS, _loss()))) is None
+
+
+def test_near_miss_a_single_inf_grad_norm_from_a_loss_scaler_is_not_nan():
+    grad = 1.0 + 0.05 * RNG.standard_normal(len(STEPS))
+    grad[[100, 400]] = np.inf
+    assert judge(NaN(), run_of(loss=(STEPS, _loss()), grad_norm=(STEPS, grad))) is None
+    grad[500:] = np.nan  # but a grad norm that stays NaN is
+    f = judge(NaN(), run_of(loss=(STEPS, _loss()), grad_norm=(STEPS, grad)))
+    assert f is not None and f.evidence["grad_norm_only"] and f.confidence == 0.6
+
+
+def test_one_point_run_that_is_nan():
+    f = judge(NaN(), run_of(loss=(np.array([0]), np.array([np.nan]))))
+    assert f is not None and f.evidence["early"]
+
+
+def test_no_real_run_is_nan(real_runs):
+    assert not [e for e, fired, _ in real_outcomes(real_runs, NaN()) if fired]

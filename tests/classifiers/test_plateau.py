@@ -1,0 +1,73 @@
+import numpy as np
+
+from classifiers.plateau import Plateau
+from tests.classifiers._labelled import judge, real_outcomes, run_of
+
+RNG = np.random.default_rng(3)
+STEPS = np.arange(3000)
+
+
+def _noise(n, s=0.01):
+    return s * RNG.standard_normal(n)
+
+
+def test_stuck_after_an_early_drop_reports_where_it_stalled():
+    loss = np.maximum(2.3 * np.exp(-STEPS / 150), 0.0) + 0.7 + _noise(len(STEPS))
+    f = judge(Plateau(), run_of(loss=(STEPS, loss)))
+    assert f is not None and f.evidence["kind"] == "stuck_after_drop"
+    assert f.evidence["stuck_fraction"] >= 0.6 and f.span.end_step == 2999
+    assert f.span.start_step <= 1300
+
+
+def test_flat_from_step_one():
+    loss = 2.3 + _noise(len(STEPS), 0.05)
+    f = judge(Plateau(), run_of(loss=(STEPS, loss), lr=(STEPS, np.full(len(STEPS), 1e-8))))
+    assert f.evidence["kind"] == "flat_from_start" and f.span.start_step == 0
+    assert f.causes == ()  # causes are attached by diagnose, not by detect
+
+
+def test_per_epoch_knee_then_flat_ten_points():
+    ep = np.arange(10)
+    loss = np.array([332.7, 297.6, 270.3, 248.3, 239.0, 238.0, 235.7, 235.4, 235.1, 234.8])
+    assert judge(Plateau(), run_of(loss=(ep, loss))) is not None
+
+
+def test_negative_loss_stuck_after_drop_is_judged_linearly():
+    loss = -1.0 - 3.0 * (1 - np.exp(-STEPS / 100)) + _noise(len(STEPS))
+    f = judge(Plateau(), run_of(loss=(STEPS, loss)))
+    assert f is not None and f.evidence["log_scale"] is False
+
+
+def test_slow_steady_fine_tune_is_not_a_plateau():
+    loss = 2.0 - 0.25 * STEPS / STEPS[-1] + _noise(len(STEPS), 0.03)
+    assert judge(Plateau(), run_of(loss=(STEPS, loss))) is None
+
+
+def test_power_law_and_converged_to_zero_are_not_plateaus():
+    power = 4.0 * (1 + STEPS / 10.0) ** -0.5 + 1.0 + _noise(len(STEPS), 0.005)
+    assert judge(Plateau(), run_of(loss=(STEPS, power))) is None
+    ep = np.arange(10)
+    to_zero = np.array([0.77, 0.2, 0.09, 0.044, 0.023, 0.01, 0.009, 0.0086, 0.0097, 0.005])
+    assert judge(Plateau(), run_of(loss=(ep, to_zero))) is None
+
+
+def test_near_miss_converged_only_for_the_last_fifth():
+    knee = int(0.8 * len(STEPS))
+    loss = np.r_[np.linspace(3.0, 1.0, knee), np.full(len(STEPS) - knee, 1.0)]
+    assert judge(Plateau(), run_of(loss=(STEPS, loss + _noise(len(STEPS))))) is None
+
+
+def test_rising_loss_is_not_a_plateau():
+    assert judge(Plateau(), run_of(loss=(STEPS, 1 + STEPS / 1000))) is None
+
+
+def test_real_runs(real_runs):
+    rows = real_outcomes(real_runs, Plateau())
+    missed = [e for e, fired, want in rows if want and not fired]
+    # known: this run ends far above where it started (8 -> 12): exploding, not "stuck"
+    assert all("token_to_char1729587337" in e for e in missed), missed
+    false = sorted(e for e, fired, want in rows if fired and not want)
+    # known: detectron2 stalls where its LR was cut 20x (labelled lr_decayed_too_early only;
+    # the brats run with the same shape is labelled both); the augmented nanoGPT run ends above
+    # its best after two spikes, stuck for its last 60%
+    assert len(false) <= 2 and all("detectron2" in e or "augmented" in e for e in false), false

@@ -1,0 +1,146 @@
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from classifiers import signals
+
+RNG = np.random.default_rng(0)
+
+
+def test_finite_points_drops_nan_and_inf_keeps_order():
+    x, y = signals.finite_points(np.array([3, 1, 2, 5]), np.array([1.0, np.nan, np.inf, 4.0]))
+    assert list(x) == [3, 5] and list(y) == [1.0, 4.0]
+
+
+def test_bucket_max_keeps_a_one_point_spike_on_a_long_series():
+    y = RNG.normal(0, 0.01, 1_000_000)
+    y[123_457] = 5.0
+    xb, yb = signals.bucket(np.arange(len(y), dtype=float), y, 1000, "max")
+    assert len(yb) == 1000 and yb.max() == 5.0
+    _, med = signals.bucket(np.arange(len(y), dtype=float), y, 1000, "median")
+    assert np.abs(med).max() < 0.01  # the spike does not leak into the levels
+
+
+def test_rolling_median_ignores_an_outlier_and_ewma_handles_uneven_steps():
+    y = np.ones(21)
+    y[10] = 100.0
+    assert signals.rolling_median(y, 5)[10] == 1.0
+    x = np.array([0, 1, 2, 100, 101])
+    out = signals.ewma(x, np.array([0.0, 0, 0, 1, 1]), halflife=1)
+    assert out[2] == 0 and out[3] > 0.99  # a 98-step gap forgets the past
+
+
+def test_savgol_short_series_falls_back_to_input():
+    y = np.array([1.0, 2.0, 3.0])
+    assert np.array_equal(signals.savgol(y, 11), y)
+
+
+def test_noise_level_is_trend_free():
+    x = np.arange(5000.0)
+    y = 10 - 0.001 * x + RNG.normal(0, 0.2, len(x))
+    assert signals.noise_level(y) == pytest.approx(0.2, rel=0.1)
+    assert signals.robust_spread(np.array([1.0])) == 0.0
+
+
+def test_scale_and_relative_change_work_for_negative_losses():
+    y = -5 + 0.1 * RNG.standard_normal(200) - np.linspace(0, 2, 200)
+    s = signals.scale(y)
+    assert s > 0
+    assert signals.relative_change(-5.0, -7.0, s) < 0
+    assert signals.log_ratio(-1.0, 2.0) is None
+    assert signals.log_ratio(1.0, np.e) == pytest.approx(1.0)
+    assert np.all(np.isfinite(signals.safe_log(np.array([-3.0, 0.0, 2.0]))))
+
+
+def test_trend_sees_a_slow_steady_decline_and_not_noise():
+    x = np.arange(2000.0)
+    down = signals.trend(x, 1.0 - 1e-5 * x + RNG.normal(0, 0.002, len(x)))
+    assert down.slope < 0 and down.p_value < 1e-6 and down.low <= down.slope <= down.high
+    flat = signals.trend(x, RNG.normal(0, 1, len(x)))
+    assert flat.p_value > 0.001 and abs(flat.tau) < 0.2
+    assert signals.trend(np.array([0.0, 2.0]), np.array([1.0, 0.0])).slope == -0.5
+    assert signals.trend(np.array([1.0]), np.array([1.0])).slope == 0.0
+
+
+def test_stall_index_finds_the_knee():
+    level = np.r_[np.linspace(10, 2, 30), np.full(70, 2.0)]
+    assert 25 <= signals.stall_index(level) <= 30
+    assert signals.stall_index(np.full(10, 1.0)) == 0
+
+
+def test_find_spikes_reports_index_height_and_recovery():
+    y = 2.0 + RNG.normal(0, 0.01, 500)
+    y[100] += 3.0
+    y[300:] += 3.0  # a level shift: it never comes back
+    sp = signals.find_spikes(y, z_min=8)
+    by_index = dict(zip(sp.indices.tolist(), sp.recovered.tolist(), strict=True))
+    shift = [i for i in by_index if 300 <= i < 330]
+    assert by_index[100] is True and len(shift) == 1 and by_index[shift[0]] is False
+    assert sp.heights[list(sp.indices).index(100)] == pytest.approx(3.0, abs=0.1)
+    assert len(signals.find_spikes(np.array([1.0, 2.0]))) == 0
+
+
+def test_find_spikes_on_a_million_points_is_fast_and_exact_about_where():
+    y = 1.0 + RNG.normal(0, 0.05, 1_000_000)
+    y[777_777] = 4.0
+    t = time.perf_counter()
+    sp = signals.find_spikes(y)
+    assert time.perf_counter() - t < 1.0
+    assert list(sp.indices) == [777_777]
+
+
+def test_dominant_period_finds_the_fundamental_not_a_harmonic():
+    y = np.tile(np.linspace(1, 0, 40), 25) + RNG.normal(0, 0.1, 1000) + np.linspace(2, 0, 1000)
+    p = signals.dominant_period(y, 4, 333)
+    assert p.period == 40 and p.strength > 0.5 and p.prominence > 0.5 and p.cycles == 25
+    noise = signals.dominant_period(RNG.normal(0, 1, 1000), 4, 333)
+    assert noise.strength < 0.2
+
+
+def test_change_points_split_on_the_mean():
+    y = np.r_[np.zeros(300), np.full(300, 1.0), np.zeros(300)] + RNG.normal(0, 0.1, 900)
+    assert list(signals.change_points(y)) == pytest.approx([300, 600], abs=3)
+    assert len(signals.change_points(RNG.normal(0, 0.1, 900))) == 0
+    assert len(signals.change_points(np.ones(4))) == 0
+
+
+def test_expensive_statistics_grow_no_faster_than_linearly():
+    def cost(n):
+        x = np.arange(n, dtype=float)
+        y = np.exp(-x / n) + RNG.normal(0, 0.01, n)
+        t = time.perf_counter()
+        signals.trend(x, y)
+        signals.smooth(x, y)
+        signals.find_spikes(y)
+        signals.dominant_period(y, 4, n // 3)
+        signals.noise_level(y)
+        return time.perf_counter() - t
+
+    cost(1000)
+    assert cost(1_000_000) < 2.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=64), max_size=60))
+def test_primitives_never_raise_on_arbitrary_values(values):
+    y = np.asarray(values, dtype=float)
+    x = np.arange(len(y), dtype=float)
+    fx, fy = signals.finite_points(x, y)
+    signals.trend(fx, fy)
+    signals.find_spikes(fy)
+    signals.dominant_period(fy)
+    signals.change_points(fy)
+    signals.smooth(fx, fy)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(min_value=-1e100, max_value=1e100), min_size=1, max_size=60))
+def test_spreads_are_finite_and_non_negative(values):
+    y = np.asarray(values, dtype=float)
+    for fn in (signals.noise_level, signals.robust_spread, signals.scale, signals.robust_range):
+        out = fn(y)
+        assert np.isfinite(out) and out >= 0
+    assert signals.scale(y) > 0

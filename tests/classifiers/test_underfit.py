@@ -1,0 +1,53 @@
+import numpy as np
+
+from classifiers.underfit import Underfit
+from tests.classifiers._labelled import judge, real_outcomes, run_of
+
+RNG = np.random.default_rng(6)
+EP = np.arange(20)
+
+
+def _knee(start, floor, tau=1.5, n=20, noise=0.005):
+    ep = np.arange(n)
+    return floor + (start - floor) * np.exp(-ep / tau) + noise * RNG.standard_normal(n)
+
+
+def test_both_high_and_close_after_an_early_knee():
+    train, val = _knee(1.6, 1.1), _knee(1.6, 1.12)
+    f = judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, val)))
+    assert f is not None and f.span.end_step == 19 and f.span.start_step <= 10
+    assert 0.6 < f.evidence["kept"] < 0.8 and abs(f.evidence["gap_ratio"]) < 0.05
+    assert f.confidence > 0.7
+
+
+def test_per_step_train_with_sparse_val():
+    steps = np.arange(4000)
+    train = 1.0 + 0.6 * np.exp(-steps / 300) + 0.05 * RNG.standard_normal(len(steps))
+    val_steps = steps[199::200]
+    assert judge(Underfit(), run_of(loss=(steps, train),
+                                    val_loss=(val_steps, 1.02 + 0.6 * np.exp(-val_steps / 300)))
+                 ) is not None
+
+
+def test_healthy_fit_and_overfit_are_not_underfit():
+    train = _knee(1.6, 0.05, tau=4)
+    assert judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, train + 0.02))) is None
+    assert judge(Underfit(), run_of(loss=(EP, _knee(1.6, 1.1)),
+                                    val_loss=(EP, _knee(1.6, 1.6)))) is None
+
+
+def test_near_misses_slow_steady_descent_and_a_run_that_never_moved():
+    slow = 8.8 * (1 + EP) ** -0.12
+    assert judge(Underfit(), run_of(loss=(EP, slow), val_loss=(EP, slow * 1.02))) is None
+    flat = np.full(20, 2.3) + 0.001 * RNG.standard_normal(20)
+    assert judge(Underfit(), run_of(loss=(EP, flat), val_loss=(EP, flat))) is None
+
+
+def test_negative_losses_are_not_judged_and_missing_val_is_skipped():
+    neg = -_knee(1.6, 1.1)
+    assert judge(Underfit(), run_of(loss=(EP, neg), val_loss=(EP, neg))) is None
+    assert "no validation loss" in Underfit().skip_reason(run_of(loss=(EP, _knee(1.6, 1.1))))
+
+
+def test_no_real_run_is_underfit(real_runs):
+    assert not [e for e, fired, _ in real_outcomes(real_runs, Underfit()) if fired]
