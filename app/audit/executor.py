@@ -49,7 +49,8 @@ def default_jobs() -> int:
 
 
 @contextmanager
-def open_executor(jobs: int | None = None, dask: str | None = None) -> Iterator[Executor]:
+def open_executor(jobs: int | None = None, dask: str | None = None, *,
+                  dask_timeout: float = 20.0) -> Iterator[Executor]:
     """The executor an audit runs on; closed (pool shut down, Dask client closed) on exit."""
     if dask:
         try:
@@ -58,7 +59,7 @@ def open_executor(jobs: int | None = None, dask: str | None = None) -> Iterator[
             raise InputError("--dask needs the dask extra: pip install 'lossforensics[dask]'") \
                 from None
         try:
-            client = Client(dask, timeout="20s")
+            client = Client(dask, timeout=f"{dask_timeout}s")
         except OSError as exc:
             raise InputError(f"cannot reach the Dask scheduler at {dask}: {exc}") from None
         try:

@@ -20,19 +20,22 @@ from app.audit.worker import ERROR, RunAudit
 from classifiers.diagnosis import Diagnosis
 from classifiers.labels import HEALTHY, severity_rank
 
-THUMB_SIZE = (320, 150)
+THUMB_SIZE = (480, 240)  # drawn at this size, shown at 320 px wide (sharp on HiDPI)
+LOSS_ROLES = ("train_loss", "val_loss")
 DEFAULT_MAX_PLOTS = 200
 PREVIEW_POINTS = 400  # points per metric kept for a thumbnail
 
 
 def thumbnail(frame, diagnosis: Diagnosis, size: tuple[int, int] = THUMB_SIZE) -> bytes | None:
-    """One small PNG with the finding spans shaded (app.report.plot.plot_run); None when the
-    run has nothing to draw. Top-level so a pool or Dask worker can run it."""
+    """One small PNG of the loss curves with the finding spans shaded (app.report.plot.plot_run;
+    the other metrics only when no loss is logged); None when the run has nothing to draw.
+    Top-level so a pool or Dask worker can run it."""
     from app.report.plot import plot_run
 
     if frame is None or frame.empty:
         return None
-    return plot_run(frame, diagnosis, size=size)
+    losses = frame[frame["role"].astype(str).isin(LOSS_ROLES)]
+    return plot_run(losses if len(losses) else frame, diagnosis, size=size)
 
 
 def draw_thumbnails(runs: Sequence[RunAudit], executor: Executor,
