@@ -116,8 +116,8 @@ def run(setup: ProbeSetup, *, batches: int = 2, dead_tol: float = 0.5,
                        numbers)
     worst_dead = max((r.get("dead_fraction", 0.0) for r in table.values()), default=0.0)
     worst_sat = max((r.get("saturated_fraction", 0.0) for r in table.values()), default=0.0)
-    return Outcome(REFUTED, f"{len(table)} activation layers healthy (at most {worst_dead:.0%} "
-                   f"dead, {worst_sat:.0%} saturated)", numbers)
+    return Outcome(REFUTED, f"activations healthy in {len(table)} layer(s): at most "
+                   f"{worst_dead:.0%} dead, {worst_sat:.0%} saturated, no runaway scale", numbers)
 
 
 def _scale_flags(rms: dict[str, float], input_rms: float | None, tol: float) -> dict[str, str]:

@@ -66,8 +66,8 @@ def probe(name: str, *, question: str, hypothesis: str, judge: Judge | None = No
             try:
                 with preserved(setup.model, setup.optimizer):
                     out = fn(setup, **options)
-            except ProbeError:
-                raise
+            except ProbeError as exc:
+                raise ProbeError(f"probe {name}: {exc.message}") from exc
             except Exception as exc:  # the user's model, data or loss failed inside the probe
                 raise ProbeError(f"probe {name} failed: {type(exc).__name__}: {exc}") from exc
             return ProbeResult(name, out.verdict, hypothesis, out.summary, dict(out.numbers),

@@ -4,11 +4,12 @@ Question: do the batches hold NaN/inf, unnormalised values, or labels the model 
 Flags: `nonfinite` (NaN or inf in x or y); `scale` (a float input with |x| above `scale_tol`,
 default 1e3, a std above `scale_tol`/10, or all of it under 1e-3 in size: not normalised);
 `label_range` (integer targets below 0, or at/above the number of classes the model outputs);
-`one_class_per_batch` (every batch holds a single integer label: sorted, not shuffled).
+`sorted_labels` (integer labels: batches hold on average less than halfway between 1 and the
+number of distinct labels shuffled batches of that size would hold: sorted, not shuffled).
 Verdict on "the data is at fault (non-finite, unnormalised or mislabelled batches)":
   confirmed     any flag
   refuted       none
-A cause reads the flag it is about: unshuffled / sorted data `one_class_per_batch`, NaN or inf
+A cause reads the flag it is about: unshuffled / sorted data `sorted_labels`, NaN or inf
 `nonfinite`, normalisation `scale`; one about validation data or data set size is inconclusive
 (only training batches are inspected).
 """
@@ -16,6 +17,8 @@ A cause reads the flag it is about: unshuffled / sorted data `one_class_per_batc
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from probes._torch import require_torch
 from probes.base import Outcome, mentions, probe
@@ -30,7 +33,7 @@ def judge(result: ProbeResult, cause: str) -> str:
     if mentions(cause, "shuffl", "sorted", "ordering"):
         if result.numbers.get("integer_targets") is not True:
             return INCONCLUSIVE
-        return CONFIRMED if "one_class_per_batch" in flags else REFUTED
+        return CONFIRMED if "sorted_labels" in flags else REFUTED
     if mentions(cause, "validation", "too little training data"):
         return INCONCLUSIVE  # only training batches are inspected; their count says little
     if mentions(cause, "nan or inf", "non-finite"):
@@ -84,18 +87,23 @@ def run(setup: ProbeSetup, *, batches: int = 4, scale_tol: float = 1e3) -> Outco
             if lo < 0 or (classes is not None and hi >= classes):
                 flags.setdefault("label_range", []).append(
                     f"batch {i}: labels {lo}..{hi}, model outputs {classes} classes")
-    if integer_targets and len(seen) > 1 and max(labels_per_batch) == 1 \
-            and int(seen[0][1].numel()) > 1:
-        flags["one_class_per_batch"] = [f"each of {len(seen)} batches holds a single label"]
+    diversity = _label_diversity(seen) if integer_targets and len(seen) > 1 else None
+    if diversity is not None and diversity["observed"] <= (1 + diversity["expected"]) / 2 \
+            and diversity["expected"] >= 1.5:
+        flags["sorted_labels"] = [
+            f"batches hold {diversity['observed']:.2g} distinct labels on average; shuffled "
+            f"ones would hold {diversity['expected']:.2g}"]
     numbers = {"batches": rows, "flags": flags, "model_classes": classes,
                "integer_targets": integer_targets, "labels_per_batch": labels_per_batch,
+               "label_diversity": diversity,
                "scale_tol": scale_tol}
     if flags:
         first = "; ".join(f"{k}: {v[0]}" for k, v in flags.items())
         return Outcome(CONFIRMED, f"{len(flags)} problem(s) in {len(seen)} batches - {first}",
                        numbers)
-    return Outcome(REFUTED, f"{len(seen)} batches clean: finite, inputs within +-{scale_tol:g}"
-                   + (", labels in range" if integer_targets else ""), numbers)
+    return Outcome(REFUTED, f"{len(seen)} batches clean: no NaN/inf, input scale within "
+                   f"1e-3..{scale_tol:g}" + (", labels in range and mixed" if integer_targets
+                                             else ""), numbers)
 
 
 def _classes(setup: ProbeSetup, x: Any) -> int | None:
@@ -109,3 +117,16 @@ def _classes(setup: ProbeSetup, x: Any) -> int | None:
     except Exception:  # a model that cannot run the batch: the other probes will say why
         return None
     return int(out.shape[1]) if isinstance(out, torch.Tensor) and out.dim() >= 2 else None
+
+
+def _label_diversity(seen: list[tuple[Any, Any]]) -> dict[str, float]:
+    """Mean distinct labels per batch, observed and expected if the pooled labels were shuffled
+    into batches of the same size (sum over labels of 1 - (1 - p)^n)."""
+    torch = require_torch()
+    pooled = torch.cat([y.detach().reshape(-1).cpu() for _, y in seen])
+    _, counts = torch.unique(pooled, return_counts=True)
+    p = counts.double() / counts.sum()
+    n = float(np.mean([y.numel() for _, y in seen]))
+    expected = float((1 - (1 - p) ** n).sum())
+    observed = float(np.mean([torch.unique(y.detach()).numel() for _, y in seen]))
+    return {"observed": observed, "expected": expected}

@@ -1,7 +1,7 @@
 """lr_range_test: one run whose LR grows exponentially from min_lr to max_lr over N steps.
 
 Question: where does the loss turn up, and how does the user's LR compare?
-The loss is smoothed (bias-corrected EMA) and the sweep stops once it is non-finite or 4x its
+The loss is smoothed (a centred running median) and the sweep stops once it is non-finite or 4x its
 best. The turn-up LR is where the smoothed loss is lowest; the suggested LR is a tenth of it.
 Verdict on "the learning rate is too high":
   confirmed     the user's LR is at or past the turn-up LR
@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.signal import lfilter
+from scipy.ndimage import median_filter
 
 from probes.base import Outcome, mentions, probe
 from probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
@@ -43,11 +43,13 @@ def judge(result: ProbeResult, cause: str) -> str:
     return REFUTED if user >= suggested / 3 else INCONCLUSIVE
 
 
-def smooth(loss: np.ndarray, beta: float = 0.9) -> np.ndarray:
-    """Bias-corrected exponential moving average (as in fastai's LR finder)."""
+def smooth(loss: np.ndarray, share: float = 0.05) -> np.ndarray:
+    """A centred running median over `share` of the sweep (at least 3 points): robust to single
+    noisy steps, and without the lag of an EMA, which on a short sweep shifts the turn-up point
+    to a several times larger LR."""
     loss = np.asarray(loss, float)
-    avg = lfilter([1 - beta], [1, -beta], loss)
-    return avg / (1 - beta ** np.arange(1, len(loss) + 1))
+    width = max(3, int(round(len(loss) * share)) | 1)
+    return median_filter(loss, size=width, mode="nearest") if len(loss) else loss
 
 
 @probe(NAME, question="Where does the loss turn up in an exponential LR sweep?",
