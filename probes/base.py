@@ -26,7 +26,7 @@ class Outcome(NamedTuple):
     verdict: str
     summary: str
     numbers: dict[str, Any]
-    runs: dict[str, dict[str, Any]] = {}
+    runs: dict[str, dict[str, Any]] | None = None
 
 
 Judge = Callable[[ProbeResult, str], str]
@@ -61,7 +61,11 @@ def probe(name: str, *, question: str, hypothesis: str, judge: Judge | None = No
     def wrap(fn: Callable[..., Outcome]) -> Callable[..., ProbeResult]:
         @functools.wraps(fn)
         def run(setup: ProbeSetup, **options: Any) -> ProbeResult:
-            require_torch()
+            torch = require_torch()
+            device = setup.torch_device
+            cuda = device.type == "cuda"
+            if cuda:  # the probe's own peak GPU memory, reported with its numbers
+                torch.cuda.reset_peak_memory_stats(device)
             start = time.perf_counter()
             try:
                 with preserved(setup.model, setup.optimizer):
@@ -70,8 +74,11 @@ def probe(name: str, *, question: str, hypothesis: str, judge: Judge | None = No
                 raise ProbeError(f"probe {name}: {exc.message}") from exc
             except Exception as exc:  # the user's model, data or loss failed inside the probe
                 raise ProbeError(f"probe {name} failed: {type(exc).__name__}: {exc}") from exc
-            return ProbeResult(name, out.verdict, hypothesis, out.summary, dict(out.numbers),
-                               dict(out.runs), device=str(setup.torch_device),
+            numbers = dict(out.numbers)
+            if cuda:
+                numbers["cuda_peak_memory_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
+            return ProbeResult(name, out.verdict, hypothesis, out.summary, numbers,
+                               dict(out.runs or {}), device=str(device),
                                seconds=time.perf_counter() - start)
 
         REGISTRY[name] = ProbeSpec(name, question, hypothesis, run, judge)

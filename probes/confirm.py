@@ -131,7 +131,7 @@ def confirm(
     loss_fn: Callable[[Any, Any], Any] | None = None,
     optimizer_fn: Callable[[Any], Any] | None = None,
     steps: int = 200,
-    device: str = "cpu",
+    device: str | None = None,
     *,
     model: Any = None,
     optimizer: Any = None,
@@ -144,7 +144,8 @@ def confirm(
 ) -> Confirmation:
     """Run the probes `diagnosis` names on the user's model and re-rank its causes.
 
-    `options` passes keyword arguments to single probes ({"lr_drop": {"factors": (10,)}}).
+    `device` defaults to the device of `model` when given, else the CPU. `options` passes
+    keyword arguments to single probes ({"lr_drop": {"factors": (10,)}}).
     The user's `model`/`optimizer`, when given, are inspected and left exactly as they were.
     """
     require_torch()

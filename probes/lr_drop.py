@@ -18,7 +18,7 @@ from probes.base import Outcome, mentions, probe
 from probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
 from probes.runlog import record
 from probes.setup import ProbeSetup
-from probes.train import _ratio, train
+from probes.train import level_ratio, train
 
 NAME = "lr_drop"
 
@@ -60,7 +60,7 @@ def run(setup: ProbeSetup, *, factors: tuple[float, ...] = (10.0, 3.0)) -> Outco
                        f"{', '.join(_name(k) for k in lower)}: look at data or numerics",
                        numbers, runs)
     best = min(lower, key=lambda k: lower[k]["end_loss"])
-    if _ratio(lower[best]["end_loss"], base["end_loss"]) < 0.5:
+    if level_ratio(lower[best]["end_loss"], base["end_loss"]) < 0.5:
         return Outcome(CONFIRMED, f"stable at the user's LR but {_name(best)} ends far lower "
                        f"({_fmt(lower[best]['end_loss'])} vs {_fmt(base['end_loss'])}): the LR "
                        "is too high for this phase", numbers, runs)

@@ -21,7 +21,7 @@ from probes.base import Outcome, mentions, probe
 from probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
 from probes.runlog import record
 from probes.setup import ProbeSetup, batch_size, take_samples
-from probes.train import _ratio, train
+from probes.train import level_ratio, train
 
 NAME = "overfit_one_batch"
 
@@ -48,7 +48,7 @@ def run(setup: ProbeSetup, *, samples: int = 8, fit_ratio: float = 0.05,
                 steps=steps, batches=itertools.repeat((x, y)))
     rec = record(setup, NAME, log)
     start, best = rec["start_loss"], rec["best_loss"]
-    ratio = _ratio(best, start)
+    ratio = level_ratio(best, start)
     numbers = {"samples": batch_size(x), "start_loss": start, "best_loss": best,
                "end_loss": rec["end_loss"], "best_over_start": ratio, "fit_ratio": fit_ratio,
                "steps": rec["steps"]}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,8 @@ class ProbeSetup:
     loss_fn        loss_fn(output, y) -> scalar tensor
     optimizer_fn   optimizer_fn(params) -> torch.optim.Optimizer (the user's LR lives here)
     steps          optimisation steps for each short re-run
-    device         "cpu", "cuda", "cuda:1", ... (model and batches are moved there)
+    device         "cpu", "cuda", "cuda:1", ... (fresh models and batches are moved there);
+                   None: the device of `model` when given, else the CPU
     model          the user's live model, for the probes that inspect one (restored afterwards)
     optimizer      the user's live optimizer (restored afterwards)
     log_dir        where the probes' JSONL logs go (default: a new temporary folder)
@@ -43,11 +44,12 @@ class ProbeSetup:
     loss_fn: Callable[[Any, Any], Any]
     optimizer_fn: Callable[[Any], Any] | None = None
     steps: int = 200
-    device: str = "cpu"
+    device: str | None = None
     seed: int = 0
     model: Any = None
     optimizer: Any = None
     log_dir: str | Path | None = None
+    torch_device: Any = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         torch = require_torch()
@@ -58,6 +60,11 @@ class ProbeSetup:
         if self.data is None or isinstance(self.data, Iterator):
             raise ProbeError("data must be re-iterable (a DataLoader or a list of (x, y) "
                              "batches); a one-shot iterator or generator cannot be replayed")
+        if self.model is not None and not isinstance(self.model, torch.nn.Module):
+            raise ProbeError(f"model must be a torch.nn.Module, got {type(self.model).__name__}")
+        if self.device is None:
+            first = next(iter(self.model.parameters()), None) if self.model is not None else None
+            self.device = str(first.device) if first is not None else "cpu"
         try:
             self.torch_device = torch.device(self.device)
         except (RuntimeError, TypeError) as exc:
@@ -82,10 +89,16 @@ class ProbeSetup:
         return model.to(self.torch_device)
 
     def live_model(self) -> torch.nn.Module:
-        """The user's model if given (callers restore it), else a fresh one."""
-        if self.model is not None:
-            return self.model.to(self.torch_device)
-        return self.fresh_model()
+        """The user's model if given (probes restore it; it is never moved), else a fresh one."""
+        if self.model is None:
+            return self.fresh_model()
+        where = {p.device for p in self.model.parameters()}
+        if where and where != {self.torch_device} and not (
+                self.torch_device.index is None
+                and {d.type for d in where} == {self.torch_device.type}):
+            raise ProbeError(f"the model lives on {', '.join(sorted(map(str, where)))} but the "
+                             f"probes run on {self.torch_device}: pass device= to match it")
+        return self.model
 
     def make_optimizer(self, model: torch.nn.Module) -> torch.optim.Optimizer:
         torch = require_torch()

@@ -162,13 +162,13 @@ class Stability:
     @property
     def rise(self) -> float:
         """End level over start level (>1: the loss went up)."""
-        return _ratio(self.end_loss, self.start_loss)
+        return level_ratio(self.end_loss, self.start_loss)
 
     def diverged(self, *, rise_tol: float = 1.5, blowup_tol: float = 10.0) -> bool:
         """Non-finite, or ended `rise_tol`x above where it started, or peaked `blowup_tol`x
         above it."""
         return (self.nonfinite or self.rise > rise_tol
-                or _ratio(self.max_loss, self.start_loss) > blowup_tol)
+                or level_ratio(self.max_loss, self.start_loss) > blowup_tol)
 
     def to_dict(self) -> dict[str, Any]:
         return {"steps": self.steps, "first_nonfinite_step": self.first_nonfinite_step,
@@ -193,7 +193,9 @@ def stability(loss: np.ndarray) -> Stability:
                      float(good.min()), float(good.max()))
 
 
-def _ratio(a: float, b: float) -> float:
+def level_ratio(a: float, b: float) -> float:
+    """a relative to b for loss levels: a/b for a positive b; for a negative b (log-likelihood
+    losses) 2 - a/b, so that above 1 still means "a is higher"."""
     if not (math.isfinite(a) and math.isfinite(b)):
         return math.nan
     if b == 0:

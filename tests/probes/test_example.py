@@ -14,6 +14,7 @@ from tests.conftest import REPO
 pytest.importorskip("torch")
 
 
+@pytest.mark.slow  # a subprocess that imports torch and pandas: ~10-25 s on a busy machine
 def test_broken_model_example_confirms_the_lr_cause(tmp_path):
     out = subprocess.run([sys.executable, str(REPO / "examples" / "broken_model.py"),
                           "--out", str(tmp_path)], cwd=REPO, capture_output=True, text=True,

@@ -66,13 +66,6 @@ def test_precision_refutes_when_fp32_breaks_too_and_is_honest_about_untested_fp1
     assert "fp16" in healthy.summary
 
 
-@pytest.mark.gpu
-def test_precision_runs_fp16_with_a_grad_scaler_on_cuda(tmp_path):
-    r = run_probe("precision", classify(toys.mlp, tmp_path, steps=20, device="cuda"))
-    assert "fp16_unstable" in r.numbers and r.verdict == REFUTED
-    assert r.device.startswith("cuda")
-
-
 def test_overfit_one_batch_flags_a_model_that_mixes_the_batch(tmp_path):
     broken = run_probe("overfit_one_batch", classify(toys.MixesBatch, tmp_path, steps=80))
     assert broken.verdict == CONFIRMED and broken.numbers["samples"] == 8
