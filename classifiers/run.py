@@ -53,18 +53,32 @@ class RunSeries:
 
     def __init__(self, frame: pd.DataFrame, run: str | None = None) -> None:
         if run is not None:
-            frame = frame[frame["run"] == run]
-        self.frame = frame.sort_values("seq", kind="stable")
+            mine = (frame["run"] == run).to_numpy(dtype=bool)
+            frame = frame if mine.all() else frame[mine]
+        seq = frame["seq"].to_numpy()
+        in_order = len(seq) < 2 or bool(np.all(seq[1:] >= seq[:-1]))
+        self.frame = frame if in_order else frame.sort_values("seq", kind="stable")
         self.name = run if run is not None else (
             str(self.frame["run"].iloc[0]) if len(self.frame) else "")
         self._curves: dict[str, Curve] = {}
 
     @cached_property
+    def _metric_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's metric as an integer code, and the names the codes stand for."""
+        codes, names = pd.factorize(self.frame["metric"], sort=False)
+        return codes, np.asarray(names, dtype=object)
+
+    @cached_property
     def _by_role(self) -> dict[str, list[str]]:
-        counts = self.frame.groupby(["role", "metric"], observed=True).size()
+        codes, names = self._metric_codes
+        roles = pd.Categorical(self.frame["role"])
+        n_roles = max(len(roles.categories), 1)
+        pairs, counts = np.unique(codes.astype(np.int64) * n_roles + roles.codes,
+                                  return_counts=True)
         out: dict[str, list[tuple[str, int]]] = {}
-        for (role, metric), n in counts.items():
-            out.setdefault(str(role), []).append((str(metric), int(n)))
+        for pair, n in zip(pairs.tolist(), counts.tolist(), strict=True):
+            metric, role = divmod(pair, n_roles)
+            out.setdefault(str(roles.categories[role]), []).append((str(names[metric]), n))
         return {role: self._rank(role, items) for role, items in out.items()}
 
     @staticmethod
@@ -101,15 +115,18 @@ class RunSeries:
         if name is None:
             return None
         if name not in self._curves:
-            rows = self.raw(name)
-            # last write wins for a repeated step: a resumed run overwrites what it re-logs
-            rows = rows.drop_duplicates("step", keep="last").sort_values("step", kind="stable")
-            self._curves[name] = Curve(
-                name,
-                rows["step"].to_numpy(np.int64),
-                rows["value"].to_numpy(np.float64),
-                rows["wall_time"].to_numpy(np.float64),
-            )
+            codes, names = self._metric_codes
+            which = np.flatnonzero(names == name)
+            rows = codes == which[0] if len(which) else np.zeros(len(codes), dtype=bool)
+            steps = self.frame["step"].to_numpy(np.int64)[rows]
+            values = self.frame["value"].to_numpy(np.float64)[rows]
+            wall = self.frame["wall_time"].to_numpy(np.float64)[rows]
+            if len(steps) > 1 and not np.all(steps[1:] > steps[:-1]):
+                # last write wins for a repeated step: a resumed run overwrites what it re-logs
+                _, first_from_end = np.unique(steps[::-1], return_index=True)
+                keep = len(steps) - 1 - first_from_end  # sorted by step
+                steps, values, wall = steps[keep], values[keep], wall[keep]
+            self._curves[name] = Curve(name, steps, values, wall)
         return self._curves[name]
 
 

@@ -44,6 +44,20 @@ def _blocks(y: np.ndarray, size: int) -> np.ndarray:
     return padded.reshape(rows, size)
 
 
+_REDUCERS = {"median": np.median, "mean": np.mean, "max": np.max, "min": np.min}
+
+
+def _reduce_blocks(y: np.ndarray, size: int, how: str) -> np.ndarray:
+    """One value per block of `size` points (the last block may be shorter). Full blocks are
+    reduced as one 2-D array; nan-aware reducers are avoided (they are 20x slower)."""
+    fn = _REDUCERS[how]
+    full = len(y) // size
+    out = fn(np.asarray(y[: full * size], dtype=np.float64).reshape(full, size), axis=1)
+    if len(y) > full * size:
+        out = np.append(out, fn(y[full * size:]))
+    return out
+
+
 def bucket(
     x: np.ndarray, y: np.ndarray, max_points: int, how: str = "median"
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -55,10 +69,7 @@ def bucket(
     if n <= max_points:
         return x, y
     size = -(-n // max_points)
-    xb = np.nanmean(_blocks(x, size), axis=1)
-    reducer = {"median": np.nanmedian, "mean": np.nanmean, "max": np.nanmax,
-               "min": np.nanmin}[how]
-    return xb, reducer(_blocks(y, size), axis=1)
+    return _reduce_blocks(x, size, "mean"), _reduce_blocks(y, size, how)
 
 
 # ------------------------------------------------------------------------------- smoothing
@@ -135,7 +146,9 @@ def noise_level(y: np.ndarray) -> float:
     y = np.asarray(y, dtype=np.float64)
     if len(y) < 3:
         return 0.0
-    return robust_spread(np.diff(y)) / np.sqrt(2.0)
+    d = np.diff(y)
+    # a systematic sample of 100k differences estimates a MAD as well as all of them
+    return robust_spread(d[:: max(1, len(d) // 100_000)]) / np.sqrt(2.0)
 
 
 def robust_range(y: np.ndarray, lo: float = 5.0, hi: float = 95.0) -> float:
@@ -287,7 +300,7 @@ def find_spikes(
     size = max(1, -(-n_all // max_points))
     if size > 1:
         blocks = _blocks(y, size)
-        level = np.nanmedian(blocks, axis=1)
+        level = _reduce_blocks(y, size, "median")
         peak_pos = np.nanargmax(blocks, axis=1)
         peaks = blocks[np.arange(len(blocks)), peak_pos]
         origin = np.minimum(np.arange(len(blocks)) * size + peak_pos, n_all - 1)
@@ -344,13 +357,13 @@ def autocorrelation(y: np.ndarray, max_lag: int) -> np.ndarray:
 
 
 def dominant_period(
-    y: np.ndarray, min_period: int = 3, max_period: int | None = None, max_points: int = 65536
+    y: np.ndarray, min_period: int = 3, max_period: int | None = None, max_points: int = 16384
 ) -> Periodicity:
     """The lag of the strongest autocorrelation peak after removing the slow trend."""
     y = np.asarray(y, dtype=np.float64)
     n_all = len(y)
     size = max(1, -(-n_all // max_points))
-    yb = np.nanmean(_blocks(y, size), axis=1) if size > 1 else y
+    yb = _reduce_blocks(y, size, "mean") if size > 1 else y
     n = len(yb)
     max_p = min(max_period // size if max_period else n // 3, n // 2)
     min_p = max(2, min_period // size)
@@ -358,18 +371,18 @@ def dominant_period(
         return Periodicity(0.0, 0.0, 0.0, 0.0)
     detrended = yb - rolling_mean(yb, odd_window(n, 1.0, lo=3, hi=2 * max_p + 1))
     acf = autocorrelation(detrended, max_p)
+    peaks, _ = sps.find_peaks(acf)
     # a real cycle dips between its peaks: a bump on a slowly decaying ACF is not one
-    peaks, _ = sps.find_peaks(acf, prominence=0.05)
-    keep = peaks >= min_p
-    peaks = peaks[keep]
+    lowest_before = np.minimum.accumulate(acf)
+    prominence = acf[peaks] - lowest_before[peaks - 1]
+    keep = (peaks >= min_p) & (prominence >= 0.05)
+    peaks, prominence = peaks[keep], prominence[keep]
     if len(peaks) == 0:
         return Periodicity(0.0, 0.0, 0.0, 0.0)
     # harmonics (2P, 3P) correlate about as well as P itself: take the first strong peak
     i = int(np.argmax(acf[peaks] >= 0.9 * acf[peaks].max()))
-    best = peaks[i]
-    period = float(best * size)
-    return Periodicity(period, float(acf[best]), n_all / period,
-                       float(acf[best] - acf[1:best].min()))
+    period = float(peaks[i] * size)
+    return Periodicity(period, float(acf[peaks[i]]), n_all / period, float(prominence[i]))
 
 
 # --------------------------------------------------------------------------- change points

@@ -21,12 +21,12 @@ simply leaves the prior unchanged):
     unshuffled   epoch_match (bool: period equals the epoch length), strength
     underfit     improvement (fraction of the initial loss removed), gap_ratio
     overfit      val_min_fraction (where val bottoms out, 0..1 of the run), val_rise_pct
-    distribution_mismatch  val_flat (bool), correlation (train vs val trend correlation)
+    distribution_mismatch  val_improvement_pct (or val_flat), correlation (train vs val)
     lr_decayed_too_early   lr_drop_factor (peak / final LR), decay_fraction (0..1 of the run
                  where the LR fell), cuts (number of step cuts)
     vanishing_gradients    grad_norm_decay (early / late grad norm)
     over_clipping          clip_fraction (share of steps above the threshold)
-    resume_discontinuity   lr_jump (bool: the LR restarted too), loss_jump (in units of noise)
+    resume_discontinuity   lr_jump (bool: the LR restarted too), loss_jump (in noise sigmas)
     metric_mismatch        direction ('loss_improves' | 'metric_improves')
 """
 

@@ -33,7 +33,7 @@ DISTRIBUTION_MISMATCH = (
          0.4,
          ("Check how the splits were made; compare label distributions.",),
          "batch_inspect",
-         lambda ev: 0.15 * flag(ev, "val_flat")),
+         lambda ev: 0.15 * (flag(ev, "val_flat") or below(ev, "val_improvement_pct", 5.0))),
     Rule("evaluation mode differs from training (BatchNorm stats, dropout, a wrong loss)",
          "procedure", 0.3,
          ("Compute the loss on the same batch in train and eval mode.",),

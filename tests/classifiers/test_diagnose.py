@@ -1,0 +1,103 @@
+import json
+
+import numpy as np
+import pytest
+
+from classifiers.base import Classifier
+from classifiers.diagnose import diagnose, diagnose_all, order_findings
+from classifiers.diagnosis import Diagnosis, Finding, Span
+from classifiers.errors import InputError, InvalidFrameError
+from classifiers.frame import concat_frames, make_frame
+from classifiers.labels import severity_rank
+
+RNG = np.random.default_rng(11)
+S = np.arange(1000)
+
+
+def _healthy(run="ok"):
+    loss = 0.4 + 2 * np.exp(-S / 300) + 0.02 * RNG.standard_normal(len(S))
+    return make_frame(run, ["loss"] * len(S), S, loss)
+
+
+def _blown(run="bad"):
+    loss = 0.4 + 2 * np.exp(-S / 150) + 0.02 * RNG.standard_normal(len(S))
+    loss[600:] += np.linspace(0, 30, 400)
+    loss[950:] = np.nan
+    grad = np.r_[np.ones(600), np.linspace(1, 100, 400)]
+    return make_frame(run, ["loss"] * len(S) + ["grad_norm"] * len(S), np.r_[S, S],
+                      np.r_[loss, grad])
+
+
+def test_healthy_run_has_a_healthy_verdict_metrics_and_skips_with_reasons():
+    d = diagnose(_healthy(), source={"format": "jsonl", "files": ["a.jsonl"]},
+                 warnings=["line 3: skipped"])
+    assert d.verdict == "healthy" and d.findings == [] and d.run == "ok"
+    assert [(m.metric, m.role, m.points, m.first_step, m.last_step) for m in d.metrics] == \
+        [("loss", "train_loss", 1000, 0, 999)]
+    skipped = {s.label: s.reason for s in d.skipped}
+    assert skipped["overfit"] == "no validation loss logged"
+    assert d.source["format"] == "jsonl" and d.warnings == ["line 3: skipped"]
+    assert Diagnosis.from_dict(json.loads(d.to_json())).to_dict() == d.to_dict()
+
+
+def test_findings_ordered_by_severity_and_causes_attached():
+    d = diagnose(_blown())
+    assert d.verdict == "nan" and d.labels[:2] == ["nan", "exploding"]
+    ranks = [severity_rank(label) for label in d.labels]
+    assert ranks == sorted(ranks)
+    for f in d.findings:
+        assert f.causes and [c.rank for c in f.causes] == list(range(1, len(f.causes) + 1))
+        scores = [c.score for c in f.causes]
+        assert scores == sorted(scores, reverse=True)
+    # the grad norm ran away before the NaN: the blow-up cause comes first
+    assert d.findings[0].causes[0].probe == "lr_drop"
+
+
+def test_order_findings_breaks_ties_by_confidence():
+    a = Finding("plateau", 0.6, None, {}, "a")
+    b = Finding("plateau", 0.9, None, {}, "b")
+    c = Finding("nan", 0.5, Span(0, 1), {}, "c")
+    assert [f.summary for f in order_findings([a, b, c])] == ["c", "b", "a"]
+
+
+def test_several_runs_need_diagnose_all_in_order_of_appearance():
+    frame = concat_frames([_blown("zeta"), _healthy("alpha")])
+    with pytest.raises(InputError, match="2 runs .* use diagnose_all"):
+        diagnose(frame)
+    out = diagnose_all(frame)
+    assert [d.run for d in out] == ["zeta", "alpha"]
+    assert [d.verdict for d in out] == ["nan", "healthy"]
+
+
+def test_empty_frame_and_a_bad_frame():
+    d = diagnose(make_frame("r", [], [], []))
+    assert d.verdict == "healthy" and d.metrics == [] and len(d.skipped) >= 7
+    assert diagnose_all(make_frame("r", [], [], [])) == []
+    with pytest.raises(InvalidFrameError):
+        diagnose(_healthy().drop(columns=["seq"]))
+
+
+def test_metrics_list_every_metric_in_order_of_appearance():
+    frame = make_frame("r", ["lr", "loss", "loss", "val_loss"], [0, 0, 1, 1], [1, 2, 1, 2])
+    assert [m.metric for m in diagnose(frame).metrics] == ["lr", "loss", "val_loss"]
+
+
+def test_a_classifier_bug_is_not_swallowed():
+    class Broken(Classifier):
+        label = "nan"
+
+        def detect(self, run):
+            raise ZeroDivisionError("bug")
+
+    with pytest.raises(ZeroDivisionError):
+        diagnose(_healthy(), classifiers=[Broken()])
+
+
+def test_a_million_points_diagnose_without_a_false_alarm():
+    n = 1_000_000
+    s = np.arange(n)
+    loss = 0.4 + 2 * np.exp(-s / (n / 4)) + 0.05 * RNG.standard_normal(n)
+    loss[n // 2] = 40.0  # one spike survives the bucketing of a long series
+    d = diagnose(make_frame("big", ["loss"] * n, s, loss))
+    assert d.labels == ["loss_spikes"]
+    assert d.findings[0].span.start_step == n // 2

@@ -1,0 +1,63 @@
+import pytest
+
+from classifiers.diagnosis import Finding
+from classifiers.labels import PROBES, SEVERITY
+from classifiers.playbook import PLAYBOOK, TIERS, attach_causes, rank_causes
+
+
+def test_every_label_has_ranked_causes_with_checks_and_known_probes():
+    assert set(PLAYBOOK) == set(SEVERITY)
+    for label in SEVERITY:
+        causes = rank_causes(label)
+        assert len(causes) >= 3, label
+        assert [c.rank for c in causes] == list(range(1, len(causes) + 1))
+        assert all(0.0 <= c.score <= 1.0 and c.checks for c in causes)
+        assert {c.probe for c in causes} <= {*PROBES, None}
+        assert any(c.probe for c in causes), label
+    assert rank_causes("healthy") == ()
+
+
+@pytest.mark.parametrize("label", SEVERITY)
+def test_without_evidence_advice_starts_with_data_or_model_or_procedure(label):
+    top = rank_causes(label)[0]
+    rule = next(r for r in PLAYBOOK[label] if r.cause == top.cause)
+    if label not in {"exploding", "oscillating", "over_clipping"}:  # these are LR evidence
+        assert TIERS.index(rule.tier) < TIERS.index("hyperparameters"), (label, top.cause)
+
+
+def test_nan_ranking_follows_the_grad_norm():
+    blowup = rank_causes("nan", {"grad_norm_jump": 50.0, "grad_norm_calm": False})
+    assert blowup[0].probe == "lr_drop"
+    calm = rank_causes("nan", {"grad_norm_jump": 1.1, "grad_norm_calm": True})
+    assert calm[0].probe in {"batch_inspect", "nan_origin"}
+    assert [c.probe for c in calm].index("lr_drop") >= 3
+    early = rank_causes("nan", {"early": True})
+    assert {early[0].probe, early[1].probe} <= {"batch_inspect", "activation_health"}
+
+
+def test_plateau_ranking_follows_its_kind():
+    flat = rank_causes("plateau", {"kind": "flat_from_start"})
+    assert flat[0].probe == "overfit_one_batch" and "gradient" in flat[0].cause
+    stuck = rank_causes("plateau", {"kind": "stuck_after_drop", "lr_final_ratio": 0.001})
+    assert stuck[0].probe == "lr_range_test"
+
+
+def test_spikes_in_validation_only_point_at_eval_mode():
+    assert rank_causes("loss_spikes", {"series": "val"})[0].probe == "train_eval_parity"
+    assert rank_causes("loss_spikes", {"series": "train"})[0].probe == "batch_inspect"
+
+
+def test_b_labels_read_the_keys_their_classifiers_emit():
+    early = rank_causes("overfit", {"val_min_fraction": 0.1})[0]
+    late = rank_causes("overfit", {"val_min_fraction": 0.8})[0]
+    assert "data" in early.cause and "early stopping" in late.cause
+    assert "scheduler" in rank_causes("resume_discontinuity", {"lr_jump": True})[0].cause.lower()
+    assert "plateau" in rank_causes("lr_decayed_too_early", {"cuts": 4})[0].cause
+
+
+def test_garbage_evidence_moves_nothing_and_attach_keeps_the_finding():
+    assert rank_causes("nan", {"grad_norm_jump": "n/a", "early": None}) == rank_causes("nan")
+    f = Finding("nan", 0.9, None, {"early": True}, "x")
+    g = attach_causes(f)
+    assert g.causes == rank_causes("nan", {"early": True}) and f.causes == ()
+    assert (g.label, g.confidence, g.summary) == (f.label, f.confidence, f.summary)
