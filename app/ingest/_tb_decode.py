@@ -67,6 +67,84 @@ class _Chunk:
 
 
 def _decode_chunk(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str) -> _Chunk:
+    """Records in PyTorch's add_scalar layout are decoded in one pass (`_simple_layout`); the
+    rest (TF2 tensors, several values, other events) by the generic walk; points are merged back
+    into file order by the byte offset of their Value."""
+    fast = _simple_layout(buf, data, size)
+    rest = np.flatnonzero(~fast.ok)
+    generic, bad = _generic(buf, data[rest], size[rest])
+    key, tag_pos, tag_size, step, value, wall = (
+        np.concatenate([f, g]) if len(g) else f
+        for f, g in zip(fast.points(), generic, strict=True))
+    if len(generic[0]):
+        order = np.argsort(key, kind="stable")
+        key, tag_pos, tag_size, step, value, wall = (
+            c[order] for c in (key, tag_pos, tag_size, step, value, wall))
+    codes, tags = factorize_spans(buf, tag_pos, tag_size)
+    chunk = _Chunk(key, codes, step, value, wall, tags, [])
+    if bad.size:
+        chunk = _with_fallback(buf, chunk, data[rest[bad]], size[rest[bad]], file)
+    return chunk
+
+
+@dataclass
+class _Simple:
+    ok: np.ndarray
+    key: np.ndarray
+    tag_pos: np.ndarray
+    tag_size: np.ndarray
+    step: np.ndarray
+    value: np.ndarray
+    wall: np.ndarray
+
+    def points(self) -> tuple[np.ndarray, ...]:
+        ok = self.ok
+        return (self.key[ok], self.tag_pos[ok], self.tag_size[ok], self.step[ok],
+                self.value[ok], self.wall[ok])
+
+
+def _simple_layout(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> _Simple:
+    """Check every record against the exact bytes protobuf writes for an add_scalar Event,
+
+        09 <wall_time f8> [10 <step varint>] 2a <n> 0a <n> 0a <n> <tag> 15 <simple_value f4>
+
+    with each length ending exactly where the record ends; decode the ones that match."""
+    last = len(buf) - 1
+    end = data + size
+
+    def at(p: np.ndarray) -> np.ndarray:
+        return buf[np.clip(p, 0, last)]
+
+    def varint(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        v, after, ok = read_varints(buf, p, end)
+        return np.minimum(v, np.uint64(1 << 40)).astype(np.int64), after, ok
+
+    ok = (size >= 20) & (at(data) == 0x09)
+    p = data + 9
+    step = np.zeros(len(data), dtype=np.int64)
+    stepped = np.flatnonzero(at(p) == 0x10)
+    if stepped.size:
+        v, after, v_ok = read_varints(buf, p[stepped] + 1, end[stepped])
+        step[stepped] = v.view(np.int64)
+        p[stepped] = after
+        ok[stepped] &= v_ok
+    ok &= at(p) == 0x2A
+    n, p, n_ok = varint(p + 1)
+    ok &= n_ok & (p + n == end) & (at(p) == 0x0A)
+    n, key, n_ok = varint(p + 1)
+    ok &= n_ok & (key + n == end) & (at(key) == 0x0A)
+    tag_size, tag_pos, n_ok = varint(key + 1)
+    q = tag_pos + tag_size
+    ok &= n_ok & (q + 5 == end) & (at(q) == 0x15)
+    value = gather_fixed(buf, np.clip(q + 1, 0, last - 3), "<f4").astype(np.float64)
+    wall = gather_fixed(buf, np.clip(data + 1, 0, last - 7), "<f8")
+    return _Simple(ok, key, tag_pos, tag_size, step, value, wall)
+
+
+def _generic(buf: np.ndarray, data: np.ndarray, size: np.ndarray
+             ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Points of any Event layout, by walking each level of the tree; returns (key, tag_pos,
+    tag_size, step, value, wall) and the indices of the records that did not parse."""
     n = len(data)
     events = scan(buf, data, data + size)
     wall = _event_doubles(buf, events, n)
@@ -84,19 +162,18 @@ def _decode_chunk(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str
     values = scan(buf, v_pos, v_pos + v_size)
     is_point, point_value, t_bad, from_tensor = _value_numbers(buf, values, len(v_pos))
     tag_pos, tag_size = _tag_spans(values, len(v_pos))
-    tag_codes, tags = factorize_spans(buf, tag_pos, tag_size)
-    is_point &= _tag_plugin_ok(buf, values, tag_codes, len(tags), from_tensor) | ~from_tensor
+    if from_tensor.any():
+        tag_codes, tags = factorize_spans(buf, tag_pos, tag_size)
+        is_point &= _tag_plugin_ok(buf, values, tag_codes, len(tags), from_tensor) | ~from_tensor
 
     bad_rec = np.zeros(n, dtype=bool)
     bad_rec[events.bad] = True
     bad_rec[s_rec[summary.bad]] = True
     bad_rec[v_rec[values.bad | t_bad]] = True
     keep = is_point & ~bad_rec[v_rec]
-    chunk = _Chunk(v_pos[keep], tag_codes[keep], step[v_rec[keep]], point_value[keep],
-                   wall[v_rec[keep]], tags, [])
-    if bad_rec.any():
-        chunk = _with_fallback(buf, chunk, data[bad_rec], size[bad_rec], file)
-    return chunk
+    points = (v_pos[keep], tag_pos[keep], tag_size[keep], step[v_rec[keep]], point_value[keep],
+              wall[v_rec[keep]])
+    return points, np.flatnonzero(bad_rec)
 
 
 def _unsorted(a: np.ndarray) -> bool:

@@ -1,8 +1,8 @@
 """TFRecord framing of an event file: find each record, check both checksums, say what was lost.
 
 A record is `uint64 length | masked crc32c(length) | data | masked crc32c(data)`, little endian.
-The walk over lengths is the one sequential step (each offset depends on the previous length);
-it is a tight loop of struct reads. The checksums are then checked for all records at once.
+The walk over lengths is the one sequential step (each offset depends on the previous length;
+`_tb_walk` makes it mostly vectorised). The checksums are then checked for all records at once.
 
 What goes wrong in the wild and what we do:
 - the file ends inside a record (a live run, a copy in progress): keep the records before, warn
@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import mmap
 import struct
-from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
-from app.ingest._tb_crc import crc_fixed_length, mask, masked_crc_one, masked_crcs
+from app.ingest._tb_crc import masked_crc_one, masked_crcs
+from app.ingest._tb_walk import record_starts
 from app.ingest._tb_wire import gather_fixed
 from app.ingest.base import ReadWarning
 from classifiers.errors import CorruptInputError
@@ -78,35 +79,18 @@ def first_record_frames(head: bytes) -> bool:
 def walk(raw: bytes | mmap.mmap, file: str) -> tuple[Records, list[ReadWarning]]:
     """Frame every record of `raw`; returns the records whose checksums hold and the warnings."""
     total = len(raw)
-    starts = _walk_lengths(raw, total)
     buf = np.frombuffer(raw, dtype=np.uint8) if total else np.zeros(0, dtype=np.uint8)
     try:
-        return _check(raw, buf, np.frombuffer(starts, dtype=np.int64), total, file)
+        return _check(raw, buf, record_starts(raw, buf), total, file)
     finally:
         del buf
-
-
-def _walk_lengths(raw: bytes | mmap.mmap, total: int) -> array:
-    """Offsets of consecutive records, trusting each length (checked afterwards)."""
-    starts = array("q")
-    append = starts.append
-    unpack = struct.Struct("<Q").unpack_from
-    pos = 0
-    last = total - HEADER - FOOTER
-    while pos <= last:
-        nxt = pos + HEADER + FOOTER + unpack(raw, pos)[0]
-        if nxt > total:
-            break
-        append(pos)
-        pos = nxt
-    return starts
 
 
 def _check(raw: bytes | mmap.mmap, buf: np.ndarray, starts: np.ndarray, total: int,
            file: str) -> tuple[Records, list[ReadWarning]]:
     warnings: list[ReadWarning] = []
     end = int(starts[-1]) + HEADER + FOOTER + _length_at(buf, starts[-1:])[0] if starts.size else 0
-    header_ok = mask(crc_fixed_length(buf, starts, 8)) == _u32_at(buf, starts + 8)
+    header_ok = _length_crcs(_length_at(buf, starts)) == _u32_at(buf, starts + 8)
     broken = np.flatnonzero(~header_ok)
     if broken.size:
         at = int(starts[broken[0]])
@@ -129,6 +113,15 @@ def _check(raw: bytes | mmap.mmap, buf: np.ndarray, starts: np.ndarray, total: i
             file=file, byte=int(starts[failed[_MAX_LISTED]])))
     keep = np.flatnonzero(data_ok) if failed.size else slice(None)
     return Records(starts[keep], data[keep], size[keep]), warnings
+
+
+def _length_crcs(lengths: np.ndarray) -> np.ndarray:
+    """Masked CRC of each 8-byte length field: a file has few distinct record lengths, so one C
+    call per distinct length, then a lookup."""
+    codes, distinct = pd.factorize(lengths)
+    crcs = np.array([masked_crc_one(struct.pack("<Q", int(n))) for n in distinct],
+                    dtype=np.uint32)
+    return crcs[codes] if len(crcs) else np.zeros(0, dtype=np.uint32)
 
 
 def _tail_warning(raw: bytes | mmap.mmap, at: int, total: int, file: str) -> ReadWarning:

@@ -24,7 +24,7 @@ _GATHER_BLOCK = 1 << 16
 @dataclass(frozen=True)
 class FieldTable:
     """Every field of every scanned message, field-major: the first field of each message, then
-    the second, ... (see `message_order`).
+    the second, ... (a later occurrence of a field always comes later).
 
     `msg` indexes the scanned messages; `pos`/`size` give the payload span for wire types 1, 2
     and 5 (8, len, 4 bytes); `value` holds the decoded varint for wire type 0. `bad` marks the
@@ -118,15 +118,6 @@ def scan(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> FieldTable:
         table = FieldTable(table.msg[keep], table.field[keep], table.wire[keep], table.pos[keep],
                            table.size[keep], table.value[keep], bad)
     return table
-
-
-def message_order(msg: np.ndarray) -> np.ndarray:
-    """Row order that groups rows by message, fields in their order within it. The lockstep
-    output is field-major (all first fields, then all second fields...), so this is a stable sort,
-    skipped when every message had one such field."""
-    if msg.size < 2 or bool(np.all(msg[1:] > msg[:-1])):
-        return np.arange(msg.size)
-    return np.argsort(msg, kind="stable")
 
 
 def last_value(size: int, msg: np.ndarray, values: np.ndarray, fill: object) -> np.ndarray:

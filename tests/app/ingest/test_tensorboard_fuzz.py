@@ -5,6 +5,7 @@ million points in, a million out."""
 from __future__ import annotations
 
 import math
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from tensorboard.compat.proto import event_pb2
 
 from app.ingest import tensorboard
+from app.ingest._tb_walk import record_starts
 from classifiers.errors import LossForensicsError
 from tests.app.ingest.tb_event_writers import (
     DT_DOUBLE,
@@ -149,6 +151,34 @@ def test_a_cut_file_reads_as_a_prefix(tmp_path: Path, sample_files: list[bytes],
         assert part[column].tolist() == whole[column].iloc[:n].tolist()
     np.testing.assert_array_equal(part["value"].to_numpy(), whole["value"].iloc[:n].to_numpy())
     assert len([w for w in result.warnings if w.byte is not None]) <= 1  # the cut, if any
+
+
+def naive_starts(raw: bytes) -> list[int]:
+    starts, pos = [], 0
+    while pos + 16 <= len(raw):
+        nxt = pos + 16 + struct.unpack_from("<Q", raw, pos)[0]
+        if nxt > len(raw):
+            break
+        starts.append(pos)
+        pos = nxt
+    return starts
+
+
+@FUZZ
+@given(pattern=st.lists(st.integers(0, 40), min_size=1, max_size=12),
+       repeats=st.integers(1, 400), noise=st.lists(st.integers(0, 5000), max_size=8),
+       cut=st.integers(0, 50))
+def test_speculative_walk_finds_the_same_records_as_a_plain_loop(
+        pattern: list[int], repeats: int, noise: list[int], cut: int) -> None:
+    """Periodic lengths (tags logged in turn) broken by odd records at random places, and a
+    cut tail: the vectorised guesses must land exactly where the record-by-record loop does."""
+    lengths = pattern * repeats
+    for i, at in enumerate(noise):
+        lengths.insert(at % (len(lengths) + 1), 100 + i)
+    raw = frame_records(bytes([k % 251]) * n for k, n in enumerate(lengths))
+    raw = raw[:max(0, len(raw) - cut)]
+    got = record_starts(raw, np.frombuffer(raw, dtype=np.uint8))
+    assert got.tolist() == naive_starts(raw)
 
 
 @pytest.mark.slow
