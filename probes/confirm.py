@@ -150,8 +150,6 @@ def confirm(
     """
     require_torch()
     diag = _as_diagnosis(diagnosis)
-    if loss_fn is None:
-        raise ProbeError("give loss_fn (e.g. torch.nn.functional.cross_entropy)")
     setup = ProbeSetup(model_fn, data, loss_fn, optimizer_fn, steps, device, seed, model,
                        optimizer, log_dir)
     start = time.perf_counter()

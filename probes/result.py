@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 
 def json_safe(value: Any) -> Any:
     """Plain JSON values: numpy scalars -> Python, NaN/inf -> None, containers recursively."""
@@ -13,7 +15,9 @@ def json_safe(value: Any) -> Any:
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [json_safe(v) for v in value]
-    if hasattr(value, "item") and callable(value.item) and not isinstance(value, (str, bytes)):
+    if isinstance(value, np.ndarray):
+        return json_safe(value.tolist())
+    if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None

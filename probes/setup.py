@@ -55,6 +55,12 @@ class ProbeSetup:
         torch = require_torch()
         if self.model_fn is None and self.model is None:
             raise ProbeError("give model_fn (a function that builds the model) or model")
+        for name in ("model_fn", "loss_fn", "optimizer_fn"):
+            value = getattr(self, name)
+            if value is not None and not callable(value):
+                raise ProbeError(f"{name} must be callable, got {type(value).__name__}")
+        if self.loss_fn is None:
+            raise ProbeError("give loss_fn (e.g. torch.nn.functional.cross_entropy)")
         if self.steps < 1:
             raise ProbeError(f"steps must be at least 1, got {self.steps}")
         if self.data is None or isinstance(self.data, Iterator):

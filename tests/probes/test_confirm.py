@@ -78,6 +78,13 @@ def test_each_probe_runs_once_and_the_budget_is_kept(tmp_path):
     assert unprobed and all(c.summary == "no probe automates this check" for c in unprobed)
 
 
+def test_nothing_starts_past_the_time_budget(tmp_path):
+    diag = _diagnosis(("exploding", rank_causes("exploding", {})))
+    result = _confirm(diag, FINE, tmp_path, time_budget_s=0.0)
+    assert not result.results and set(result.not_run) == set(plan(diag))
+    assert all("time budget" in why for why in result.not_run.values())
+
+
 def test_a_failing_probe_is_reported_not_raised(tmp_path):
     diag = _diagnosis(("nan", (Cause(1, "a layer's numerics", 0.9, (), "nan_origin"),)))
     bad = [(torch.zeros(4, toys.FEATURES), torch.zeros(4, 2, 2, 2))]  # mse cannot broadcast
