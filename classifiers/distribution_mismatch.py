@@ -1,21 +1,22 @@
 """distribution_mismatch: validation stays flat (or high) from the start while training improves.
 
-Symptom: train and val move independently: train falls a lot, val barely moves from its first
-evaluation, never having improved and then risen (that shape is overfit).
+Symptom: train and val move independently: train falls a lot while val never improves from its
+first evaluation: it stays flat, drifts, or climbs from the start (a model learning something
+that does not transfer at all). A val curve that improved first and then rose is overfit.
 Signal read: the primary val loss at its evaluations and the train loss over the stretch leading
-to each (classifiers._align), both reduced to their head (first ~10% of evaluations), tail
-(last ~10%) and the best smoothed val level; their relative improvements (change / the larger
+to each (classifiers._align); the val's best improvement from its first (smoothed) evaluation,
+a step-0 evaluation before training included; the train's improvement between its head and
+tail over the evaluated span (first and last ~10%), both relative (change / the larger
 magnitude, so negative losses work); and the Spearman correlation of the smoothed levels.
 Rule: train improves by at least `train_drop` over the evaluated span, and that span covers at
 least `coverage` of the train's whole improvement (an eval that starts after training already
-converged cannot say the val was "flat from the start"); the val's best improvement is at most
-`follow` of the train's (relative terms); and the val does not climb away (its tail-head rise
-stays within `max_rise` of the train's improvement in loss units), which would be overfit with
-a minimum before the first evaluation.
+converged cannot say the val was "flat from the start": its minimum may predate it); the val's
+best improvement is at most `follow` of the train's.
 Confidence: 0.5 at the threshold, rising as the val's share of the improvement goes to zero and
 as the train improvement grows.
-Evidence: val_flat (bool), correlation (Spearman, train vs val levels), val_follow_ratio,
-train_improvement_pct, val_improvement_pct, coverage.
+Evidence: val_flat (bool: the val did not climb by more than `max_rise` of the train's
+improvement; False means it rose from the start), correlation (Spearman, train vs val levels),
+val_follow_ratio, train_improvement_pct, val_improvement_pct, coverage.
 Known false positives: a pre-trained model fine-tuned on data the val set does not measure (the
 val is legitimately flat); a val set so small its loss is dominated by a few examples.
 """
@@ -43,7 +44,7 @@ class DistributionMismatch(Classifier):
     min_points = 5
 
     def __init__(self, *, train_drop: float = 0.2, coverage: float = 0.5,
-                 follow: float = 0.15, max_rise: float = 0.3) -> None:
+                 follow: float = 0.1, max_rise: float = 0.3) -> None:
         self.train_drop = train_drop
         self.coverage = coverage
         self.follow = follow
@@ -56,16 +57,16 @@ class DistributionMismatch(Classifier):
         ok = np.isfinite(train)
         if ok.sum() < self.min_points:
             return None
-        vx, vy, train = vx[ok], vy[ok], train[ok]
         w = odd_window(len(vy), 0.05, lo=3)
+        v_all = rolling_median(vy, w)  # every evaluation, a step-0 one before training included
+        vx, vy, train = vx[ok], vy[ok], train[ok]
         v_s, t_s = rolling_median(vy, w), rolling_median(train, w)
         v_head, v_tail, t_head, t_tail = (head_level(vy), tail_level(vy), head_level(train),
                                           tail_level(train))
-        v_best = float(v_s[np.argmin(v_s)])
         t_all_head = head_level(ty, 0.02)
         rho = stats.spearmanr(t_s, v_s).statistic if np.ptp(t_s) and np.ptp(v_s) else 0.0
         t_gain = _gain(t_head, t_tail)
-        v_gain = max(_gain(v_head, v_best), 0.0)
+        v_gain = max(_gain(float(v_all[0]), float(np.min(v_all))), 0.0)
         return {
             "val_metric": run.primary("val_loss"), "start_step": int(vx[0]),
             "end_step": int(vx[-1]),
@@ -80,9 +81,9 @@ class DistributionMismatch(Classifier):
     def judge(self, m: dict) -> Finding | None:
         if m["train_improvement_pct"] < 100 * self.train_drop or m["coverage"] < self.coverage:
             return None
-        flat = bool(m["val_rise_vs_train"] <= self.max_rise)
-        if m["val_follow_ratio"] > self.follow or not flat:
+        if m["val_follow_ratio"] > self.follow:
             return None
+        flat = bool(m["val_rise_vs_train"] <= self.max_rise)
         conf = 0.5 + 0.3 * (1 - m["val_follow_ratio"] / self.follow) \
             + 0.18 * min(1.0, (m["train_improvement_pct"] / 100 - self.train_drop) / 0.5)
         summary = (f"Training loss fell {m['train_improvement_pct']:.0f}% "

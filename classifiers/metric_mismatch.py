@@ -10,15 +10,19 @@ to each evaluation. The score's direction comes from its name (accuracy, f1, ble
 is better; wer, cer, mae, perplexity, error: lower is better), else from the sign of its rank
 correlation with the loss (then only a flat partner can be detected). Each series is reduced to
 its head and tail levels (first and last 20% of the evaluations) and its detrended noise.
-Rule: 'loss_improves': the loss improved by `min_z` sigmas and `min_rel` of its level while the
-metric did not improve by even one sigma. 'metric_improves': the metric improved by `min_z`
-sigmas while the loss moved by less than one sigma or `flat_rel` of its level. A loss that
-rises while the metric improves is left to overfit (over-confident predictions raise the loss
-while accuracy holds: expected, not a mismatch).
+Rule: the metric "improves" when it moves the right way by at least one sigma and `min_gain`
+of its room (to 1, or 0, for a metric within [0, 1]: 99.0% -> 99.3% accuracy is real progress,
+0.3% -> 1.0% on a 10-class task is not; else of its size). 'loss_improves': the loss improved
+by `min_z` sigmas and `min_rel` of its level while the metric did not improve.
+'metric_improves': the metric improved (and by `min_z` sigmas) while the loss stayed flat over
+the whole run (its 5-95% range within 4 sigmas or `flat_rel` of its level). A loss that
+falls then rises, or rises, while the metric improves is left to overfit (over-confident
+predictions raise the loss while accuracy holds: expected, not a mismatch).
 Confidence: 0.5 at the thresholds, rising with the improving side's sigmas, capped at 0.9.
 Evidence: direction ('loss_improves' | 'metric_improves'), score_metric, score_direction
 ('higher' | 'lower'), direction_source ('name' | 'correlation'), loss_gain_z, loss_gain_rel,
-metric_gain_z, correlation (Spearman, loss vs score).
+loss_range_z, loss_range_rel, metric_gain_z, metric_gain_rel (share of its room),
+correlation (Spearman, loss vs score).
 Known false positives: a saturated metric (accuracy already at 100%) while the loss still falls;
 a metric on a different eval subset than the loss.
 """
@@ -34,7 +38,7 @@ from classifiers._align import closest_name, detrended_noise, finite_curve, floo
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import RunSeries
-from classifiers.signals import TINY, head_level, scale, tail_level
+from classifiers.signals import TINY, head_level, robust_range, scale, tail_level
 
 _HIGHER = {"acc", "accuracy", "f1", "auc", "auroc", "map", "map50", "bleu", "sacrebleu", "rouge",
            "rouge1", "rouge2", "rougel", "rougelsum", "iou", "miou", "dice", "precision",
@@ -55,11 +59,12 @@ class MetricMismatch(Classifier):
     needs = frozenset({"val_loss", "val_score"})
     min_points = 5
 
-    def __init__(self, *, min_z: float = 4.0, min_rel: float = 0.1,
-                 flat_rel: float = 0.02) -> None:
+    def __init__(self, *, min_z: float = 4.0, min_rel: float = 0.1, flat_rel: float = 0.05,
+                 min_gain: float = 0.05) -> None:
         self.min_z = min_z
         self.min_rel = min_rel
         self.flat_rel = flat_rel
+        self.min_gain = min_gain
 
     def measure(self, run: RunSeries) -> dict | None:
         loss_name = run.primary("val_loss")
@@ -79,11 +84,19 @@ class MetricMismatch(Classifier):
         good = sign * score
         l_head, l_tail = head_level(vy, 0.2), tail_level(vy, 0.2)
         g_head, g_tail = head_level(good, 0.2), tail_level(good, 0.2)
+        l_noise = floor(detrended_noise(vy), scale(vy))
+        # how far the metric could still go: to 1 (or 0) for a [0, 1] metric, else its size
+        bounded = bool(np.all((score >= 0) & (score <= 1)))
+        room = (1.0 - sign * g_head if sign > 0 else -g_head) if bounded else \
+            max(abs(g_head), abs(g_tail))
         return {
             "loss_metric": loss_name, "score_metric": score_name,
             "score_direction": "higher" if sign > 0 else "lower", "direction_source": source,
             "start_step": int(vx[0]), "end_step": int(vx[-1]),
-            "loss_gain_z": (l_head - l_tail) / floor(detrended_noise(vy), scale(vy)),
+            "loss_gain_z": (l_head - l_tail) / l_noise,
+            "loss_range_z": robust_range(vy) / l_noise,
+            "loss_range_rel": robust_range(vy) / max(abs(float(np.median(vy))), TINY),
+            "metric_gain_rel": (g_tail - g_head) / max(room, TINY),
             "loss_gain_rel": (l_head - l_tail) / max(abs(l_head), abs(l_tail), TINY),
             "metric_gain_z": (g_tail - g_head) / floor(detrended_noise(good), scale(good)),
             "loss_head": l_head, "loss_tail": l_tail, "score_head": sign * g_head,
@@ -92,10 +105,11 @@ class MetricMismatch(Classifier):
 
     def judge(self, m: dict) -> Finding | None:
         loss_better = m["loss_gain_z"] >= self.min_z and m["loss_gain_rel"] >= self.min_rel
-        loss_flat = abs(m["loss_gain_z"]) < 1.0 or abs(m["loss_gain_rel"]) < self.flat_rel
-        if loss_better and m["metric_gain_z"] < 1.0:
+        loss_flat = m["loss_range_z"] <= 4.0 or m["loss_range_rel"] <= self.flat_rel
+        metric_better = m["metric_gain_z"] >= 1.0 and m["metric_gain_rel"] >= self.min_gain
+        if loss_better and not metric_better:
             direction, z = "loss_improves", m["loss_gain_z"]
-        elif m["metric_gain_z"] >= self.min_z and loss_flat:
+        elif metric_better and m["metric_gain_z"] >= self.min_z and loss_flat:
             direction, z = "metric_improves", m["metric_gain_z"]
         else:
             return None

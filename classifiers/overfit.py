@@ -6,17 +6,21 @@ Signal read: the primary val loss at its evaluations (often 5-50 points, sometim
 before training), smoothed by a running median over ~5% of them (at least 3); the train loss as
 the median of its points over the stretch leading to each evaluation (classifiers._align), so
 both are compared at the same moments whatever their cadences or step units.
-Rule: at least two evaluations follow the smoothed val minimum; the late val level (median of
-the last third of them, at least 3 when there are 3) stands `rise_z` detrended-noise sigmas
-above the minimum; train improved by at least `train_drop` of its level over the evaluated span
-and has not risen since the val minimum; and either the rise is large (`strong_rise` of the
-val's own range) or train is still falling after the minimum (`train_fall` of its range over
-the span) so the gap keeps widening.
+Rule: the val improved before its minimum (2 sigmas), or most of the train's improvement came
+before the first evaluation (the minimum then predates it; a val that climbs from an early
+first evaluation is distribution_mismatch); at least two evaluations follow the minimum; the
+late val level (median of the last third of them, at least 3 when there are 3) stands `rise_z`
+detrended-noise sigmas above the minimum; train improved by at least `train_drop` of its level
+over the evaluated span and has not risen since the val minimum; and either the rise is large
+(`strong_rise` of the val's own range) or train is still falling after the minimum
+(`train_fall` of its range over the span) so the gap keeps widening.
 Confidence: 0.5 at the threshold, growing with the rise in sigmas and with the rise's share of
 the val range, capped at 0.98.
 Evidence: val_min_step, val_min, val_late, val_rise, val_rise_pct (rise / |val min|, percent),
 val_rise_z, val_rise_frac (rise / val range), val_min_fraction (0..1 of the evaluated span),
-train_fall_after (train fall after the val minimum / train range), evaluations_after.
+train_fall_after (train fall after the val minimum / train range), evaluations_after,
+val_drop_before_z, train_done_before_eval (share of the train's improvement before the first
+evaluation).
 Known false positives: a val curve that drifts up by noise over a long converged tail while the
 train loss still creeps down; a val set re-sampled between evaluations (its level moves without
 the model changing).
@@ -26,11 +30,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from classifiers._align import detrended_noise, finite_curve, floor, levels_at
+from classifiers._align import (
+    detrended_noise,
+    finite_curve,
+    floor,
+    levels_at,
+    trailing_median,
+)
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import RunSeries
-from classifiers.signals import TINY, odd_window, rolling_median, scale
+from classifiers.signals import TINY, head_level, odd_window, rolling_median, scale
 
 
 class Overfit(Classifier):
@@ -64,6 +74,11 @@ class Overfit(Classifier):
         if len(ok) < 2:
             return None
         t_first, t_end = train[ok[0]], float(np.median(train[ok[-max(1, k):]]))
+        t_start = head_level(ty, 0.02)
+        t_at_first_eval = trailing_median(tx, ty, vx[0], 3)
+        if not np.isfinite(t_at_first_eval):  # an evaluation before any training step
+            t_at_first_eval = t_start
+        noise = floor(detrended_noise(vy), v_scale)
         t_at_min = train[ok[np.searchsorted(ok, min(i_min, ok[-1]))]]
         t_range = max(float(np.ptp(train[ok])), TINY)
         return {
@@ -71,18 +86,26 @@ class Overfit(Classifier):
             "val_end_step": int(vx[-1]), "val_min": float(smooth[i_min]), "val_late": late,
             "val_rise": rise,
             "val_rise_pct": 100.0 * rise / max(abs(float(smooth[i_min])), TINY),
-            "val_rise_z": rise / floor(detrended_noise(vy), v_scale),
+            "val_rise_z": rise / noise,
+            "val_drop_before_z": float((np.max(smooth[:i_min + 1]) - smooth[i_min]) / noise),
             "val_rise_frac": float(rise / v_scale),
             "val_min_fraction": float((vx[i_min] - vx[0]) / max(vx[-1] - vx[0], TINY)),
             "evaluations_after": int(len(after)),
             "train_drop": float((t_first - t_end) / max(abs(t_first), abs(t_end), TINY)),
             "train_fall_after": float((t_at_min - t_end) / t_range),
+            "train_done_before_eval": float((t_start - t_at_first_eval)
+                                            / max(t_start - t_end, TINY)),
         }
 
     def judge(self, m: dict) -> Finding | None:
         if m["evaluations_after"] < 2 or m["train_drop"] < self.train_drop:
             return None
         if m["train_fall_after"] < -self.train_fall:  # train rose too: not a train-val split
+            return None
+        # the val must have improved before its minimum, unless most of the training happened
+        # before the first evaluation (the minimum then predates it); a val curve that rises
+        # from an early first evaluation never generalised: distribution_mismatch
+        if m["val_drop_before_z"] < 2.0 and m["train_done_before_eval"] < 0.5:
             return None
         falling = m["train_fall_after"] >= self.train_fall
         big = m["val_rise_frac"] >= self.strong_rise
