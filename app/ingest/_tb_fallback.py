@@ -15,6 +15,7 @@ from app.ingest.base import ReadWarning
 _SCALAR_PLUGINS = {"scalars", ""}
 _FORMATS = {1: ("<f", 4), 2: ("<d", 8), 19: ("<e", 2)}  # DT_FLOAT, DT_DOUBLE, DT_HALF
 _DT_BFLOAT16 = 14
+_MAX_LISTED = 5  # undecodable records listed one by one before the rest are counted
 
 Point = tuple[int, str, int, float, float]  # (order key, tag, step, value, wall_time)
 
@@ -31,19 +32,23 @@ def decode_records(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: st
                                 "is not installed: skipped", file=file,
                                 byte=int(data[0]) - 12 if len(data) else None)]
     points: list[Point] = []
-    warnings: list[ReadWarning] = []
+    failed: list[int] = []
     for start, length in zip(data.tolist(), size.tolist(), strict=True):
         try:
             event = event_pb2.Event.FromString(buf[start:start + length].tobytes())
         except (DecodeError, RuntimeError, ValueError):
-            warnings.append(ReadWarning("record is not a valid Event: skipped",
-                                        file=file, byte=start - 12))
+            failed.append(start - 12)
             continue
         wall = event.wall_time or math.nan
         for k, value in enumerate(event.summary.value):
             number = _scalar(value)
             if number is not None:
                 points.append((start + k, value.tag, event.step, number, wall))
+    warnings = [ReadWarning("record is not a valid Event: skipped", file=file, byte=at)
+                for at in failed[:_MAX_LISTED]]
+    if len(failed) > _MAX_LISTED:
+        warnings.append(ReadWarning(f"{len(failed) - _MAX_LISTED} more records that are not valid "
+                                    "Events skipped", file=file, byte=failed[_MAX_LISTED]))
     return points, warnings
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,10 +47,16 @@ def split_of(directory: Path) -> str | None:
 
 def event_files(root: Path) -> list[Path]:
     """Event files under `root`, sorted by path (links to directories are not followed)."""
-    found = []
+    return sorted(iter_event_files(root))
+
+
+def iter_event_files(root: Path) -> Iterator[Path]:
+    """Event files under `root` as the walk finds them (lets a sniff stop at the first)."""
     for directory, _dirs, names in os.walk(root, followlinks=False):
-        found.extend(Path(directory) / n for n in names if is_event_file_name(n))
-    return sorted(p for p in found if p.is_file())
+        for name in sorted(names):
+            path = Path(directory) / name
+            if is_event_file_name(name) and path.is_file():
+                yield path
 
 
 def find_runs(path: Path) -> list[RunFiles]:

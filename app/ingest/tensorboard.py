@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,7 @@ import pandas as pd
 
 from app.ingest._tb_decode import FilePoints, decode
 from app.ingest._tb_framing import HEADER, file_bytes, first_record_frames, walk
-from app.ingest._tb_layout import RunFiles, event_files, find_runs, is_event_file_name
+from app.ingest._tb_layout import RunFiles, find_runs, is_event_file_name, iter_event_files
 from app.ingest.base import IngestResult, ReadWarning
 from classifiers.errors import (
     CorruptInputError,
@@ -49,7 +50,7 @@ def sniff(path: Path) -> bool:
     path = Path(path)
     try:
         if path.is_dir():
-            return any(_frames(f) for f in event_files(path)[:_SNIFF_MAX_FILES])
+            return any(_frames(f) for f in islice(iter_event_files(path), _SNIFF_MAX_FILES))
         return _frames(path)
     except OSError:
         return False
