@@ -111,8 +111,17 @@ class _State:
         return steps, ok
 
 
+def _flat_frame(records: list[dict]) -> pd.DataFrame:
+    """Records as columns; nested objects flattened with '/' (json_normalize is slow, so only
+    when an object column actually holds a dict)."""
+    frame = pd.DataFrame.from_records(records)
+    nested = any(frame[c].map(lambda v: isinstance(v, dict)).any()
+                 for c in frame.columns if frame[c].dtype == object)
+    return pd.json_normalize(records, sep="/") if nested else frame
+
+
 def _wide(state: _State, chunk: RecordChunk) -> None:
-    frame = pd.json_normalize(chunk.records, sep="/")
+    frame = _flat_frame(chunk.records)
     lines = np.asarray(chunk.lines)
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key(list(frame.columns))
