@@ -27,6 +27,20 @@ def test_val_high_and_barely_improving_fires():
     assert judge(DistributionMismatch(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val)))
 
 
+def test_val_climbing_from_the_first_eval_fires_and_is_not_flat():
+    ep = np.arange(1, 25)
+    val = 2.75 + 1.5 * (1 - np.exp(-ep / 5)) + 0.005 * RNG.standard_normal(24)
+    f = judge(DistributionMismatch(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val)))
+    assert f is not None and f.evidence["val_flat"] is False
+
+
+def test_step_zero_eval_counts_as_the_val_improving():
+    ep = np.arange(1, 31)
+    val = np.concatenate(([5.7], 1.1 + 0.05 * np.arange(30)))
+    run = run_of(loss=(ep, _train(ep)), eval_loss=(np.arange(31), val))
+    assert judge(DistributionMismatch(), run) is None
+
+
 def test_healthy_val_following_train_is_quiet():
     ep = np.arange(30)
     val = 0.3 + 1.2 * np.exp(-ep / 7) + 0.01 * RNG.standard_normal(30)

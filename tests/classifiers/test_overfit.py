@@ -94,10 +94,19 @@ def test_judge_is_separate_from_measure():
     clf = Overfit()
     m = {"evaluations_after": 5, "train_drop": 0.9, "train_fall_after": 0.3,
          "val_rise_z": 10.0, "val_rise_frac": 0.5, "val_min_fraction": 0.3, "val_min": 1.0,
-         "val_late": 1.5, "val_rise_pct": 50.0, "val_min_step": 3, "val_end_step": 9}
+         "val_late": 1.5, "val_rise_pct": 50.0, "val_min_step": 3, "val_end_step": 9,
+         "val_drop_before_z": 5.0, "train_done_before_eval": 0.1}
     assert clf.judge(m) is not None
     assert clf.judge({**m, "val_rise_z": 0.2}) is None
     assert clf.judge({**m, "train_drop": 0.01}) is None
+    assert clf.judge({**m, "val_drop_before_z": 0.0}) is None  # never improved: not overfit
+    assert clf.judge({**m, "val_drop_before_z": 0.0, "train_done_before_eval": 0.9})
+
+
+def test_val_climbing_from_an_early_first_eval_is_not_overfit():
+    ep = np.arange(1, 25)
+    val = 2.75 + 0.5 * (1 - np.exp(-ep / 5)) + 0.005 * RNG.standard_normal(24)
+    assert judge(Overfit(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val))) is None
 
 
 def test_nan_bursts_and_repeated_steps_survive():
