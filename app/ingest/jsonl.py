@@ -59,6 +59,13 @@ def sniff(path: Path) -> bool:
         return len(line) > 1000 and line.startswith('{"') and "\n" not in text.lstrip()
 
 
+def _fractional(col: pd.Series) -> bool:
+    """A step column holding numbers that are not whole (an HF-style fractional epoch)."""
+    cells = json_cells(col)
+    values = cells.values[cells.keep & np.isfinite(cells.values)]
+    return bool(len(values)) and bool(np.any(values != np.floor(values)))
+
+
 def _wall_seconds(values: np.ndarray) -> np.ndarray:
     """Seconds since the epoch from seconds or milliseconds; NaN for anything else."""
     return np.where(values > 1e11, values / 1000.0, np.where(values > 1e8, values, np.nan))
@@ -126,7 +133,11 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key(list(frame.columns))
         state.wall_key = next((k for k in _WALL_KEYS if k in frame.columns), None)
-        if state.step_key is None:
+        if state.step_key is not None and _fractional(frame[state.step_key]):
+            state.warns.add(f"{state.step_key!r} has fractional values: the line order is "
+                            f"used as the step and {state.step_key!r} is kept as a series")
+            state.step_key = None
+        elif state.step_key is None:
             state.warns.add("no step key (step, global_step, _step, iter, iteration, epoch): "
                             "the line order is used as the step")
     step_col = frame[state.step_key] if state.step_key in frame.columns else (

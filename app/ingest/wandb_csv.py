@@ -72,11 +72,19 @@ def _base_of(metric: str) -> str | None:
     return None
 
 
-def _x_axis(chunk_x, is_time: bool, start: int, warns: Warnings, line: int):
+def _fractional(col) -> bool:
+    cells = text_cells(col)
+    x = cells.values[cells.keep & np.isfinite(cells.values)]
+    return bool(len(x)) and bool(np.any(x != np.floor(x)))
+
+
+def _x_axis(chunk_x, is_time: bool | None, start: int, warns: Warnings, line: int):
     """(steps, row_ok, wall) for one chunk of the x column."""
     n = len(chunk_x)
     cells = text_cells(chunk_x)
     x = np.where(cells.keep, cells.values, np.nan)
+    if is_time is None:  # a fractional axis (epoch 0.25, 0.5, ...): the row order is the step
+        return np.arange(start, start + n, dtype=np.int64), np.ones(n, bool), None
     if is_time:
         steps = np.arange(start, start + n, dtype=np.int64)
         wall = np.where(x > 1e11, x / 1000.0, np.where(x > 1e8, x, np.nan))
@@ -120,6 +128,9 @@ def read(
     for chunk in iter_chunks(path, header):
         for line, why in chunk.skipped:
             warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong field count)")
+        if rows == 0 and not is_time and _fractional(chunk.frame[0]):
+            warns.add(f"x-axis {names[0]!r} has fractional values: steps are the row order")
+            is_time = None
         steps, ok, wall = _x_axis(chunk.frame[0], is_time, rows, warns, chunk.first_line)
         melt_chunk(chunk, header, columns, metric_codes, run_codes, steps, ok, builder, bad,
                    wall)

@@ -143,3 +143,12 @@ def test_wandb_history_timestamp_becomes_wall_time(tmp_path):
     loss = frame[frame["metric"] == "loss"]
     assert loss["wall_time"].tolist() == [1700000000.5, 1700000001.5]
     assert "_timestamp" not in set(frame["metric"])
+
+
+def test_fractional_epoch_as_the_only_step_key_falls_back_to_line_order(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"epoch": 0.5, "loss": 2.0}\n{"epoch": 1.0, "loss": 1.0}\n')
+    result = jsonl.read(path)
+    assert _points(result.frame, "loss") == [(0, 2.0), (1, 1.0)]
+    assert _points(result.frame, "epoch") == [(0, 0.5), (1, 1.0)]
+    assert any("fractional" in w.message for w in result.warnings)

@@ -85,3 +85,10 @@ def test_runs_table_export_is_refused_with_a_reason(tmp_path):
                     '"run-1","finished","-","me","","2024-01-01","100","0.1"\n')
     with pytest.raises(UnknownFormatError, match="runs-table"):
         load_run(path)
+
+
+def test_fractional_epoch_axis_uses_row_order(tmp_path):
+    path = _export(tmp_path, ["epoch", "r - loss"], [["0.5", "2.0"], ["1", "1.5"], ["1.5", "1"]])
+    result = wandb_csv.read(path)
+    assert result.frame["step"].tolist() == [0, 1, 2]
+    assert any("fractional" in w.message for w in result.warnings)
