@@ -36,7 +36,8 @@ def test_probes_import_without_torch_and_fail_with_the_install_hint():
     assert "pip install 'lossforensics[torch]'" in out.stdout
 
 
-def test_importing_probes_does_not_import_torch():
-    out = _python("import sys, probes; print('torch' in sys.modules)")
+def test_importing_probes_imports_neither_torch_nor_app():
+    out = _python("import sys, probes; print('torch' in sys.modules, "
+                  "any(m == 'app' or m.startswith('app.') for m in sys.modules))")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
