@@ -9,11 +9,12 @@ is compared with two references: the k points just before the restart (where tra
 the points logged earlier at the same steps (where the checkpoint was). A faithful resume
 matches the second; a counter reset that kept training matches the first; only a loss that
 matches neither is a discontinuity, so the jump is the smaller of the two differences.
-Rule: some restart's jump is at least `min_z` noise sigmas (noise of the step-sorted curve)
-and `min_rel` of the curve's robust range. More restarts than `max_restarts` or 5% of the
-points means interleaved writers (ranks, processes), not resumes: no finding.
-Confidence: 0.5 at the thresholds, rising with the jump's size in sigmas, capped at 0.95.
-Evidence: restarts, resume_step, resumed_from_step, loss_jump (signed, in noise sigmas),
+Rule: some restart's jump is at least `min_z` standard errors (of a difference of two k-point
+medians, from the step-sorted curve's noise) and `min_rel` of the curve's robust range. More
+restarts than `max_restarts` or 5% of the points means interleaved writers (ranks,
+processes), not resumes: no finding.
+Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
+Evidence: restarts, resume_step, resumed_from_step, loss_jump (signed, in standard errors),
 loss_jump_rel (share of the robust range), loss_after, loss_reference (the closer of the two
 references), reference ('before_restart' | 'same_steps_earlier'), lr_jump (bool: the LR
 differs by more than 2x across the restart, e.g. the scheduler restarted).
@@ -89,7 +90,9 @@ class ResumeDiscontinuity(Classifier):
         return {
             "restarts": int(len(restarts)), "resume_step": int(s[r]),
             "resumed_from_step": int(s[r - 1]), "end_step": int(best["hi"]),
-            "loss_jump": best["jump"] / noise, "loss_jump_rel": best["jump"] / span,
+            # in standard errors of a difference of two k-point medians
+            "loss_jump": best["jump"] / (1.25 * noise * np.sqrt(2.0 / k)),
+            "loss_jump_rel": best["jump"] / span,
             "loss_reference": best["ref"], "loss_after": best["after"],
             "reference": ("before_restart", "same_steps_earlier")[best["pick"]],
             "lr_jump": _lr_jump(lx, ly, int(s[r])),
@@ -105,7 +108,7 @@ class ResumeDiscontinuity(Classifier):
                    f"({m['loss_after']:.4g} against {m['loss_reference']:.4g} "
                    + ("just before it, " if m["reference"] == "before_restart"
                       else "logged earlier at the same steps, ")
-                   + f"{abs(m['loss_jump']):.0f} noise sigmas)"
+                   + f"{abs(m['loss_jump']):.0f} standard errors)"
                    + (", with the learning rate restarting too." if m["lr_jump"] else "."))
         evidence = {k: v for k, v in m.items() if k != "end_step"}
         return Finding(self.label, float(np.clip(conf, 0.5, 0.95)),
