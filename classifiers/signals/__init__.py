@@ -1,0 +1,60 @@
+"""Shared signal primitives: what every label file measures a curve with.
+
+    from classifiers import signals
+    x, y = signals.finite_points(curve.steps, curve.values)
+    steps, level = signals.smooth(x, y)        # reduce.py, smoothing.py
+    signals.trend(x, y), signals.scale(y)     # trends.py, spread.py
+    signals.find_spikes(y), signals.dominant_period(y)   # events.py
+
+All functions take plain numpy arrays (steps `x`, values `y`), never a frame, and are
+vectorised: no Python loop runs per point. Long series are first reduced to equal-count
+buckets (`bucket`): medians for levels and trends, block maxima for spikes, so the expensive
+statistics (Theil-Sen, rolling medians, autocorrelation) cost the same on 1,000,000 points as on
+a few thousand while a one-point spike still survives the reduction.
+
+Losses can be negative or near zero (ELBOs, contrastive losses, a converged regression), so
+relative changes are scaled by a robust spread of the curve (`scale`), never by the value
+itself; log-domain helpers apply only where every value is positive.
+"""
+
+from __future__ import annotations
+
+from classifiers.signals.events import (
+    Periodicity,
+    Spikes,
+    autocorrelation,
+    dominant_period,
+    find_spikes,
+)
+from classifiers.signals.reduce import bucket, finite_points
+from classifiers.signals.smoothing import (
+    ewma,
+    odd_window,
+    rolling_mean,
+    rolling_median,
+    savgol,
+    smooth,
+)
+from classifiers.signals.spread import (
+    MAD_TO_SIGMA,
+    TINY,
+    all_positive,
+    head_level,
+    log_ratio,
+    noise_level,
+    relative_change,
+    robust_range,
+    robust_spread,
+    safe_log,
+    scale,
+    tail_level,
+)
+from classifiers.signals.trends import Trend, best_so_far, change_points, stall_index, trend
+
+__all__ = [
+    "MAD_TO_SIGMA", "Periodicity", "Spikes", "TINY", "Trend", "all_positive", "autocorrelation",
+    "best_so_far", "bucket", "change_points", "dominant_period", "ewma", "find_spikes",
+    "finite_points", "head_level", "log_ratio", "noise_level", "odd_window", "relative_change",
+    "robust_range", "robust_spread", "rolling_mean", "rolling_median", "safe_log", "savgol",
+    "scale", "smooth", "stall_index", "tail_level", "trend",
+]

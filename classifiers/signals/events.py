@@ -1,0 +1,140 @@
+"""Events in a curve: spikes against the level before them (indices plus properties, like
+scipy.signal.find_peaks) and periodicity (autocorrelation: dominant period and strength)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import signal as sps
+
+from classifiers.signals.reduce import _blocks, _reduce_blocks
+from classifiers.signals.smoothing import odd_window, rolling_mean, rolling_median
+from classifiers.signals.spread import TINY, noise_level
+
+
+@dataclass(frozen=True)
+class Spikes:
+    """Upward excursions that came back down, like scipy.signal.find_peaks: indices into the
+    input plus their properties (one entry per excursion)."""
+
+    indices: np.ndarray     # index of each excursion's highest point
+    heights: np.ndarray     # value minus the level before it
+    z: np.ndarray           # height in units of the point-to-point noise
+    before: np.ndarray      # level just before (median of the preceding window)
+    widths: np.ndarray      # points above the threshold
+    recovered: np.ndarray   # bool: came back to within half the height
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+def _group_runs(flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) indices of consecutive True runs."""
+    d = np.diff(np.concatenate(([0], flag.astype(np.int8), [0])))
+    return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+
+
+def find_spikes(
+    y: np.ndarray,
+    *,
+    z_min: float = 6.0,
+    min_height: float = 0.0,
+    window: int | None = None,
+    max_points: int = 20000,
+) -> Spikes:
+    """Points that jump above the level of the `window` points before them by at least `z_min`
+    noise sigmas and `min_height`, grouped into excursions. A long series is reduced to block
+    maxima first (the threshold rises by the expected maximum of a block's noise)."""
+    y = np.asarray(y, dtype=np.float64)
+    n_all = len(y)
+    empty = np.array([], dtype=np.int64)
+    if n_all < 3:
+        return Spikes(empty, *(np.array([]) for _ in range(4)), np.array([], dtype=bool))
+    sigma = max(noise_level(y), TINY)
+    size = max(1, -(-n_all // max_points))
+    if size > 1:
+        blocks = _blocks(y, size)
+        level = _reduce_blocks(y, size, "median")
+        peak_pos = np.nanargmax(blocks, axis=1)
+        peaks = blocks[np.arange(len(blocks)), peak_pos]
+        origin = np.minimum(np.arange(len(blocks)) * size + peak_pos, n_all - 1)
+        z_min = z_min + np.sqrt(2.0 * np.log(size))
+    else:
+        level, peaks, origin = y, y, np.arange(n_all)
+    n = len(level)
+    k = window or max(3, min(50, n // 20))
+    trailing = rolling_median(level, k, center=False)
+    before = np.concatenate(([level[0]], trailing[:-1]))
+    excess = peaks - before
+    flag = (excess > z_min * sigma) & (excess > min_height)
+    starts, ends = _group_runs(flag)
+    if len(starts) == 0:
+        return Spikes(empty, *(np.array([]) for _ in range(4)), np.array([], dtype=bool))
+    # the highest point of each excursion (reduceat over the flagged runs)
+    seg_max = np.maximum.reduceat(np.where(flag, excess, -np.inf), starts)
+    owner = np.repeat(np.arange(len(starts)), ends - starts)
+    member = np.flatnonzero(flag)  # in order, so it lines up with `owner`
+    is_top = excess[member] == seg_max[owner]
+    _, first = np.unique(owner[is_top], return_index=True)
+    top = member[is_top][first]
+    base = before[starts]
+    after_idx = np.minimum(ends + k, n - 1)
+    after = trailing[after_idx]
+    heights = excess[top]
+    recovered = (after - base) <= 0.5 * heights
+    return Spikes(origin[top].astype(np.int64), heights, heights / sigma, base,
+                  (ends - starts) * size, recovered)
+
+
+# ------------------------------------------------------------------------------ periodicity
+
+
+@dataclass(frozen=True)
+class Periodicity:
+    period: float      # in points of the input (0 when none)
+    strength: float    # autocorrelation of the detrended series at that lag, in [-1, 1]
+    cycles: float      # how many periods the series holds
+    prominence: float = 0.0  # strength minus the lowest autocorrelation at a shorter lag
+
+
+def autocorrelation(y: np.ndarray, max_lag: int) -> np.ndarray:
+    """Normalised autocorrelation for lags 0..max_lag via FFT."""
+    y = np.asarray(y, dtype=np.float64)
+    y = y - y.mean()
+    n = len(y)
+    if n == 0 or not np.any(y):
+        return np.zeros(max_lag + 1)
+    nfft = 1 << int(np.ceil(np.log2(2 * n)))
+    f = np.fft.rfft(y, nfft)
+    acf = np.fft.irfft(f * np.conj(f), nfft)[: max_lag + 1]
+    return acf / acf[0]
+
+
+def dominant_period(
+    y: np.ndarray, min_period: int = 3, max_period: int | None = None, max_points: int = 16384
+) -> Periodicity:
+    """The lag of the strongest autocorrelation peak after removing the slow trend."""
+    y = np.asarray(y, dtype=np.float64)
+    n_all = len(y)
+    size = max(1, -(-n_all // max_points))
+    yb = _reduce_blocks(y, size, "mean") if size > 1 else y
+    n = len(yb)
+    max_p = min(max_period // size if max_period else n // 3, n // 2)
+    min_p = max(2, min_period // size)
+    if n < 8 or max_p <= min_p:
+        return Periodicity(0.0, 0.0, 0.0, 0.0)
+    detrended = yb - rolling_mean(yb, odd_window(n, 1.0, lo=3, hi=2 * max_p + 1))
+    acf = autocorrelation(detrended, max_p)
+    peaks, _ = sps.find_peaks(acf)
+    # a real cycle dips between its peaks: a bump on a slowly decaying ACF is not one
+    lowest_before = np.minimum.accumulate(acf)
+    prominence = acf[peaks] - lowest_before[peaks - 1]
+    keep = (peaks >= min_p) & (prominence >= 0.05)
+    peaks, prominence = peaks[keep], prominence[keep]
+    if len(peaks) == 0:
+        return Periodicity(0.0, 0.0, 0.0, 0.0)
+    # harmonics (2P, 3P) correlate about as well as P itself: take the first strong peak
+    i = int(np.argmax(acf[peaks] >= 0.9 * acf[peaks].max()))
+    period = float(peaks[i] * size)
+    return Periodicity(period, float(acf[peaks[i]]), n_all / period, float(prominence[i]))

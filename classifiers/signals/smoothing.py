@@ -1,0 +1,60 @@
+"""Smoothing on possibly uneven steps: rolling median/mean, EWMA with a half-life in steps,
+Savitzky-Golay, and `smooth`, the level a person sees through the noise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import signal as sps
+
+from classifiers.signals.reduce import bucket
+
+
+def odd_window(n: int, frac: float, lo: int = 1, hi: int | None = None) -> int:
+    """An odd window of about `frac` of `n` points, clipped to [lo, hi or n]."""
+    w = int(round(n * frac))
+    w = max(lo, min(w, hi if hi is not None else n))
+    w = max(1, min(w, n))
+    return w if w % 2 else max(1, w - 1)
+
+
+def rolling_median(y: np.ndarray, window: int, *, center: bool = True) -> np.ndarray:
+    """Rolling median (edges use the points available): robust to one-point spikes."""
+    if window <= 1 or len(y) == 0:
+        return np.asarray(y, dtype=np.float64).copy()
+    s = pd.Series(y, dtype=np.float64)
+    return s.rolling(window, center=center, min_periods=1).median().to_numpy()
+
+
+def rolling_mean(y: np.ndarray, window: int, *, center: bool = True) -> np.ndarray:
+    if window <= 1 or len(y) == 0:
+        return np.asarray(y, dtype=np.float64).copy()
+    s = pd.Series(y, dtype=np.float64)
+    return s.rolling(window, center=center, min_periods=1).mean().to_numpy()
+
+
+def ewma(x: np.ndarray, y: np.ndarray, halflife: float) -> np.ndarray:
+    """Exponentially weighted mean whose half-life is in steps, correct on uneven steps."""
+    if len(y) == 0:
+        return np.asarray(y, dtype=np.float64)
+    times = pd.to_datetime(np.asarray(x, dtype=np.float64) - float(x[0]), unit="s")
+    s = pd.Series(np.asarray(y, dtype=np.float64), index=times)
+    return s.ewm(halflife=pd.Timedelta(seconds=max(float(halflife), 1e-9)),
+                 times=times).mean().to_numpy()
+
+
+def savgol(y: np.ndarray, window: int, polyorder: int = 2) -> np.ndarray:
+    """Savitzky-Golay smoothing; falls back to the input when the window is too short."""
+    window = min(window, len(y) if len(y) % 2 else len(y) - 1)
+    if window <= polyorder + 1:
+        return np.asarray(y, dtype=np.float64).copy()
+    return sps.savgol_filter(np.asarray(y, dtype=np.float64), window, polyorder, mode="interp")
+
+
+def smooth(
+    x: np.ndarray, y: np.ndarray, frac: float = 0.05, max_points: int = 4000
+) -> tuple[np.ndarray, np.ndarray]:
+    """The curve a person sees through the noise: bucket medians, then a rolling median over
+    about `frac` of the run. Returns (steps, level)."""
+    xb, yb = bucket(x, y, max_points, "median")
+    return xb, rolling_median(yb, odd_window(len(yb), frac))

@@ -1,0 +1,85 @@
+"""How big is a change: robust spreads, noise, a sign-safe yardstick, log-domain helpers and
+robust head/tail levels. Negative and near-zero losses are scaled by spread, never by value."""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAD_TO_SIGMA = 1.4826
+TINY = 1e-12
+
+
+def robust_spread(y: np.ndarray) -> float:
+    """Sigma-equivalent spread: MAD, else IQR, else 0; 0 for fewer than 2 points."""
+    y = np.asarray(y, dtype=np.float64)
+    if len(y) < 2:
+        return 0.0
+    mad = MAD_TO_SIGMA * float(np.median(np.abs(y - np.median(y))))
+    if mad > 0:
+        return mad
+    q75, q25 = np.percentile(y, [75, 25])
+    # more than half the values are equal: the typical spread is nil (outliers do not count)
+    return float(q75 - q25) / 1.349 if q75 > q25 else 0.0
+
+
+def noise_level(y: np.ndarray) -> float:
+    """Point-to-point noise (sigma) from the MAD of first differences: trend-free."""
+    y = np.asarray(y, dtype=np.float64)
+    if len(y) < 3:
+        return 0.0
+    d = np.diff(y)
+    # a systematic sample of 100k differences estimates a MAD as well as all of them
+    return robust_spread(d[:: max(1, len(d) // 100_000)]) / np.sqrt(2.0)
+
+
+def robust_range(y: np.ndarray, lo: float = 5.0, hi: float = 95.0) -> float:
+    """Spread between two percentiles: how far a curve travels, ignoring outliers."""
+    if len(y) == 0:
+        return 0.0
+    a, b = np.percentile(np.asarray(y, dtype=np.float64), [lo, hi])
+    return float(b - a)
+
+
+def scale(y: np.ndarray) -> float:
+    """A positive yardstick for 'how big is a change' that works for negative and near-zero
+    losses: the curve's robust range, never below its noise or a tiny fraction of its size."""
+    y = np.asarray(y, dtype=np.float64)
+    if len(y) == 0:
+        return 1.0
+    size = float(np.max(np.abs(y)))
+    return max(robust_range(y), 3.0 * noise_level(y), 1e-9 * size, TINY)
+
+
+def relative_change(before: float, after: float, yardstick: float) -> float:
+    """(after - before) / yardstick: positive is a rise, works whatever the sign of the loss."""
+    return float((after - before) / max(yardstick, TINY))
+
+
+def all_positive(y: np.ndarray) -> bool:
+    return bool(len(y)) and bool(np.all(np.asarray(y) > 0))
+
+
+def log_ratio(before: float, after: float) -> float | None:
+    """ln(after / before) when both are positive (a factor of change), else None."""
+    if before > 0 and after > 0:
+        return float(np.log(after / before))
+    return None
+
+
+def safe_log(y: np.ndarray) -> np.ndarray:
+    """Natural log for positive curves; a sign-preserving log1p otherwise."""
+    y = np.asarray(y, dtype=np.float64)
+    if all_positive(y):
+        return np.log(y)
+    return np.sign(y) * np.log1p(np.abs(y))
+
+
+def head_level(y: np.ndarray, frac: float = 0.1, min_points: int = 1) -> float:
+    """Median of the first `frac` of the points."""
+    k = max(min_points, int(np.ceil(len(y) * frac)))
+    return float(np.median(y[:k]))
+
+
+def tail_level(y: np.ndarray, frac: float = 0.1, min_points: int = 1) -> float:
+    k = max(min_points, int(np.ceil(len(y) * frac)))
+    return float(np.median(y[-k:]))
