@@ -44,7 +44,7 @@ def curves(lr: float, seed: int, n: int) -> dict[str, np.ndarray]:
     diverge two thirds of the way in and end in NaN."""
     rng = np.random.default_rng(seed)
     steps = np.arange(n, dtype=np.int64)
-    base = 0.5 + 2.0 * np.exp(-steps / (n / 8))
+    base = 0.3 + 2.0 * np.exp(-steps / (n / 3))
     train = base * (1 + 0.03 * rng.standard_normal(n))
     if lr >= EXPLODE_LR:
         start = int(n * 0.66)
