@@ -68,7 +68,7 @@ def probe(name: str, *, question: str, hypothesis: str, judge: Judge | None = No
                 torch.cuda.reset_peak_memory_stats(device)
             start = time.perf_counter()
             try:
-                with preserved(setup.model, setup.optimizer):
+                with preserved(setup.model, setup.optimizer, cuda=cuda):
                     out = fn(setup, **options)
             except ProbeError as exc:
                 raise ProbeError(f"probe {name}: {exc.message}") from exc

@@ -8,7 +8,7 @@ output is non-finite: numerics there if its input was finite; if its input alrea
 functional op before it in the parent's forward), the loss, then the backward (anomaly mode names
 the autograd function) and the gradients (overflow).
 origin kind: data | numerics | optimisation (weights or gradients non-finite, or the gradient
-norm jumped >= 10x its median just before).
+norm jumped >= 10x its median, or the loss rose >= 10x above its best, just before).
 Verdict on "non-finite values arise during training" (refuted when none within N steps). A cause
 about data confirms on kind data and refutes on the others; one about a layer's numerics on
 numerics; one about the LR / warmup / clipping / fp16 on optimisation.
@@ -73,35 +73,49 @@ def run(setup: ProbeSetup, *, steps: int | None = None) -> Outcome:
                          input_nonfinite=nonfinite((args, kwargs)))
 
     handles = [m.register_forward_hook(hook, with_kwargs=True) for m in model.modules()]
-    norms: list[float] = []
+    history: dict[str, list[float]] = {"grad_norm": [], "loss": []}
     found: dict[str, Any] = {}
     model.train()
     try:
         for step, (x, y) in enumerate(setup.batches(steps)):
-            found = _check_step(setup, model, optimizer, x, y, first, norms)
+            found = _check_step(setup, model, optimizer, x, y, first, history)
             if found:
                 found["step"] = step
                 break
     finally:
         for h in handles:
             h.remove()
-    numbers: dict[str, Any] = {"steps_checked": len(norms) + bool(found),
-                               "grad_norms": norms[-20:], **found}
+    checked = len(history["grad_norm"]) + bool(found)
     if not found:
-        return Outcome(REFUTED, f"no non-finite value in {numbers['steps_checked']} steps "
-                       "(forward, loss, backward and gradients all finite)", numbers)
-    if found["kind"] == "numerics" and found.get("step", 0) > 0 and len(norms) >= 3:
-        jump = norms[-1] / max(float(np.median(norms[:-1])), 1e-12)
-        numbers["grad_norm_jump"] = jump
-        if jump >= 10:
-            numbers["kind"] = "optimisation"
-            found["where"] += f", right after a {jump:.0f}x grad-norm jump"
-    return Outcome(CONFIRMED, f"{numbers['kind']}: {found['where']} at step {found['step']}",
+        return Outcome(REFUTED, f"no non-finite value in {checked} steps (forward, loss, "
+                       "backward and gradients all finite)",
+                       {"steps_checked": checked, "grad_norms": history["grad_norm"][-20:]})
+    if found["kind"] == "numerics":
+        found.update(_blow_up(history))
+    numbers = {"steps_checked": checked, "grad_norms": history["grad_norm"][-20:], **found}
+    hint = f", {found['cause_hint']}" if "cause_hint" in found else ""
+    return Outcome(CONFIRMED, f"{found['kind']}: {found['where']}{hint} at step {found['step']}",
                    numbers)
 
 
+def _blow_up(history: dict[str, list[float]]) -> dict[str, Any]:
+    """Numerics that follow a 10x grad-norm jump, or a loss risen 10x above its best, are an
+    optimisation blow-up: the values overflowed because the weights ran away."""
+    norms, losses = np.asarray(history["grad_norm"]), np.asarray(history["loss"])
+    if len(norms) < 3:
+        return {}
+    jump = float(norms[-1] / max(float(np.median(norms[:-1])), 1e-12))
+    best = float(losses.min())
+    rise = float(losses[-1] / best) if best > 0 else 1.0
+    out: dict[str, Any] = {"grad_norm_jump": jump, "loss_rise": rise}
+    if jump >= 10 or rise >= 10:
+        why = f"a {jump:.3g}x grad-norm jump" if jump >= 10 else f"the loss rising {rise:.3g}x"
+        out.update(kind="optimisation", cause_hint=f"right after {why}")
+    return out
+
+
 def _check_step(setup: ProbeSetup, model: Any, optimizer: Any, x: Any, y: Any,
-                first: dict[str, Any], norms: list[float]) -> dict[str, Any]:
+                first: dict[str, Any], history: dict[str, list[float]]) -> dict[str, Any]:
     """The first non-finite thing this step produces, or {} when everything stayed finite."""
     torch = require_torch()
     bad_params = [n for n, p in model.named_parameters() if nonfinite(p.detach())]
@@ -141,7 +155,8 @@ def _check_step(setup: ProbeSetup, model: Any, optimizer: Any, x: Any, y: Any,
         bad = [n for n, p in model.named_parameters() if p.grad is not None and nonfinite(p.grad)]
         return {"kind": "optimisation", "module": bad[0] if bad else None,
                 "where": f"the gradient of {bad[0] if bad else 'a parameter'} overflowed"}
-    norms.append(norm)
+    history["grad_norm"].append(norm)
+    history["loss"].append(float(loss.detach()))
     if optimizer is not None:
         optimizer.step()
     return {}

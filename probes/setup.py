@@ -117,7 +117,6 @@ class ProbeSetup:
                              f"got {type(opt).__name__}")
         return opt
 
-
     # -- data ---------------------------------------------------------------------------------
     def batches(self, limit: int | None = None) -> Iterator[tuple[Any, Any]]:
         """(x, y) batches on the device, cycling through `data` as often as needed; at most

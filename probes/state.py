@@ -16,7 +16,10 @@ from probes._torch import require_torch
 
 
 @contextmanager
-def preserved(model: Any = None, optimizer: Any = None) -> Iterator[None]:
+def preserved(model: Any = None, optimizer: Any = None, *, cuda: bool = False
+              ) -> Iterator[None]:
+    """Snapshot, yield, restore. `cuda`: the probe will use CUDA, so fork the CUDA RNG streams
+    too (they are forked anyway once CUDA is initialised)."""
     torch = require_torch()
     saved: dict[str, Any] = {}
     if model is not None:
@@ -28,8 +31,8 @@ def preserved(model: Any = None, optimizer: Any = None) -> Iterator[None]:
                           for p in params]
     if optimizer is not None:
         saved["optimizer"] = copy.deepcopy(optimizer.state_dict())
-    cuda = torch.cuda.is_available() and torch.cuda.is_initialized()
-    devices = list(range(torch.cuda.device_count())) if cuda else []
+    fork_cuda = torch.cuda.is_available() and (cuda or torch.cuda.is_initialized())
+    devices = list(range(torch.cuda.device_count())) if fork_cuda else []
     with torch.random.fork_rng(devices=devices):
         try:
             yield
