@@ -11,8 +11,9 @@ The Event tree read here (field numbers from tensorboard's event.proto / summary
 A point is a Value holding a `simple_value` (PyTorch, tensorboardX, Lightning, HF, YOLOv5), or a
 rank-0 float/double/half/bfloat16 tensor (TF2 / Keras), unless its tag's metadata names a plugin
 other than `scalars` (hparams, text, histograms...). Images, histograms, audio, graphs, non-scalar
-tensors are skipped. Each level is one `scan` over all messages of that level; records that do not
-parse there go to the protobuf runtime (`_tb_fallback`), which reports the ones it cannot read.
+tensors are skipped. Records in the exact add_scalar layout are decoded in one pass; for the rest
+each level of the tree is one `scan` over all messages of that level; records that do not parse
+there go to the protobuf runtime (`_tb_fallback`), which reports the ones it cannot read.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ class _Chunk:
     wall_time: np.ndarray
     tags: list[str]
     warnings: list[ReadWarning]
+    from_tensor: np.ndarray  # the point is a tensor summary: its tag's plugin decides
+    plugins: dict[str, str]  # tag -> plugin named by the first metadata seen for it
 
 
 def _decode_chunk(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str) -> _Chunk:
@@ -72,16 +75,18 @@ def _decode_chunk(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str
     into file order by the byte offset of their Value."""
     fast = _simple_layout(buf, data, size)
     rest = np.flatnonzero(~fast.ok)
-    generic, bad = _generic(buf, data[rest], size[rest])
+    generic, from_tensor, plugins, bad = _generic(buf, data[rest], size[rest])
+    n_fast = int(fast.ok.sum())
     key, tag_pos, tag_size, step, value, wall = (
         np.concatenate([f, g]) if len(g) else f
         for f, g in zip(fast.points(), generic, strict=True))
+    from_tensor = np.concatenate([np.zeros(n_fast, dtype=bool), from_tensor])
     if len(generic[0]):
         order = np.argsort(key, kind="stable")
-        key, tag_pos, tag_size, step, value, wall = (
-            c[order] for c in (key, tag_pos, tag_size, step, value, wall))
+        key, tag_pos, tag_size, step, value, wall, from_tensor = (
+            c[order] for c in (key, tag_pos, tag_size, step, value, wall, from_tensor))
     codes, tags = factorize_spans(buf, tag_pos, tag_size)
-    chunk = _Chunk(key, codes, step, value, wall, tags, [])
+    chunk = _Chunk(key, codes, step, value, wall, tags, [], from_tensor, plugins)
     if bad.size:
         chunk = _with_fallback(buf, chunk, data[rest[bad]], size[rest[bad]], file)
     return chunk
@@ -142,9 +147,10 @@ def _simple_layout(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> _Simp
 
 
 def _generic(buf: np.ndarray, data: np.ndarray, size: np.ndarray
-             ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-    """Points of any Event layout, by walking each level of the tree; returns (key, tag_pos,
-    tag_size, step, value, wall) and the indices of the records that did not parse."""
+             ) -> tuple[tuple[np.ndarray, ...], np.ndarray, dict[str, str], np.ndarray]:
+    """Points of any Event layout, by walking each level of the tree. Returns the points (key,
+    tag_pos, tag_size, step, value, wall), which of them are tensors, the plugin each tensor
+    tag's metadata names, and the indices of the records that did not parse."""
     n = len(data)
     events = scan(buf, data, data + size)
     wall = _event_doubles(buf, events, n)
@@ -162,9 +168,7 @@ def _generic(buf: np.ndarray, data: np.ndarray, size: np.ndarray
     values = scan(buf, v_pos, v_pos + v_size)
     is_point, point_value, t_bad, from_tensor = _value_numbers(buf, values, len(v_pos))
     tag_pos, tag_size = _tag_spans(values, len(v_pos))
-    if from_tensor.any():
-        tag_codes, tags = factorize_spans(buf, tag_pos, tag_size)
-        is_point &= _tag_plugin_ok(buf, values, tag_codes, len(tags), from_tensor) | ~from_tensor
+    plugins = _tag_plugins(buf, values, tag_pos, tag_size, from_tensor)
 
     bad_rec = np.zeros(n, dtype=bool)
     bad_rec[events.bad] = True
@@ -173,7 +177,7 @@ def _generic(buf: np.ndarray, data: np.ndarray, size: np.ndarray
     keep = is_point & ~bad_rec[v_rec]
     points = (v_pos[keep], tag_pos[keep], tag_size[keep], step[v_rec[keep]], point_value[keep],
               wall[v_rec[keep]])
-    return points, np.flatnonzero(bad_rec)
+    return points, from_tensor[keep], plugins, np.flatnonzero(bad_rec)
 
 
 def _unsorted(a: np.ndarray) -> bool:
@@ -274,27 +278,27 @@ def _as_float(buf: np.ndarray, pos: np.ndarray, fmt: str) -> np.ndarray:
     return gather_fixed(buf, pos, fmt).astype(np.float64)
 
 
-def _tag_plugin_ok(buf: np.ndarray, values: FieldTable, tag_codes: np.ndarray, n_tags: int,
-                   from_tensor: np.ndarray) -> np.ndarray:
-    """Per Value: False for a tensor whose tag's metadata names a plugin other than `scalars`
-    (TF writes the metadata with the first value of a tag, so it is read once per tag)."""
-    allowed = np.ones(n_tags, dtype=bool)
+def _tag_plugins(buf: np.ndarray, values: FieldTable, tag_pos: np.ndarray,
+                 tag_size: np.ndarray, from_tensor: np.ndarray) -> dict[str, str]:
+    """The plugin named by the first metadata of each tensor tag (TF writes a tag's metadata
+    with its first value only, so the verdict is applied per tag, per file, in `_merge`)."""
     rows = values.select(9, 2)
     rows = rows[from_tensor[values.msg[rows]]]
     if not rows.size:
-        return allowed[tag_codes]
-    tags_with_meta, first = np.unique(tag_codes[values.msg[rows]], return_index=True)
+        return {}
+    codes, tags = factorize_spans(buf, tag_pos[values.msg[rows]], tag_size[values.msg[rows]])
+    _, first = np.unique(codes, return_index=True)
     rows = rows[first]
     meta = scan(buf, values.pos[rows], values.pos[rows] + values.size[rows])
     plugin_rows = meta.select(1, 2)
     plugin = scan(buf, meta.pos[plugin_rows], meta.pos[plugin_rows] + meta.size[plugin_rows])
     name_rows = plugin.select(1, 2)
+    names = dict.fromkeys((tags[c] for c in codes[first].tolist()), "")
     owner = meta.msg[plugin_rows][plugin.msg[name_rows]]
-    for tag_index, p, size in zip(owner.tolist(), plugin.pos[name_rows].tolist(),
-                                  plugin.size[name_rows].tolist(), strict=True):
-        name = buf[p:p + size].tobytes().decode("utf-8", "replace")
-        allowed[tags_with_meta[tag_index]] = name in _SCALAR_PLUGINS
-    return allowed[tag_codes]
+    for i, p, size in zip(owner.tolist(), plugin.pos[name_rows].tolist(),
+                          plugin.size[name_rows].tolist(), strict=True):
+        names[tags[codes[first[i]]]] = buf[p:p + size].tobytes().decode("utf-8", "replace")
+    return names
 
 
 def _with_fallback(buf: np.ndarray, chunk: _Chunk, data: np.ndarray, size: np.ndarray,
@@ -315,25 +319,37 @@ def _with_fallback(buf: np.ndarray, chunk: _Chunk, data: np.ndarray, size: np.nd
                   np.concatenate([chunk.step, steps.astype(np.int64)])[order],
                   np.concatenate([chunk.value, vals.astype(np.float64)])[order],
                   np.concatenate([chunk.wall_time, walls.astype(np.float64)])[order],
-                  names, chunk.warnings + warnings)
+                  names, chunk.warnings + warnings,
+                  np.concatenate([chunk.from_tensor, np.zeros(len(keys), dtype=bool)])[order],
+                  chunk.plugins)
 
 
 def _merge(parts: list[_Chunk]) -> FilePoints:
-    """One FilePoints from the chunks, tag codes renumbered into one name list."""
+    """One FilePoints from the chunks, tag codes renumbered into one name list; tensor points of
+    a tag whose metadata (anywhere in the file) names a plugin other than `scalars` dropped."""
     index: dict[str, int] = {}
+    plugins: dict[str, str] = {}
     codes = []
     for part in parts:
         lookup = np.array([index.setdefault(t, len(index)) for t in part.tags], dtype=np.int32)
         codes.append(lookup[part.tag] if part.tag.size else part.tag.astype(np.int32))
+        for tag, plugin in part.plugins.items():
+            plugins.setdefault(tag, plugin)
 
     def cat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
         return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
 
+    tag = cat(codes, np.int32)
+    tags = list(index)
+    keep = slice(None)
+    foreign = np.array([plugins.get(t, "") not in _SCALAR_PLUGINS for t in tags], dtype=bool)
+    if foreign.any():
+        keep = ~(cat([p.from_tensor for p in parts], bool) & foreign[tag])
     return FilePoints(
-        tag=cat(codes, np.int32),
-        step=cat([p.step for p in parts], np.int64),
-        value=cat([p.value for p in parts], np.float64),
-        wall_time=cat([p.wall_time for p in parts], np.float64),
-        tags=list(index),
+        tag=tag[keep],
+        step=cat([p.step for p in parts], np.int64)[keep],
+        value=cat([p.value for p in parts], np.float64)[keep],
+        wall_time=cat([p.wall_time for p in parts], np.float64)[keep],
+        tags=tags,
         warnings=[w for p in parts for w in p.warnings],
     )

@@ -144,6 +144,20 @@ def test_tf2_plugin_named_once_per_tag(tmp_path: Path) -> None:
     assert "hp" not in set(frame["metric"])
 
 
+def test_plugin_verdict_holds_across_decode_chunks(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records are decoded in chunks; a tag's metadata seen in the first chunk still decides
+    for its values in later chunks."""
+    from app.ingest import _tb_decode
+
+    monkeypatch.setattr(_tb_decode, "_CHUNK_RECORDS", 2)
+    events = [tf2_event("hp", s, 0.0, plugin="hparams" if s == 0 else None) for s in range(5)]
+    events += [tf2_event("loss", s, 1.0, plugin="scalars" if s == 0 else None) for s in range(5)]
+    write_events(tmp_path / "run", events)
+    frame = tensorboard.read(tmp_path / "run").frame
+    assert frame["metric"].tolist() == ["loss"] * 5
+
+
 def test_multi_value_summaries_keep_order(tmp_path: Path) -> None:
     event = tf2_event("a", 7, 1.0)
     event.summary.value.add(tag="b", simple_value=2.0)
