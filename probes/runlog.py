@@ -37,8 +37,11 @@ def frame_of(log: TrainLog, run: str) -> pd.DataFrame:
     names = np.repeat(np.array(["loss", "grad_norm", "lr"], dtype=object), n)
     steps = np.tile(log.steps, 3)
     values = np.concatenate([log.loss, log.grad_norm, log.lr])
-    order = np.lexsort((np.repeat(np.arange(3), n), steps))  # step-major, like the JSONL
-    return make_frame(run, names[order], steps[order], values[order])
+    # a step the GradScaler skipped never touched the weights: its inf gradient norm is the
+    # scaler probing its range, not the run's gradient, so the classifiers do not see it
+    keep = np.concatenate([np.ones(n, bool), ~log.skipped, np.ones(n, bool)])
+    order = np.lexsort((np.repeat(np.arange(3), n)[keep], steps[keep]))  # step-major, like JSONL
+    return make_frame(run, names[keep][order], steps[keep][order], values[keep][order])
 
 
 def diagnosed_labels(frame: pd.DataFrame) -> list[str]:

@@ -31,16 +31,26 @@ class TrainLog:
     grad_norm: np.ndarray
     lr: np.ndarray
     settings: dict[str, Any] = field(default_factory=dict)
+    # steps a GradScaler skipped (inf/NaN gradients at the current scale: routine in fp16)
+    skipped: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.skipped is None:
+            self.skipped = np.zeros(len(self.loss), dtype=bool)
 
     @property
     def steps(self) -> np.ndarray:
         return np.arange(len(self.loss), dtype=np.int64)
 
     def records(self) -> list[dict[str, Any]]:
-        """One JSON object per step: step, loss, grad_norm, lr."""
-        return [{"step": int(s), "loss": float(a), "grad_norm": float(g), "lr": float(r)}
+        """One JSON object per step: step, loss, grad_norm, lr (and scaler_skipped: true on the
+        steps a GradScaler skipped)."""
+        rows = [{"step": int(s), "loss": float(a), "grad_norm": float(g), "lr": float(r)}
                 for s, a, g, r in zip(self.steps, self.loss, self.grad_norm, self.lr,
                                       strict=True)]
+        for i in np.flatnonzero(self.skipped):
+            rows[i]["scaler_skipped"] = True
+        return rows
 
 
 def total_grad_norm(params: list[Any]) -> float:
@@ -86,6 +96,7 @@ def train(
     losses: list[float] = []
     norms: list[float] = []
     lrs: list[float] = []
+    skipped: list[bool] = []
     model.train()
     for step, (x, y) in enumerate(batches):
         if step >= steps:
@@ -94,8 +105,8 @@ def train(
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step)
         try:
-            loss, norm = _step(model, optimizer, x, y, setup.loss_fn, params, clip, precision,
-                               device_type, scaler)
+            loss, norm, skip = _step(model, optimizer, x, y, setup.loss_fn, params, clip,
+                                     precision, device_type, scaler)
         except ProbeError:
             raise
         except Exception as exc:  # the user's model or loss failed: say where, keep the type
@@ -103,16 +114,20 @@ def train(
                              f"{type(exc).__name__}: {exc}") from exc
         losses.append(loss)
         norms.append(norm)
+        skipped.append(skip)
         lrs.append(float(optimizer.param_groups[0]["lr"]))
         if not math.isfinite(loss):
             break
     return TrainLog(name, np.asarray(losses, float), np.asarray(norms, float),
                     np.asarray(lrs, float),
-                    {"clip": clip, "precision": precision, "lr_scale": lr_scale})
+                    {"clip": clip, "precision": precision, "lr_scale": lr_scale},
+                    np.asarray(skipped, bool))
 
 
 def _step(model: Any, optimizer: Any, x: Any, y: Any, loss_fn: Callable, params: list[Any],
-          clip: float | None, precision: str, device_type: str, scaler: Any) -> tuple[float, float]:
+          clip: float | None, precision: str, device_type: str, scaler: Any
+          ) -> tuple[float, float, bool]:
+    """One optimisation step: (loss, total grad norm before clipping, skipped by the scaler)."""
     torch = require_torch()
     optimizer.zero_grad(set_to_none=True)
     if precision == "fp32":
@@ -126,7 +141,7 @@ def _step(model: Any, optimizer: Any, x: Any, y: Any, loss_fn: Callable, params:
         raise ProbeError("loss_fn must return a scalar tensor")
     value = float(loss.detach().float())
     if not math.isfinite(value):
-        return value, math.nan
+        return value, math.nan, False
     if scaler is not None:
         scaler.scale(loss).backward()
         scaler.unscale_(optimizer)
@@ -136,12 +151,15 @@ def _step(model: Any, optimizer: Any, x: Any, y: Any, loss_fn: Callable, params:
         norm = float(torch.nn.utils.clip_grad_norm_(params, clip))
     else:
         norm = total_grad_norm(params)
+    skipped = False
     if scaler is not None:
+        scale = scaler.get_scale()
         scaler.step(optimizer)
         scaler.update()
+        skipped = scaler.get_scale() < scale  # the scale backs off exactly when it skipped
     else:
         optimizer.step()
-    return value, norm
+    return value, norm, skipped
 
 
 @dataclass(frozen=True)

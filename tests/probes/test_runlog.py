@@ -37,6 +37,17 @@ def test_frame_of_a_log_has_the_roles_the_classifiers_read():
     assert frame["value"].isna().sum() == 2
 
 
+def test_steps_a_grad_scaler_skipped_are_marked_and_hidden_from_the_classifiers(tmp_path):
+    log = _log()
+    log.skipped[2] = True
+    rows = [json.loads(line) for line in write_jsonl(log, tmp_path / "s.jsonl").read_text()
+            .splitlines()]
+    assert rows[2]["scaler_skipped"] is True and "scaler_skipped" not in rows[1]
+    frame = frame_of(log, "probe/run")
+    grad = frame[frame["metric"] == "grad_norm"]
+    assert list(grad["step"]) == [0, 1, 3] and len(frame) == 11
+
+
 def test_stability_reads_a_blow_up_and_a_descent():
     rising = stability(np.geomspace(1.0, 100.0, 40))
     assert rising.diverged() and rising.first_nonfinite_step is None
