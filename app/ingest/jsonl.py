@@ -88,6 +88,7 @@ class _State:
         self.bad = 0
         self.first_bad: tuple[int, str] | None = None
         self.carried = 0
+        self.unstepped = 0
 
     def note_bad(self, mask: np.ndarray, lines: np.ndarray, key: str) -> None:
         if mask.any():
@@ -112,6 +113,7 @@ class _State:
             steps = np.where(fill, s.fillna(0).to_numpy().astype(np.int64), steps)
             ok |= fill
             self.carried += int(fill.sum())
+            self.unstepped += int((absent & ~fill).sum())
         self.note_bad(~ok & ~absent, lines, self.step_key or "step")
         if ok.any():
             self.last_step = int(steps[np.flatnonzero(ok)[-1]])
@@ -212,6 +214,9 @@ def read(
                 isinstance(first.get(k), str) for k in _METRIC_KEYS)
         (_long if state.long else _wide)(state, chunk)
         state.records += len(chunk.records)
+    if state.unstepped:
+        state.warns.add(f"{state.unstepped} line(s) before the first {state.step_key!r} "
+                        "skipped: no step to give them")
     if state.carried:
         state.warns.add(f"{state.carried} line(s) without {state.step_key!r} took the step "
                         "of the line before")

@@ -152,3 +152,11 @@ def test_fractional_epoch_as_the_only_step_key_falls_back_to_line_order(tmp_path
     assert _points(result.frame, "loss") == [(0, 2.0), (1, 1.0)]
     assert _points(result.frame, "epoch") == [(0, 0.5), (1, 1.0)]
     assert any("fractional" in w.message for w in result.warnings)
+
+
+def test_lines_before_the_first_step_are_reported_not_silently_dropped(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"loss": 9.0}\n{"step": 1, "loss": 2.0}\n')
+    result = jsonl.read(path)
+    assert _points(result.frame, "loss") == [(1, 2.0)]
+    assert any("before the first 'step'" in w.message for w in result.warnings)
