@@ -153,6 +153,7 @@ def test_plugin_verdict_holds_across_decode_chunks(tmp_path: Path,
     monkeypatch.setattr(_tb_decode, "_CHUNK_RECORDS", 2)
     events = [tf2_event("hp", s, 0.0, plugin="hparams" if s == 0 else None) for s in range(5)]
     events += [tf2_event("loss", s, 1.0, plugin="scalars" if s == 0 else None) for s in range(5)]
+    events += [tf2_event("hp", 9, 0.0, plugin=None, encoding="val")]  # not the Keras byte layout
     write_events(tmp_path / "run", events)
     frame = tensorboard.read(tmp_path / "run").frame
     assert frame["metric"].tolist() == ["loss"] * 5
