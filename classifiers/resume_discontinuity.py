@@ -74,7 +74,7 @@ class ResumeDiscontinuity(Classifier):
         for r in restarts:  # one pass per restart (at most max_restarts), never per point
             after = _median(y[r:r + k])
             before = _median(y[max(0, r - k):r])
-            hi = s[min(r + k, len(s)) - 1]
+            hi = int(np.max(s[r:r + k]))  # the after-window can hold a further restart
             old = _median(y[:r][(s[:r] >= s[r]) & (s[:r] <= max(hi, s[r]))])
             refs = np.array([before, old])
             jumps = np.where(np.isfinite(refs), after - refs, np.inf)
