@@ -1,5 +1,5 @@
-"""Without torch, `import probes` still works and calling a probe says how to install it; with
-torch, importing probes does not import it."""
+"""`import probes` pulls in neither torch nor app; without torch, calling a probe fails with
+ProbeError carrying the install hint (one subprocess: torch is blocked after the import)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ import textwrap
 
 from tests.conftest import REPO
 
-BLOCKED = textwrap.dedent("""
+SCRIPT = textwrap.dedent("""
     import sys
-    sys.modules["torch"] = None          # what an environment without torch looks like
     import probes
-    from probes import confirm, run_probe
-    from classifiers.errors import ProbeError
+    from probes import confirm
     from classifiers.diagnosis import Diagnosis
+    from classifiers.errors import ProbeError
+    print("torch imported:", "torch" in sys.modules)
+    print("app imported:", any(m == "app" or m.startswith("app.") for m in sys.modules))
+    sys.modules["torch"] = None          # what an environment without torch looks like
     try:
         confirm(Diagnosis("r", "healthy"), model_fn=object, data=[], loss_fn=object)
     except ProbeError as exc:
@@ -25,19 +27,10 @@ BLOCKED = textwrap.dedent("""
 """)
 
 
-def _python(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
-
-
-def test_probes_import_without_torch_and_fail_with_the_install_hint():
-    out = _python(BLOCKED)
+def test_probes_import_lazily_and_fail_without_torch_with_the_install_hint():
+    out = subprocess.run([sys.executable, "-c", SCRIPT], cwd=REPO, capture_output=True,
+                         text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+    assert "torch imported: False" in out.stdout
+    assert "app imported: False" in out.stdout
     assert "pip install 'lossforensics[torch]'" in out.stdout
-
-
-def test_importing_probes_imports_neither_torch_nor_app():
-    out = _python("import sys, probes; print('torch' in sys.modules, "
-                  "any(m == 'app' or m.startswith('app.') for m in sys.modules))")
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False False"
