@@ -7,13 +7,16 @@ above the median of the preceding window by many noise sigmas; an excursion coun
 back to within half its height. Spike spacing tells a periodic pattern from random batches.
 Rule: at least one recovered excursion that is large in absolute terms: for positive losses at
 least 50% above the level before it (ln ratio >= 0.4), otherwise at least 30% of the curve's
-robust range; and at least 6 noise sigmas. A running-mean metric (Keras `batch_*`) is not
-read: it smooths real spikes away and its per-epoch resets look like spikes.
+robust range; and at least 6 noise sigmas. Jumps that belong to a cycle are not bad batches
+(unshuffled data, a logger's reset): 4 or more evenly spaced (within 5%), or a curve whose
+autocorrelation shows a clear period (as unshuffled reads it). A running-mean
+metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step series is read
+when a metric is also logged per epoch (Lightning `_step`/`_epoch`).
 Confidence: 0.55 + 0.1 per spike beyond the first (up to +0.3) + 0.1 when the largest is more
 than twice its level; validation-only spikes score 0.1 lower (one bad eval is weaker evidence).
 Known false positives: a logger's running mean resetting each epoch; a deliberate
 learning-rate restart (SGDR), whose loss bumps recover; evaluation on a changing subset.
-Evidence: series, count, spike_steps (first 20), max_rise_ratio, max_z, periodic.
+Evidence: series, metric, count, spike_steps (first 20), max_rise_ratio, max_z.
 """
 
 from __future__ import annotations
@@ -57,24 +60,35 @@ class LossSpikes(Classifier):
             rise = sp.heights / signals.scale(signals.smooth(x, y)[1])
             big = rise >= self.min_range_share
         keep = big & sp.recovered
-        if not keep.any():
-            return None
         idx = sp.indices[keep]
-        gaps = np.diff(x[idx])
-        periodic = bool(len(idx) >= 3 and gaps.mean() > 0 and gaps.std() < 0.1 * gaps.mean())
+        if not len(idx) or self._cyclic(x, y, idx):
+            return None
         return {
             "metric": curve.metric, "count": int(keep.sum()),
             "spike_steps": [int(s) for s in x[idx][:20]],
             "max_rise_ratio": float(np.exp(rise[keep].max()) - 1 if signals.all_positive(y)
                                     else rise[keep].max()),
-            "max_z": float(sp.z[keep].max()), "periodic": periodic,
+            "max_z": float(sp.z[keep].max()),
             "first_step": int(x[idx[0]]), "last_step": int(x[idx[-1]]),
         }
+
+    @staticmethod
+    def _cyclic(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> bool:
+        """Jumps that belong to a cycle (unshuffled data, a logger's reset), not to bad batches:
+        four or more evenly spaced, or a curve that repeats itself period after period."""
+        gaps = np.diff(x[idx])
+        if len(idx) >= 4 and np.all(np.abs(gaps - np.median(gaps)) <= 0.05 * np.median(gaps)):
+            return True
+        # the cycle is read with one- and two-point spikes shaved off: they are what is judged
+        shaved = np.minimum(y, signals.rolling_median(y, 5))
+        per = signals.dominant_period(signals.safe_log(shaved), min_period=4,
+                                      max_period=max(len(y) // 3, 5))
+        return per.strength >= 0.3 and per.prominence >= 0.3 and per.cycles >= 3
 
     def measure(self, run: RunSeries) -> dict | None:
         found = []
         for series, role in (("train", "train_loss"), ("val", "val_loss")):
-            curve = run.curve(role)
+            curve = run.detailed(role)
             if curve is None or _RUNNING_MEAN.search(curve.metric.lower()):
                 continue  # a running mean turns a spike into a slow decay: nothing to read
             ev = self.measure_curve(curve)
@@ -90,7 +104,7 @@ class LossSpikes(Classifier):
                       - 0.1 * (ev["series"] == "val"))
         summary = (f"{ev['count']} spike(s) in the {ev['series']} loss ({ev['metric']}) that "
                    f"recovered; the largest rose {ev['max_rise_ratio']:.0%} above the level "
-                   "before it" + (", evenly spaced." if ev["periodic"] else "."))
+                   "before it.")
         return Finding(self.label, float(min(confidence, 0.95)),
                        Span(ev["first_step"], ev["last_step"]), ev, summary)
 

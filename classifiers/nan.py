@@ -45,8 +45,10 @@ class NaN(Classifier):
 
     def measure(self, run: RunSeries) -> dict | None:
         """Where the first non-finite value is and what led up to it; None if all finite."""
-        losses = [run.curve("train_loss"), run.curve("val_loss")]
-        hits = [(c, _nonfinite(c)) for c in losses if c is not None]
+        # the primary curves, and the per-step train series when it is logged per epoch too
+        losses = {c.metric: c for c in (run.curve("train_loss"), run.detailed("train_loss"),
+                                         run.curve("val_loss")) if c is not None}
+        hits = [(c, _nonfinite(c)) for c in losses.values()]
         hits = [(c, bad) for c, bad in hits if len(bad)]
         grad = run.curve("grad_norm")
         grad_bad = _nonfinite(grad)

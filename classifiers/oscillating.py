@@ -7,8 +7,9 @@ points) and the residual around it; the swing is the median |residual|; the tren
 the change between its first and last fifth. Long series are reduced to bucket medians first.
 Rule: for positive losses the swing is at least 12% of the trend's level and the trend moved
 less than 30% of its starting level; for losses that can be zero or negative, the swing is at
-least 40% of the trend's movement and of 10% of its robust range. Needs 30 points (per-step
-logging); epoch-averaged curves hide the swings.
+least 40% of the trend's movement and of 10% of its robust range. A loss that blows up at the
+end (ends non-finite, or its last tenth is above 3x its level) is exploding, not swinging.
+Needs 30 points on the per-step series (epoch averages hide the swings).
 Confidence: 0.55 + 0.3 x min(1, (swing ratio - threshold) / threshold) + 0.1 when the trend
 moved less than 10%.
 Known false positives: a healthy run with very small batches whose per-step loss is noisy and
@@ -36,8 +37,16 @@ class Oscillating(Classifier):
         self.min_swing = min_swing
         self.max_move = max_move
 
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """Judged on the per-step series when one exists (the base counts the primary)."""
+        detail = run.detailed("train_loss")
+        if detail is None or len(detail) >= self.min_points:
+            return None if detail is not None else super().skip_reason(run)
+        return (f"training loss has {len(detail)} point(s) at its finest logging; "
+                f"{self.label} needs at least {self.min_points}")
+
     def measure(self, run: RunSeries) -> dict | None:
-        curve = run.curve("train_loss")
+        curve = run.detailed("train_loss")
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
@@ -50,16 +59,21 @@ class Oscillating(Classifier):
         positive = signals.all_positive(yb)
         level = float(np.median(np.abs(trend)))
         lag1 = float(signals.autocorrelation(res, 1)[1]) if np.any(res) else 0.0
+        # a loss that blows up at the end (or turns NaN) is exploding, not swinging
+        blew_up = (not np.isfinite(curve.values[-1])
+                   or (positive and signals.tail_level(trend, 0.1) > 3 * level))
         return {
             "points": len(y), "swing": swing, "level": level, "positive": positive,
             "swing_ratio": swing / max(level, 1e-12) if positive else
             swing / max(signals.robust_range(trend), 1e-12),
             "trend_move": move / max(abs(first), 1e-12) if positive else None,
-            "amplitude_ratio": swing / max(move, 1e-12), "lag1": lag1,
+            "amplitude_ratio": swing / max(move, 1e-12), "lag1": lag1, "blew_up": blew_up,
             "first_step": int(x[0]), "last_step": int(x[-1]),
         }
 
     def oscillates(self, ev: dict) -> bool:
+        if ev["blew_up"]:
+            return False
         if ev["positive"]:
             return ev["swing_ratio"] >= self.min_swing and ev["trend_move"] < self.max_move
         return ev["amplitude_ratio"] >= 0.4 and ev["swing_ratio"] >= 0.1

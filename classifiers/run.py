@@ -29,6 +29,8 @@ _CANONICAL = {
 # Names that are a part of the loss (a component) or a within-epoch running mean: never primary
 # when something better exists.
 _SECONDARY = re.compile(r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|(box|obj|cls|rpn|reg|aux)")
+# The same quantity logged at two granularities (Lightning: `train_loss_step`, `train_loss_epoch`)
+_GRANULARITY = re.compile(r"[_/](step|epoch)$")
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,18 @@ class RunSeries:
                 steps, values, wall = steps[keep], values[keep], wall[keep]
             self._curves[name] = Curve(name, steps, values, wall)
         return self._curves[name]
+
+
+    def detailed(self, role: str) -> Curve | None:
+        """The primary quantity at its finest logging: of the role's metrics that name the same
+        thing as the primary but for a `_step`/`_epoch` suffix, the one with the most points.
+        Spikes, swings and per-epoch cycles live in the per-step series."""
+        primary = self.primary(role)
+        if primary is None:
+            return None
+        stem = _GRANULARITY.sub("", primary.lower())
+        same = [m for m in self.metrics(role) if _GRANULARITY.sub("", m.lower()) == stem]
+        return max((self.curve(role, m) for m in same), key=len)
 
 
 def split_runs(frame: pd.DataFrame) -> list[RunSeries]:

@@ -59,8 +59,16 @@ class Unshuffled(Classifier):
         self.min_strength = min_strength
         self.min_cycles = min_cycles
 
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """Judged on the per-step series when one exists (the base counts the primary)."""
+        detail = run.detailed("train_loss")
+        if detail is None or len(detail) >= self.min_points:
+            return None if detail is not None else super().skip_reason(run)
+        return (f"training loss has {len(detail)} point(s) at its finest logging; "
+                f"{self.label} needs at least {self.min_points}")
+
     def measure(self, run: RunSeries) -> dict | None:
-        curve = run.curve("train_loss")
+        curve = run.detailed("train_loss")
         if _RUNNING_MEAN.search(curve.metric.lower()):
             return None
         x, y = signals.finite_points(curve.steps, curve.values)

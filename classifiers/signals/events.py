@@ -82,7 +82,8 @@ def find_spikes(
     after_idx = np.minimum(ends + k, n - 1)
     after = trailing[after_idx]
     heights = excess[top]
-    recovered = (after - base) <= 0.5 * heights
+    # came back within half its height, with at least two points after it to show it
+    recovered = ((after - base) <= 0.5 * heights) & (ends + 2 <= n)
     return Spikes(origin[top].astype(np.int64), heights, heights / sigma, base,
                   (ends - starts) * size, recovered)
 
