@@ -57,3 +57,27 @@ def test_real_runs(real_runs):
     # oscillating; 1729534595's only large jump never recovers (exploding covers it)
     assert all("token_to_char1729587337" in e for e in false), false
     assert all("1729534595" in e for e in missed), missed
+
+
+def test_lightning_step_series_is_read_when_the_epoch_average_is_primary():
+    loss = _loss()
+    loss[[400, 900, 1200]] *= 6.0
+    epochs = np.arange(99, 1500, 100)
+    run = run_of(train_loss_step=(STEPS, loss),
+                 train_loss_epoch=(epochs, 0.4 + 2.0 * np.exp(-epochs / 300)))
+    assert run.primary("train_loss") == "train_loss_epoch"
+    f = judge(LossSpikes(), run)
+    assert f is not None and f.evidence["metric"] == "train_loss_step"
+
+
+def test_jumps_that_repeat_with_the_data_order_are_a_cycle_not_spikes():
+    steps = np.arange(960)
+    pos = steps % 48
+    loss = 0.05 + 1.5 * ((pos % 12) < 4) + 0.01 * RNG.standard_normal(len(steps))
+    assert judge(LossSpikes(), run_of(loss=(steps, loss))) is None
+
+
+def test_a_jump_on_the_last_point_is_not_a_recovered_spike():
+    loss = _loss()
+    loss[-1] = 1e20
+    assert judge(LossSpikes(), run_of(loss=(STEPS, loss))) is None
