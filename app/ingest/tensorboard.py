@@ -13,8 +13,8 @@ object per record. Records the walker rejects go to tensorboard's compiled proto
 
 Bad input: a truncated last record (live run) or a corrupt record keeps every readable point and
 adds a ReadWarning with the file and byte offset; a file that does not frame as TFRecord raises
-UnknownFormatError (in a directory: a warning, unless no file is readable); a directory without
-event files raises NoLogsFoundError.
+UnknownFormatError and an unreadable one CorruptInputError (in a directory: a warning, unless no
+file is readable); a directory without event files raises NoLogsFoundError.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from app.ingest._tb_layout import RunFiles, find_runs, is_event_file_name, iter_
 from app.ingest.base import IngestResult, ReadWarning
 from classifiers.errors import (
     CorruptInputError,
+    InputError,
     LossForensicsError,
     NoLogsFoundError,
     UnknownFormatError,
@@ -68,23 +69,24 @@ def read(path: Path, *, run: str | None = None,
     path = Path(path)
     if not path.exists():
         raise NoLogsFoundError("no such file or directory", file=str(path))
+    single = path.is_file()
     runs = find_runs(path)
     warnings: list[ReadWarning] = []
     files: list[str] = []
     collected: list[tuple[str, list[tuple[FilePoints, str | None]]]] = []
-    unreadable: list[UnknownFormatError] = []
+    unreadable: list[InputError] = []
     for run_files in runs:
         parts = []
         for file, split in run_files.files:
             files.append(str(file))
             try:
                 points = _read_file(file)
-            except UnknownFormatError as exc:
-                if path.is_file():
+            except InputError as exc:  # in a directory: skip the file, read the others
+                if single:
                     raise
                 unreadable.append(exc)
-                warnings.append(ReadWarning(f"not an event file, skipped: {exc.message}",
-                                            file=str(file)))
+                warnings.append(ReadWarning(f"not read: {exc.message}", file=str(file),
+                                            byte=exc.byte))
                 continue
             warnings.extend(points.warnings)
             parts.append((points, split))
