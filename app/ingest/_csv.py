@@ -101,7 +101,7 @@ def iter_chunks(
     header: CsvHeader,
     *,
     na_values: Sequence[str] = ("",),
-    chunk_rows: int = CHUNK_ROWS,
+    chunk_rows: int | None = None,
     has_header: bool = True,
 ) -> Iterator[Chunk]:
     """Data rows in chunks, columns named by position, as parsed by pandas' C parser (numbers
@@ -113,7 +113,7 @@ def iter_chunks(
         reader = pd.read_csv(
             path, sep=header.sep, header=0 if has_header else None,
             names=list(range(len(header.columns))),
-            keep_default_na=False, na_values=list(na_values), chunksize=chunk_rows,
+            keep_default_na=False, na_values=list(na_values), chunksize=chunk_rows or CHUNK_ROWS,
             skip_blank_lines=False, on_bad_lines="warn", encoding="utf-8",
             encoding_errors="replace", skipinitialspace=header.padded, index_col=False,
             engine="c", low_memory=True,

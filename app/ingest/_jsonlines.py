@@ -125,12 +125,13 @@ def _blocks(path: Path) -> Iterator[tuple[list[bytes], int, int, bool]]:
                 offset += len(data) - len(tail)
 
 
-def iter_records(path: Path, warns: Warnings, chunk_lines: int = CHUNK_LINES
+def iter_records(path: Path, warns: Warnings, chunk_lines: int | None = None
                  ) -> Iterator[RecordChunk]:
     """Parsed JSON objects in chunks. A bad middle line is a warning with its line and byte; a
     cut last line (a run still writing) is a warning; a file whose first lines are all not JSON
     is a CorruptInputError (it is something else: a CSV named .jsonl, a binary file)."""
     parser = _Parser(path, warns)
+    chunk_lines = chunk_lines or CHUNK_LINES
     size = min(chunk_lines, _PROBE_LINES)  # a small first chunk: fail fast on a non-JSON file
     for lines, number, offset, at_end in _blocks(path):
         stripped = [ln.strip() for ln in lines]
