@@ -9,6 +9,8 @@ evaluation is the median of the train points logged over the stretch that led to
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pandas as pd
 
@@ -26,15 +28,28 @@ def detrended_noise(y: np.ndarray) -> float:
     return MAD_TO_SIGMA * float(np.median(np.abs(d2 - np.median(d2)))) / np.sqrt(6.0)
 
 
+_REDUCED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def finite_curve(run: RunSeries, role: str, metric: str | None = None,
                  max_points: int = 4000) -> tuple[np.ndarray, np.ndarray]:
     """A role's curve (its primary metric, or `metric`) as finite (steps, values), reduced to at
-    most `max_points` bucket medians. Empty arrays when the run lacks it."""
-    curve = run.curve(role, metric)
-    if curve is None:
-        return np.array([]), np.array([])
-    x, y = finite_points(curve.steps, curve.values)
-    return bucket(x, y, max_points, "median")
+    most `max_points` bucket medians. Empty arrays when the run lacks it. Cached per run: several
+    labels read the same reduced train loss, and reducing 1M points is the costly part."""
+    name = metric or run.primary(role)
+    cache = _REDUCED.setdefault(run, {})
+    key = (name, max_points)
+    if key not in cache:
+        curve = run.curve(role, name) if name is not None else None
+        if curve is None:
+            cache[key] = (np.array([]), np.array([]))
+        else:
+            x, y = finite_points(curve.steps, curve.values)
+            x, y = bucket(x, y, max_points, "median")
+            x.flags.writeable = False  # shared between classifiers: nobody may edit it
+            y.flags.writeable = False
+            cache[key] = (x, y)
+    return cache[key]
 
 
 def shared_axis(x_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:

@@ -37,8 +37,10 @@ def source_order(run: RunSeries, role: str) -> tuple[np.ndarray, np.ndarray]:
     name = run.primary(role)
     if name is None:
         return np.array([], np.int64), np.array([])
-    rows = run.frame[(run.frame["metric"] == name) & (run.frame["role"] == role)]
-    s, y = rows["step"].to_numpy(np.int64), rows["value"].to_numpy(np.float64)
+    f = run.frame
+    mask = ((f["metric"] == name) & (f["role"] == role)).to_numpy(bool)
+    s = f["step"].to_numpy(np.int64)[mask]  # two columns, not a copy of the whole frame
+    y = f["value"].to_numpy(np.float64)[mask]
     keep = np.ones(len(s), bool)
     keep[1:] = (s[1:] != s[:-1]) | ~((y[1:] == y[:-1]) | (np.isnan(y[1:]) & np.isnan(y[:-1])))
     return s[keep], y[keep]
