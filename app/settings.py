@@ -36,7 +36,7 @@ class Settings(BaseSettings):
     max_files_per_upload: int = Field(1_000, gt=0, description="file parts per request")
     orphan_grace_seconds: float = Field(
         0.0, ge=0, description="leave orphan frames younger than this at start "
-        "(set > 0 when several workers share data_dir)")
+        "(set > 0 when several hosts share data_dir)")
 
     @field_validator("tokens")
     @classmethod

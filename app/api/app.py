@@ -42,13 +42,21 @@ def open_store(settings: Settings, samples_dir: Path | None = None) -> RunStore:
     return store
 
 
-def create_app(settings: Settings | None = None, *, samples_dir: Path | None = None) -> FastAPI:
-    """A ready app; the store opens when the server starts (lifespan) and closes at shutdown."""
+def create_app(settings: Settings | None = None, *, samples_dir: Path | None = None,
+               prepare: bool = True) -> FastAPI:
+    """A ready app; the store opens when the server starts (lifespan) and closes at shutdown.
+    `prepare=False` skips the start-up clean-up and sample loading: with several worker
+    processes the parent does it once, before any worker can be mid-write."""
     settings = settings or Settings()
+
+    def _open() -> RunStore:
+        if prepare:
+            return open_store(settings, samples_dir)
+        return RunStore.open(settings.data_dir, settings.database_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.store = await run_in_threadpool(open_store, settings, samples_dir)
+        app.state.store = await run_in_threadpool(_open)
         try:
             yield
         finally:
@@ -64,3 +72,9 @@ def create_app(settings: Settings | None = None, *, samples_dir: Path | None = N
     app.include_router(reports.router, prefix="/v1")
     app.include_router(diagnose.router, prefix="/v1")
     return app
+
+
+def worker_app() -> FastAPI:
+    """Factory for `uvicorn --workers N`: settings from the environment, no start-up clean-up
+    (`lossforensics serve --workers N` did it in the parent)."""
+    return create_app(Settings(), prepare=False)

@@ -1,5 +1,6 @@
 """Shared dependencies of the routers: the injected settings, the store, and the caller's
-project (bearer-token auth when tokens are configured, one anonymous project otherwise)."""
+project (bearer-token auth when tokens are configured, one anonymous project otherwise).
+They are `async def` on purpose: they never block, and a sync dependency costs a thread hop."""
 
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ _bearer = HTTPBearer(auto_error=False, description="A token from LOSSFORENSICS_T
                      "needed only when the server has tokens configured.")
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_store(request: Request) -> RunStore:
+async def get_store(request: Request) -> RunStore:
     return request.app.state.store
 
 
@@ -29,7 +30,7 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 StoreDep = Annotated[RunStore, Depends(get_store)]
 
 
-def get_project(
+async def get_project(
     settings: SettingsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str:

@@ -11,6 +11,7 @@ non-loopback address without tokens unless told `--allow-anonymous`.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +25,15 @@ REPO_SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 def build_settings(**overrides: Any) -> Settings:
     """Settings from the environment, with the options that were given taking precedence."""
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def settings_env(settings: Settings) -> dict[str, str]:
+    """The settings as LOSSFORENSICS_* variables, for worker processes to read back."""
+    out = {}
+    for name, value in settings.model_dump().items():
+        if value is not None:
+            out[f"LOSSFORENSICS_{name.upper()}"] = str(value)
+    return out
 
 
 def default_samples_dir() -> Path:
@@ -64,12 +74,14 @@ def register(cli: typer.Typer) -> None:
             "--samples-dir", help="Where the sample runs are (default ./sample_runs).")] = None,
         allow_anonymous: Annotated[bool, typer.Option(
             "--allow-anonymous", help="Bind a non-loopback address without tokens.")] = False,
+        workers: Annotated[int, typer.Option(
+            min=1, help="Worker processes (diagnosis is CPU-bound: up to one per core).")] = 1,
         log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
     ) -> None:
         """Run the HTTP service."""
         import uvicorn
 
-        from app.api import create_app
+        from app.api.app import create_app, open_store
 
         settings = build_settings(host=host, port=port, data_dir=data_dir,
                                   database_url=database_url)
@@ -81,6 +93,13 @@ def register(cli: typer.Typer) -> None:
         for line in startup_lines(settings):
             typer.echo(line, err=True)
         samples = (samples_dir or default_samples_dir()) if with_samples else None
-        app = create_app(settings, samples_dir=samples)
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level,
-                    timeout_graceful_shutdown=10)
+        if workers == 1:
+            app = create_app(settings, samples_dir=samples)
+            uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level,
+                        timeout_graceful_shutdown=10)
+            return
+        open_store(settings, samples).close()  # clean-up and samples once, before any worker
+        os.environ.update(settings_env(settings))
+        uvicorn.run("app.api.app:worker_app", factory=True, workers=workers, host=settings.host,
+                    port=settings.port, log_level=log_level, timeout_graceful_shutdown=10,
+                    timeout_worker_healthcheck=120)  # a worker imports pandas, scipy, ... first

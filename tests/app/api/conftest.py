@@ -12,8 +12,9 @@ from tests.app.api import logs
 from tests.app.api._server import Server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One plain server for every module that needs no special settings."""
     srv = Server(tmp_path_factory.mktemp("srv") / "data").start()
     yield srv
     srv.stop()
@@ -25,27 +26,27 @@ def client(server: Server) -> Iterator[httpx.Client]:
         yield c
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("logs")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def jsonl_file(log_dir: Path) -> Path:
     return logs.write_jsonl(log_dir / "metrics.jsonl")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def overfit_jsonl(log_dir: Path) -> Path:
     return logs.write_jsonl(log_dir / "overfit.jsonl", n=400, overfit=True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def event_file(log_dir: Path) -> Path:
     return logs.write_tfevents(log_dir / "tb_single", tag="train/loss")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def keras_run_dir(log_dir: Path) -> Path:
     """A Keras TensorBoard layout: train/ and validation/ each with an `epoch_loss` series."""
     root = log_dir / "keras_run"

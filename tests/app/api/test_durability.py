@@ -47,17 +47,17 @@ def test_kill_9_during_uploads_leaves_whole_runs_only(tmp_path, jsonl_file):
                 if resp.status_code == 201:
                     confirmed.append(resp.json()["runs"][0]["id"])
 
-    threads = [threading.Thread(target=uploader) for _ in range(6)]
+    threads = [threading.Thread(target=uploader) for _ in range(4)]
     for t in threads:
         t.start()
     deadline = time.monotonic() + 30
-    while len(confirmed) < 10 and time.monotonic() < deadline:
+    while len(confirmed) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
     srv.kill()  # SIGKILL mid-flight: some uploads are half-received, half-written
     stop.set()
     for t in threads:
         t.join()
-    assert len(confirmed) >= 10
+    assert len(confirmed) >= 5
 
     srv.start()
     try:

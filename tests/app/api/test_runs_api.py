@@ -7,8 +7,6 @@ import csv
 import io
 import math
 
-import httpx
-
 from tests.app.api import logs
 from tests.app.api.calls import assert_problem, upload
 
@@ -186,15 +184,3 @@ def test_openapi_and_docs_are_served(client):
             "/v1/runs/{run_id}/plot.png", "/v1/runs/{run_id}/report.html"} <= set(schema["paths"])
     assert "multipart/form-data" in schema["paths"]["/v1/runs"]["post"]["requestBody"]["content"]
     assert client.get("/docs").status_code == 200
-
-
-def test_runs_survive_a_restart(server, jsonl_file):
-    with httpx.Client(base_url=server.url, timeout=60) as c:
-        run_id = upload(c, jsonl_file).json()["runs"][0]["id"]
-    server.stop()
-    server.start()
-    with httpx.Client(base_url=server.url, timeout=60) as c:
-        assert c.get(f"/v1/runs/{run_id}").status_code == 200
-        assert c.get(f"/v1/runs/{run_id}/series").status_code == 200
-
-

@@ -3,28 +3,32 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from app.cli import main
 from tests.app.api import logs
 from tests.app.api._server import Server
+from tests.app.api.calls import upload
 
 
-def test_with_samples_loads_each_sample_once(tmp_path):
+@pytest.mark.slow
+def test_with_samples_and_two_workers_sharing_one_store(tmp_path, jsonl_file):
     samples = tmp_path / "samples"
     for name, overfit in (("a_healthy", False), ("b_overfit", True)):
         (samples / name).mkdir(parents=True)
         logs.write_jsonl(samples / name / "log.jsonl", n=300, overfit=overfit)
-    srv = Server(tmp_path / "data", args=["--with-samples", "--samples-dir", str(samples)])
-    srv.start()
+    # loading twice is a no-op: tests/app/store/test_pipeline.py
+    args = ["--with-samples", "--samples-dir", str(samples), "--workers", "2"]
+    srv = Server(tmp_path / "data", args=args)
+    srv.start(timeout=240)
     try:
-        with httpx.Client(base_url=srv.url) as c:
-            first = c.get("/v1/runs").json()
-            assert first["total"] == 2
+        with httpx.Client(base_url=srv.url, timeout=60) as c:
+            assert c.get("/v1/runs").json()["total"] == 2
             assert c.get("/v1/runs", params={"label": "overfit"}).json()["total"] == 1
-        srv.stop()
-        srv.start()
-        with httpx.Client(base_url=srv.url) as c:
-            assert c.get("/v1/runs").json()["items"] == first["items"]
+            ids = {upload(c, jsonl_file).json()["runs"][0]["id"] for _ in range(6)}
+            for run_id in ids:  # whichever worker answers sees every run
+                assert c.get(f"/v1/runs/{run_id}").status_code == 200
+            assert c.get("/v1/runs").json()["total"] == 8
     finally:
         srv.stop()
     assert "no auth, so bound to loopback only" in srv.output()

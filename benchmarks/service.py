@@ -1,0 +1,211 @@
+"""Service throughput, latency and memory, against a real `lossforensics serve` on loopback.
+
+    .venv/bin/python benchmarks/service.py [--uploads 80] [--concurrency 8] [--big-mb 200]
+
+1. Uploads/s of a typical 10k-point run (a TensorBoard event file: train/loss, val/loss, lr,
+   grad_norm) at concurrency 8, each upload parsed, diagnosed and stored.
+2. p50/p99 latency of GET /v1/runs/{id} (metadata + diagnosis JSON), 500 sequential calls.
+3. Peak server RSS while a big event file uploads (default 200 MB), sampled every 10 ms, split
+   into the receive phase (bytes streamed to disk) and the parse phase (bytes -> frame). The
+   same is measured for a 10x smaller file: receive-phase memory should not grow with the upload,
+   parse-phase memory grows with the points (expected). The big-upload server has a small
+   points-per-run limit so the run is refused (413) right after parsing, keeping the diagnosis
+   of millions of repeated points out of the measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import crc32c
+import httpx
+import numpy as np
+import psutil
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def masked_crc(data: bytes) -> int:
+    crc = crc32c.crc32c(data)
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def record(payload: bytes) -> bytes:
+    header = struct.pack("<Q", len(payload))
+    return (header + struct.pack("<I", masked_crc(header)) + payload
+            + struct.pack("<I", masked_crc(payload)))
+
+
+def event_records(steps: int, step0: int = 0) -> bytes:
+    """TFRecord-framed scalar events, serialised by TensorBoard's own protobuf classes."""
+    from tensorboard.compat.proto.event_pb2 import Event
+    from tensorboard.compat.proto.summary_pb2 import Summary
+
+    out = [record(Event(wall_time=1.7e9, file_version="brain.Event:2").SerializeToString())]
+    s = np.arange(steps)
+    train = 2.0 * np.exp(-s / (steps / 4)) + 0.1
+    for i in range(steps):
+        for tag, value in (("train/loss", train[i]), ("lr", 1e-3), ("grad_norm", 1.0 + i % 7)):
+            summary = Summary(value=[Summary.Value(tag=tag, simple_value=float(value))])
+            out.append(record(Event(step=step0 + i, wall_time=1.7e9 + i,
+                                    summary=summary).SerializeToString()))
+        if i % 10 == 0:
+            summary = Summary(value=[Summary.Value(tag="val/loss", simple_value=float(train[i]))])
+            out.append(record(Event(step=step0 + i, wall_time=1.7e9 + i,
+                                    summary=summary).SerializeToString()))
+    return b"".join(out)
+
+
+def big_event_file(path: Path, megabytes: int) -> Path:
+    """~`megabytes` of events: one 5k-step block tiled (a run restarted many times)."""
+    if path.exists() and abs(path.stat().st_size - megabytes * 2**20) < 2**20:
+        return path
+    block = event_records(5_000)
+    with open(path, "wb") as fh:
+        for _ in range(max(1, megabytes * 2**20 // len(block))):
+            fh.write(block)
+    return path
+
+
+class Service:
+    def __init__(self, data: Path, env: dict[str, str] | None = None) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith("LOSSFORENSICS_")}
+        full_env.update(env or {})
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), "--data-dir",
+             str(data), "--log-level", "warning"], cwd=REPO, env=full_env)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        raise RuntimeError("service did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(30)
+
+
+def bench_uploads(svc: Service, payload: bytes, n: int, concurrency: int) -> tuple[float, str]:
+    def one(_: int) -> float:
+        t0 = time.perf_counter()
+        resp = client.post("/v1/runs", files={"file": ("events.out.tfevents.1.bench", payload)})
+        assert resp.status_code == 201, resp.text
+        return time.perf_counter() - t0
+
+    with httpx.Client(base_url=svc.url, timeout=300,
+                      limits=httpx.Limits(max_connections=concurrency)) as client:
+        one(0)  # warm-up (first diagnosis imports the classifiers)
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(concurrency) as pool:
+            lat = list(pool.map(one, range(n)))
+        wall = time.perf_counter() - t0
+        last_id = client.get("/v1/runs", params={"limit": 1}).json()["items"][0]["id"]
+    print(f"uploads: {n} x {len(payload) / 1e3:.0f} kB event file (10k points) at concurrency "
+          f"{concurrency}: {n / wall:.1f} uploads/s, latency p50 {np.median(lat) * 1e3:.0f} ms")
+    return n / wall, last_id
+
+
+def bench_get(svc: Service, run_id: str, n: int = 500) -> None:
+    with httpx.Client(base_url=svc.url, timeout=30) as client:
+        for _ in range(20):
+            client.get(f"/v1/runs/{run_id}")
+        lat = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            assert client.get(f"/v1/runs/{run_id}").status_code == 200
+            lat.append(time.perf_counter() - t0)
+    p50, p99 = np.percentile(np.array(lat) * 1e3, [50, 99])
+    print(f"GET /v1/runs/{{id}}: p50 {p50:.2f} ms, p99 {p99:.2f} ms over {n} calls")
+
+
+def bench_memory(svc: Service, path: Path) -> tuple[float, float, float]:
+    proc = psutil.Process(svc.proc.pid)
+    base = proc.memory_info().rss
+    samples: list[tuple[float, int]] = []
+    done = threading.Event()
+    sent_at: list[float] = []
+
+    def sample() -> None:
+        while not done.is_set():
+            samples.append((time.perf_counter(), proc.memory_info().rss))
+            time.sleep(0.01)
+
+    def body():
+        boundary = b"benchboundary"
+        yield (b"--" + boundary + b'\r\nContent-Disposition: form-data; name="file"; '
+               b'filename="events.out.tfevents.1.big"\r\n\r\n')
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                yield chunk
+        yield b"\r\n--" + boundary + b"--\r\n"
+        sent_at.append(time.perf_counter())
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    t0 = time.perf_counter()
+    resp = httpx.post(f"{svc.url}/v1/runs", content=body(), timeout=600,
+                      headers={"content-type": "multipart/form-data; boundary=benchboundary"})
+    total = time.perf_counter() - t0
+    done.set()
+    sampler.join()
+    cut = sent_at[0] if sent_at else float("inf")
+    recv_peak = max((r for t, r in samples if t <= cut), default=base)
+    all_peak = max(r for _, r in samples)
+    mb = path.stat().st_size / 2**20
+    print(f"memory: {mb:.0f} MB event file -> HTTP {resp.status_code} "
+          f"({resp.json().get('code')}) in {total:.1f} s; server RSS baseline "
+          f"{base / 2**20:.0f} MB, receive-phase peak +{(recv_peak - base) / 2**20:.0f} MB, "
+          f"parse-phase peak +{(all_peak - base) / 2**20:.0f} MB")
+    return mb, (recv_peak - base) / 2**20, (all_peak - base) / 2**20
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--uploads", type=int, default=80)
+    ap.add_argument("--concurrency", type=int, default=8)
+    ap.add_argument("--big-mb", type=int, default=200)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="lf-bench-"))
+    payload = event_records(3_300)  # 3 series x 3300 steps + 330 val points ~ 10k points
+
+    svc = Service(work / "data")
+    try:
+        _, run_id = bench_uploads(svc, payload, args.uploads, args.concurrency)
+        bench_get(svc, run_id)
+    finally:
+        svc.stop()
+
+    cache = Path(tempfile.gettempdir()) / "lf-bench-cache"
+    cache.mkdir(exist_ok=True)
+    small = big_event_file(cache / f"events_{args.big_mb // 10}mb", max(args.big_mb // 10, 1))
+    big = big_event_file(cache / f"events_{args.big_mb}mb", args.big_mb)
+    svc = Service(work / "mem", env={"LOSSFORENSICS_MAX_POINTS_PER_RUN": "1000"})
+    try:
+        s_mb, s_recv, s_parse = bench_memory(svc, small)
+        b_mb, b_recv, b_parse = bench_memory(svc, big)
+    finally:
+        svc.stop()
+    print(f"memory ratio {b_mb / s_mb:.0f}x larger upload: receive-phase RSS growth "
+          f"{b_recv:.0f} MB vs {s_recv:.0f} MB; parse-phase {b_parse:.0f} MB vs {s_parse:.0f} MB "
+          f"(the parse holds the points: expected to scale)")
+
+
+if __name__ == "__main__":
+    main()
