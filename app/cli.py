@@ -9,9 +9,17 @@ from __future__ import annotations
 import importlib
 import sys
 
+import click
 import typer
 
 from classifiers.errors import LossForensicsError
+
+# typer >= 0.29 bundles its own click: its usage errors are not `click.ClickException`s. Catch
+# both, found by name in typer's own hierarchy so no private module is imported.
+_USAGE_ERRORS: tuple[type[Exception], ...] = tuple(
+    {click.ClickException}
+    | {c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"}
+)
 
 COMMANDS: tuple[str, ...] = ("serve", "rediagnose", "convert", "audit", "diagnose")
 
@@ -45,13 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Abort:
         typer.echo("aborted", err=True)
         return 130
-    except Exception as exc:  # click usage errors and the like
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return 2
-        raise
+    except _USAGE_ERRORS as exc:
+        exc.show()  # type: ignore[attr-defined]
+        return 2
     return rc if isinstance(rc, int) else 0
 
 
