@@ -66,15 +66,20 @@ def event_records(steps: int, step0: int = 0) -> bytes:
     return b"".join(out)
 
 
-def big_event_file(path: Path, megabytes: int) -> Path:
-    """~`megabytes` of events: one 5k-step block tiled (a run restarted many times)."""
-    if path.exists() and abs(path.stat().st_size - megabytes * 2**20) < 2**20:
-        return path
-    block = event_records(5_000)
-    with open(path, "wb") as fh:
-        for _ in range(max(1, megabytes * 2**20 // len(block))):
-            fh.write(block)
-    return path
+BLOCK_STEPS = 5_000
+BLOCK_POINTS = 3 * BLOCK_STEPS + BLOCK_STEPS // 10  # see event_records
+
+
+def big_event_file(path: Path, megabytes: int) -> tuple[Path, int]:
+    """~`megabytes` of events: one 5k-step block tiled (a run restarted many times); the path
+    and the number of points in it."""
+    block = event_records(BLOCK_STEPS)
+    tiles = max(1, megabytes * 2**20 // len(block))
+    if not (path.exists() and path.stat().st_size == tiles * len(block)):
+        with open(path, "wb") as fh:
+            for _ in range(tiles):
+                fh.write(block)
+    return path, tiles * BLOCK_POINTS
 
 
 class Service:
@@ -135,7 +140,7 @@ def bench_get(svc: Service, run_id: str, n: int = 500) -> None:
     print(f"GET /v1/runs/{{id}}: p50 {p50:.2f} ms, p99 {p99:.2f} ms over {n} calls")
 
 
-def bench_memory(svc: Service, path: Path) -> tuple[float, float, float]:
+def bench_memory(svc: Service, path: Path, points: int) -> tuple[float, float, float]:
     proc = psutil.Process(svc.proc.pid)
     base = proc.memory_info().rss
     samples: list[tuple[float, int]] = []
@@ -169,7 +174,8 @@ def bench_memory(svc: Service, path: Path) -> tuple[float, float, float]:
     recv_peak = max((r for t, r in samples if t <= cut), default=base)
     all_peak = max(r for _, r in samples)
     mb = path.stat().st_size / 2**20
-    print(f"memory: {mb:.0f} MB event file -> HTTP {resp.status_code} "
+    print(f"memory: {mb:.0f} MB event file ({points / 1e6:.1f}M points) -> HTTP "
+          f"{resp.status_code} "
           f"({resp.json().get('code')}) in {total:.1f} s; server RSS baseline "
           f"{base / 2**20:.0f} MB, receive-phase peak +{(recv_peak - base) / 2**20:.0f} MB, "
           f"parse-phase peak +{(all_peak - base) / 2**20:.0f} MB")
@@ -198,8 +204,8 @@ def main() -> None:
     big = big_event_file(cache / f"events_{args.big_mb}mb", args.big_mb)
     svc = Service(work / "mem", env={"LOSSFORENSICS_MAX_POINTS_PER_RUN": "1000"})
     try:
-        s_mb, s_recv, s_parse = bench_memory(svc, small)
-        b_mb, b_recv, b_parse = bench_memory(svc, big)
+        s_mb, s_recv, s_parse = bench_memory(svc, *small)
+        b_mb, b_recv, b_parse = bench_memory(svc, *big)
     finally:
         svc.stop()
     print(f"memory ratio {b_mb / s_mb:.0f}x larger upload: receive-phase RSS growth "

@@ -10,11 +10,13 @@ from pathlib import Path
 
 from fastapi import Request
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 
 from app.api.multipart import receive_form
 from app.api.uploads import diagnose_upload, remove_tree
 from app.settings import Settings
 from app.store.pipeline import DiagnosedRun
+from classifiers.errors import InputError
 
 UPLOADS = "uploads"
 
@@ -32,8 +34,11 @@ async def diagnose_request(request: Request, settings: Settings, work: Path
                            ) -> list[DiagnosedRun]:
     """Receive the multipart body under `work` and diagnose every run in it."""
     recv = work / "upload"
-    form = await receive_form(
-        request.stream(), request.headers.get("content-type"),
-        request.headers.get("content-length"), recv,
-        max_bytes=settings.max_upload_bytes, max_files=settings.max_files_per_upload)
+    try:
+        form = await receive_form(
+            request.stream(), request.headers.get("content-type"),
+            request.headers.get("content-length"), recv,
+            max_bytes=settings.max_upload_bytes, max_files=settings.max_files_per_upload)
+    except ClientDisconnect:
+        raise InputError("the client went away before the upload was complete") from None
     return await run_in_threadpool(diagnose_upload, form, recv, work, settings)
