@@ -50,13 +50,19 @@ def event_files(root: Path) -> list[Path]:
     return sorted(iter_event_files(root))
 
 
-def iter_event_files(root: Path) -> Iterator[Path]:
-    """Event files under `root` as the walk finds them (lets a sniff stop at the first)."""
-    for directory, _dirs, names in os.walk(root, followlinks=False):
+def iter_event_files(root: Path, max_entries: int | None = None) -> Iterator[Path]:
+    """Event files under `root` as the walk finds them (lets a sniff stop at the first);
+    `max_entries` bounds the directory entries looked at (a sniff must stay cheap)."""
+    seen = 0
+    for directory, dirs, names in os.walk(root, followlinks=False):
+        dirs.sort()
         for name in sorted(names):
             path = Path(directory) / name
             if is_event_file_name(name) and path.is_file():
                 yield path
+        seen += len(names) + len(dirs)
+        if max_entries is not None and seen >= max_entries:
+            return
 
 
 def find_runs(path: Path) -> list[RunFiles]:

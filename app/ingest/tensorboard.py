@@ -42,6 +42,7 @@ from classifiers.frame import make_frame
 
 FORMAT = "tensorboard"
 _SNIFF_MAX_FILES = 64
+_SNIFF_MAX_ENTRIES = 20_000
 _LFS_POINTER = b"version https://git-lfs"
 
 
@@ -51,7 +52,8 @@ def sniff(path: Path) -> bool:
     path = Path(path)
     try:
         if path.is_dir():
-            return any(_frames(f) for f in islice(iter_event_files(path), _SNIFF_MAX_FILES))
+            candidates = iter_event_files(path, max_entries=_SNIFF_MAX_ENTRIES)
+            return any(_frames(f) for f in islice(candidates, _SNIFF_MAX_FILES))
         return _frames(path)
     except OSError:
         return False
