@@ -5,19 +5,24 @@ the log repeats steps, and the loss right after the restart sits well away from 
 Signal read: the primary train loss in source order (`seq`), not step order. A restart is a row
 whose step is at or below the previous row's (exact repeats of the previous step and value, an
 epoch metric written twice, are dropped first). At each restart the level of the next k points
-is compared with two references: the k points just before the restart (where training was) and
-the points logged earlier at the same steps (where the checkpoint was). A faithful resume
-matches the second; a counter reset that kept training matches the first; only a loss that
-matches neither is a discontinuity, so the jump is the smaller of the two differences.
-Rule: some restart's jump is at least `min_z` standard errors (of a difference of two k-point
+(k = 5% of the points, 3 to 50) is compared with the k points just before it (where training
+was when it stopped), less the change the curve was already making over the k points before
+those, so a steady descent across the restart is not a jump; a restart that replays earlier
+(step, value) pairs exactly is the same log written twice. A counter reset that kept training
+shows no jump; a resume without its optimizer state, from a stale checkpoint, or with the
+weights not restored does. The points
+logged earlier at the same steps are a second reading, kept as evidence: a resumed loss that
+matches them points at a stale checkpoint, one above them at lost optimizer state.
+Rule: some restart's jump is at least `min_z` standard errors (of that combination of k-point
 medians, from the step-sorted curve's noise) and `min_rel` of the curve's robust range. More
 restarts than `max_restarts` or 5% of the points means interleaved writers (ranks,
 processes), not resumes: no finding.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
 Evidence: restarts, resume_step, resumed_from_step, loss_jump (signed, in standard errors),
-loss_jump_rel (share of the robust range), loss_after, loss_reference (the closer of the two
-references), reference ('before_restart' | 'same_steps_earlier'), lr_jump (bool: the LR
-differs by more than 2x across the restart, e.g. the scheduler restarted).
+loss_jump_rel (share of the robust range), loss_before, loss_after, loss_same_steps_earlier
+(NaN when those steps were never logged before), matches_earlier_run (bool: the resumed loss
+is within 2 standard errors of it), lr_jump (bool: the LR differs by more than 2x across the
+restart, e.g. the scheduler restarted).
 Known false positives: two different runs appended to one log under one name (a restart to
 step 0 with a different model); a restart exactly at an LR milestone.
 """
@@ -56,7 +61,7 @@ class ResumeDiscontinuity(Classifier):
     needs = frozenset({"train_loss"})
     min_points = 8
 
-    def __init__(self, *, min_z: float = 6.0, min_rel: float = 0.1,
+    def __init__(self, *, min_z: float = 4.0, min_rel: float = 0.1,
                  max_restarts: int = 50) -> None:
         self.min_z = min_z
         self.min_rel = min_rel
@@ -70,34 +75,21 @@ class ResumeDiscontinuity(Classifier):
         curve = run.curve("train_loss")
         fin = curve.values[curve.finite]
         noise, span = max(noise_level(fin), TINY), max(robust_range(fin), TINY)
-        k = int(np.clip(len(s) // 100, 3, 50))
+        k = int(np.clip(len(s) // 20, 3, 50))
+        se2 = 1.25 * noise * np.sqrt(2.0 / k)  # of a difference of two k-point medians
+        rows = [_at_restart(s, y, int(r), k, se2) for r in restarts]  # at most max_restarts
+        jumps = np.array([row["jump"] for row in rows])
+        best = rows[int(np.argmax(np.abs(jumps)))]
+        se = se2 * (np.sqrt(3.0) if best["detrended"] else 1.0)
         lx, ly = source_order(run, "lr")
-        best = None
-        for r in restarts:  # one pass per restart (at most max_restarts), never per point
-            after = _median(y[r:r + k])
-            before = _median(y[max(0, r - k):r])
-            hi = int(np.max(s[r:r + k]))  # the after-window can hold a further restart
-            old = _median(y[:r][(s[:r] >= s[r]) & (s[:r] <= max(hi, s[r]))])
-            refs = np.array([before, old])
-            jumps = np.where(np.isfinite(refs), after - refs, np.inf)
-            if not np.isfinite(jumps).any():
-                continue
-            pick = int(np.argmin(np.abs(jumps)))
-            if best is None or abs(jumps[pick]) > abs(best["jump"]):
-                best = {"r": int(r), "jump": float(jumps[pick]), "ref": float(refs[pick]),
-                        "pick": pick, "after": after, "hi": hi}
-        if best is None:
-            return None
-        r = best["r"]
         return {
-            "restarts": int(len(restarts)), "resume_step": int(s[r]),
-            "resumed_from_step": int(s[r - 1]), "end_step": int(best["hi"]),
-            # in standard errors of a difference of two k-point medians
-            "loss_jump": best["jump"] / (1.25 * noise * np.sqrt(2.0 / k)),
-            "loss_jump_rel": best["jump"] / span,
-            "loss_reference": best["ref"], "loss_after": best["after"],
-            "reference": ("before_restart", "same_steps_earlier")[best["pick"]],
-            "lr_jump": _lr_jump(lx, ly, int(s[r])),
+            "restarts": int(len(restarts)), "resume_step": best["step"],
+            "resumed_from_step": best["from_step"], "end_step": best["hi"],
+            "loss_jump": best["jump"] / se, "loss_jump_rel": best["jump"] / span,
+            "loss_before": best["before"], "loss_after": best["after"],
+            "loss_same_steps_earlier": best["old"],
+            "matches_earlier_run": bool(abs(best["after"] - best["old"]) <= 2 * se),
+            "lr_jump": _lr_jump(lx, ly, best["step"]),
         }
 
     def judge(self, m: dict) -> Finding | None:
@@ -107,11 +99,11 @@ class ResumeDiscontinuity(Classifier):
         way = "up" if m["loss_jump"] > 0 else "down"
         summary = (f"The step counter went back from {m['resumed_from_step']} to "
                    f"{m['resume_step']} and the loss jumped {way} there "
-                   f"({m['loss_after']:.4g} against {m['loss_reference']:.4g} "
-                   + ("just before it, " if m["reference"] == "before_restart"
-                      else "logged earlier at the same steps, ")
-                   + f"{abs(m['loss_jump']):.0f} standard errors)"
-                   + (", with the learning rate restarting too." if m["lr_jump"] else "."))
+                   f"({m['loss_before']:.4g} -> {m['loss_after']:.4g}, "
+                   f"{abs(m['loss_jump']):.0f} standard errors)"
+                   + ("; it matches what the earlier run logged at those steps (a stale "
+                      "checkpoint)" if m["matches_earlier_run"] else "")
+                   + ("; the learning rate restarted too." if m["lr_jump"] else "."))
         evidence = {k: v for k, v in m.items() if k != "end_step"}
         return Finding(self.label, float(np.clip(conf, 0.5, 0.95)),
                        Span(m["resume_step"], m["end_step"]), evidence, summary)
@@ -119,6 +111,26 @@ class ResumeDiscontinuity(Classifier):
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)
         return None if m is None else self.judge(m)
+
+
+def _at_restart(s: np.ndarray, y: np.ndarray, r: int, k: int, se2: float) -> dict:
+    """The loss level of the k points after restart r against the k before it, less the change
+    the curve was already making (the k points before those, when that change is beyond 2
+    standard errors `se2`), so a steady descent across the restart is not a jump. A restart
+    that replays earlier (step, value) pairs exactly (the same log written twice) has none."""
+    after, before = _median(y[r:r + k]), _median(y[max(0, r - k):r])
+    prior = _median(y[max(0, r - 2 * k):max(0, r - k)]) if r >= 2 * k else float("nan")
+    hi = int(np.max(s[r:r + k]))
+    earlier = (s[:r] >= s[r]) & (s[:r] <= hi)
+    old = _median(y[:r][earlier])
+    with np.errstate(invalid="ignore"):  # inf * 1j; NaN never matches, as it should not
+        replay = bool(np.all(np.isin(s[r:r + k] + 1j * y[r:r + k],
+                                     s[:r][earlier] + 1j * y[:r][earlier])))
+    trending = bool(np.isfinite(prior) and abs(before - prior) > 2 * se2)
+    jump = after - before - (before - prior if trending else 0.0)
+    return {"step": int(s[r]), "from_step": int(s[r - 1]), "hi": hi, "before": before,
+            "after": after, "old": old, "detrended": trending,
+            "jump": 0.0 if replay or not np.isfinite(jump) else float(jump)}
 
 
 def _lr_jump(lx: np.ndarray, ly: np.ndarray, after_step: int) -> bool:

@@ -31,10 +31,18 @@ def test_resume_without_optimizer_state_fires_at_the_restart():
     assert f.evidence["loss_jump"] > 6 and f.evidence["restarts"] == 1
 
 
-def test_faithful_resume_from_an_older_checkpoint_is_quiet():
-    first, second = np.arange(0, 6000, 10), np.arange(4000, 10000, 10)
+def test_faithful_resume_from_the_latest_checkpoint_is_quiet():
+    first, second = np.arange(0, 6000, 10), np.arange(5900, 10000, 10)
     run = _run(np.r_[first, second], np.r_[_loss(first), _loss(second)])
     assert judge(ResumeDiscontinuity(), run) is None
+
+
+def test_stale_checkpoint_loses_progress_and_says_so():
+    first, second = np.arange(0, 6000, 10), np.arange(0, 4000, 10)
+    run = _run(np.r_[first, second], np.r_[_loss(first), _loss(second)])
+    f = judge(ResumeDiscontinuity(), run)
+    assert f is not None and f.evidence["matches_earlier_run"] is True
+    assert f.evidence["loss_after"] > f.evidence["loss_before"]
 
 
 def test_counter_reset_that_kept_training_is_quiet():
