@@ -80,8 +80,7 @@ class LossSpikes(Classifier):
         if len(idx) >= 4 and np.all(np.abs(gaps - np.median(gaps)) <= 0.05 * np.median(gaps)):
             return True
         # the cycle is read with one- and two-point spikes shaved off: they are what is judged
-        shaved = np.minimum(y, signals.rolling_median(y, 5))
-        per = signals.dominant_period(signals.safe_log(shaved), min_period=4,
+        per = signals.dominant_period(signals.safe_log(signals.shave_spikes(y)), min_period=4,
                                       max_period=max(len(y) // 3, 5))
         return per.strength >= 0.3 and per.prominence >= 0.3 and per.cycles >= 3
 

@@ -10,12 +10,15 @@ Rule: `flat_from_start` when the whole run moved less than the point-to-point no
 3% (log scale); `stuck_after_drop` when some tail of at least 40% of the run delivered under 5%
 of the total improvement AND improved at under 15% of the rate of the window before it. A
 power law or exponential decay slows down gradually (rate ratios of 0.2-0.5 between adjacent
-windows) and is not a plateau; a knee followed by a flat line is.
+windows) and is not a plateau; a knee followed by a flat line is. A slow creep after the drop
+is `stuck_after_drop` too when a validation loss witnesses it: train and validation each
+improved by under 2.5% (relative) from the middle of the run to its end.
 Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
 tail is not trending down at all (Kendall's tau >= -0.2).
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
-Evidence: kind, stall_step, stuck_fraction, tail_improvement, rate_ratio, lr_final_ratio.
+Evidence: kind, stall_step, stuck_fraction, tail_improvement, rate_ratio, val_late_gain,
+lr_final_ratio.
 """
 
 from __future__ import annotations
@@ -30,6 +33,12 @@ from classifiers.run import RunSeries
 _TAILS = (0.8, 0.7, 0.6, 0.5, 0.4)
 
 
+def _segment(y: np.ndarray, lo: float, hi: float) -> float:
+    """Median of the points between two fractions of the series (by position)."""
+    a = int(lo * len(y))
+    return float(np.median(y[a:max(int(hi * len(y)), a + 1)]))
+
+
 class Plateau(Classifier):
     label = "plateau"
     needs = frozenset({"train_loss"})
@@ -37,12 +46,13 @@ class Plateau(Classifier):
 
     def __init__(self, *, min_stuck: float = 0.4, tail_share: float = 0.08,
                  rate_ratio: float = 0.07, flat_log: float = 0.03,
-                 converged_log: float = 3.0) -> None:
+                 converged_log: float = 3.0, late_gain: float = 0.025) -> None:
         self.min_stuck = min_stuck
         self.tail_share = tail_share
         self.rate_ratio = rate_ratio
         self.flat_log = flat_log
         self.converged_log = converged_log
+        self.late_gain = late_gain
 
     def measure(self, run: RunSeries) -> dict | None:
         curve = run.curve("train_loss")
@@ -90,7 +100,29 @@ class Plateau(Classifier):
                           stall_step=int(xs[i_cut]), tail_improvement=gained / total,
                           rate_ratio=float(ratio), tail_tau=tail_trend.tau)
                 return ev
-        return None
+        return self._both_stalled(run, xs, level, ev)
+
+    def _both_stalled(self, run: RunSeries, xs: np.ndarray, level: np.ndarray,
+                      ev: dict) -> dict | None:
+        """Second path, for a slow creep after the drop: training AND validation each improved
+        by under `late_gain` (relative) over the second half. Validation is the witness that a
+        slow train descent is not still paying off."""
+        val = run.curve("val_loss")
+        if val is None or not ev["log_scale"]:
+            return None
+        _, vy = signals.finite_points(val.steps, val.values)
+        if len(vy) < 4 or not signals.all_positive(vy):
+            return None
+        gains = [(_segment(v, 0.4, 0.6) - _segment(v, 0.85, 1.0)) / _segment(v, 0.4, 0.6)
+                 for v in (level, vy)]
+        if max(gains) >= self.late_gain:
+            return None
+        cut = int(xs[int(0.5 * (len(xs) - 1))])
+        ev.update(kind="stuck_after_drop", stuck_fraction=0.5, stall_step=cut,
+                  tail_improvement=gains[0], rate_ratio=None, val_late_gain=gains[1],
+                  tail_tau=signals.trend(xs[xs >= cut], level[xs >= cut]).tau)
+        return ev
+
 
     def judge(self, ev: dict, last_step: int) -> Finding:
         extra = (ev["stuck_fraction"] - self.min_stuck) / (1 - self.min_stuck)

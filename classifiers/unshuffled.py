@@ -8,14 +8,15 @@ metric (where its integer part changes), else from the validation cadence. Runni
 (Keras `batch_*`) reset every epoch by construction and are not read.
 Rule: a period of at least 4 points seen at least 3 times with autocorrelation >= 0.3 that
 dips by as much in between (a bump on a slowly decaying autocorrelation is no cycle); when the
-epoch length is known, the period must match it or divide it (class blocks of equal size
-repeat inside the epoch); a learning rate that itself cycles with that period (warm restarts)
-vetoes the finding.
+epoch length is logged (an `epoch` metric), the period must match it or divide it (class
+blocks of equal size repeat inside the epoch); a validation cadence is only a hint (it matches
+when either is a small multiple of the other); a learning rate that itself cycles with that
+period (warm restarts) vetoes the finding.
 Confidence: 0.5 + 0.4 x min(1, (strength - 0.3) / 0.4), + 0.1 when the period matches the
 epoch length.
 Known false positives: cyclic schedules when the LR is not logged; a periodic evaluation or
 checkpoint that perturbs training; deliberate curriculum cycles.
-Evidence: period_steps, strength, cycles, epoch_steps, epoch_match.
+Evidence: period_steps, strength, prominence, cycles, epoch_steps, epoch_source, epoch_match.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ _RUNNING_MEAN = re.compile(r"(^|/)batch_")
 _EPOCH = re.compile(r"(^|/)epoch$")
 
 
-def epoch_length(run: RunSeries) -> float | None:
-    """Steps per epoch from an `epoch` metric, else from the validation cadence; None if
-    neither says."""
+def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
+    """Steps per epoch and where it came from: an `epoch` metric (where its integer part
+    changes), else the validation cadence (a hint only: some runs evaluate twice an epoch, or
+    every other); (None, None) if neither says."""
     names = [m for m in run.metrics("other") if _EPOCH.search(m.lower())]
     if names:
         c = run.curve("other", names[0])
@@ -43,11 +45,16 @@ def epoch_length(run: RunSeries) -> float | None:
         steps, ep = c.steps[ok], np.floor(c.values[ok] + 1e-9)
         starts = steps[1:][np.diff(ep) > 0]
         if len(starts) >= 2:
-            return float(np.median(np.diff(starts)))
+            return float(np.median(np.diff(starts))), "epoch"
     val = run.curve("val_loss")
     if val is not None and len(val) >= 3:
-        return float(np.median(np.diff(val.steps)))
-    return None
+        return float(np.median(np.diff(val.steps))), "val_cadence"
+    return None, None
+
+
+def _multiple(a: float, b: float) -> bool:
+    """Is `a` about m x `b` for a small whole m (1..8)?"""
+    return bool(np.any(np.abs(a - np.arange(1, 9) * b) <= 0.1 * b))
 
 
 class Unshuffled(Classifier):
@@ -75,18 +82,20 @@ class Unshuffled(Classifier):
         if len(y) < self.min_points:
             return None
         dx = float(np.median(np.diff(x))) if len(x) > 1 else 1.0
-        per = signals.dominant_period(signals.safe_log(y), min_period=4,
+        # read with one- and two-point spikes shaved off: random bad batches are no cycle
+        per = signals.dominant_period(signals.safe_log(signals.shave_spikes(y)), min_period=4,
                                       max_period=int(len(y) / self.min_cycles))
         if per.period == 0:
             return None
         period_steps = per.period * dx
-        epoch = epoch_length(run)
-        # the epoch, or equal class blocks inside it: epoch ~ m x period for a small m
-        blocks = np.arange(1, 9)
-        match = bool(epoch) and bool(np.any(np.abs(epoch - blocks * period_steps)
-                                             <= 0.1 * period_steps))
+        epoch, source = epoch_length(run)
+        # the epoch, or equal class blocks inside it (epoch ~ m x period); a validation cadence
+        # is only a hint, so a period of a few evaluations matches it too
+        match = bool(epoch) and (_multiple(epoch, period_steps) or (
+            source == "val_cadence" and _multiple(period_steps, epoch)))
         ev = {"period_steps": period_steps, "strength": per.strength, "cycles": per.cycles,
-              "prominence": per.prominence, "epoch_steps": epoch, "metric": curve.metric,
+              "prominence": per.prominence, "epoch_steps": epoch, "epoch_source": source,
+              "metric": curve.metric,
               "epoch_match": match,
               "first_step": int(x[0]), "last_step": int(x[-1])}
         ev["lr_cycles"] = self._lr_cycles(run, period_steps)
@@ -120,6 +129,6 @@ class Unshuffled(Classifier):
         if ev is None or ev["lr_cycles"] or ev["strength"] < self.min_strength \
                 or ev["prominence"] < self.min_strength or ev["cycles"] < self.min_cycles:
             return None
-        if ev["epoch_steps"] is not None and not ev["epoch_match"]:
+        if ev["epoch_source"] == "epoch" and not ev["epoch_match"]:
             return None
         return self.judge(ev)

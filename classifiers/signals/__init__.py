@@ -33,6 +33,7 @@ from classifiers.signals.smoothing import (
     rolling_mean,
     rolling_median,
     savgol,
+    shave_spikes,
     smooth,
 )
 from classifiers.signals.spread import (
@@ -56,5 +57,5 @@ __all__ = [
     "best_so_far", "bucket", "change_points", "dominant_period", "ewma", "find_spikes",
     "finite_points", "head_level", "log_ratio", "noise_level", "odd_window", "relative_change",
     "robust_range", "robust_spread", "rolling_mean", "rolling_median", "safe_log", "savgol",
-    "scale", "smooth", "stall_index", "tail_level", "trend",
+    "scale", "shave_spikes", "smooth", "stall_index", "tail_level", "trend",
 ]

@@ -58,3 +58,9 @@ def smooth(
     about `frac` of the run. Returns (steps, level)."""
     xb, yb = bucket(x, y, max_points, "median")
     return xb, rolling_median(yb, odd_window(len(yb), frac))
+
+
+def shave_spikes(y: np.ndarray, width: int = 5) -> np.ndarray:
+    """The curve with upward excursions narrower than about width/2 points cut down to the local
+    median: cycles and trends stay, one- and two-point spikes go."""
+    return np.minimum(np.asarray(y, dtype=np.float64), rolling_median(y, width))

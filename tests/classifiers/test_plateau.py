@@ -71,3 +71,16 @@ def test_real_runs(real_runs):
     # the brats run with the same shape is labelled both); the augmented nanoGPT run ends above
     # its best after two spikes, stuck for its last 60%
     assert len(false) <= 2 and all("detectron2" in e or "augmented" in e for e in false), false
+
+
+def test_slow_creep_witnessed_by_a_flat_validation_loss():
+    ep = np.arange(19)  # a fast drop, then a creep too gradual to show a knee on its own
+    train = np.array([1.062, 0.646, 0.588, 0.576, 0.579, 0.574, 0.565, 0.566, 0.56, 0.557,
+                      0.554, 0.552, 0.551, 0.55, 0.55, 0.546, 0.547, 0.546, 0.544])
+    assert judge(Plateau(), run_of(loss=(ep, train))) is None
+    val = 0.62 + 0.16 * np.exp(-ep / 0.8) + 0.002 * RNG.standard_normal(19)
+    f = judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.evidence["val_late_gain"] < 0.025
+    # the same creep with validation still improving is a slow, healthy descent
+    still = 0.5 + 0.3 * np.exp(-ep / 8)
+    assert judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, still))) is None

@@ -133,3 +133,12 @@ def test_spreads_are_finite_and_non_negative(values):
         out = fn(y)
         assert np.isfinite(out) and out >= 0
     assert signals.scale(y) > 0
+
+
+def test_shave_spikes_keeps_cycles_and_drops_narrow_spikes():
+    y = np.tile(np.r_[np.zeros(10), np.ones(10)], 5)
+    y2 = y.copy()
+    y2[5] = 9.0
+    out = signals.shave_spikes(y2)
+    assert out[5] == 0.0 and np.array_equal(out[8:], signals.shave_spikes(y)[8:])
+    assert out[12:18].min() == 1.0  # a ten-point plateau survives

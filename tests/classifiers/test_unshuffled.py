@@ -32,7 +32,7 @@ def test_class_blocks_inside_the_epoch_still_match():
 def test_epoch_length_from_the_validation_cadence():
     val_steps = np.arange(SPE - 1, STEPS[-1] + 1, SPE)
     run = run_of(loss=(STEPS, _sorted_by_class(k=1)), val_loss=(val_steps, np.ones(len(val_steps))))
-    assert epoch_length(run) == SPE
+    assert epoch_length(run) == (SPE, "val_cadence")
 
 
 def test_shuffled_noise_is_not_unshuffled():
