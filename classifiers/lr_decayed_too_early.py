@@ -13,11 +13,14 @@ the logged run (cosine, linear) falls below the fraction only late and is not fl
 Rule: the drop comes within the first `max_budget` of the run and the LR stays low for at least
 90% of the points after it; the loss improved significantly before the drop (at least 3 standard
 errors of the two k-point medians compared) and its improvement rate after the drop is at
-most `stall_ratio` of the rate before.
+most `stall_ratio` of the rate before; and from just after the drop (past the instant dip a
+cut gives) to the end the loss improves by at most `max_post_gain` of its level (a loss that
+keeps improving after a cut, only more slowly, is a schedule doing its job).
 Confidence: 0.5 at the thresholds, higher the earlier the drop and the flatter the loss after.
 Evidence: lr_peak, lr_final, lr_drop_factor (peak / final LR), decay_fraction (0..1 of the run
 where the LR fell), decay_step, cuts (downward steps of at least 2x after the peak),
-rate_ratio (improvement rate after / before), loss_before, loss_at_decay, loss_end.
+rate_ratio (improvement rate after / before), post_gain, loss_before, loss_at_decay,
+loss_end.
 Known false positives: a run stopped early by the user right after a planned step schedule (the
 logged budget is not the planned one); a run that converged exactly when the LR was cut.
 """
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from classifiers._align import finite_curve, trailing_median
+from classifiers._align import finite_curve, leading_median, trailing_median
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import RunSeries
@@ -39,10 +42,11 @@ class LrDecayedTooEarly(Classifier):
     min_points = 8
 
     def __init__(self, *, lr_fraction: float = 0.1, max_budget: float = 0.6,
-                 stall_ratio: float = 0.25) -> None:
+                 stall_ratio: float = 0.25, max_post_gain: float = 0.1) -> None:
         self.lr_fraction = lr_fraction
         self.max_budget = max_budget
         self.stall_ratio = stall_ratio
+        self.max_post_gain = max_post_gain
 
     def measure(self, run: RunSeries) -> dict | None:
         lx, ly = finite_curve(run, "lr")
@@ -64,6 +68,7 @@ class LrDecayedTooEarly(Classifier):
         start = max(0, j - max(j // 4, 2 * k))
         before = float(np.median(ty[start:start + k])) if j > 0 else float("nan")
         at_drop = trailing_median(tx, ty, drop_step, k)
+        after_drop = leading_median(tx, ty, drop_step, k)  # past the cut's instant drop
         end = tail_level(ty, 0.0, k)
         pre_rate = (before - at_drop) / max(drop_step - tx[start], TINY)
         post_rate = (at_drop - end) / max(t1 - drop_step, TINY)
@@ -75,6 +80,7 @@ class LrDecayedTooEarly(Classifier):
             "stays_low": float(np.mean(ly[i_drop:] <= 2 * self.lr_fraction * peak)),
             "cuts": int(np.count_nonzero(ratios <= 0.5)),
             "loss_before": before, "loss_at_decay": at_drop, "loss_end": end,
+            "post_gain": float((after_drop - end) / max(abs(after_drop), abs(end), TINY)),
             # in standard errors of a difference of two k-point medians
             "pre_gain_z": float((before - at_drop)
                                 / max(1.25 * noise_level(ty) * np.sqrt(2.0 / k), TINY)),
@@ -85,6 +91,8 @@ class LrDecayedTooEarly(Classifier):
         if m["decay_fraction"] > self.max_budget or m["stays_low"] < 0.9:
             return None
         if m["pre_gain_z"] < 3.0 or m["rate_ratio"] > self.stall_ratio:
+            return None
+        if not m["post_gain"] <= self.max_post_gain:  # still improving (NaN: cannot tell)
             return None
         conf = 0.5 + 0.25 * (1 - m["decay_fraction"] / self.max_budget) \
             + 0.23 * (1 - max(m["rate_ratio"], 0.0) / self.stall_ratio)

@@ -56,6 +56,14 @@ def test_near_miss_early_cut_but_loss_keeps_improving():
     assert judge(LrDecayedTooEarly(), run_of(loss=(STEPS, loss), lr=(STEPS, lr))) is None
 
 
+def test_near_miss_progress_slows_after_a_cut_but_continues():
+    lr = np.where(STEPS < 1200, 1e-3, 1e-4)
+    t = STEPS / STEPS[-1]
+    loss = np.where(t < 0.3, 1.8 - 5.3 * t, 0.21 - 0.14 * (t - 0.3) / 0.7)
+    loss = loss + 0.005 * RNG.standard_normal(len(STEPS))
+    assert judge(LrDecayedTooEarly(), run_of(loss=(STEPS, loss), lr=(STEPS, lr))) is None
+
+
 def test_near_miss_cut_after_the_loss_had_already_converged():
     lr = np.where(STEPS < 1500, 5e-5, 2.5e-6)
     loss = 1.0 + 2.0 * np.exp(-STEPS / 150) + 0.01 * RNG.standard_normal(len(STEPS))
