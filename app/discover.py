@@ -24,7 +24,7 @@ import io
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -226,11 +226,6 @@ def _is_event_file(name: str) -> bool:
 
 def _has_events(files: list[os.DirEntry[str]]) -> bool:
     return any(_is_event_file(e.name) for e in files)
-
-
-def iter_sources(root: str | os.PathLike[str]) -> Iterator[RunSource]:
-    """The sources alone (problems dropped): for scripts that only need paths."""
-    yield from discover_runs(root).sources
 
 
 # ---------------------------------------------------------------- file sniffing (head only)

@@ -270,13 +270,15 @@ def main() -> None:
                   + ", ".join(f"{k} {v}" for k, v in counts.items()))
         size = sum(f.stat().st_size for f in big.rglob("*") if f.is_file())
         print(f"folder: {size / 1e6:,.0f} MB, {os.cpu_count()} CPUs, default jobs "
-              f"{default_jobs()}")
+              f"{default_jobs()}, load average {os.getloadavg()[0]:.1f} (figures on a shared "
+              f"machine scale with it)")
 
         t_big, summary = audit_seconds(big, None)
         print(f"audit {args.runs:,} runs, default jobs: {t_big:7.2f} s "
               f"({args.runs / t_big:,.0f} runs/s)  -> {summary.headline()}")
         for e in summary.effects:
             print(f"  sweep: {e.sentence()}")
+        t_serial = None
         if not args.skip_serial:
             t_serial, _ = audit_seconds(big, 1)
             print(f"audit {args.runs:,} runs, --jobs 1:     {t_serial:7.2f} s "
@@ -288,9 +290,12 @@ def main() -> None:
         t_tb, scalars = tbparse_seconds(big)
         n_tb = sum(1 for _ in (big / "tensorboard").iterdir())
         print(f"tbparse load only, {n_tb} TensorBoard runs ({scalars:,} scalars): {t_tb:7.2f} s")
-        print(f"whole audit / tbparse load: {t_big / t_tb:.2f} "
-              f"({'faster' if t_big < t_tb else 'SLOWER'} than tbparse merely loading "
-              f"{n_tb / args.runs:.0%} of the data)")
+        for label, t in (("default jobs", t_big), ("--jobs 1", t_serial)):
+            if t is not None:
+                print(f"whole audit ({label}) / tbparse load: {t / t_tb:.2f} "
+                      f"({'faster' if t < t_tb else 'SLOWER'} than tbparse merely loading "
+                      f"the {n_tb / args.runs:.0%} of the runs that are TensorBoard)")
+        print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)

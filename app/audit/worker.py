@@ -16,7 +16,7 @@ import pandas as pd
 
 from app.audit.hparams import hparams_for
 from app.discover import RunSource
-from classifiers.diagnosis import Diagnosis
+from classifiers.diagnosis import Cause, Diagnosis
 from classifiers.errors import LossForensicsError
 
 ERROR = "error"  # the verdict shown for a run that could not be read
@@ -58,7 +58,7 @@ class RunAudit:
         cause = self._top_cause()
         return cause.checks[0] if cause is not None and cause.checks else ""
 
-    def _top_cause(self):
+    def _top_cause(self) -> Cause | None:
         if self.diagnosis is None or not self.diagnosis.findings:
             return None
         causes = self.diagnosis.findings[0].causes
