@@ -16,8 +16,8 @@ simply leaves the prior unchanged):
     exploding    early (bool), grad_norm_growth (late / early grad norm), ends_nonfinite (bool),
                  sudden (bool: most of the rise in a few points)
     plateau      kind ('flat_from_start' | 'stuck_after_drop'), lr_final_ratio (last / peak LR)
-    oscillating  amplitude_ratio (swing / net movement), period_points
-    loss_spikes  count, series ('train' | 'val'), periodic (bool), max_rise_ratio
+    oscillating  amplitude_ratio (swing / net movement), lag1 (residual autocorrelation)
+    loss_spikes  count, series ('train' | 'val'), max_rise_ratio
     unshuffled   epoch_match (bool: period equals the epoch length), strength
     underfit     improvement (fraction of the initial loss removed), gap_ratio
     overfit      val_min_fraction (where val bottoms out, 0..1 of the run), val_rise_pct

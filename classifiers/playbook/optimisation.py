@@ -3,7 +3,7 @@ oscillating, over_clipping, vanishing_gradients."""
 
 from __future__ import annotations
 
-from classifiers.playbook._rules import Evidence, Rule, above, flag
+from classifiers.playbook._rules import Evidence, Rule, above, below, flag
 
 
 def _late_calm(ev: Evidence) -> bool:
@@ -81,7 +81,7 @@ LOSS_SPIKES = (
          ("Log the batch ids at each spike and look at those samples.",
           "Check whether the spikes recur at the same position in every epoch."),
          "batch_inspect",
-         lambda ev: 0.15 * flag(ev, "periodic") - 0.2 * (ev.get("series") == "val")),
+         lambda ev: 0.1 * above(ev, "count", 2) - 0.2 * (ev.get("series") == "val")),
     Rule("evaluation-time statistics: BatchNorm running stats or dropout differ at eval",
          "procedure", 0.15,
          ("Evaluate the same batch in train and eval mode and compare the losses.",
@@ -102,16 +102,19 @@ OSCILLATING = (
     Rule("batches that differ a lot from each other (ordering, tiny batches, mixed sources)",
          "data", 0.25,
          ("Check the data is shuffled and that batches mix sources and classes.",),
-         "batch_inspect",
-         lambda ev: 0.15 * above(ev, "period_points", 0)),
+         "batch_inspect"),
     Rule("momentum or Adam betas too high for the step size", "procedure", 0.2,
-         ("Lower momentum (0.9 -> 0.8) or Adam beta1, or raise beta2.",)),
+         ("Lower momentum (0.9 -> 0.8) or Adam beta1, or raise beta2.",),
+         None,
+         lambda ev: 0.2 * above(ev, "lag1", 0.5)),  # slow, correlated swings: momentum
     Rule("learning rate too high for this phase of training", "hyperparameters", 0.45,
          ("Divide the learning rate by 3 to 10; use warmup then decay.",),
          "lr_drop",
          lambda ev: 0.15 * above(ev, "amplitude_ratio", 2.0)),
     Rule("batch too small for the gradient noise", "hyperparameters", 0.3,
-         ("Double the batch size (or accumulate gradients) and compare the swings.",)),
+         ("Double the batch size (or accumulate gradients) and compare the swings.",),
+         None,
+         lambda ev: 0.1 * below(ev, "lag1", 0.2)),  # step-to-step noise: batch noise
 )
 
 OVER_CLIPPING = (
