@@ -87,7 +87,10 @@ class Overfit(Classifier):
             "val_rise": rise,
             "val_rise_pct": 100.0 * rise / max(abs(float(smooth[i_min])), TINY),
             "val_rise_z": rise / noise,
-            "val_drop_before_z": float((np.max(smooth[:i_min + 1]) - smooth[i_min]) / noise),
+            # the smoothed drop, or the raw one: a dip in the first two evaluations is lost to
+            # the smoother's edge
+            "val_drop_before_z": float(max(np.max(smooth[:i_min + 1]) - smooth[i_min],
+                                           vy[0] - np.min(vy[:i_min + 2])) / noise),
             "val_rise_frac": float(rise / v_scale),
             "val_min_fraction": float((vx[i_min] - vx[0]) / max(vx[-1] - vx[0], TINY)),
             "evaluations_after": int(len(after)),
