@@ -1,9 +1,10 @@
 """An upload's saved files -> the sources to ingest -> diagnosed runs.
 
-Plain files of one request form one run directory (several event files, a Keras `train/` and
-`validation/` pair); each archive is its own run directory, and a directory holding several runs
-gives several runs. Temp paths never leak out: file names in results, warnings and errors are
-made relative to the upload.
+The plain files of one request form one run folder (several event files, a Keras `train/` and
+`validation/` pair), named by the `name` form field or after the single file, because readers
+name runs after their folder; each archive is its own run folder, and a folder holding several
+runs gives several runs. Temp paths never leak out: file names in results, warnings and errors
+are made relative to the upload.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import shutil
 from pathlib import Path
 
 from app.api.archive import archive_kind, extract_archive
-from app.api.multipart import ReceivedForm
+from app.api.multipart import ReceivedForm, SavedFile, sanitize_name
 from app.ingest.base import IngestResult
 from app.settings import Settings
 from app.store.pipeline import DiagnosedRun, diagnose_result, ingest
@@ -31,18 +32,24 @@ def archive_stem(name: str) -> str:
     return Path(base).stem or "archive"
 
 
+def run_dir_name(requested: str | None, files: list[SavedFile]) -> str:
+    """The folder the plain files are read from, which readers use as the run's name: the
+    `name` form field, else the single file's name up to its first dot, else 'upload'."""
+    if requested and requested.strip():
+        return sanitize_name(requested).as_posix().replace("/", "_")[:200]
+    if len(files) == 1:
+        return Path(files[0].name).name.split(".")[0] or "upload"
+    return "upload"
+
+
 def sources_of(form: ReceivedForm, recv_dir: Path, work: Path, settings: Settings
-               ) -> list[tuple[Path, str]]:
-    """(path to ingest, name to show) for every source of the upload. Archives are unpacked
-    (and their packed copy removed) so `recv_dir` ends with the plain files only."""
+               ) -> list[tuple[Path, str, Path]]:
+    """(path to ingest, name to show, folder names are shown relative to) for every source of
+    the upload: the plain files together as one run folder, then each archive unpacked."""
     archives, plain = [], []
     for f in form.files:
         (archives if archive_kind(f.path) else plain).append(f)
-    sources: list[tuple[Path, str]] = []
-    if len(plain) == 1:
-        sources.append((plain[0].path, plain[0].name))
-    elif plain:
-        sources.append((recv_dir, "upload"))
+    sources: list[tuple[Path, str, Path]] = []
     for i, f in enumerate(archives):
         dest = work / "unpacked" / str(i) / archive_stem(f.name)
         extract_archive(f.path, dest, display_name=f.name,
@@ -51,7 +58,15 @@ def sources_of(form: ReceivedForm, recv_dir: Path, work: Path, settings: Setting
         f.path.unlink(missing_ok=True)
         entries = list(dest.iterdir())
         root = entries[0] if len(entries) == 1 and entries[0].is_dir() else dest
-        sources.append((root, f.name))
+        sources.append((root, f.name, root.parent))
+    if plain:
+        run_dir = work / "named" / run_dir_name(form.fields.get("name"), plain)
+        run_dir.parent.mkdir(parents=True, exist_ok=True)
+        recv_dir.rename(run_dir)  # only plain files are left in it
+        if len(plain) == 1:
+            sources.insert(0, (run_dir / plain[0].name, plain[0].name, run_dir))
+        else:
+            sources.insert(0, (run_dir, run_dir.name, run_dir.parent))
     return sources
 
 
@@ -59,8 +74,7 @@ def diagnose_upload(form: ReceivedForm, recv_dir: Path, work: Path, settings: Se
                     ) -> list[DiagnosedRun]:
     """Ingest and diagnose every source of an upload (blocking: run it in a worker thread)."""
     out: list[DiagnosedRun] = []
-    for path, name in sources_of(form, recv_dir, work, settings):
-        base = path.parent
+    for path, name, base in sources_of(form, recv_dir, work, settings):
         try:
             result = _relative(ingest(path, display_name=name), base)
         except LossForensicsError as exc:

@@ -184,3 +184,14 @@ def test_openapi_and_docs_are_served(client):
             "/v1/runs/{run_id}/plot.png", "/v1/runs/{run_id}/report.html"} <= set(schema["paths"])
     assert "multipart/form-data" in schema["paths"]["/v1/runs"]["post"]["requestBody"]["content"]
     assert client.get("/docs").status_code == 200
+
+
+def test_runs_are_named_after_the_file_or_the_name_field(client, jsonl_file, keras_run_dir):
+    assert upload(client, jsonl_file).json()["runs"][0]["name"] == "metrics"
+    named = upload(client, jsonl_file, data={"name": "resnet/lr=0.1"}).json()["runs"][0]
+    assert named["name"] == "resnet_lr=0.1" and named["files"] == ["metrics.jsonl"]
+    train = next((keras_run_dir / "train").glob("events*"))
+    val = next((keras_run_dir / "validation").glob("events*"))
+    pair = upload(client, train, val, names=[f"train/{train.name}", f"validation/{val.name}"],
+                  data={"name": "keras_pair"}).json()["runs"][0]
+    assert pair["name"] == "keras_pair"

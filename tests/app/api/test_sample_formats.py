@@ -34,5 +34,6 @@ def test_each_format_uploads_as_a_zipped_run_dir(client, tmp_path: Path, fmt: st
     resp = upload(client, archive)
     assert resp.status_code == 201, resp.text
     runs = resp.json()["runs"]
-    assert runs and all(r["format"] == fmt for r in runs)
+    # labels.json names layouts more finely ('tensorboard_keras', 'hf_trainer_state')
+    assert runs and all(fmt.startswith(r["format"]) for r in runs), [r["format"] for r in runs]
     assert all(r["points"] > 0 and r["diagnosis"]["metrics"] for r in runs)
