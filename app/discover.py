@@ -128,11 +128,13 @@ class _Walker:
         return rel.replace(os.sep, "/")
 
     def walk(self, top: Path) -> None:
-        stack = [top]
+        # (directory, inside a TensorBoard run already listed): load_run reads a TensorBoard
+        # run directory recursively, so nested event files are not listed again
+        stack: list[tuple[Path, bool]] = [(top, False)]
         while stack:
-            d = stack.pop()
-            sub = self.visit(d)
-            stack.extend(reversed(sub))  # reversed: pop in sorted order
+            d, inside_tb = stack.pop()
+            sub, now_tb = self.visit(d, inside_tb)
+            stack.extend((s, now_tb) for s in reversed(sub))  # reversed: pop in sorted order
 
     def _entries(self, d: Path) -> list[os.DirEntry[str]] | None:
         try:
@@ -157,22 +159,23 @@ class _Walker:
         msg = exc if isinstance(exc, str) else (exc.strerror or str(exc))
         self.out.problems.append(Problem(str(path), kind, msg))
 
-    def visit(self, d: Path) -> list[Path]:
-        """Record the runs in directory `d`; return the sub-directories still to walk."""
+    def visit(self, d: Path, inside_tb: bool) -> tuple[list[Path], bool]:
+        """Record the runs in directory `d`; return the sub-directories still to walk and
+        whether they lie inside a TensorBoard run already recorded."""
         entries = self._entries(d)
         if entries is None:
-            return []
+            return [], inside_tb
         files, dirs = self._split(entries)
         names = {e.name for e in files}
         if "meta.yaml" in names and any(e.name == "metrics" for e in dirs):
             self.add(d, MLFLOW, d)
-            return []  # its artifacts (e.g. an autolog TensorBoard copy) are the same run
-        is_tb = _has_events(files) or self._split_children_with_events(dirs)
+            return [], inside_tb  # its artifacts (an autolog TensorBoard copy) are the same run
+        is_tb = not inside_tb and (_has_events(files) or self._split_children_with_events(dirs))
         if is_tb:
             self.add(d, TENSORBOARD, d)
             dirs = [e for e in dirs if e.name.lower() not in SPLIT_DIRS]
-        self._visit_files(d, files, dir_taken=is_tb)
-        return [Path(e.path) for e in dirs]
+        self._visit_files(d, files, dir_taken=is_tb or (inside_tb and _has_events(files)))
+        return [Path(e.path) for e in dirs], inside_tb or is_tb
 
     def _split(self, entries: list[os.DirEntry[str]]) -> tuple[list, list]:
         files, dirs = [], []

@@ -140,3 +140,15 @@ def test_real_runs_every_folder_found(real_runs: Path, real_labels: dict) -> Non
     assert fmts["wandb_nanogpt_tokenizer_variants"] == "wandb_csv"
     assert fmts["mlflow_keras_ctc_plateau"] == "mlflow"
     assert fmts["jsonl_detectron2_medwaste_lr_step"] == "jsonl"
+
+
+def test_event_files_nested_in_a_tensorboard_run_are_not_listed_twice(tmp_path: Path) -> None:
+    # HF Trainer writes runs/<date>/events... plus runs/<date>/<timestamp>/events...; load_run
+    # reads a TensorBoard directory recursively, so only the outer directory is a source
+    _events(tmp_path / "runs" / "Mar24" / "events.out.tfevents.1.host")
+    _events(tmp_path / "runs" / "Mar24" / "1742884204.123" / "events.out.tfevents.2.host")
+    _write(tmp_path / "runs" / "Mar24" / "1742884204.123" / "trainer_state.json",
+           json.dumps({"log_history": [{"step": 1, "loss": 2.0}]}))
+    got = [(s.name, s.format) for s in discover_runs(tmp_path).sources]
+    assert got == [("runs/Mar24", "tensorboard"),
+                   ("runs/Mar24/1742884204.123/trainer_state.json", "hf_trainer")]
