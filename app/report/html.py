@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 from functools import cache
+from importlib import resources
 
 import jinja2
 import pandas as pd
@@ -16,10 +17,11 @@ from classifiers.diagnosis import Diagnosis
 
 @cache
 def _template() -> jinja2.Template:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("app.report", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    return env.get_template("report.html.j2")
+    # Beside this module (package data '*.j2'), read through importlib so installs find it too.
+    text = resources.files("app.report").joinpath("report.html.j2").read_text(encoding="utf-8")
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    return env.from_string(text)
 
 
 def render_report(diagnosis: Diagnosis, png: bytes | None = None, *, run_id: str | None = None,
