@@ -7,8 +7,9 @@ value is positive (losses heading to zero keep improving by factors, not by amou
 last 40%, 50%, ... 80% of the run, the improvement over that tail is compared with the whole
 run's improvement and with the rate just before it (Theil-Sen slopes on both windows).
 Rule: `flat_from_start` when the whole run moved less than the point-to-point noise and under
-3% (log scale); `stuck_after_drop` when some tail of at least 40% of the run delivered under 5%
-of the total improvement AND improved at under 15% of the rate of the window before it. A
+3% (log scale); `stuck_after_drop` when the run did improve (by more than twice the noise) and
+some tail of at least 40% of the run delivered under 8% of the total improvement, improved the
+loss itself by under 2.5%, AND improved at under 7% of the rate of the window before it. A
 power law or exponential decay slows down gradually (rate ratios of 0.2-0.5 between adjacent
 windows) and is not a plateau; a knee followed by a flat line is. A slow creep after the drop
 is `stuck_after_drop` too when a validation loss witnesses it: train and validation each
@@ -76,8 +77,8 @@ class Plateau(Classifier):
                       tail_improvement=0.0, rate_ratio=0.0,
                       tail_tau=signals.trend(xs, t).tau)
             return ev
-        if total <= 0:
-            return None  # the loss ended higher than it started: exploding's business
+        if total <= 2 * noise:
+            return None  # ended higher (exploding's business) or moved about as much as noise
         if ev["log_scale"] and total >= self.converged_log:
             return None  # fell by a factor of 20 or more: a flat tail there is the floor
         best = signals.best_so_far(t)
@@ -93,6 +94,8 @@ class Plateau(Classifier):
             rate_before = -signals.trend(xs[j:i_cut], t[j:i_cut]).slope
             ratio = -tail_trend.slope / rate_before if rate_before > 0 else np.inf
             small = gained <= self.tail_share * total or (ev["log_scale"] and gained < 0.01)
+            # and, in log scale, the tail improved the loss itself by under late_gain (3%)
+            small = small and not (ev["log_scale"] and gained >= self.late_gain)
             if small and ratio <= self.rate_ratio:
                 barely = ev["log_scale"] and total < 2 * self.flat_log
                 ev.update(kind="flat_from_start" if barely else "stuck_after_drop",
