@@ -4,16 +4,20 @@ Symptom: the global grad norm falls by orders of magnitude from its early level 
 stops moving; typical of saturating activations, deep stacks without residuals or
 normalisation, or a bad initialisation.
 Signal read: the primary grad norm, as bucket medians (non-positive values floored at 1e-12):
-its early level (median of the first 10%) against its late level (median of the last 20%), in
-orders of magnitude; the step where its smoothed level first fell `min_orders` below the early
-level (the onset); the train loss from the onset to the end.
-Rule: the grad norm lost at least `min_orders` orders of magnitude, and over the stretch after
-the onset the loss improved by at most `stall` of its whole improvement (or by no more than 3
-noise sigmas), while it is not near zero (a loss that reached ~0 legitimately has ~0 gradients).
-Confidence: 0.5 at `min_orders`, +0.2 per further order, capped at 0.95.
-Evidence: grad_norm_decay (early / late grad norm), grad_norm_orders, grad_norm_early,
-grad_norm_late, onset_step, loss_at_onset, loss_end, loss_gain_after (share of the run's loss
-improvement made after the onset).
+its level at initialisation (median of the first 0.5%, at least 3 points) against its late
+level (median of the last 20%), in orders of magnitude; the step where its smoothed level first
+fell `min_orders` below the initial one (the onset); the train loss from the onset to the end.
+Rule: the grad norm lost at least `strong_orders` orders of magnitude, or at least `min_orders`
+with the collapse in the first half of the run and the loss having removed at most
+`weak_progress` of its starting level (a deep saturating net stuck near its initial loss); and
+from the onset on the loss improved by at most `stall` of its whole improvement (or by no
+more than 3 standard errors, or 2% of its level), while it is not near zero (a loss that
+reached ~0 legitimately has ~0 gradients).
+Confidence: 0.45 at `min_orders`, +0.2 per further order, capped at 0.95.
+Evidence: grad_norm_decay (initial / late grad norm), grad_norm_orders, grad_norm_early,
+grad_norm_late, onset_step, onset_fraction, loss_progress (share of the starting loss removed),
+loss_at_onset, loss_end, loss_gain_after (share of the run's loss improvement made after the
+onset).
 Known false positives: a model that has truly converged on a full-batch objective (the gradient
 does vanish there); a grad norm logged after a scaling that shrinks over time (an fp16 loss
 scale left in the logged value).
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from classifiers._align import finite_curve, trailing_median
+from classifiers._align import finite_curve, leading_median
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import RunSeries
@@ -42,11 +46,13 @@ class VanishingGradients(Classifier):
     needs = frozenset({"train_loss", "grad_norm"})
     min_points = 10
 
-    def __init__(self, *, min_orders: float = 2.0, stall: float = 0.1,
-                 near_zero: float = 0.05) -> None:
+    def __init__(self, *, min_orders: float = 1.0, strong_orders: float = 2.0,
+                 stall: float = 0.1, near_zero: float = 0.05, weak_progress: float = 0.5) -> None:
         self.min_orders = min_orders
+        self.strong_orders = strong_orders
         self.stall = stall
         self.near_zero = near_zero
+        self.weak_progress = weak_progress
 
     def measure(self, run: RunSeries) -> dict | None:
         gx, gy = finite_curve(run, "grad_norm")
@@ -54,34 +60,44 @@ class VanishingGradients(Classifier):
         if len(gy) < self.min_points or len(ty) < self.min_points:
             return None
         logg = np.log10(np.maximum(np.abs(gy), 1e-12))
-        early, late = head_level(logg, 0.1), tail_level(logg, 0.2)
+        early, late = head_level(logg, 0.005, 3), tail_level(logg, 0.2)  # at init; stuck
         smooth = rolling_median(logg, odd_window(len(logg), 0.05, lo=3))
         below = np.flatnonzero(smooth <= early - self.min_orders)
         onset = float(gx[below[0]]) if len(below) else float(gx[-1])
         k = max(3, len(ty) // 20)
         start, end = head_level(ty, 0.0, k), tail_level(ty, 0.0, k)
-        at_onset = trailing_median(tx, ty, onset, k)
-        at_onset = at_onset if np.isfinite(at_onset) else start
+        at_onset = leading_median(tx, ty, onset - 0.5, k)  # from the onset on (epoch logs)
+        at_onset = at_onset if np.isfinite(at_onset) else end
         total = start - end
+        se = 1.25 * max(noise_level(ty), TINY) * np.sqrt(2.0 / k)
         return {
             "grad_norm_metric": run.primary("grad_norm"),
             "grad_norm_early": float(10 ** early), "grad_norm_late": float(10 ** late),
             "grad_norm_orders": float(early - late),
             "grad_norm_decay": float(10 ** (early - late)),
             "onset_step": int(onset), "end_step": int(max(gx[-1], tx[-1])),
+            "onset_fraction": float((onset - gx[0]) / max(gx[-1] - gx[0], TINY)),
+            "loss_progress": float(total / max(abs(start), abs(end), TINY)),
             "loss_start": start, "loss_at_onset": at_onset, "loss_end": end,
             "loss_gain_after": float((at_onset - end) / total) if total > 0 else 0.0,
-            "loss_gain_after_z": float((at_onset - end) / max(noise_level(ty), TINY)),
+            "loss_gain_after_z": float((at_onset - end) / se),
+            "loss_gain_after_rel": float((at_onset - end) / max(abs(at_onset), abs(end), TINY)),
         }
 
     def judge(self, m: dict) -> Finding | None:
         if m["grad_norm_orders"] < self.min_orders:
             return None
-        if m["loss_gain_after"] > self.stall and m["loss_gain_after_z"] > 3.0:
+        # one order: the collapse came early and the loss never got far from where it started
+        # (a run that converged first and then quietened down has small gradients too)
+        weak = m["onset_fraction"] <= 0.5 and m["loss_progress"] <= self.weak_progress
+        if m["grad_norm_orders"] < self.strong_orders and not weak:
+            return None
+        if (m["loss_gain_after"] > self.stall and m["loss_gain_after_z"] > 3.0
+                and m["loss_gain_after_rel"] > 0.02):
             return None
         if m["loss_start"] > 0 and m["loss_end"] <= self.near_zero * m["loss_start"]:
             return None  # the loss reached ~0: small gradients are expected there
-        conf = 0.5 + 0.2 * (m["grad_norm_orders"] - self.min_orders)
+        conf = 0.45 + 0.2 * (m["grad_norm_orders"] - self.min_orders)
         summary = (f"The gradient norm fell {m['grad_norm_decay']:.3g}x "
                    f"({m['grad_norm_early']:.3g} -> {m['grad_norm_late']:.3g}) and the loss "
                    f"barely moved after step {m['onset_step']} "
