@@ -1,0 +1,49 @@
+import numpy as np
+import pytest
+
+from classifiers._align import (
+    closest_name,
+    detrended_noise,
+    finite_curve,
+    levels_at,
+    shared_axis,
+)
+from tests.classifiers._labelled import run_of
+
+
+def test_levels_at_takes_the_median_of_the_stretch_before_each_eval():
+    steps = np.arange(1, 101)
+    levels = levels_at(steps.astype(float), steps.astype(float), np.array([0.0, 10.0, 100.0]))
+    assert np.isnan(levels[0])  # an eval before any training point
+    assert levels[1] == pytest.approx(5.5) and levels[2] == pytest.approx(55.5)
+
+
+def test_epoch_index_is_mapped_onto_optimizer_steps():
+    mapped = shared_axis(np.arange(0, 15000.0), np.arange(10.0))
+    assert mapped[0] == pytest.approx(1499.9, rel=1e-3) and mapped[-1] == pytest.approx(14999)
+    same = shared_axis(np.arange(0, 100.0), np.array([10.0, 50.0, 99.0]))
+    assert list(same) == [10.0, 50.0, 99.0]
+
+
+def test_detrended_noise_ignores_a_steady_trend():
+    x = np.arange(50.0)
+    assert detrended_noise(3.0 - 0.05 * x) == pytest.approx(0.0, abs=1e-12)
+    noisy = 3.0 - 0.05 * x + 0.1 * np.random.default_rng(0).standard_normal(50)
+    assert 0.05 < detrended_noise(noisy) < 0.2
+
+
+def test_closest_name_pairs_eval_sets():
+    names = ["eval_g0_accuracy", "eval_g3_accuracy", "eval_g5_accuracy"]
+    assert closest_name(names, "eval_g3_loss") == "eval_g3_accuracy"
+    assert closest_name([], "val_loss") is None
+
+
+def test_finite_curve_is_reduced_once_and_read_only():
+    steps = np.arange(10000)
+    run = run_of(loss=(steps, np.where(steps % 7 == 0, np.nan, 1.0 / (1 + steps))))
+    x, y = finite_curve(run, "train_loss")
+    assert len(y) <= 4000 and np.all(np.isfinite(y))
+    assert finite_curve(run, "train_loss")[1] is y
+    with pytest.raises(ValueError):
+        y[0] = 1.0
+    assert finite_curve(run, "val_loss")[0].size == 0
