@@ -60,8 +60,10 @@ class Diagnosis(CoreDiagnosis):
 
 
 class Diagnoses(list):
-    """Several diagnoses (one per run, in order of appearance), shown as one summary table
-    followed by each run's details."""
+    """Several diagnoses (one per run), shown as one summary table followed by the details and
+    plots of the first `MAX_DETAILED` runs (index the list for any other)."""
+
+    MAX_DETAILED = 20
 
     def __init__(self, items: Iterable[Diagnosis] = ()) -> None:
         super().__init__(items)
@@ -72,7 +74,11 @@ class Diagnoses(list):
             f"<td>{_e(', '.join(d.labels))}</td></tr>" for d in self)
         head = (f"<p>{len(self)} run(s)</p><table><tr><th>run</th><th>verdict</th>"
                 f"<th>labels</th></tr>{rows}</table>")
-        return head + "".join(d._repr_html_() for d in self if hasattr(d, "_repr_html_"))
+        shown = [d for d in self if hasattr(d, "_repr_html_")][:self.MAX_DETAILED]
+        more = len(self) - len(shown)
+        tail = (f"<p><i>{more} more run(s) not drawn here: index the list to see one.</i></p>"
+                if more > 0 else "")
+        return head + "".join(d._repr_html_() for d in shown) + tail
 
     def to_dicts(self) -> list[dict[str, Any]]:
         return [d.to_dict() for d in self]

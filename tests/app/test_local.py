@@ -72,3 +72,10 @@ def test_pickles_without_its_plot_source(tmp_path: Path) -> None:
 def test_real_wandb_export_is_several_runs(real_runs: Path, real_labels: dict) -> None:
     got = diagnose_path(real_runs / "wandb_nanogpt_tokenizer_variants")
     assert isinstance(got, Diagnoses) and len(got) == 8
+
+
+def test_a_long_list_draws_only_the_first_runs(tmp_path: Path) -> None:
+    d = Diagnosis.wrap(diagnose_path(write_jsonl_run(tmp_path / "r", 1e-4, 1)))  # no plots
+    many = Diagnoses([d] * (Diagnoses.MAX_DETAILED + 5))
+    html = many._repr_html_()
+    assert html.count("<h4>") == Diagnoses.MAX_DETAILED and "5 more run(s)" in html
