@@ -2,12 +2,12 @@
 
 Symptom: the training (or validation) loss jumps well above its recent level for a few points
 and comes back down.
-Signal: signals.find_spikes on each loss curve: a point (or a block maximum on long series)
-above the median of the preceding window by many noise sigmas; an excursion counts when it came
-back to within half its height. Spike spacing tells a periodic pattern from random batches.
+Signal: signals.find_spikes on each loss curve (in log scale when positive): a point (or a
+block maximum on long series) above the median of the preceding window by many noise sigmas;
+an excursion counts when it came back to within half its height.
 Rule: at least one recovered excursion that is large in absolute terms: for positive losses at
-least 50% above the level before it (ln ratio >= 0.4), otherwise at least 30% of the curve's
-robust range; and at least 6 noise sigmas. Jumps that belong to a cycle are not bad batches
+least 50% above the level before it (ln ratio >= 0.4) and 5% of the curve's range, otherwise
+at least 30% of the curve's robust range; and at least 6 noise sigmas. Jumps that belong to a cycle are not bad batches
 (unshuffled data, a logger's reset): 4 or more evenly spaced (within 5%), or a curve whose
 autocorrelation shows a clear period (as unshuffled reads it). A running-mean
 metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step series is read
@@ -49,13 +49,18 @@ class LossSpikes(Classifier):
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
-        sp = signals.find_spikes(y, z_min=self.z_min)
+        positive = signals.all_positive(y)
+        # positive losses are read in log scale: a jump is a factor, and the noise it must beat
+        # is the curve's own relative noise (a loss near zero jitters by large factors)
+        sp = signals.find_spikes(np.log(y) if positive else y, z_min=self.z_min)
         if not len(sp):
             return None
-        peak = sp.before + sp.heights
-        if signals.all_positive(y):
-            rise = np.log(np.maximum(peak, 1e-300) / np.maximum(sp.before, 1e-300))
-            big = rise >= self.min_rise_log
+        if positive:
+            rise = sp.heights
+            # ...and it must matter on the curve's own scale (not one quantum of a rounded log)
+            linear = np.expm1(np.minimum(rise, 700.0)) * np.exp(sp.before)
+            big = (rise >= self.min_rise_log) & (
+                linear >= 0.05 * signals.robust_range(signals.smooth(x, y)[1]))
         else:
             rise = sp.heights / signals.scale(signals.smooth(x, y)[1])
             big = rise >= self.min_range_share
@@ -66,7 +71,7 @@ class LossSpikes(Classifier):
         return {
             "metric": curve.metric, "count": int(keep.sum()),
             "spike_steps": [int(s) for s in x[idx][:20]],
-            "max_rise_ratio": float(np.exp(rise[keep].max()) - 1 if signals.all_positive(y)
+            "max_rise_ratio": float(np.expm1(min(rise[keep].max(), 700.0)) if positive
                                     else rise[keep].max()),
             "max_z": float(sp.z[keep].max()),
             "first_step": int(x[idx[0]]), "last_step": int(x[idx[-1]]),
