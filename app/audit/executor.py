@@ -87,11 +87,19 @@ def run_audit(
     """Audit every source on `executor`; results sorted by run name (deterministic whatever
     order the workers finish in)."""
     results: list[RunAudit] = []
-    with _progress(console, len(sources)) as advance:
+    if isinstance(executor, InlineExecutor):  # no futures to wait on: run in order
+        with _progress(console, len(sources)) as advance:
+            for source in sources:
+                results.extend(audit_source(source, preview_points))
+                advance()
+    else:
+        # submit before the progress bar's refresh thread starts, so pool workers are forked
+        # from a process holding no rich lock
         futures = {executor.submit(audit_source, s, preview_points): s for s in sources}
-        for fut in as_completed(futures):
-            results.extend(_result_of(fut, futures[fut]))
-            advance()
+        with _progress(console, len(sources)) as advance:
+            for fut in as_completed(futures):
+                results.extend(_result_of(fut, futures[fut]))
+                advance()
     results.sort(key=lambda r: r.name)
     return results
 
