@@ -7,11 +7,11 @@ block maximum on long series) above the median of the preceding window by many n
 an excursion counts when it came back to within half its height.
 Rule: at least one recovered excursion that is large in absolute terms: for positive losses at
 least 50% above the level before it (ln ratio >= 0.4) and 5% of the curve's range, otherwise
-at least 30% of the curve's robust range; and at least 6 noise sigmas. Jumps that belong to a cycle are not bad batches
-(unshuffled data, a logger's reset): 4 or more evenly spaced (within 5%), or a curve whose
-autocorrelation shows a clear period (as unshuffled reads it). A running-mean
-metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step series is read
-when a metric is also logged per epoch (Lightning `_step`/`_epoch`).
+at least 30% of the curve's robust range; and at least 6 noise sigmas. Jumps that belong to a
+cycle are not bad batches (unshuffled data, a logger's reset): 4 or more evenly spaced (within
+5%), or a curve whose autocorrelation shows a clear period (as unshuffled reads it). A
+running-mean metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step
+series is read when a metric is also logged per epoch (Lightning `_step`/`_epoch`).
 Confidence: 0.55 + 0.1 per spike beyond the first (up to +0.3) + 0.1 when the largest is more
 than twice its level; validation-only spikes score 0.1 lower (one bad eval is weaker evidence).
 Known false positives: a logger's running mean resetting each epoch; a deliberate
