@@ -1,6 +1,7 @@
 """Service throughput, latency and memory, against a real `lossforensics serve` on loopback.
 
     .venv/bin/python benchmarks/service.py [--uploads 80] [--concurrency 8] [--big-mb 200]
+                                           [--workers 1]
 
 1. Uploads/s of a typical 10k-point run (a TensorBoard event file: train/loss, val/loss, lr,
    grad_norm) at concurrency 8, each upload parsed, diagnosed and stored.
@@ -83,7 +84,7 @@ def big_event_file(path: Path, megabytes: int) -> tuple[Path, int]:
 
 
 class Service:
-    def __init__(self, data: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, data: Path, env: dict[str, str] | None = None, workers: int = 1) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -92,8 +93,9 @@ class Service:
         full_env.update(env or {})
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), "--data-dir",
-             str(data), "--log-level", "warning"], cwd=REPO, env=full_env)
-        deadline = time.monotonic() + 120
+             str(data), "--log-level", "warning", "--workers", str(workers)], cwd=REPO,
+            env=full_env)
+        deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             try:
                 if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
@@ -187,11 +189,13 @@ def main() -> None:
     ap.add_argument("--uploads", type=int, default=80)
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--big-mb", type=int, default=200)
+    ap.add_argument("--workers", type=int, default=1, help="server worker processes")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="lf-bench-"))
     payload = event_records(3_300)  # 3 series x 3300 steps + 330 val points ~ 10k points
 
-    svc = Service(work / "data")
+    svc = Service(work / "data", workers=args.workers)
+    print(f"server: {args.workers} worker process(es), {os.cpu_count()} CPUs")
     try:
         _, run_id = bench_uploads(svc, payload, args.uploads, args.concurrency)
         bench_get(svc, run_id)

@@ -44,9 +44,7 @@ def ingest(path: Path, *, display_name: str | None = None) -> IngestResult:
 
     try:
         return load_run(path)
-    except LossForensicsError:
-        raise
-    except (MemoryError, KeyboardInterrupt):
+    except (LossForensicsError, MemoryError):
         raise
     except Exception as exc:
         log.exception("reader failed on %s", path)
@@ -57,10 +55,11 @@ def ingest(path: Path, *, display_name: str | None = None) -> IngestResult:
 def split_runs(result: IngestResult, *, max_points: int) -> list[tuple[str, pd.DataFrame]]:
     """The result's frame cut into one frame per run, each checked against the points limit."""
     frame = result.frame
-    names = pd.unique(frame["run"].astype(str))
+    runs = frame["run"].astype(str)
+    names = pd.unique(runs)
     out = []
     for name in names:
-        part = frame[frame["run"].astype(str) == name] if len(names) > 1 else frame
+        part = frame[runs == name] if len(names) > 1 else frame
         if len(part) > max_points:
             raise LimitExceededError(
                 f"run {name!r} has {len(part)} points; the limit is {max_points}",
