@@ -6,17 +6,19 @@ low).
 Signal: the training loss at its start (the first point; the median of the first 3 on
 per-step logs), the smoothed loss in the middle (40-60% of the run) and at the end (last
 15%); the validation loss at its end; all by signals' robust levels.
-Rule: for positive losses, the training loss keeps at least 40% of its starting value (it fell
-less than 60%) but did fall by at least 5% (a run that never moved is a plateau, not underfit);
-the second half improved it by under 5%, at under 15% of the rate of the stretch before
-(a knee, not a slow steady descent); and validation ends within 15% of training (or below
-it). Losses that can be negative have no "high" to speak of and are not judged.
-Confidence: 0.5 + 0.3 x how much of the start is left beyond 40% (scaled to 1 at 80%) + 0.15
+Rule: for positive losses, the training loss keeps at least half of its starting value (it fell
+less than 50%) but did fall by at least 5% (a run that never moved is a plateau, not underfit);
+it stopped improving: the second half improved it by under 5%, at under 15% of the rate of
+the stretch before (a knee, not a slow steady descent), or plateau's measurement finds it
+stuck; and validation ends within 15% of training (or below it). Losses that can be negative
+have no "high" to speak of and are not judged.
+Confidence: 0.5 + 0.3 x how much of the start is left beyond 50% (scaled to 1 at 90%) + 0.15
 when the train/val gap is under 5%.
 Known false positives: a fine-tune that starts near its best loss (little room to fall, so
-"kept 40%" is normal) and a task whose irreducible loss is high (noisy labels, hard language
+"kept half" is normal) and a task whose irreducible loss is high (noisy labels, hard language
 modelling); both look underfit without knowing the loss's floor.
-Evidence: kept (end / start), improvement (1 - kept), late_gain, rate_ratio, gap_ratio.
+Evidence: kept (end / start), improvement (1 - kept), late_gain, rate_ratio, plateau (bool),
+gap_ratio.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 from classifiers import signals
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
+from classifiers.plateau import Plateau
 from classifiers.run import RunSeries
 
 
@@ -41,7 +44,7 @@ class Underfit(Classifier):
     needs = frozenset({"train_loss", "val_loss"})
     min_points = 4
 
-    def __init__(self, *, min_kept: float = 0.4, max_kept: float = 0.95,
+    def __init__(self, *, min_kept: float = 0.5, max_kept: float = 0.95,
                  max_late_gain: float = 0.05, max_gap: float = 0.15,
                  max_rate_ratio: float = 0.15) -> None:
         self.min_kept = min_kept
@@ -49,6 +52,7 @@ class Underfit(Classifier):
         self.max_late_gain = max_late_gain
         self.max_gap = max_gap
         self.max_rate_ratio = max_rate_ratio
+        self._plateau = Plateau()  # "stopped improving" is plateau's measurement, reused
 
     def measure(self, run: RunSeries) -> dict | None:
         train, val = run.curve("train_loss"), run.curve("val_loss")
@@ -65,7 +69,9 @@ class Underfit(Classifier):
         early = (xs >= xs[0] + 0.15 * np.ptp(xs)) & (xs <= half)
         rate_early = -signals.trend(xs[early], t[early]).slope if early.sum() >= 2 else 0.0
         rate_late = -signals.trend(xs[xs >= half], t[xs >= half]).slope
+        stuck = self._plateau.measure(run)
         return {
+            "plateau": bool(stuck and stuck["stuck_fraction"] >= self._plateau.min_stuck),
             "rate_ratio": rate_late / rate_early if rate_early > 0 else 0.0,
             "start": start, "end": end, "val_end": val_end, "kept": kept,
             "improvement": 1.0 - kept, "late_gain": (mid - end) / mid,
@@ -75,9 +81,9 @@ class Underfit(Classifier):
         }
 
     def underfits(self, ev: dict) -> bool:
-        return (self.min_kept <= ev["kept"] <= self.max_kept
-                and ev["late_gain"] < self.max_late_gain
-                and ev["rate_ratio"] <= self.max_rate_ratio
+        stalled = ev["plateau"] or (ev["late_gain"] < self.max_late_gain
+                                    and ev["rate_ratio"] <= self.max_rate_ratio)
+        return (self.min_kept <= ev["kept"] <= self.max_kept and stalled
                 and ev["gap_ratio"] <= self.max_gap)
 
     def judge(self, ev: dict) -> Finding:
