@@ -61,3 +61,55 @@ def test_garbage_evidence_moves_nothing_and_attach_keeps_the_finding():
     g = attach_causes(f)
     assert g.causes == rank_causes("nan", {"early": True}) and f.causes == ()
     assert (g.label, g.confidence, g.summary) == (f.label, f.confidence, f.summary)
+
+
+def _positives():
+    """One run each label of engineer A's fires on, with every role its evidence can read."""
+    import numpy as np
+
+    from classifiers.registry import get
+    from tests.classifiers._labelled import judge, run_of
+
+    rng = np.random.default_rng(0)
+    s = np.arange(1200)
+    lr, grad = np.full(len(s), 1e-3), 1 + 0.05 * rng.standard_normal(len(s))
+    base = 0.4 + 2 * np.exp(-s / 200) + 0.02 * rng.standard_normal(len(s))
+    nan = base.copy()
+    nan[900:] = np.nan
+    boom = base.copy()
+    boom[700:] += np.linspace(0, 8, 500)
+    flat = np.r_[2.3 * np.exp(-s[:100] / 20) + 0.7, np.full(1100, 0.7)] + 0.002 * rng.random(1200)
+    osc = 1.2 + 0.4 * np.sin(s / 6.0)
+    spikes = base.copy()
+    spikes[[300, 600, 900]] *= 6
+    saw = 0.5 + np.exp(-s / 300) + 0.4 * np.exp(-(s % 48) / 3.0)
+    ep = np.arange(20)
+    under = 1.1 + 0.5 * np.exp(-ep / 1.5)
+    cases = {
+        "nan": run_of(loss=(s, nan), grad_norm=(s, grad), lr=(s, lr)),
+        "exploding": run_of(loss=(s, boom), grad_norm=(s, grad * (1 + (s > 700) * s / 50))),
+        "plateau": run_of(loss=(s, flat), lr=(s, lr)),
+        "oscillating": run_of(loss=(s, osc)),
+        "loss_spikes": run_of(loss=(s, spikes)),
+        "unshuffled": run_of(loss=(s, saw), epoch=(s, s / 48)),
+        "underfit": run_of(loss=(ep, under), val_loss=(ep, under * 1.01)),
+    }
+    return {label: judge(get(label)(), run) for label, run in cases.items()}
+
+
+READS = {
+    "nan": {"early", "grad_norm_jump", "grad_norm_calm", "loss_rise_before", "recovered"},
+    "exploding": {"early", "grad_norm_growth", "ends_nonfinite", "sudden"},
+    "plateau": {"kind", "lr_final_ratio"},
+    "oscillating": {"amplitude_ratio", "lag1"},
+    "loss_spikes": {"count", "series", "max_rise_ratio"},
+    "unshuffled": {"epoch_match", "strength"},
+    "underfit": {"improvement", "gap_ratio"},
+}
+
+
+def test_the_evidence_the_playbook_reads_is_what_the_classifiers_emit():
+    for label, finding in _positives().items():
+        assert finding is not None, label
+        missing = READS[label] - set(finding.evidence)
+        assert not missing, (label, missing)
