@@ -64,10 +64,12 @@ class LrDecayedTooEarly(Classifier):
         k = max(3, len(ty) // 20)
         # the loss just before the drop: the last quarter of the pre-drop stretch (2k points at
         # least), so a fast first descent long before the cut does not count as progress
+        # (with fewer than 2k points before the drop, two halves of what there is)
         j = int(np.searchsorted(tx, drop_step, side="right"))
-        start = max(0, j - max(j // 4, 2 * k))
-        before = float(np.median(ty[start:start + k])) if j > 0 else float("nan")
-        at_drop = trailing_median(tx, ty, drop_step, k)
+        kp = max(1, min(k, j // 2))
+        start = max(0, j - max(j // 4, 2 * kp))
+        before = float(np.median(ty[start:start + kp])) if j >= 2 else float("nan")
+        at_drop = trailing_median(tx, ty, drop_step, kp)
         after_drop = leading_median(tx, ty, drop_step, k)  # past the cut's instant drop
         end = tail_level(ty, 0.0, k)
         pre_rate = (before - at_drop) / max(drop_step - tx[start], TINY)
@@ -83,7 +85,7 @@ class LrDecayedTooEarly(Classifier):
             "post_gain": float((after_drop - end) / max(abs(after_drop), abs(end), TINY)),
             # in standard errors of a difference of two k-point medians
             "pre_gain_z": float((before - at_drop)
-                                / max(1.25 * noise_level(ty) * np.sqrt(2.0 / k), TINY)),
+                                / max(1.25 * noise_level(ty) * np.sqrt(2.0 / kp), TINY)),
             "rate_ratio": post_rate / pre_rate if pre_rate > 0 else float("inf"),
         }
 
