@@ -5,7 +5,7 @@ trend makes little progress.
 Signal: the training loss's rolling-median trend (window an eighth of the run, at least 9
 points) and the residual around it; the swing is the median |residual|; the trend's movement is
 the change between its first and last fifth. Long series are reduced to bucket medians first.
-Rule: for positive losses the swing is at least 12% of the trend's level and the trend moved
+Rule: for positive losses the swing is at least 10% of the trend's level and the trend moved
 less than 30% of its starting level; for losses that can be zero or negative, the swing is at
 least 40% of the trend's movement and of 10% of its robust range. A loss that blows up at the
 end (ends non-finite, or its last tenth is above 3x its level) is exploding, not swinging.
@@ -33,7 +33,7 @@ class Oscillating(Classifier):
     needs = frozenset({"train_loss"})
     min_points = 30
 
-    def __init__(self, *, min_swing: float = 0.12, max_move: float = 0.3) -> None:
+    def __init__(self, *, min_swing: float = 0.10, max_move: float = 0.3) -> None:
         self.min_swing = min_swing
         self.max_move = max_move
 
