@@ -84,9 +84,7 @@ class LossSpikes(Classifier):
         gaps = np.diff(x[idx])
         if len(idx) >= 4 and np.all(np.abs(gaps - np.median(gaps)) <= 0.05 * np.median(gaps)):
             return True
-        # the cycle is read with one- and two-point spikes shaved off: they are what is judged
-        per = signals.dominant_period(signals.safe_log(signals.shave_spikes(y)), min_period=4,
-                                      max_period=max(len(y) // 3, 5))
+        per = signals.loss_cycle(x, y)  # spikes shaved off: they are what is being judged
         return per.strength >= 0.3 and per.prominence >= 0.3 and per.cycles >= 3
 
     def measure(self, run: RunSeries) -> dict | None:

@@ -81,13 +81,10 @@ class Unshuffled(Classifier):
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
-        dx = float(np.median(np.diff(x))) if len(x) > 1 else 1.0
-        # read with one- and two-point spikes shaved off: random bad batches are no cycle
-        per = signals.dominant_period(signals.safe_log(signals.shave_spikes(y)), min_period=4,
-                                      max_period=int(len(y) / self.min_cycles))
+        per = signals.loss_cycle(x, y, self.min_cycles)
         if per.period == 0:
             return None
-        period_steps = per.period * dx
+        period_steps = per.period
         epoch, source = epoch_length(run)
         # the epoch, or equal class blocks inside it (epoch ~ m x period); a validation cadence
         # is only a hint, so a period of a few evaluations matches it too

@@ -25,6 +25,7 @@ from classifiers.signals.events import (
     autocorrelation,
     dominant_period,
     find_spikes,
+    loss_cycle,
 )
 from classifiers.signals.reduce import bucket, finite_points
 from classifiers.signals.smoothing import (
@@ -55,7 +56,7 @@ from classifiers.signals.trends import Trend, best_so_far, change_points, stall_
 __all__ = [
     "MAD_TO_SIGMA", "Periodicity", "Spikes", "TINY", "Trend", "all_positive", "autocorrelation",
     "best_so_far", "bucket", "change_points", "dominant_period", "ewma", "find_spikes",
-    "finite_points", "head_level", "log_ratio", "noise_level", "odd_window", "relative_change",
-    "robust_range", "robust_spread", "rolling_mean", "rolling_median", "safe_log", "savgol",
-    "scale", "shave_spikes", "smooth", "stall_index", "tail_level", "trend",
+    "finite_points", "head_level", "log_ratio", "loss_cycle", "noise_level", "odd_window",
+    "relative_change", "robust_range", "robust_spread", "rolling_mean", "rolling_median",
+    "safe_log", "savgol", "scale", "shave_spikes", "smooth", "stall_index", "tail_level", "trend",
 ]

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import signal as sps
 
-from classifiers.signals.reduce import _blocks, _reduce_blocks
-from classifiers.signals.smoothing import odd_window, rolling_mean, rolling_median
-from classifiers.signals.spread import TINY, noise_level
+from classifiers.signals.reduce import _blocks, _reduce_blocks, bucket
+from classifiers.signals.smoothing import odd_window, rolling_mean, rolling_median, shave_spikes
+from classifiers.signals.spread import TINY, noise_level, safe_log
 
 
 @dataclass(frozen=True)
@@ -139,3 +139,18 @@ def dominant_period(
     i = int(np.argmax(acf[peaks] >= 0.9 * acf[peaks].max()))
     period = float(peaks[i] * size)
     return Periodicity(period, float(acf[peaks[i]]), n_all / period, float(prominence[i]))
+
+
+def loss_cycle(
+    x: np.ndarray, y: np.ndarray, min_cycles: float = 3.0, max_points: int = 16384
+) -> Periodicity:
+    """A loss curve read for a repeating shape, with the period in steps: bucket means on long
+    series, one- and two-point spikes shaved off (random bad batches are no cycle), log scale
+    when positive, then dominant_period with at least `min_cycles` cycles."""
+    xb, yb = bucket(np.asarray(x, np.float64), np.asarray(y, np.float64), max_points, "mean")
+    if len(yb) < 8:
+        return Periodicity(0.0, 0.0, 0.0, 0.0)
+    per = dominant_period(safe_log(shave_spikes(yb)), min_period=4,
+                          max_period=max(int(len(yb) / min_cycles), 5))
+    step = float(np.median(np.diff(xb)))
+    return Periodicity(per.period * step, per.strength, per.cycles, per.prominence)
