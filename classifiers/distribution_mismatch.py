@@ -11,12 +11,13 @@ magnitude, so negative losses work); and the Spearman correlation of the smoothe
 Rule: train improves by at least `train_drop` over the evaluated span, and that span covers at
 least `coverage` of the train's whole improvement (an eval that starts after training already
 converged cannot say the val was "flat from the start": its minimum may predate it); the val's
-best improvement is at most `follow` of the train's.
+best improvement is at most `follow` of the train's (twice that when the val kept what little
+it gained: no overfit-shaped rebound of more than half of it).
 Confidence: 0.5 at the threshold, rising as the val's share of the improvement goes to zero and
 as the train improvement grows.
 Evidence: val_flat (bool: the val did not climb by more than `max_rise` of the train's
 improvement; False means it rose from the start), correlation (Spearman, train vs val levels),
-val_follow_ratio, train_improvement_pct, val_improvement_pct, coverage.
+val_follow_ratio, train_improvement_pct, val_improvement_pct, coverage, val_rebound.
 Known false positives: a pre-trained model fine-tuned on data the val set does not measure (the
 val is legitimately flat); a val set so small its loss is dominated by a few examples.
 """
@@ -76,12 +77,18 @@ class DistributionMismatch(Classifier):
             "coverage": (t_head - t_tail) / max(t_all_head - t_tail, t_head - t_tail, TINY),
             "correlation": float(np.nan_to_num(rho)), "val_head": v_head, "val_tail": v_tail,
             "train_head": t_head, "train_tail": t_tail,
+            # how much of its best improvement the val gave back by the end (overfit's shape)
+            "val_rebound": float((v_all[-1] - np.min(v_all))
+                                 / max(float(v_all[0] - np.min(v_all)), TINY)),
         }
 
     def judge(self, m: dict) -> Finding | None:
         if m["train_improvement_pct"] < 100 * self.train_drop or m["coverage"] < self.coverage:
             return None
-        if m["val_follow_ratio"] > self.follow:
+        # a val that improved a little and kept it (no overfit-shaped rebound) may have
+        # followed twice as much and still be "high from the start"
+        follow = self.follow * (2.0 if m["val_rebound"] <= 0.5 else 1.0)
+        if m["val_follow_ratio"] > follow:
             return None
         flat = bool(m["val_rise_vs_train"] <= self.max_rise)
         conf = 0.5 + 0.3 * (1 - m["val_follow_ratio"] / self.follow) \

@@ -88,11 +88,14 @@ def test_judge_alone():
     m = {"train_improvement_pct": 80.0, "coverage": 0.9, "val_rise_vs_train": 0.0,
          "val_follow_ratio": 0.02, "val_improvement_pct": 1.0, "val_head": 2.3,
          "val_tail": 2.3, "train_head": 2.0, "train_tail": 0.2, "correlation": 0.1,
-         "start_step": 0, "end_step": 9}
+         "start_step": 0, "end_step": 9, "val_rebound": 0.0}
     clf = DistributionMismatch()
     assert clf.judge(dict(m)) is not None
     assert clf.judge({**m, "coverage": 0.2}) is None
     assert clf.judge({**m, "val_follow_ratio": 0.5}) is None
+    # a little improvement kept counts as flat; given back (overfit's shape) it does not
+    assert clf.judge({**m, "val_follow_ratio": 0.15}) is not None
+    assert clf.judge({**m, "val_follow_ratio": 0.15, "val_rebound": 0.9}) is None
 
 
 @pytest.mark.slow
