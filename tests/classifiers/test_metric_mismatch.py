@@ -35,6 +35,12 @@ def test_metric_improves_while_loss_stays_flat():
     assert f is not None and f.evidence["direction"] == "metric_improves"
 
 
+def test_loss_creeping_near_chance_while_accuracy_climbs_is_consistent():
+    loss = 2.39 - 0.13 * (EP / 19) ** 1.5 + 0.001 * RNG.standard_normal(20)
+    acc = 0.10 + 0.15 * np.clip(EP - 6, 0, None) / 13 + 0.003 * RNG.standard_normal(20)
+    assert judge(MetricMismatch(), run_of(eval_loss=(EP, loss), eval_accuracy=(EP, acc))) is None
+
+
 def test_healthy_loss_down_accuracy_up_is_quiet():
     acc = 0.5 + 0.4 * (1 - np.exp(-EP / 5)) + 0.005 * RNG.standard_normal(20)
     assert judge(MetricMismatch(), run_of(val_loss=(EP, _val_loss()), val_acc=(EP, acc))) is None
