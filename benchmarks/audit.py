@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import struct
 import sys
@@ -223,27 +224,37 @@ def generate(root: Path, runs: int, points: int) -> dict[str, int]:
 
 # ---------------------------------------------------------------------- measurements
 
-def audit_seconds(root: Path, jobs: int | None) -> tuple[float, object]:
+def cpu_seconds() -> float:
+    """CPU time of this process and its reaped children (the pool's workers, once shut down):
+    unlike wall time, it does not depend on what else the machine is running."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def audit_seconds(root: Path, jobs: int | None) -> tuple[float, float, object]:
+    """(wall seconds, CPU seconds, summary) of a whole audit: discovery to summary."""
     from app.audit.executor import open_executor, run_audit
     from app.audit.summary import AuditSummary
     from app.discover import discover_runs
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     found = discover_runs(root)
     with open_executor(jobs) as ex:
         runs = run_audit(found.sources, ex)
     summary = AuditSummary.build(str(root), runs, found.problems)
-    return time.perf_counter() - start, summary
+    return time.perf_counter() - start, cpu_seconds() - cpu, summary
 
 
-def tbparse_seconds(root: Path) -> tuple[float, int]:
+def tbparse_seconds(root: Path) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds, scalars) for tbparse to load every TensorBoard run."""
     from tbparse import SummaryReader
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     scalars = 0
     for d in sorted((root / "tensorboard").iterdir()):
         scalars += len(SummaryReader(str(d)).scalars)
-    return time.perf_counter() - start, scalars
+    return time.perf_counter() - start, cpu_seconds() - cpu, scalars
 
 
 def main() -> None:
@@ -273,28 +284,35 @@ def main() -> None:
               f"{default_jobs()}, load average {os.getloadavg()[0]:.1f} (figures on a shared "
               f"machine scale with it)")
 
-        t_big, summary = audit_seconds(big, None)
-        print(f"audit {args.runs:,} runs, default jobs: {t_big:7.2f} s "
-              f"({args.runs / t_big:,.0f} runs/s)  -> {summary.headline()}")
+        t_big, cpu_big, summary = audit_seconds(big, None)
+        print(f"audit {args.runs:,} runs, default jobs: {t_big:7.2f} s wall, {cpu_big:7.2f} s "
+              f"CPU ({args.runs / t_big:,.0f} runs/s)  -> {summary.headline()}")
         for e in summary.effects:
             print(f"  sweep: {e.sentence()}")
         t_serial = None
         if not args.skip_serial:
-            t_serial, _ = audit_seconds(big, 1)
-            print(f"audit {args.runs:,} runs, --jobs 1:     {t_serial:7.2f} s "
-                  f"(parallel speed-up {t_serial / t_big:.2f}x)")
-        t_small, _ = audit_seconds(small, None)
-        print(f"audit {args.small:,} runs, default jobs:   {t_small:7.2f} s")
-        print(f"scaling {args.small:,} -> {args.runs:,} runs: {t_big / t_small:.2f}x time for "
-              f"{args.runs / args.small:.0f}x runs (linear = {args.runs / args.small:.0f}x)")
-        t_tb, scalars = tbparse_seconds(big)
+            t_serial, cpu_serial, _ = audit_seconds(big, 1)
+            print(f"audit {args.runs:,} runs, --jobs 1:     {t_serial:7.2f} s wall, "
+                  f"{cpu_serial:7.2f} s CPU (parallel speed-up {t_serial / t_big:.2f}x)")
+        t_small, cpu_small, _ = audit_seconds(small, None)
+        print(f"audit {args.small:,} runs, default jobs:   {t_small:7.2f} s wall, "
+              f"{cpu_small:7.2f} s CPU")
+        print(f"scaling {args.small:,} -> {args.runs:,} runs: {t_big / t_small:.2f}x wall, "
+              f"{cpu_big / cpu_small:.2f}x CPU for {args.runs / args.small:.0f}x runs "
+              f"(linear = {args.runs / args.small:.0f}x)")
+        t_tb, cpu_tb, scalars = tbparse_seconds(big)
         n_tb = sum(1 for _ in (big / "tensorboard").iterdir())
-        print(f"tbparse load only, {n_tb} TensorBoard runs ({scalars:,} scalars): {t_tb:7.2f} s")
+        print(f"tbparse load only, {n_tb} TensorBoard runs ({scalars:,} scalars): {t_tb:7.2f} s "
+              f"wall, {cpu_tb:7.2f} s CPU (single process)")
         for label, t in (("default jobs", t_big), ("--jobs 1", t_serial)):
             if t is not None:
                 print(f"whole audit ({label}) / tbparse load: {t / t_tb:.2f} "
                       f"({'faster' if t < t_tb else 'SLOWER'} than tbparse merely loading "
                       f"the {n_tb / args.runs:.0%} of the runs that are TensorBoard)")
+        jobs = default_jobs()
+        print(f"CPU: whole audit / tbparse load = {cpu_big / cpu_tb:.2f}; on {jobs} idle "
+              f"core(s) the audit's wall time would be ~{cpu_big / jobs:.0f} s vs tbparse's "
+              f"~{cpu_tb:.0f} s ({cpu_big / jobs / cpu_tb:.2f})")
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     finally:
         if args.keep is None:
