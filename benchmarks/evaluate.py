@@ -53,6 +53,13 @@ def _match(per_run: dict[str, set[str]], name: str) -> set[str] | None:
     return per_run[hits[0]] if len(hits) == 1 else None
 
 
+def _truth(labels: list[str], primary: str | None) -> tuple[str, ...]:
+    """The label list with the primary label first (corpus entries name it as `recipe`)."""
+    if primary in labels:
+        return (primary, *[x for x in labels if x != primary])
+    return tuple(labels)
+
+
 def score_labelled(root: Path, labels: dict, limit: int | None,
                    log: list[str]) -> list[Scored]:
     """Diagnose every labelled entry under `root`; one Scored per run (per_run entries expand)."""
@@ -68,11 +75,13 @@ def score_labelled(root: Path, labels: dict, limit: int | None,
                 if pred is None:
                     log.append(f"{name}/{run}: run not found in the frame")
                     pred = set()
-                scored.append(Scored(f"{name}/{run}", tuple(truth),
+                primary = entry.get("runs", {}).get(run, {}).get("recipe")
+                scored.append(Scored(f"{name}/{run}", _truth(truth, primary),
                                      frozenset(normalise(pred))))
             continue
         pred = set().union(*per_run.values()) if per_run else set()
-        scored.append(Scored(name, tuple(entry["label"]), frozenset(normalise(pred))))
+        scored.append(Scored(name, _truth(entry["label"], entry.get("recipe")),
+                             frozenset(normalise(pred))))
     return scored
 
 
