@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from app.discover import Discovery, discover_runs
 from app.display import Diagnoses, Diagnosis
 from classifiers.errors import LossForensicsError, NoLogsFoundError
 
@@ -40,8 +41,6 @@ def diagnose_path(
 ) -> Diagnosis | Diagnoses:
     """Read the logs at `path`, diagnose every run, return Diagnosis objects (see module doc
     for when it is one `Diagnosis` and when a `Diagnoses` list)."""
-    from app.discover import discover_runs
-
     p = Path(path).expanduser()
     found = discover_runs(p) if p.is_dir() and format is None and roles is None else None
     if found is None or _is_single_run(found, p):
@@ -64,7 +63,7 @@ def diagnose_path(
     return out[0]
 
 
-def _is_single_run(found, p: Path) -> bool:
+def _is_single_run(found: Discovery, p: Path) -> bool:
     return len(found.sources) == 1 and Path(found.sources[0].path) == p
 
 

@@ -88,4 +88,4 @@ def _emit(summary: AuditSummary, options: AuditOptions, console: Console,
         Path(options.out).write_text(body, encoding="utf-8")
         err_console.print(f"wrote {options.out} ({len(summary.runs):,} runs)", highlight=False)
     for problem in summary.problems:
-            err_console.print(f"skipped {problem}", highlight=False)
+        err_console.print(f"skipped {problem}", highlight=False)
