@@ -5,7 +5,7 @@ the log repeats steps, and the loss right after the restart sits well away from 
 Signal read: the primary train loss in source order (`seq`), not step order. A restart is a row
 whose step is at or below the previous row's (exact repeats of the previous step and value, an
 epoch metric written twice, are dropped first). At each restart the level of the next k points
-(k = 5% of the points, 3 to 50) is compared with the k points just before it (where training
+(k = 5% of the points, 1 to 50) is compared with the k points just before it (where training
 was when it stopped), less the change the curve was already making over the k points before
 those, so a steady descent across the restart is not a jump; a restart that replays earlier
 (step, value) pairs exactly is the same log written twice. A counter reset that kept training
@@ -14,12 +14,14 @@ weights not restored does. The points
 logged earlier at the same steps are a second reading, kept as evidence: a resumed loss that
 matches them points at a stale checkpoint, one above them at lost optimizer state.
 Rule: some restart's jump is at least `min_z` standard errors (of that combination of k-point
-medians, from the step-sorted curve's noise) and `min_rel` of the curve's robust range. More
-restarts than `max_restarts` or 5% of the points means interleaved writers (ranks,
-processes), not resumes: no finding.
+medians, from the step-sorted curve's trend-free noise) and `min_rel` of the curve's robust
+range or of the loss level before the restart, whichever is smaller. More restarts than
+`max_restarts` or 5% of the points means interleaved writers (ranks, processes), not resumes:
+no finding.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
 Evidence: restarts, resume_step, resumed_from_step, loss_jump (signed, in standard errors),
-loss_jump_rel (share of the robust range), loss_before, loss_after, loss_same_steps_earlier
+loss_jump_rel (share of the robust range or of the level before,
+whichever is smaller), loss_before, loss_after, loss_same_steps_earlier
 (NaN when those steps were never logged before), matches_earlier_run (bool: the resumed loss
 is within 2 standard errors of it), lr_jump (bool: the LR differs by more than 2x across the
 restart, e.g. the scheduler restarted).
@@ -31,10 +33,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from classifiers._align import detrended_noise, finite_curve
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import RunSeries
-from classifiers.signals import TINY, noise_level, robust_range
+from classifiers.signals import TINY, robust_range
 
 
 def source_order(run: RunSeries, role: str) -> tuple[np.ndarray, np.ndarray]:
@@ -59,7 +62,7 @@ def _median(a: np.ndarray) -> float:
 class ResumeDiscontinuity(Classifier):
     label = "resume_discontinuity"
     needs = frozenset({"train_loss"})
-    min_points = 8
+    min_points = 4  # distinct steps: a short epoch log restarted twice has few
 
     def __init__(self, *, min_z: float = 4.0, min_rel: float = 0.1,
                  max_restarts: int = 50) -> None:
@@ -72,10 +75,9 @@ class ResumeDiscontinuity(Classifier):
         restarts = np.flatnonzero(s[1:] <= s[:-1]) + 1
         if len(restarts) == 0 or len(restarts) > max(self.max_restarts, 0.05 * len(s)):
             return None
-        curve = run.curve("train_loss")
-        fin = curve.values[curve.finite]
-        noise, span = max(noise_level(fin), TINY), max(robust_range(fin), TINY)
-        k = int(np.clip(len(s) // 20, 3, 50))
+        _, fin = finite_curve(run, "train_loss")  # step-sorted, reduced
+        noise, span = max(detrended_noise(fin), TINY), max(robust_range(fin), TINY)
+        k = int(np.clip(len(s) // 20, 1, 50))  # short epoch logs: the points at the restart
         se2 = 1.25 * noise * np.sqrt(2.0 / k)  # of a difference of two k-point medians
         rows = [_at_restart(s, y, int(r), k, se2) for r in restarts]  # at most max_restarts
         jumps = np.array([row["jump"] for row in rows])
@@ -85,7 +87,8 @@ class ResumeDiscontinuity(Classifier):
         return {
             "restarts": int(len(restarts)), "resume_step": best["step"],
             "resumed_from_step": best["from_step"], "end_step": best["hi"],
-            "loss_jump": best["jump"] / se, "loss_jump_rel": best["jump"] / span,
+            "loss_jump": best["jump"] / se,
+            "loss_jump_rel": best["jump"] / max(min(span, abs(best["before"])), TINY),
             "loss_before": best["before"], "loss_after": best["after"],
             "loss_same_steps_earlier": best["old"],
             "matches_earlier_run": bool(abs(best["after"] - best["old"]) <= 2 * se),
