@@ -6,14 +6,15 @@ Signal: the smoothed training loss (bucket medians + rolling median), in log sca
 value is positive (losses heading to zero keep improving by factors, not by amounts). For the
 last 40%, 50%, ... 80% of the run, the improvement over that tail is compared with the whole
 run's improvement and with the rate just before it (Theil-Sen slopes on both windows).
-Rule: `flat_from_start` when the whole run moved less than the point-to-point noise and under
-3% (log scale); `stuck_after_drop` when the run did improve (by more than twice the noise) and
-some tail of at least 40% of the run delivered under 8% of the total improvement, improved the
-loss itself by under 2.5%, AND improved at under 7% of the rate of the window before it. A
-power law or exponential decay slows down gradually (rate ratios of 0.2-0.5 between adjacent
-windows) and is not a plateau; a knee followed by a flat line is. A slow creep after the drop
-is `stuck_after_drop` too when a validation loss witnesses it: train and validation each
-improved by under 2.5% (relative) from the middle of the run to its end.
+Rule: `flat_from_start` when the whole run gained under 3% (log scale; a mild net rise counts,
+a 30% rise from the best is exploding's) or, for losses that can be negative, moved less than
+the point-to-point noise; `stuck_after_drop` when the run did improve (by more than twice the
+noise) and some tail of at least 40% of the run delivered under 8% of the total improvement,
+improved the loss itself by under 2.5%, AND improved at under 7% of the rate of the window
+before it. A power law or exponential decay slows down gradually (rate ratios of 0.2-0.5
+between adjacent windows) and is not a plateau; a knee followed by a flat line is. A slow creep
+after the drop is `stuck_after_drop` too when a validation loss witnesses it: train and
+validation each improved by under 2.5% (relative) from the middle of the run to its end.
 Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
 tail is not trending down at all (Kendall's tau >= -0.2).
 Known false positives: a run that simply converged early and was left running (the domain
@@ -72,7 +73,11 @@ class Plateau(Classifier):
         if lr is not None and np.isfinite(lr.values).any() and np.nanmax(lr.values) > 0:
             lr_v = lr.values[np.isfinite(lr.values)]
             ev["lr_final_ratio"] = float(lr_v[-1] / np.max(lr_v))
-        if abs(total) <= max(noise, 1e-12) and (not ev["log_scale"] or abs(total) < self.flat_log):
+        # no real improvement over the whole run: within the noise, or (log scale) under 3% net,
+        # a mild net rise included (a rise of 30% from the best is exploding's)
+        rose = float(t[-1] - np.min(t)) if ev["log_scale"] else 0.0
+        flat = abs(total) <= max(noise, 1e-12) and not ev["log_scale"]
+        if flat or (ev["log_scale"] and total < self.flat_log and rose < 0.26):
             ev.update(kind="flat_from_start", stuck_fraction=1.0, stall_step=int(x[0]),
                       tail_improvement=0.0, rate_ratio=0.0,
                       tail_tau=signals.trend(xs, t).tau)
