@@ -68,6 +68,7 @@ def main(only: list[str] | None = None) -> int:
         labels[name] = {
             "format": fmt,
             "label": out.labels,
+            "recipe": recipe,
             "notes": f"recipe {recipe} ({out.plan.variant or 'default'}): {c.model} on {c.task}, "
                      f"{c.optimizer} lr={c.lr:.3g}, {c.epochs} epochs, seed {seed}",
             "files": files,
