@@ -7,7 +7,8 @@ Signal: the training loss at its start (the first point; the median of the first
 per-step logs), the smoothed loss in the middle (40-60% of the run) and at the end (last
 15%); the validation loss at its end; all by signals' robust levels.
 Rule: for positive losses, the training loss keeps at least half of its starting value (it fell
-less than 50%) but did fall by at least 5% (a run that never moved is a plateau, not underfit);
+less than 50%; a model too small to learn anything may not move at all, or end a little
+higher);
 it stopped improving: the second half improved it by under 5%, at under 15% of the rate of
 the stretch before (a knee, not a slow steady descent), or plateau's measurement finds it
 stuck; and validation ends within 15% of training (or below it). Losses that can be negative
@@ -44,7 +45,7 @@ class Underfit(Classifier):
     needs = frozenset({"train_loss", "val_loss"})
     min_points = 4
 
-    def __init__(self, *, min_kept: float = 0.5, max_kept: float = 0.95,
+    def __init__(self, *, min_kept: float = 0.5, max_kept: float = 1.1,
                  max_late_gain: float = 0.05, max_gap: float = 0.15,
                  max_rate_ratio: float = 0.15) -> None:
         self.min_kept = min_kept
