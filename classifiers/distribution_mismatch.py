@@ -10,7 +10,8 @@ tail over the evaluated span (first and last ~10%), both relative (change / the 
 magnitude, so negative losses work); and the Spearman correlation of the smoothed levels.
 Rule: train improves by at least `train_drop` over the evaluated span, and that span covers at
 least `coverage` of the train's whole improvement (an eval that starts after training already
-converged cannot say the val was "flat from the start": its minimum may predate it); the val's
+converged cannot say the val was "flat from the start": its minimum may predate it; overfit
+reads a val climbing from an eval that late; between the two, neither label fires); the val's
 best improvement is at most `follow` of the train's (twice that when the val kept what little
 it gained: no overfit-shaped rebound of more than half of it).
 Confidence: 0.5 at the threshold, rising as the val's share of the improvement goes to zero and

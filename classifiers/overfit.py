@@ -6,14 +6,15 @@ Signal read: the primary val loss at its evaluations (often 5-50 points, sometim
 before training), smoothed by a running median over ~5% of them (at least 3); the train loss as
 the median of its points over the stretch leading to each evaluation (classifiers._align), so
 both are compared at the same moments whatever their cadences or step units.
-Rule: the val improved before its minimum (2 sigmas), or most of the train's improvement came
-before the first evaluation (the minimum then predates it; a val that climbs from an early
-first evaluation is distribution_mismatch); at least two evaluations follow the minimum; the
-late val level (median of the last third of them, at least 3 when there are 3) stands `rise_z`
-detrended-noise sigmas above the minimum; train improved by at least `train_drop` of its level
-over the evaluated span and has not risen since the val minimum; and either the rise is large
-(`strong_rise` of the val's own range) or train is still falling after the minimum
-(`train_fall` of its range over the span) so the gap keeps widening.
+Rule: the val improved before its minimum (2 sigmas), or `late_first_eval` of the train's
+improvement came before the first evaluation (training had converged: the minimum predates
+it; a val that climbs from any earlier first evaluation is distribution_mismatch); at least
+two evaluations follow the minimum; the late val level (median of the last third of them, at
+least 3 when there are 3) stands `rise_z` detrended-noise sigmas above the minimum; train
+improved by at least `train_drop` of its level over the evaluated span and has not risen since
+the val minimum; and either the rise is large (`strong_rise` of the val's own range) or train
+is still falling after the minimum (`train_fall` of its range over the span) so the gap keeps
+widening.
 Confidence: 0.5 at the threshold, growing with the rise in sigmas and with the rise's share of
 the val range, capped at 0.98.
 Evidence: val_min_step, val_min, val_late, val_rise, val_rise_pct (rise / |val min|, percent),
@@ -50,12 +51,13 @@ class Overfit(Classifier):
 
     def __init__(self, *, rise_z: float = 2.5, strong_rise: float = 0.25,
                  train_fall: float = 0.05, train_drop: float = 0.1,
-                 stall_share: float = 0.25) -> None:
+                 stall_share: float = 0.25, late_first_eval: float = 0.9) -> None:
         self.rise_z = rise_z
         self.strong_rise = strong_rise
         self.train_fall = train_fall
         self.train_drop = train_drop
         self.stall_share = stall_share
+        self.late_first_eval = late_first_eval
 
     def measure(self, run: RunSeries) -> dict | None:
         vx, vy = finite_curve(run, "val_loss", max_points=2000)
@@ -108,7 +110,7 @@ class Overfit(Classifier):
         # the val must have improved before its minimum, unless most of the training happened
         # before the first evaluation (the minimum then predates it); a val curve that rises
         # from an early first evaluation never generalised: distribution_mismatch
-        if m["val_drop_before_z"] < 2.0 and m["train_done_before_eval"] < 0.5:
+        if m["val_drop_before_z"] < 2.0 and m["train_done_before_eval"] < self.late_first_eval:
             return None
         falling = m["train_fall_after"] >= self.train_fall
         big = m["val_rise_frac"] >= self.strong_rise

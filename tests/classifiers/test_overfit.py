@@ -39,7 +39,7 @@ def test_val_logged_100x_less_often_and_in_other_units_of_time():
 def test_five_evaluations_are_enough_when_the_rise_is_clear():
     steps = np.arange(25, 5001, 25)
     evals = np.array([1000, 2000, 3000, 4000, 5000])
-    run = run_of(loss=(steps, 0.3 * np.exp(-steps / 500) + 2e-4),
+    run = run_of(loss=(steps, 0.3 * np.exp(-steps / 250) + 2e-4),
                  eval_loss=(evals, np.array([0.321, 0.3585, 0.3937, 0.4123, 0.42])))
     assert judge(Overfit(), run) is not None
 
