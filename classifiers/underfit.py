@@ -8,10 +8,9 @@ per-step logs), the smoothed loss in the middle (40-60% of the run) and at the e
 15%); the validation loss at its end; all by signals' robust levels.
 Rule: for positive losses, the training loss keeps at least half of its starting value (it fell
 less than 50%; a model too small to learn anything may not move at all, or end a little
-higher);
-it stopped improving: the second half improved it by under 5%, at under 15% of the rate of
-the stretch before (a knee, not a slow steady descent), or plateau's measurement finds it
-stuck; and validation ends within 15% of training (or below it). Losses that can be negative
+higher); it stopped improving: the second half improved it by under 5%, at under 15% of the
+rate of the stretch before (a knee, not a slow steady descent), or plateau's measurement finds
+it stuck; and validation ends within 15% of training (or below it). Losses that can be negative
 have no "high" to speak of and are not judged.
 Confidence: 0.5 + 0.3 x how much of the start is left beyond 50% (scaled to 1 at 90%) + 0.15
 when the train/val gap is under 5%.

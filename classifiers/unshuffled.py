@@ -6,12 +6,12 @@ Signal: signals.dominant_period of the detrended training loss (autocorrelation 
 folded to the fundamental) and the epoch length in steps when the run says it: from an `epoch`
 metric (where its integer part changes), else from the validation cadence. Running-mean metrics
 (Keras `batch_*`) reset every epoch by construction and are not read.
-Rule: a period of at least 4 points seen at least 3 times with autocorrelation >= 0.3 that
-dips by as much in between (a bump on a slowly decaying autocorrelation is no cycle); when the
-epoch length is logged (an `epoch` metric), the period must match it or divide it (class
-blocks of equal size repeat inside the epoch); a validation cadence is only a hint (it matches
-when either is a small multiple of the other); a learning rate that itself cycles with that
-period (warm restarts) vetoes the finding.
+Rule: a period of at least 4 points seen at least 3 times with autocorrelation >= 0.3 that dips
+by as much in between (a bump on a slowly decaying autocorrelation is no cycle); when the epoch
+length is logged (an `epoch` metric) or hinted (the validation cadence), one must be a small
+multiple of the other (class blocks of equal size repeat inside the epoch; a logged epoch can
+count in other units); a period that fits no logged epoch is rejected; a learning rate that
+itself cycles with that period (warm restarts) vetoes the finding.
 Confidence: 0.5 + 0.4 x min(1, (strength - 0.3) / 0.4), + 0.1 when the period matches the
 epoch length.
 Known false positives: cyclic schedules when the LR is not logged; a periodic evaluation or
@@ -86,10 +86,9 @@ class Unshuffled(Classifier):
             return None
         period_steps = per.period
         epoch, source = epoch_length(run)
-        # the epoch, or equal class blocks inside it (epoch ~ m x period); a validation cadence
-        # is only a hint, so a period of a few evaluations matches it too
-        match = bool(epoch) and (_multiple(epoch, period_steps) or (
-            source == "val_cadence" and _multiple(period_steps, epoch)))
+        # the epoch, or equal class blocks inside it (epoch ~ m x period), or a few epochs when
+        # the logged epoch counts in other units (logging every k steps, accumulation)
+        match = bool(epoch) and (_multiple(epoch, period_steps) or _multiple(period_steps, epoch))
         ev = {"period_steps": period_steps, "strength": per.strength, "cycles": per.cycles,
               "prominence": per.prominence, "epoch_steps": epoch, "epoch_source": source,
               "metric": curve.metric,
