@@ -11,7 +11,7 @@ against the rate from the drop to the end.
 The budget is the logged span of the train loss: a schedule that anneals to ~0 at the END of
 the logged run (cosine, linear) falls below the fraction only late and is not flagged.
 Rule: the drop comes within the first `max_budget` of the run and the LR stays low for at least
-90% of the points after it; the loss improved significantly before the drop (at least 3 standard
+90% of the points after it; the loss improved significantly before the drop (at least 2 standard
 errors of the two k-point medians compared) and its improvement rate after the drop is at
 most `stall_ratio` of the rate before; and from just after the drop (past the instant dip a
 cut gives) to the end the loss improves by at most `max_post_gain` of its level (a loss that
@@ -92,7 +92,7 @@ class LrDecayedTooEarly(Classifier):
     def judge(self, m: dict) -> Finding | None:
         if m["decay_fraction"] > self.max_budget or m["stays_low"] < 0.9:
             return None
-        if m["pre_gain_z"] < 3.0 or m["rate_ratio"] > self.stall_ratio:
+        if m["pre_gain_z"] < 2.0 or m["rate_ratio"] > self.stall_ratio:
             return None
         if not m["post_gain"] <= self.max_post_gain:  # still improving (NaN: cannot tell)
             return None

@@ -11,8 +11,8 @@ Rule: the grad norm lost at least `strong_orders` orders of magnitude, or at lea
 with the collapse in the first half of the run and the loss having removed at most
 `weak_progress` of its starting level (a deep saturating net stuck near its initial loss); and
 from the onset on the loss improved by at most `stall` of its whole improvement (or by no
-more than 3 standard errors, or 2% of its level), while it is not near zero (a loss that
-reached ~0 legitimately has ~0 gradients).
+more than 3 standard errors, or 2% of its level) and did not blow up, while it is not near
+zero at the onset or the end (a loss that reached ~0 legitimately has ~0 gradients).
 Confidence: 0.45 at `min_orders`, +0.2 per further order, capped at 0.95.
 Evidence: grad_norm_decay (initial / late grad norm), grad_norm_orders, grad_norm_early,
 grad_norm_late, onset_step, onset_fraction, loss_progress (share of the starting loss removed),
@@ -95,7 +95,10 @@ class VanishingGradients(Classifier):
         if (m["loss_gain_after"] > self.stall and m["loss_gain_after_z"] > 3.0
                 and m["loss_gain_after_rel"] > 0.02):
             return None
-        if m["loss_start"] > 0 and m["loss_end"] <= self.near_zero * m["loss_start"]:
+        if m["loss_gain_after_rel"] < -0.5:  # the loss blew up after it: exploding, not stuck
+            return None
+        near_zero = self.near_zero * m["loss_start"]
+        if m["loss_start"] > 0 and min(m["loss_end"], m["loss_at_onset"]) <= near_zero:
             return None  # the loss reached ~0: small gradients are expected there
         conf = 0.45 + 0.2 * (m["grad_norm_orders"] - self.min_orders)
         summary = (f"The gradient norm fell {m['grad_norm_decay']:.3g}x "
