@@ -8,7 +8,9 @@ norm's late median over its median before the minimum, when logged.
 Rule: the end level is above the minimum by at least 30% (ln ratio >= 0.26; half that when the
 loss ends non-finite) for positive losses, and by at least a quarter of the initial drop; for
 losses that can be negative or zero, the rise must reach half of the curve's robust range.
-The rise must also clear the point-to-point noise 4x, and the minimum must not be at the end.
+The rise must also clear 4x the point-to-point noise of the run before its minimum (a blow-up's
+own swings are no yardstick), and the minimum must not be at the end. The per-step series is
+read when the loss is also logged per epoch.
 Confidence: 0.6 + 0.3 x min(1, ln(end/min) / ln 3) (or the rise in ranges), + 0.1 when the
 gradient norm grew 3x or the loss ended non-finite.
 Known false positives: a deliberate schedule that raises the loss (curriculum to harder data,
@@ -39,8 +41,16 @@ class Exploding(Classifier):
         self.min_drop_share = min_drop_share
         self.min_range_share = min_range_share
 
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """Judged on the per-step series when one exists (the base counts the primary)."""
+        detail = run.detailed("train_loss")
+        if detail is None or len(detail) >= self.min_points:
+            return None if detail is not None else super().skip_reason(run)
+        return (f"training loss has {len(detail)} point(s) at its finest logging; "
+                f"{self.label} needs at least {self.min_points}")
+
     def measure(self, run: RunSeries) -> dict | None:
-        curve = run.curve("train_loss")
+        curve = run.detailed("train_loss")
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
@@ -55,7 +65,9 @@ class Exploding(Classifier):
             "ends_nonfinite": bool(len(curve) and not np.isfinite(curve.values[-1])),
             "rise_log": signals.log_ratio(low, end),
             "rise_ratio": (end - low) / signals.scale(level),
-            "noise": signals.noise_level(y),
+            # the noise of the run before it went wrong (a blow-up's own swings are no yardstick);
+            # too few points before the minimum to tell: no noise test
+            "noise": signals.noise_level(y[: int(np.searchsorted(x, xs[i_min])) + 1]),
         }
         ev["early"] = ev["min_fraction"] <= 0.05
         after = level[i_min:]
