@@ -103,3 +103,19 @@ def test_evaluate_script_on_a_small_labelled_slice(tmp_path: Path) -> None:
         assert r["truth"] == labels[r["name"]]["label"]
     assert 0.0 <= corpus["macro_f1"] <= 1.0
     assert "real" not in report
+
+
+@pytest.mark.slow
+def test_evaluate_script_on_the_committed_corpus_slice() -> None:
+    corpus = REPO / "benchmarks" / "corpus" / "corpus.tar.xz"
+    if not corpus.is_file():
+        pytest.skip("benchmarks/corpus/corpus.tar.xz not generated")
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "evaluate.py"), "--corpus", "--json",
+         "--limit", "3"],
+        capture_output=True, text=True, timeout=300, cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert 3 <= report["corpus"]["runs"] <= 9  # a W&B entry expands to its runs
+    assert not [m for m in report["messages"] if "unreadable" in m], report["messages"]
