@@ -25,6 +25,8 @@ lr_final_ratio.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from classifiers import signals
@@ -33,6 +35,8 @@ from classifiers.diagnosis import Finding, Span
 from classifiers.run import RunSeries
 
 _TAILS = (0.8, 0.7, 0.6, 0.5, 0.4)
+_MEASURED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TREND_POINTS = 120  # Theil-Sen on 120 bucket medians a window: ample for a slope
 
 
 def _segment(y: np.ndarray, lo: float, hi: float) -> float:
@@ -57,6 +61,15 @@ class Plateau(Classifier):
         self.late_gain = late_gain
 
     def measure(self, run: RunSeries) -> dict | None:
+        """The stall statistics of a run (computed once per run and settings: underfit reads
+        them too)."""
+        per_run = _MEASURED.setdefault(run, {})
+        if repr(self) not in per_run:
+            per_run[repr(self)] = self._measure(run)
+        ev = per_run[repr(self)]
+        return None if ev is None else dict(ev)
+
+    def _measure(self, run: RunSeries) -> dict | None:
         curve = run.curve("train_loss")
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points or np.ptp(x) == 0:
@@ -93,10 +106,10 @@ class Plateau(Classifier):
             j = min(int(np.searchsorted(xs, cut - frac * np.ptp(x) / 2)), i_cut - 2)
             if j < 0 or len(xs) - i_cut < 2:
                 continue
-            tail_trend = signals.trend(xs[i_cut:], t[i_cut:])
+            tail_trend = signals.trend(xs[i_cut:], t[i_cut:], _TREND_POINTS)
             # progress in the tail: along its trend, or as new best values (spikes hide trends)
             gained = max(-tail_trend.change(xs[i_cut], xs[-1]), best[i_cut] - best[-1])
-            rate_before = -signals.trend(xs[j:i_cut], t[j:i_cut]).slope
+            rate_before = -signals.trend(xs[j:i_cut], t[j:i_cut], _TREND_POINTS).slope
             ratio = -tail_trend.slope / rate_before if rate_before > 0 else np.inf
             small = gained <= self.tail_share * total or (ev["log_scale"] and gained < 0.01)
             # and, in log scale, the tail improved the loss itself by under late_gain (3%)
