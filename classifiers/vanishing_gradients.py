@@ -13,11 +13,19 @@ with the collapse in the first half of the run and the loss having removed at mo
 from the onset on the loss improved by at most `stall` of its whole improvement (or by no
 more than 3 standard errors, or 2% of its level) and did not blow up, while it is not near
 zero at the onset or the end (a loss that reached ~0 legitimately has ~0 gradients).
-Confidence: 0.45 at `min_orders`, +0.2 per further order, capped at 0.95.
+Early collapse: a deep saturating net's norm often falls only 3-10x (the head soaks up the first
+updates, then the body's gradients are all that is left), as a healthy run's does while its loss
+falls; what separates them is timing and the loss. So a fall of `collapse_orders` from the early
+peak (the largest smoothed level in the first 10%) that is reached within the first
+`collapse_by` of the run and held to the end (the late level), while the loss over the whole run
+removed at most `weak_progress` of its start, fires too (the blow-up and near-zero exclusions
+still apply). A healthy run's norm quietens gradually as its loss falls by well over half.
+Confidence: 0.45 at `min_orders`, +0.2 per further order, capped at 0.95; an early collapse of
+under `min_orders` reads 0.4.
 Evidence: grad_norm_decay (initial / late grad norm), grad_norm_orders, grad_norm_early,
 grad_norm_late, onset_step, onset_fraction, loss_progress (share of the starting loss removed),
 loss_at_onset, loss_end, loss_gain_after (share of the run's loss improvement made after the
-onset).
+onset), collapse_orders (early peak / late level, in orders), collapse_step, collapse_fraction.
 Known false positives: a model that has truly converged on a full-batch objective (the gradient
 does vanish there); a grad norm logged after a scaling that shrinks over time (an fp16 loss
 scale left in the logged value).
@@ -47,12 +55,15 @@ class VanishingGradients(Classifier):
     min_points = 10
 
     def __init__(self, *, min_orders: float = 1.0, strong_orders: float = 2.0,
-                 stall: float = 0.1, near_zero: float = 0.05, weak_progress: float = 0.5) -> None:
+                 stall: float = 0.1, near_zero: float = 0.05, weak_progress: float = 0.5,
+                 collapse_orders: float = 0.5, collapse_by: float = 0.25) -> None:
         self.min_orders = min_orders
         self.strong_orders = strong_orders
         self.stall = stall
         self.near_zero = near_zero
         self.weak_progress = weak_progress
+        self.collapse_orders = collapse_orders
+        self.collapse_by = collapse_by
 
     def measure(self, run: RunSeries) -> dict | None:
         gx, gy = finite_curve(run, "grad_norm")
@@ -64,10 +75,16 @@ class VanishingGradients(Classifier):
         smooth = rolling_median(logg, odd_window(len(logg), 0.05, lo=3))
         below = np.flatnonzero(smooth <= early - self.min_orders)
         onset = float(gx[below[0]]) if len(below) else float(gx[-1])
+        peak = float(np.max(smooth[:max(3, len(smooth) // 10)]))  # early peak, smoothed
+        fell = np.flatnonzero(smooth <= peak - self.collapse_orders)
+        collapse = float(gx[fell[0]]) if len(fell) else float(gx[-1])
+        span = max(gx[-1] - gx[0], TINY)
         k = max(3, len(ty) // 20)
         start, end = head_level(ty, 0.0, k), tail_level(ty, 0.0, k)
         at_onset = leading_median(tx, ty, onset - 0.5, k)  # from the onset on (epoch logs)
         at_onset = at_onset if np.isfinite(at_onset) else end
+        at_collapse = leading_median(tx, ty, collapse - 0.5, k)
+        at_collapse = at_collapse if np.isfinite(at_collapse) else end
         total = start - end
         se = 1.25 * max(noise_level(ty), TINY) * np.sqrt(2.0 / k)
         return {
@@ -76,7 +93,10 @@ class VanishingGradients(Classifier):
             "grad_norm_orders": float(early - late),
             "grad_norm_decay": float(10 ** (early - late)),
             "onset_step": int(onset), "end_step": int(max(gx[-1], tx[-1])),
-            "onset_fraction": float((onset - gx[0]) / max(gx[-1] - gx[0], TINY)),
+            "onset_fraction": float((onset - gx[0]) / span),
+            "collapse_orders": float(peak - late), "collapse_step": int(collapse),
+            "collapse_fraction": float((collapse - gx[0]) / span),
+            "grad_norm_peak": float(10 ** peak), "loss_at_collapse": at_collapse,
             "loss_progress": float(total / max(abs(start), abs(end), TINY)),
             "loss_start": start, "loss_at_onset": at_onset, "loss_end": end,
             "loss_gain_after": float((at_onset - end) / total) if total > 0 else 0.0,
@@ -84,16 +104,27 @@ class VanishingGradients(Classifier):
             "loss_gain_after_rel": float((at_onset - end) / max(abs(at_onset), abs(end), TINY)),
         }
 
+    def _collapsed_early(self, m: dict) -> bool:
+        """A fall of `collapse_orders` from the early peak, reached in the first `collapse_by`
+        of the run and held, with the loss never getting far from its start."""
+        return (m["collapse_orders"] >= self.collapse_orders
+                and m["collapse_fraction"] <= self.collapse_by
+                and m["loss_progress"] <= self.weak_progress)
+
+    def _stalled(self, m: dict) -> bool:
+        """From the onset on, the loss made no real progress (share, z-score or relative)."""
+        return not (m["loss_gain_after"] > self.stall and m["loss_gain_after_z"] > 3.0
+                    and m["loss_gain_after_rel"] > 0.02)
+
     def judge(self, m: dict) -> Finding | None:
-        if m["grad_norm_orders"] < self.min_orders:
+        early = self._collapsed_early(m)
+        if m["grad_norm_orders"] < self.min_orders and not early:
             return None
         # one order: the collapse came early and the loss never got far from where it started
         # (a run that converged first and then quietened down has small gradients too)
         weak = m["onset_fraction"] <= 0.5 and m["loss_progress"] <= self.weak_progress
-        if m["grad_norm_orders"] < self.strong_orders and not weak:
-            return None
-        if (m["loss_gain_after"] > self.stall and m["loss_gain_after_z"] > 3.0
-                and m["loss_gain_after_rel"] > 0.02):
+        decayed = m["grad_norm_orders"] >= self.strong_orders or weak
+        if not early and not (decayed and self._stalled(m)):
             return None
         if m["loss_gain_after_rel"] < -0.5:  # the loss blew up after it: exploding, not stuck
             return None
@@ -101,6 +132,11 @@ class VanishingGradients(Classifier):
         if m["loss_start"] > 0 and min(m["loss_end"], m["loss_at_onset"]) <= near_zero:
             return None  # the loss reached ~0: small gradients are expected there
         conf = 0.45 + 0.2 * (m["grad_norm_orders"] - self.min_orders)
+        if m["grad_norm_orders"] < self.min_orders:  # only the early collapse: report that one
+            conf = 0.4
+            m = {**m, "onset_step": m["collapse_step"], "onset_fraction": m["collapse_fraction"],
+                 "loss_at_onset": m["loss_at_collapse"], "grad_norm_early": m["grad_norm_peak"],
+                 "grad_norm_decay": float(10 ** m["collapse_orders"])}
         summary = (f"The gradient norm fell {m['grad_norm_decay']:.3g}x "
                    f"({m['grad_norm_early']:.3g} -> {m['grad_norm_late']:.3g}) and the loss "
                    f"barely moved after step {m['onset_step']} "

@@ -41,9 +41,33 @@ def test_near_miss_one_order_after_a_run_that_converged():
     assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
 
 
-def test_near_miss_grad_norm_falls_3x_only():
-    grad = _noisy(np.where(STEPS < 1000, 1.0, 0.3))
+def test_near_miss_grad_norm_falls_2x_only():
+    grad = _noisy(np.where(STEPS < 1000, 1.0, 0.5))
     loss = np.full(len(STEPS), 2.3) + 0.01 * RNG.standard_normal(len(STEPS))
+    assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
+
+
+def test_early_collapse_of_a_few_x_with_the_loss_creeping_near_its_start_fires():
+    # a deep sigmoid stack: the head soaks up the first updates (norm 3 -> 0.4 in the first 5%),
+    # then the loss creeps 1.3 -> 1.05 and the norm stays down
+    grad = _noisy(np.where(STEPS < 250, 3.0, 0.4), 0.2)
+    loss = 1.05 + 0.25 * np.exp(-STEPS / 1500) + 0.01 * RNG.standard_normal(len(STEPS))
+    f = judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad)))
+    assert f is not None and f.confidence == pytest.approx(0.4)
+    assert f.evidence["collapse_fraction"] < 0.1 and 200 <= f.span.start_step <= 400
+    assert 5 < f.evidence["grad_norm_decay"] < 10  # the playbook reads the early collapse's fall
+
+
+def test_near_miss_a_few_x_quietening_late_in_a_slow_run():
+    # the norm drifts down 4x over the first half while a hard task's loss falls 40%: healthy
+    grad = _noisy(10 ** (-0.6 * np.minimum(STEPS / 2500, 1.0)), 0.2)
+    loss = 1.6 + 1.2 * np.exp(-STEPS / 1500) + 0.01 * RNG.standard_normal(len(STEPS))
+    assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
+
+
+def test_near_miss_early_collapse_while_the_loss_falls_most_of_the_way():
+    grad = _noisy(np.where(STEPS < 250, 3.0, 0.4), 0.2)
+    loss = 0.1 + 2.2 * np.exp(-STEPS / 800) + 0.01 * RNG.standard_normal(len(STEPS))
     assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
 
 
