@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from classifiers.signals._theil_kendall import theil_kendall
 from classifiers.signals.reduce import bucket
 from classifiers.signals.spread import TINY, noise_level
 
@@ -37,8 +38,11 @@ def trend(x: np.ndarray, y: np.ndarray, max_points: int = 300) -> Trend:
     if n == 2:  # one pair: its slope, and no significance to speak of
         slope = float((y[1] - y[0]) / (x[1] - x[0]))
         return Trend(slope, slope, slope, float(np.sign(slope)), 1.0, n)
-    slope, _, low, high = stats.theilslopes(y, x)
-    tau, p = stats.kendalltau(x, y)
+    if np.isfinite(x).all() and np.isfinite(y).all():
+        slope, low, high, tau, p = theil_kendall(x, y)  # scipy's numbers, ~10x cheaper
+    else:
+        slope, _, low, high = stats.theilslopes(y, x)
+        tau, p = stats.kendalltau(x, y)
     return Trend(float(slope), float(low), float(high), float(np.nan_to_num(tau)),
                  float(1.0 if np.isnan(p) else p), n)
 

@@ -1,0 +1,65 @@
+"""The fast paths in classifiers.signals give exactly the numbers of the library calls they
+replace (a speed-up must not move a single diagnosis)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from classifiers import signals
+from classifiers.signals._theil_kendall import theil_kendall
+
+
+def _scipy(x: np.ndarray, y: np.ndarray) -> tuple[float, ...]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        slope, _, low, high = stats.theilslopes(y, x)
+        tau, p = stats.kendalltau(x, y)
+    return float(slope), float(low), float(high), float(tau), float(p)
+
+
+def _cases(rng: np.random.Generator):
+    """Noise, decays, monotone curves (scipy's exact p-value path), ties in x and y, short and
+    unsorted series: every branch of the two statistics."""
+    for trial in range(400):
+        n = int(rng.integers(3, 320)) if trial % 4 else int(rng.integers(3, 34))
+        x = np.sort(rng.uniform(0, 1000, n))
+        kind = trial % 6
+        if kind == 0:
+            y = rng.normal(size=n)
+        elif kind == 1:
+            x = np.sort(rng.integers(0, max(2, n // 4), n)).astype(float)  # tied steps
+            y = rng.normal(size=n)
+        elif kind == 2:
+            y = np.round(rng.normal(size=n), 1)  # tied values
+        elif kind == 3:
+            y = np.exp(-x / 300) + 0.01 * rng.normal(size=n)
+        elif kind == 4:
+            y = np.sort(rng.normal(size=n))[:: 1 if trial % 2 else -1].copy()
+            y[: trial % 3] = y[trial % 3]  # monotone: 0 or 1 discordant pairs
+        else:
+            x = rng.permutation(x)
+            y = rng.integers(0, 3, n).astype(float)
+        if np.ptp(x) > 0 and np.ptp(y) > 0:
+            yield x, y
+
+
+def test_theil_kendall_is_bit_identical_to_scipy():
+    rng = np.random.default_rng(7)
+    checked = 0
+    for x, y in _cases(rng):
+        ours, ref = theil_kendall(x, y), _scipy(x, y)
+        assert ours == pytest.approx(ref, rel=0, abs=0, nan_ok=True), (len(x), ours, ref)
+        checked += 1
+    assert checked > 350
+
+
+def test_trend_matches_scipy_after_bucketing_and_falls_back_on_non_finite_values():
+    x = np.arange(5000, dtype=float)
+    y = 2.0 * np.exp(-x / 800) + 0.02 * np.random.default_rng(3).normal(size=5000)
+    t = signals.trend(x, y)
+    xb, yb = signals.bucket(x, y, 300, "median")
+    assert (t.slope, t.low, t.high, t.tau, t.p_value) == _scipy(xb, yb)
+    y[10] = np.inf  # not cleaned by the caller: scipy's own handling, whatever it gives
+    assert signals.trend(x[:200], y[:200]).n == 200
