@@ -10,8 +10,13 @@ Rule: for positive losses, the training loss keeps at least half of its starting
 less than 50%; a model too small to learn anything may not move at all, or end a little
 higher); it stopped improving: the second half improved it by under 5%, at under 15% of the
 rate of the stretch before (a knee, not a slow steady descent), or plateau's measurement finds
-it stuck; and validation ends within 15% of training (or below it). Losses that can be negative
-have no "high" to speak of and are not judged.
+it stuck; and validation ends within 15% of training (or below it). A run that barely moved
+(kept at least `near_start`, 80%, of its starting loss: still near its initial, chance-level
+loss) needs no knee: a second half gaining under 5% is stopped enough, whatever the rate before
+it (a model too small or too regularised often creeps from the first step, so it has no knee to
+find). A second half that rose by over `max_late_rise` (10%) is not a flat line at a high level
+(exploding's or oscillating's business). Losses that can be negative have no "high" to speak of
+and are not judged.
 Confidence: 0.5 + 0.3 x how much of the start is left beyond 50% (scaled to 1 at 90%) + 0.15
 when the train/val gap is under 5%.
 Known false positives: a fine-tune that starts near its best loss (little room to fall, so
@@ -46,12 +51,15 @@ class Underfit(Classifier):
 
     def __init__(self, *, min_kept: float = 0.5, max_kept: float = 1.1,
                  max_late_gain: float = 0.05, max_gap: float = 0.15,
-                 max_rate_ratio: float = 0.15) -> None:
+                 max_rate_ratio: float = 0.15, near_start: float = 0.8,
+                 max_late_rise: float = 0.1) -> None:
         self.min_kept = min_kept
         self.max_kept = max_kept
         self.max_late_gain = max_late_gain
         self.max_gap = max_gap
         self.max_rate_ratio = max_rate_ratio
+        self.near_start = near_start
+        self.max_late_rise = max_late_rise
         self._plateau = Plateau()  # "stopped improving" is plateau's measurement, reused
 
     def measure(self, run: RunSeries) -> dict | None:
@@ -81,10 +89,12 @@ class Underfit(Classifier):
         }
 
     def underfits(self, ev: dict) -> bool:
-        stalled = ev["plateau"] or (ev["late_gain"] < self.max_late_gain
-                                    and ev["rate_ratio"] <= self.max_rate_ratio)
+        flat_late = ev["late_gain"] < self.max_late_gain
+        knee = flat_late and ev["rate_ratio"] <= self.max_rate_ratio
+        barely_moved = flat_late and ev["kept"] >= self.near_start  # no knee to look for
+        stalled = ev["plateau"] or knee or barely_moved
         return (self.min_kept <= ev["kept"] <= self.max_kept and stalled
-                and ev["gap_ratio"] <= self.max_gap)
+                and ev["late_gain"] >= -self.max_late_rise and ev["gap_ratio"] <= self.max_gap)
 
     def judge(self, ev: dict) -> Finding:
         high = min(1.0, (ev["kept"] - self.min_kept) / 0.4)

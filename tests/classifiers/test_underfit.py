@@ -58,3 +58,26 @@ def test_real_runs(real_runs):
     # known: the high-LR sweep member stuck at unigram loss with validation close by is
     # underfit by this rule; labels.json calls it plateau only (which also fires)
     assert all("highlr_stuck" in e for e in fired), fired
+
+
+def test_a_tiny_model_creeping_near_its_start_without_a_knee_is_underfit():
+    # 2.3 -> 2.1 at a steady rate (no knee), the second half gaining ~2%: it kept ~90% of its
+    # starting loss and is not going anywhere
+    creep = 2.3 - 0.01 * EP + 0.002 * RNG.standard_normal(20)
+    f = judge(Underfit(), run_of(loss=(EP, creep), val_loss=(EP, creep * 1.01)))
+    assert f is not None and f.evidence["kept"] > 0.9 and f.evidence["rate_ratio"] > 0.5
+
+
+def test_near_miss_creeping_near_its_start_but_still_gaining_over_5_percent_late():
+    creep = 2.3 - 0.03 * EP + 0.002 * RNG.standard_normal(20)  # kept ~0.76, late gain ~12%
+    assert judge(Underfit(), run_of(loss=(EP, creep), val_loss=(EP, creep * 1.01))) is None
+    creep = 2.3 * (1 - 0.01 * EP)  # kept ~0.81 but the second half still gains ~5.5%
+    assert judge(Underfit(), run_of(loss=(EP, creep), val_loss=(EP, creep * 1.01))) is None
+
+
+def test_a_second_half_that_rises_is_not_a_flat_high_line():
+    # fell to 1.4 by the middle, then climbed back to 2.0: kept ~0.8 and close to val, but rising
+    y = np.concatenate([_knee(2.4, 1.4, n=10), np.linspace(1.4, 2.0, 10)])
+    assert judge(Underfit(), run_of(loss=(EP, y), val_loss=(EP, y * 1.02))) is None
+    flat = np.concatenate([_knee(2.4, 1.4, n=10), np.full(10, 1.45)])  # same run, flat: fires
+    assert judge(Underfit(), run_of(loss=(EP, flat), val_loss=(EP, flat * 1.02))) is not None
