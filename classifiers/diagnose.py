@@ -26,6 +26,7 @@ from classifiers.labels import HEALTHY, severity_rank
 from classifiers.playbook import attach_causes
 from classifiers.registry import all_classifiers
 from classifiers.run import RunSeries, split_runs
+from classifiers.signals import memo_scope
 
 
 def diagnose(
@@ -70,14 +71,15 @@ def diagnose_run(
     """Run every classifier on one RunSeries and assemble its Diagnosis."""
     findings: list[Finding] = []
     skipped: list[Skipped] = []
-    for clf in (classifiers if classifiers is not None else all_classifiers()):
-        reason = clf.skip_reason(run)
-        if reason is not None:
-            skipped.append(Skipped(clf.label, reason))
-            continue
-        finding = clf.detect(run)
-        if finding is not None:
-            findings.append(attach_causes(finding))
+    with memo_scope():  # classifiers smoothing the same curve share the work
+        for clf in (classifiers if classifiers is not None else all_classifiers()):
+            reason = clf.skip_reason(run)
+            if reason is not None:
+                skipped.append(Skipped(clf.label, reason))
+                continue
+            finding = clf.detect(run)
+            if finding is not None:
+                findings.append(attach_causes(finding))
     findings = order_findings(findings)
     return Diagnosis(
         run=run.name,

@@ -15,10 +15,14 @@ a few thousand while a one-point spike still survives the reduction.
 Losses can be negative or near zero (ELBOs, contrastive losses, a converged regression), so
 relative changes are scaled by a robust spread of the curve (`scale`), never by the value
 itself; log-domain helpers apply only where every value is positive.
+
+Within `memo_scope()` (diagnose_run opens one per run) `smooth` remembers its results by
+content: plateau, underfit, exploding and loss_spikes all smooth the same training loss.
 """
 
 from __future__ import annotations
 
+from classifiers.signals._memo import memo_scope
 from classifiers.signals.events import (
     Periodicity,
     Spikes,
@@ -56,7 +60,8 @@ from classifiers.signals.trends import Trend, best_so_far, change_points, stall_
 __all__ = [
     "MAD_TO_SIGMA", "Periodicity", "Spikes", "TINY", "Trend", "all_positive", "autocorrelation",
     "best_so_far", "bucket", "change_points", "dominant_period", "ewma", "find_spikes",
-    "finite_points", "head_level", "log_ratio", "loss_cycle", "noise_level", "odd_window",
+    "finite_points", "head_level", "log_ratio", "loss_cycle", "memo_scope", "noise_level",
+    "odd_window",
     "relative_change", "robust_range", "robust_spread", "rolling_mean", "rolling_median",
     "safe_log", "savgol", "scale", "shave_spikes", "smooth", "stall_index", "tail_level", "trend",
 ]

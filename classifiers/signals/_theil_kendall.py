@@ -10,6 +10,8 @@ where scipy switches to the exact Kendall null distribution, its own function co
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy import special, stats
 
@@ -43,18 +45,42 @@ def _rank_tie_stats(groups: np.ndarray) -> tuple[int, int, int]:
             int((cnt * (cnt - 1.) * (2 * cnt + 5)).sum()))
 
 
+@lru_cache(maxsize=8)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays (i, j) of every pair i < j of n points."""
+    i, j = np.triu_indices(n, 1)
+    return i, j
+
+
+def _order_stats(values: np.ndarray, ranks: list[int]) -> list[float]:
+    """The values at these positions of sorted(values), from one partial sort."""
+    kth = sorted({r for r in ranks if 0 <= r < len(values)})
+    part = np.partition(values, kth)
+    return [float(part[r]) for r in ranks]
+
+
 def theil_kendall(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, float]:
     """(slope, low, high, tau, p_value) exactly as scipy's theilslopes(y, x) and
-    kendalltau(x, y) give them; NaN tau/p where scipy gives NaN."""
+    kendalltau(x, y) give them; NaN where scipy gives NaN.
+
+    Strictly increasing x (every curve's steps) takes the pairs i < j directly and reads the
+    median and interval ends off one partial sort; other x take scipy's own pair matrix."""
     n = len(y)
-    dx = x[:, np.newaxis] - x
-    dy = y[:, np.newaxis] - y
-    up = dx > 0
-    slopes = dy[up] / dx[up]
-    slopes.sort()
+    if n > 2 and bool(np.all(x[1:] > x[:-1])):
+        i, j = _pairs(n)
+        dy = y[j] - y[i]
+        slopes = dy / (x[j] - x[i])
+        dis = int(np.count_nonzero(dy < 0))
+        ntie = 0
+    else:
+        dx = x[:, np.newaxis] - x
+        dy = y[:, np.newaxis] - y
+        up = dx > 0
+        slopes = dy[up] / dx[up]
+        dis = int(np.count_nonzero(up & (dy < 0)))  # each discordant pair once, from dx > 0
+        ntie = (int(np.count_nonzero((dx == 0) & (dy == 0))) - n) // 2  # tied in x and y
     nt = len(slopes)
     mid = nt // 2
-    slope = slopes[mid] if nt % 2 else (slopes[mid - 1] + slopes[mid]) / 2.0
     x_groups, y_groups = _tie_groups(x), _tie_groups(y)
     sigsq = 1 / 18. * (n * (n - 1) * (2 * n + 5) - _sen_sum(x_groups) - _sen_sum(y_groups))
     try:  # heavy ties in both x and y can make sigsq negative: no interval (as scipy)
@@ -62,18 +88,18 @@ def theil_kendall(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, fl
             sigma = np.sqrt(sigsq)
         ru = min(int(np.round((nt - _Z * sigma) / 2.)), nt - 1)
         rl = max(int(np.round((nt + _Z * sigma) / 2.)) - 1, 0)
-        low, high = slopes[rl], slopes[ru]
-    except (ValueError, IndexError):
-        low = high = np.nan
+    except ValueError:
+        ru = rl = -1
+    lo_mid, hi_mid, low, high = _order_stats(slopes, [mid - 1, mid, rl, ru])
+    slope = hi_mid if nt % 2 else (lo_mid + hi_mid) / 2.0
+    if rl < 0 or ru < 0:
+        low = high = float("nan")
 
     tot = (n * (n - 1)) // 2
     xtie, x0, x1 = _rank_tie_stats(x_groups)
     ytie, y0, y1 = _rank_tie_stats(y_groups)
     if xtie == tot or ytie == tot:
         return float(slope), float(low), float(high), float("nan"), float("nan")
-    dis = int(np.count_nonzero(up & (dy < 0)))  # each discordant pair once, from its dx > 0 side
-    both = int(np.count_nonzero((dx == 0) & (dy == 0)))
-    ntie = (both - n) // 2  # pairs tied in x and y (the diagonal is not a pair)
     con_minus_dis = tot - xtie - ytie + ntie - 2 * dis
     tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
     tau = np.minimum(1., max(-1., tau))

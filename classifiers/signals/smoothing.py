@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 from scipy import signal as sps
 
+from classifiers.signals._memo import array_key, remembered
 from classifiers.signals.reduce import bucket
 
 
@@ -55,9 +56,17 @@ def smooth(
     x: np.ndarray, y: np.ndarray, frac: float = 0.05, max_points: int = 4000
 ) -> tuple[np.ndarray, np.ndarray]:
     """The curve a person sees through the noise: bucket medians, then a rolling median over
-    about `frac` of the run. Returns (steps, level)."""
-    xb, yb = bucket(x, y, max_points, "median")
-    return xb, rolling_median(yb, odd_window(len(yb), frac))
+    about `frac` of the run. Returns (steps, level). Remembered within a diagnosis
+    (`memo_scope`): several classifiers smooth the same training loss."""
+    x, y = np.asarray(x), np.asarray(y)
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        xb, yb = bucket(x, y, max_points, "median")
+        return xb, rolling_median(yb, odd_window(len(yb), frac))
+
+    xs, level = remembered(lambda: ("smooth", float(frac), int(max_points), array_key(x, y)),
+                           compute)
+    return xs, level
 
 
 def shave_spikes(y: np.ndarray, width: int = 5) -> np.ndarray:

@@ -43,6 +43,8 @@ def _cases(rng: np.random.Generator):
             y = rng.integers(0, 3, n).astype(float)
         if np.ptp(x) > 0 and np.ptp(y) > 0:
             yield x, y
+    for n in (10, 50, 200):  # ties so heavy that Sen's variance is negative: no interval
+        yield np.r_[np.zeros(n - 1), 1.0], np.r_[np.zeros(n - 2), 1.0, 1.0]
 
 
 def test_theil_kendall_is_bit_identical_to_scipy():
@@ -53,6 +55,7 @@ def test_theil_kendall_is_bit_identical_to_scipy():
         assert ours == pytest.approx(ref, rel=0, abs=0, nan_ok=True), (len(x), ours, ref)
         checked += 1
     assert checked > 350
+    assert np.isnan(theil_kendall(np.r_[np.zeros(9), 1.0], np.r_[np.zeros(8), 1.0, 1.0])[1])
 
 
 def test_trend_matches_scipy_after_bucketing_and_falls_back_on_non_finite_values():
