@@ -6,9 +6,11 @@ Signal: the smoothed training loss (bucket medians + rolling median), in log sca
 value is positive (losses heading to zero keep improving by factors, not by amounts). For the
 last 40%, 50%, ... 80% of the run, the improvement over that tail is compared with the whole
 run's improvement and with the rate just before it (Theil-Sen slopes on both windows).
-Rule: `flat_from_start` when the whole run gained under 3% (log scale; a mild net rise counts,
-a 30% rise from the best is exploding's) or, for losses that can be negative, moved less than
-the point-to-point noise; `stuck_after_drop` when the run did improve (by more than twice the
+Rule: `flat_from_start` when the whole run gained under 3% (log scale; a mild net rise counts)
+or, for losses with a value <= 0 (judged in their own units), moved less than the point-to-point
+noise; and the smoothed level stayed flat all along: within 30% (log scale) or twice the noise
+from end to end (a level that climbed and came back is exploding's or a spike's, one that swings
+is oscillating's); `stuck_after_drop` when the run did improve (by more than twice the
 noise) and some tail of at least 40% of the run delivered under 8% of the total improvement,
 improved the loss itself by under 2.5%, AND improved at under 7% of the rate of the window
 before it. A power law or exponential decay slows down gradually (rate ratios of 0.2-0.5
@@ -75,7 +77,8 @@ class Plateau(Classifier):
         if len(y) < self.min_points or np.ptp(x) == 0:
             return None
         xs, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
-        t = signals.safe_log(level)
+        # log scale for positive losses; otherwise the level itself, in the noise's units
+        t = signals.safe_log(level) if signals.all_positive(y) else level
         head, end = signals.head_level(t, 0.05), signals.tail_level(t, 0.05)
         total = head - end
         noise = signals.noise_level(signals.safe_log(y)) if signals.all_positive(y) \
@@ -87,10 +90,13 @@ class Plateau(Classifier):
             lr_v = lr.values[np.isfinite(lr.values)]
             ev["lr_final_ratio"] = float(lr_v[-1] / np.max(lr_v))
         # no real improvement over the whole run: within the noise, or (log scale) under 3% net,
-        # a mild net rise included (a rise of 30% from the best is exploding's)
-        rose = float(t[-1] - np.min(t)) if ev["log_scale"] else 0.0
-        flat = abs(total) <= max(noise, 1e-12) and not ev["log_scale"]
-        if flat or (ev["log_scale"] and total < self.flat_log and rose < 0.26):
+        # a mild net rise included; and flat all along, not only net: a level that wandered
+        # beyond the noise band (or 30% in log scale) and came back is no flat line (a climb
+        # and recovery is exploding's or a spike's, a swinging level oscillating's)
+        wander = float(np.ptp(t))
+        flat = (not ev["log_scale"] and abs(total) <= max(noise, 1e-12)
+                and wander <= 2 * max(noise, 1e-12))
+        if flat or (ev["log_scale"] and total < self.flat_log and wander < 0.26):
             ev.update(kind="flat_from_start", stuck_fraction=1.0, stall_step=int(x[0]),
                       tail_improvement=0.0, rate_ratio=0.0,
                       tail_tau=signals.trend(xs, t).tau)

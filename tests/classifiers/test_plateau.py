@@ -84,3 +84,33 @@ def test_slow_creep_witnessed_by_a_flat_validation_loss():
     # the same creep with validation still improving is a slow, healthy descent
     still = 0.5 + 0.3 * np.exp(-ep / 8)
     assert judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, still))) is None
+
+
+def test_a_level_that_climbed_3x_and_came_back_is_not_flat():
+    # net change ~0 (log scale) but the smoothed level rose 3x mid-run and recovered: no flat line
+    bump = 1.0 + 2.0 * np.exp(-(((STEPS - 1000) / 300) ** 2))
+    loss = 0.6 * bump + _noise(len(STEPS))
+    assert judge(Plateau(), run_of(loss=(STEPS, loss))) is None
+
+
+def test_a_loss_with_zeros_is_judged_in_its_own_units():
+    # one logged 0.0 turns off the log scale: a level swinging 0.4 <-> 1.4 (noise ~0.3) with no
+    # net progress is not flat within the noise; the same loss sitting at 1.0 is
+    swing = 0.9 + 0.5 * np.sin(STEPS / 150)
+    loss = np.abs(swing + _noise(len(STEPS), 0.3))
+    loss[500] = 0.0
+    assert judge(Plateau(), run_of(loss=(STEPS, loss))) is None
+    flat = np.abs(1.0 + _noise(len(STEPS), 0.3))
+    flat[500] = 0.0
+    f = judge(Plateau(), run_of(loss=(STEPS, flat)))
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
+    assert not f.evidence["log_scale"]
+
+
+def test_a_blow_up_that_came_part_way_back_is_not_flat():
+    # rose from 1 to ~50 mid-run and ended at ~20 with zeros logged among the values (no log
+    # scale): the net change is within the huge noise, but this is exploding's, not a plateau
+    level = np.where(STEPS < 1000, 1.0, np.where(STEPS < 2000, 50.0, 20.0))
+    loss = np.abs(level * (1 + _noise(len(STEPS), 0.5)))
+    loss[::200] = 0.0
+    assert judge(Plateau(), run_of(loss=(STEPS, loss))) is None
