@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from classifiers.base import Classifier
@@ -98,10 +99,33 @@ def order_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def metric_infos(run: RunSeries) -> list[MetricInfo]:
-    """One MetricInfo per metric, in order of first appearance (primary metrics included)."""
+    """One MetricInfo per metric, in order of first appearance (primary metrics included).
+    Grouped with numpy on the run's metric codes (a pandas groupby costs ~5 ms a run)."""
     frame = run.frame
     if not len(frame):
         return []
+    codes, names = run.metric_codes()
+    roles = frame["role"].array
+    role_codes = np.asarray(getattr(roles, "codes", [-1]))
+    if codes.min() < 0 or role_codes.min() < 0:
+        return _metric_infos_grouped(frame)  # missing names or roles: pandas' NA rules
+    order = np.argsort(codes, kind="stable")  # rows by metric, in frame order within each
+    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
+    steps = frame["step"].to_numpy(np.int64)[order]
+    seqs = frame["seq"].to_numpy(np.int64)[order]
+    points = np.diff(np.r_[starts, len(order)])
+    first_step = np.minimum.reduceat(steps, starts)
+    last_step = np.maximum.reduceat(steps, starts)
+    first_seq = np.minimum.reduceat(seqs, starts)
+    role = np.asarray(roles.categories, dtype=object)[role_codes[order[starts]]]
+    metric = names[codes[order[starts]]]
+    return [MetricInfo(str(metric[i]), str(role[i]), int(points[i]), int(first_step[i]),
+                       int(last_step[i]))
+            for i in np.argsort(first_seq, kind="stable").tolist()]
+
+
+def _metric_infos_grouped(frame: pd.DataFrame) -> list[MetricInfo]:
+    """metric_infos through a pandas groupby (frames with missing metric names or roles)."""
     g = frame.groupby("metric", sort=False, observed=True)
     table = pd.DataFrame({
         "role": g["role"].first().astype(str),

@@ -70,6 +70,11 @@ class RunSeries:
         codes, names = pd.factorize(self.frame["metric"], sort=False)
         return codes, np.asarray(names, dtype=object)
 
+    def metric_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's metric as an integer code (-1 for a missing name) and the names the codes
+        stand for, in order of first appearance. Computed once per run."""
+        return self._metric_codes
+
     @cached_property
     def _by_role(self) -> dict[str, list[str]]:
         codes, names = self._metric_codes

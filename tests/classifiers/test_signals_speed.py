@@ -4,6 +4,7 @@ replace (a speed-up must not move a single diagnosis)."""
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -66,3 +67,32 @@ def test_trend_matches_scipy_after_bucketing_and_falls_back_on_non_finite_values
     assert (t.slope, t.low, t.high, t.tau, t.p_value) == _scipy(xb, yb)
     y[10] = np.inf  # not cleaned by the caller: scipy's own handling, whatever it gives
     assert signals.trend(x[:200], y[:200]).n == 200
+
+
+def test_rolling_median_matches_pandas_on_short_windows_edges_ties_and_non_finite_values():
+    rng = np.random.default_rng(11)
+    for trial in range(600):
+        n, w, center = int(rng.integers(1, 300)), int(rng.integers(2, 60)), bool(trial % 3)
+        y = rng.normal(size=n)
+        if trial % 4 == 0:
+            y = np.round(y, 1)  # even-count edge windows average two tied middles
+        if trial % 9 == 0:
+            y[0] = np.inf  # pandas has its own reading of inf and NaN: kept
+        if trial % 17 == 0:
+            y[n // 2] = np.nan
+        ref = pd.Series(y).rolling(w, center=center, min_periods=1).median().to_numpy()
+        assert np.array_equal(signals.rolling_median(y, w, center=center), ref, equal_nan=True)
+
+
+def test_smooth_is_remembered_only_inside_a_scope_and_callers_get_their_own_copies():
+    x = np.arange(2000, dtype=float)
+    y = np.exp(-x / 500) + 0.01 * np.random.default_rng(5).normal(size=2000)
+    plain = signals.smooth(x, y)
+    with signals.memo_scope():
+        first = signals.smooth(x, y)
+        first[1][:] = -1.0  # a caller scribbling on its result
+        again = signals.smooth(x, y)
+        other = signals.smooth(x, y, frac=0.1)
+    assert np.array_equal(again[1], plain[1]) and np.array_equal(again[0], plain[0])
+    assert not np.array_equal(other[1], plain[1])
+    assert np.array_equal(signals.smooth(x, y)[1], plain[1])  # nothing outlives the scope
