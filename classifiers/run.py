@@ -70,6 +70,12 @@ class RunSeries:
         codes, names = pd.factorize(self.frame["metric"], sort=False)
         return codes, np.asarray(names, dtype=object)
 
+    @cached_property
+    def _columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """step, value and wall_time as arrays, taken out of the frame once per run."""
+        return (self.frame["step"].to_numpy(np.int64), self.frame["value"].to_numpy(np.float64),
+                self.frame["wall_time"].to_numpy(np.float64))
+
     def metric_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """Each row's metric as an integer code (-1 for a missing name) and the names the codes
         stand for, in order of first appearance. Computed once per run."""
@@ -125,9 +131,8 @@ class RunSeries:
             codes, names = self._metric_codes
             which = np.flatnonzero(names == name)
             rows = codes == which[0] if len(which) else np.zeros(len(codes), dtype=bool)
-            steps = self.frame["step"].to_numpy(np.int64)[rows]
-            values = self.frame["value"].to_numpy(np.float64)[rows]
-            wall = self.frame["wall_time"].to_numpy(np.float64)[rows]
+            all_steps, all_values, all_wall = self._columns
+            steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
             if len(steps) > 1 and not np.all(steps[1:] > steps[:-1]):
                 # last write wins for a repeated step: a resumed run overwrites what it re-logs
                 _, first_from_end = np.unique(steps[::-1], return_index=True)

@@ -10,6 +10,11 @@ from scipy import signal as sps
 from classifiers.signals._memo import array_key, remembered
 from classifiers.signals.reduce import bucket
 
+try:  # the skip-list kernel behind Series.rolling().median() (private; the venv pins pandas)
+    from pandas._libs.window.aggregations import roll_median_c as _roll_median_c
+except ImportError:  # pragma: no cover - another pandas: the public path
+    _roll_median_c = None
+
 
 def odd_window(n: int, frac: float, lo: int = 1, hi: int | None = None) -> int:
     """An odd window of about `frac` of `n` points, clipped to [lo, hi or n]."""
@@ -24,12 +29,19 @@ def rolling_median(y: np.ndarray, window: int, *, center: bool = True) -> np.nda
 
     The numbers of pandas' `rolling(window, center, min_periods=1).median()`; short windows on
     finite series are computed from one sort of the stacked windows (pandas' skip list and
-    its per-call set-up cost more than the arithmetic there)."""
+    its per-call set-up cost more than the arithmetic there), long ones by pandas' kernel
+    called directly."""
     y = np.asarray(y, dtype=np.float64)
     if window <= 1 or len(y) == 0:
         return y.copy()
-    if window <= _SORTED_WINDOW_MAX and len(y) * window <= 4_000_000 and np.isfinite(y).all():
-        return _sorted_rolling_median(y, window, (window - 1) // 2 if center else 0)
+    if np.isfinite(y).all():  # (pandas reads inf as NaN: those series go through pandas)
+        offset = (window - 1) // 2 if center else 0
+        if window <= _SORTED_WINDOW_MAX and len(y) * window <= 4_000_000:
+            return _sorted_rolling_median(y, window, offset)
+        if _roll_median_c is not None:  # pandas' own kernel and window bounds, no Series
+            stop = np.arange(1 + offset, len(y) + 1 + offset, dtype=np.int64)
+            return np.asarray(_roll_median_c(np.ascontiguousarray(y), np.clip(stop - window, 0,
+                              len(y)), np.clip(stop, 0, len(y)), 1))
     s = pd.Series(y, dtype=np.float64)
     return s.rolling(window, center=center, min_periods=1).median().to_numpy()
 
