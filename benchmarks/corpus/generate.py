@@ -40,21 +40,21 @@ from benchmarks.corpus.writers import FORMATS  # noqa: E402
 OUT = Path(__file__).resolve().parent / "corpus.tar.xz"
 # recipe -> (runs wanted, attempts made); attempts reflect how often each recipe's effect shows
 PLAN: dict[str, tuple[int, int]] = {
-    "healthy": (70, 80),
-    "nan": (20, 26),
-    "exploding": (20, 30),
-    "plateau": (20, 24),
-    "oscillating": (15, 50),
-    "overfit": (20, 28),
-    "distribution_mismatch": (20, 22),
-    "lr_decayed_too_early": (20, 30),
-    "loss_spikes": (20, 22),
-    "unshuffled": (15, 36),
+    "healthy": (80, 105),
+    "nan": (20, 34),
+    "exploding": (20, 32),
+    "plateau": (20, 32),
+    "oscillating": (15, 62),
+    "overfit": (20, 38),
+    "distribution_mismatch": (20, 32),
+    "lr_decayed_too_early": (20, 50),
+    "loss_spikes": (20, 44),
+    "unshuffled": (15, 52),
     "underfit": (20, 30),
-    "vanishing_gradients": (20, 45),
-    "over_clipping": (20, 24),
+    "vanishing_gradients": (20, 65),
+    "over_clipping": (20, 26),
     "resume_discontinuity": (20, 34),
-    "metric_mismatch": (20, 22),
+    "metric_mismatch": (20, 24),
 }
 
 
