@@ -6,6 +6,9 @@ Signal: the smoothed training loss (bucket medians + rolling median), in log sca
 value is positive (losses heading to zero keep improving by factors, not by amounts). For the
 last 40%, 50%, ... 80% of the run, the improvement over that tail is compared with the whole
 run's improvement and with the rate just before it (Theil-Sen slopes on both windows).
+A run that improved by no more than twice its noise is not judged by the tail test (the noise
+of the head and end levels: the per-point noise over the square root of the points each median
+summarises, on long logs).
 Rule: `flat_from_start` when the whole run gained under 3% (log scale; a mild net rise counts)
 or, for losses with a value <= 0 (judged in their own units), moved less than the point-to-point
 noise; and the smoothed level stayed flat all along: within 30% (log scale) or twice the noise
@@ -101,8 +104,11 @@ class Plateau(Classifier):
                       tail_improvement=0.0, rate_ratio=0.0,
                       tail_tau=signals.trend(xs, t).tau)
             return ev
-        if total <= 2 * noise:
-            return None  # ended higher (exploding's business) or moved about as much as noise
+        # the head and end levels are medians of 5% of the run each: on a long per-step log
+        # their difference is known to about noise / sqrt(points), not to one point's noise
+        k = max(1, int(0.05 * len(y)))
+        if total <= 2 * noise * min(1.0, 1.25 * np.sqrt(2.0 / k)):
+            return None  # ended higher (exploding's business) or moved within the noise
         if ev["log_scale"] and total >= self.converged_log:
             return None  # fell by a factor of 20 or more: a flat tail there is the floor
         best = signals.best_so_far(t)
@@ -121,7 +127,7 @@ class Plateau(Classifier):
             # and, in log scale, the tail improved the loss itself by under late_gain (3%)
             small = small and not (ev["log_scale"] and gained >= self.late_gain)
             if small and ratio <= self.rate_ratio:
-                barely = ev["log_scale"] and total < 2 * self.flat_log
+                barely = ev["log_scale"] and total < 2 * self.flat_log and wander < 0.26
                 ev.update(kind="flat_from_start" if barely else "stuck_after_drop",
                           stuck_fraction=frac,
                           stall_step=int(xs[i_cut]), tail_improvement=gained / total,

@@ -86,11 +86,17 @@ def test_slow_creep_witnessed_by_a_flat_validation_loss():
     assert judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, still))) is None
 
 
-def test_a_level_that_climbed_3x_and_came_back_is_not_flat():
-    # net change ~0 (log scale) but the smoothed level rose 3x mid-run and recovered: no flat line
+def test_a_level_that_climbed_3x_and_came_back_is_not_flat_from_the_start():
+    # net change ~0 (log scale) but the smoothed level rose 3x mid-run and recovered: no flat
+    # line from step one (the last half, back at its old best and making no progress, may still
+    # read as stuck after the recovery)
     bump = 1.0 + 2.0 * np.exp(-(((STEPS - 1000) / 300) ** 2))
     loss = 0.6 * bump + _noise(len(STEPS))
-    assert judge(Plateau(), run_of(loss=(STEPS, loss))) is None
+    f = judge(Plateau(), run_of(loss=(STEPS, loss)))
+    assert f is None or (f.evidence["kind"] == "stuck_after_drop" and f.span.start_step >= 1200)
+    noisy = 0.6 * bump * np.exp(_noise(len(STEPS), 0.3))  # within a noisy log: not flat either
+    f = judge(Plateau(), run_of(loss=(STEPS, noisy)))
+    assert f is None or f.evidence["kind"] != "flat_from_start"
 
 
 def test_a_loss_with_zeros_is_judged_in_its_own_units():
@@ -114,3 +120,18 @@ def test_a_blow_up_that_came_part_way_back_is_not_flat():
     loss = np.abs(level * (1 + _noise(len(STEPS), 0.5)))
     loss[::200] = 0.0
     assert judge(Plateau(), run_of(loss=(STEPS, loss))) is None
+
+
+def test_a_noisy_per_step_log_that_dropped_then_stuck_is_judged():
+    # small batches: each point swings ~12% (log), more than half the 20% early drop, but the
+    # head and end levels (medians of 150 points each) are far better known than one point
+    loss = (1.0 + 0.25 * np.exp(-STEPS / 100)) * np.exp(_noise(len(STEPS), 0.12))
+    f = judge(Plateau(), run_of(loss=(STEPS, loss)))
+    assert f is not None and f.evidence["kind"] == "stuck_after_drop"
+
+
+def test_near_miss_a_short_noisy_log_whose_drop_is_within_its_noise():
+    ep = np.arange(12)
+    wobble = np.exp(0.12 * np.random.default_rng(8).standard_normal(12))
+    loss = (1.0 + 0.25 * np.exp(-ep / 2)) * wobble
+    assert judge(Plateau(), run_of(loss=(ep, loss))) is None
