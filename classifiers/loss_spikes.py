@@ -7,7 +7,10 @@ block maximum on long series) above the median of the preceding window by many n
 an excursion counts when it came back to within half its height.
 Rule: at least one recovered excursion that is large in absolute terms: for positive losses at
 least 50% above the level before it (ln ratio >= 0.4) and 5% of the curve's range, otherwise
-at least 30% of the curve's robust range; and at least 6 noise sigmas. Jumps that belong to a
+at least 30% of the curve's robust range; and at least 6 noise sigmas, both of the whole curve
+and of the points around it (classifiers/_spikes.py: a loss near its floor jitters more late in
+training). Jumps after the run blew up (its trailing level back to where it started, 90% of its
+progress given back) are the divergence's, which exploding reports. Jumps that belong to a
 cycle are not bad batches (unshuffled data, a logger's reset): 4 or more evenly spaced (within
 5%), or a curve whose autocorrelation shows a clear period (as unshuffled reads it). A
 running-mean metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step
@@ -25,7 +28,7 @@ import re
 
 import numpy as np
 
-from classifiers import signals
+from classifiers import _spikes, signals
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import Curve, RunSeries
@@ -52,19 +55,27 @@ class LossSpikes(Classifier):
         positive = signals.all_positive(y)
         # positive losses are read in log scale: a jump is a factor, and the noise it must beat
         # is the curve's own relative noise (a loss near zero jitters by large factors)
-        sp = signals.find_spikes(np.log(y) if positive else y, z_min=self.z_min)
+        ly = np.log(y) if positive else y
+        sp = signals.find_spikes(ly, z_min=self.z_min)
         if not len(sp):
             return None
+        level = signals.smooth(x, y)[1]
         if positive:
             rise = sp.heights
             # ...and it must matter on the curve's own scale (not one quantum of a rounded log)
             linear = np.expm1(np.minimum(rise, 700.0)) * np.exp(sp.before)
-            big = (rise >= self.min_rise_log) & (
-                linear >= 0.05 * signals.robust_range(signals.smooth(x, y)[1]))
+            big = (rise >= self.min_rise_log) & (linear >= 0.05 * signals.robust_range(level))
         else:
-            rise = sp.heights / signals.scale(signals.smooth(x, y)[1])
+            rise = sp.heights / signals.scale(level)
             big = rise >= self.min_range_share
-        keep = big & sp.recovered
+        # the noise where it happened (a loss near its floor jitters more, late), and not a jump
+        # of a run that had already blown up (exploding's, not a bad batch's)
+        half = max(5, min(50, len(y) // 20))
+        calm = sp.heights >= self.z_min * _spikes.local_noise(ly, sp.indices, half)
+        # (judged as factors: a signed log when the loss can be zero or negative)
+        trained = ~_spikes.diverged(x, ly if positive else signals.safe_log(y), x[sp.indices],
+                                    self.min_rise_log)
+        keep = big & sp.recovered & calm & trained
         idx = sp.indices[keep]
         if not len(idx) or self._cyclic(x, y, idx):
             return None

@@ -81,3 +81,50 @@ def test_a_jump_on_the_last_point_is_not_a_recovered_spike():
     loss = _loss()
     loss[-1] = 1e20
     assert judge(LossSpikes(), run_of(loss=(STEPS, loss))) is None
+
+
+def _blow_up(rng):
+    """Falls from 2.3 to ~0.3, then from step 600 climbs to ~5x its start and thrashes there
+    with jumps and dips (the corpus's lr-ramp runs)."""
+    steps = np.arange(1200)
+    loss = 0.3 + 2.0 * np.exp(-steps / 100) + 0.01 * rng.standard_normal(len(steps))
+    climb = np.clip((steps - 600) / 100, 0, 1)
+    loss = loss * np.exp(climb * np.log(40.0)) * np.exp(0.3 * climb * rng.standard_normal(1200))
+    return steps, loss
+
+
+def test_jumps_of_a_run_that_has_blown_up_are_the_divergence_not_spikes():
+    rng = np.random.default_rng(11)
+    steps, loss = _blow_up(rng)
+    loss[[800, 900, 1000, 1100]] *= 4.0  # recovered jumps, but from a blown-up level
+    assert judge(LossSpikes(), run_of(loss=(steps, loss))) is None
+    # the same run with a bad batch while it was still trained: that one is a spike
+    loss[400] *= 6.0
+    f = judge(LossSpikes(), run_of(loss=(steps, loss)))
+    assert f is not None and f.evidence["spike_steps"] == [400]
+
+
+def test_spikes_before_a_divergence_are_kept_even_after_a_fast_first_drop():
+    # like the nanoGPT char_to_token run: 11 -> 3.8 in a few steps, a spike that recovers, and a
+    # divergence later that never gets back to the start
+    steps = np.arange(130)
+    loss = 3.8 + 7.2 * np.exp(-steps / 3.0) + 0.02 * RNG.standard_normal(len(steps))
+    loss[56] = 7.6
+    loss[80:] += 2.5
+    f = judge(LossSpikes(), run_of(loss=(steps, loss)))
+    assert f is not None and f.evidence["spike_steps"] == [56]
+
+
+def test_a_jump_within_the_late_noise_is_not_a_spike_though_it_beats_the_early_noise():
+    # a loss near its floor jitters by a larger factor late in training: one run-wide noise
+    # level makes that jitter look like spikes; the noise around the jump decides
+    rng = np.random.default_rng(3)
+    steps = np.arange(300)
+    rel = np.where(steps < 200, 0.01, 0.12)
+    level = 0.2 + 2.0 * np.exp(-steps / 60)
+    loss = level * np.exp(rel * rng.standard_normal(len(steps)))
+    loss[240] = level[240] * np.exp(0.6)  # +82%: 5 sigma of the late jitter
+    assert judge(LossSpikes(), run_of(loss=(steps, loss))) is None
+    loss[100] = level[100] * np.exp(0.6)  # the same jump where the loss is calm is a spike
+    f = judge(LossSpikes(), run_of(loss=(steps, loss)))
+    assert f is not None and f.evidence["spike_steps"] == [100]

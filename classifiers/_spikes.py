@@ -1,0 +1,62 @@
+"""What makes an upward excursion a bad-batch spike rather than part of something larger: the
+yardsticks loss_spikes judges signals.find_spikes' candidates with.
+
+- local_noise: the point-to-point noise around each candidate, not the run's average. A loss
+  near its floor often jitters by a larger factor late in training than early (small losses,
+  same batch noise), so one run-wide sigma makes the late jitter look like spikes.
+- diverged: the run had already blown up before the candidate: its level (a trailing median:
+  what came after must not decide) had come back about to where the run started, giving back
+  nearly all of its progress. The jumps of a run that has blown up and thrashes (even if it dips
+  back down now and then) belong to the divergence, which exploding reports; a loss spike rises
+  from a trained level and comes back to it. A level only partly degraded keeps its spikes (bad
+  batches do damage training, and a noisy curve's best-so-far is biased low).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from classifiers import signals
+
+
+def local_noise(y: np.ndarray, idx: np.ndarray, half_window: int) -> np.ndarray:
+    """Robust point-to-point noise (sigma) in the `half_window` points on each side of every
+    index in `idx`, leaving out the two differences that touch the point itself (the spike's own
+    rise and fall). MAD of first differences, as signals.noise_level, but per neighbourhood."""
+    y = np.asarray(y, dtype=np.float64)
+    idx = np.asarray(idx, dtype=np.int64)
+    d = np.diff(y)
+    if len(idx) == 0 or len(d) < 2:
+        return np.zeros(len(idx))
+    # differences d[j] = y[j+1] - y[j]; the spike at i owns d[i-1] and d[i]
+    offsets = np.concatenate((np.arange(-half_window - 1, -1), np.arange(1, half_window + 1)))
+    pos = idx[:, None] + offsets[None, :]
+    inside = (pos >= 0) & (pos < len(d))
+    vals = np.where(inside, d[np.clip(pos, 0, len(d) - 1)], np.nan)
+    centre = np.nanmedian(vals, axis=1, keepdims=True)
+    mad = np.nanmedian(np.abs(vals - centre), axis=1)
+    return np.nan_to_num(mad * signals.MAD_TO_SIGMA / np.sqrt(2.0))
+
+
+def diverged(x: np.ndarray, y: np.ndarray, spike_steps: np.ndarray, min_rise: float,
+             max_points: int = 4000) -> np.ndarray:
+    """For each candidate at `spike_steps`: had the curve (`x`, `y`, in the candidates' scale:
+    log for positive losses) blown up before it, i.e. had its trailing level (bucket medians,
+    then a trailing median over 5% of the run) given back 90% of the progress made so far from
+    its start (its first point, or the median of its first three if higher), and at
+    least `min_rise`?"""
+    spike_steps = np.asarray(spike_steps)
+    xb, yb = signals.bucket(np.asarray(x, np.float64), np.asarray(y, np.float64), max_points)
+    if len(yb) < 2 or len(spike_steps) == 0:
+        return np.zeros(len(spike_steps), dtype=bool)
+    level = signals.rolling_median(yb, signals.odd_window(len(yb), 0.05, lo=3), center=False)
+    best = signals.best_so_far(level)
+    # the start: the first point, unless the next two say it was a low outlier (a fast first
+    # drop makes the median of the first three far too low a start)
+    start = max(float(yb[0]), float(np.median(yb[:3])))
+    progress = start - best
+    given_back = level - best
+    blown = np.logical_or.accumulate((given_back >= min_rise) & (given_back >= 0.9 * progress))
+    # the level just before the candidate's own bucket: its own jump must not count
+    at = np.searchsorted(xb, spike_steps, side="left") - 1
+    return np.where(at >= 0, blown[np.clip(at, 0, len(xb) - 1)], False)
