@@ -28,7 +28,11 @@ loss_at_onset, loss_end, loss_gain_after (share of the run's loss improvement ma
 onset), collapse_orders (early peak / late level, in orders), collapse_step, collapse_fraction.
 Known false positives: a model that has truly converged on a full-batch objective (the gradient
 does vanish there); a grad norm logged after a scaling that shrinks over time (an fp16 loss
-scale left in the logged value).
+scale left in the logged value); on the early-collapse path, a fine-tune whose norm carries a
+start-up transient lasting over 5% of the log (3x its settled level) while its loss, starting
+near its best, has little to remove (no real run in the labelled set does this; unmeasured).
+Known misses: a sparse log whose first point already follows most of the collapse (one high
+point is smoothed away as a spike).
 """
 
 from __future__ import annotations
