@@ -47,15 +47,25 @@ def rolling_median(y: np.ndarray, window: int, *, center: bool = True) -> np.nda
 
 
 _SORTED_WINDOW_MAX = 48
+_NETWORK_WINDOW_MAX = 7
 
 
 def _sorted_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarray:
     """Point i's median over y[i + 1 + offset - window : i + 1 + offset] (clipped to the
-    series; pandas' window bounds): the windows stacked NaN-padded, sorted (NaN last), and the
-    middle one or two of each window's real values, halved as pandas halves them."""
+    series; pandas' window bounds): the windows stacked +inf-padded (y is finite), sorted, and
+    the middle one or two of each window's real values, halved as pandas halves them."""
     n = len(y)
-    padded = np.concatenate((np.full(window - 1 - offset, np.nan), y, np.full(offset, np.nan)))
-    rows = np.sort(np.lib.stride_tricks.sliding_window_view(padded, window), axis=1)
+    padded = np.concatenate((np.full(window - 1 - offset, np.inf), y, np.full(offset, np.inf)))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, window)
+    if window <= _NETWORK_WINDOW_MAX:  # a few whole-array min/max passes beat n tiny sorts
+        cols = [windows[:, k].copy() for k in range(window)]
+        for r in range(window):  # odd-even transposition sort of the columns
+            for k in range(r % 2, window - 1, 2):
+                cols[k], cols[k + 1] = np.minimum(cols[k], cols[k + 1]), \
+                    np.maximum(cols[k], cols[k + 1])
+        rows = np.stack(cols, axis=1)
+    else:
+        rows = np.sort(windows, axis=1)
     stop = np.arange(1 + offset, n + 1 + offset)
     count = np.minimum(stop, n) - np.clip(stop - window, 0, n)
     at = np.arange(n)
