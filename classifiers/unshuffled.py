@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from scipy import stats
 
 from classifiers import signals
 from classifiers.base import Classifier
@@ -52,6 +53,33 @@ def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
     return None, None
 
 
+def epoch_fold(x: np.ndarray, y: np.ndarray, epoch: float,
+               max_points: int = 20000) -> tuple[float, float, float]:
+    """How much of the loss's wiggle the position inside the epoch explains: the detrended
+    (log) loss grouped by phase in the epoch (one bin per logged point of an epoch), one-way
+    ANOVA. Returns (share of variance explained, F-test p-value, epochs seen); (0, 1, epochs)
+    when an epoch holds fewer than 4 points. This asks the label's question directly: does the
+    loss trace the same shape every epoch? (An autocorrelation peak can miss a shape whose
+    class blocks are a point or two long.)"""
+    xb, zb = signals.bucket(np.asarray(x, np.float64), signals.safe_log(y), max_points, "mean")
+    epochs = float((xb[-1] - xb[0]) / epoch) if len(xb) > 1 else 0.0
+    m = int(round(epoch / float(np.median(np.diff(xb))))) if len(xb) > 1 else 0
+    if m < 4 or len(zb) < 2 * m:
+        return 0.0, 1.0, epochs
+    res = zb - signals.rolling_median(zb, m | 1)  # one epoch wide: the trend, not the sawtooth
+    res = res - res.mean()
+    pos = np.minimum((((xb - xb[0]) % epoch) / epoch * m).astype(np.int64), m - 1)
+    count = np.bincount(pos, minlength=m)
+    means = np.bincount(pos, weights=res, minlength=m) / np.maximum(count, 1)
+    between = float(np.sum(count * means ** 2))
+    total = float(np.sum(res ** 2))
+    k, n = int(np.count_nonzero(count)), len(res)
+    if total <= 0 or k < 2 or n <= k:
+        return 0.0, 1.0, epochs
+    f = (between / (k - 1)) / max((total - between) / (n - k), signals.TINY)
+    return between / total, float(stats.f.sf(f, k - 1, n - k)), epochs
+
+
 def _multiple(a: float, b: float) -> bool:
     """Is `a` about m x `b` for a small whole m (1..8)?"""
     return bool(np.any(np.abs(a - np.arange(1, 9) * b) <= 0.1 * b))
@@ -62,9 +90,11 @@ class Unshuffled(Classifier):
     needs = frozenset({"train_loss"})
     min_points = 24
 
-    def __init__(self, *, min_strength: float = 0.3, min_cycles: float = 3.0) -> None:
+    def __init__(self, *, min_strength: float = 0.3, min_cycles: float = 3.0,
+                 max_p: float = 1e-3) -> None:
         self.min_strength = min_strength
         self.min_cycles = min_cycles
+        self.max_p = max_p
 
     def skip_reason(self, run: RunSeries) -> str | None:
         """Judged on the per-step series when one exists (the base counts the primary)."""
@@ -82,20 +112,20 @@ class Unshuffled(Classifier):
         if len(y) < self.min_points:
             return None
         per = signals.loss_cycle(x, y, self.min_cycles)
-        if per.period == 0:
-            return None
         period_steps = per.period
         epoch, source = epoch_length(run)
         # the epoch, or equal class blocks inside it (epoch ~ m x period), or a few epochs when
         # the logged epoch counts in other units (logging every k steps, accumulation)
-        match = bool(epoch) and (_multiple(epoch, period_steps) or _multiple(period_steps, epoch))
-        ev = {"period_steps": period_steps, "strength": per.strength, "cycles": per.cycles,
-              "prominence": per.prominence, "epoch_steps": epoch, "epoch_source": source,
-              "metric": curve.metric,
-              "epoch_match": match,
-              "first_step": int(x[0]), "last_step": int(x[-1])}
-        ev["lr_cycles"] = self._lr_cycles(run, period_steps)
-        return ev
+        match = bool(epoch) and period_steps > 0 and (
+            _multiple(epoch, period_steps) or _multiple(period_steps, epoch))
+        share, p, epochs = epoch_fold(x, y, epoch) if epoch else (0.0, 1.0, 0.0)
+        return {"period_steps": period_steps, "strength": per.strength, "cycles": per.cycles,
+                "prominence": per.prominence, "epoch_steps": epoch, "epoch_source": source,
+                "metric": curve.metric, "epoch_match": match,
+                "lr_cycles": period_steps > 0 and self._lr_cycles(run, period_steps),
+                "epoch_share": share, "epoch_p": p, "epochs": epochs,
+                "epoch_lr_cycles": bool(epoch) and self._lr_cycles(run, epoch),
+                "first_step": int(x[0]), "last_step": int(x[-1])}
 
     def _lr_cycles(self, run: RunSeries, period_steps: float) -> bool:
         """Does the learning rate repeat with (about) the same period?"""
@@ -109,22 +139,41 @@ class Unshuffled(Classifier):
         per = signals.dominant_period(ly, min_period=4, max_period=len(ly) // 2)
         return per.strength > 0.5 and abs(per.period * dx - period_steps) < 0.15 * period_steps
 
+    def cycles(self, ev: dict) -> bool:
+        """An autocorrelation period seen often and clearly, that fits the epoch if one is
+        logged, and is not the learning rate's own cycle."""
+        if ev["period_steps"] == 0 or ev["lr_cycles"] or ev["strength"] < self.min_strength \
+                or ev["prominence"] < self.min_strength or ev["cycles"] < self.min_cycles:
+            return False
+        return not (ev["epoch_source"] == "epoch" and not ev["epoch_match"])
+
+    def folds(self, ev: dict) -> bool:
+        """The position inside the (known) epoch explains a large, significant share of the
+        loss's wiggle over enough epochs, and the learning rate does not cycle per epoch."""
+        return (ev["epoch_share"] >= self.min_strength and ev["epoch_p"] < self.max_p
+                and ev["epochs"] >= self.min_cycles and not ev["epoch_lr_cycles"])
+
     def judge(self, ev: dict) -> Finding:
-        over = (ev["strength"] - self.min_strength) / 0.4
-        confidence = min(0.95, 0.5 + 0.4 * min(1.0, over) + 0.1 * ev["epoch_match"])
-        where = (f"the epoch length ({ev['epoch_steps']:.0f} steps)" if ev["epoch_match"]
-                 else "no logged epoch length")
-        summary = (f"Training loss repeats a sawtooth every {ev['period_steps']:.0f} steps "
-                   f"(autocorrelation {ev['strength']:.2f}, {ev['cycles']:.0f} cycles), "
-                   f"matching {where}: the data order looks fixed.")
+        if self.cycles(ev):
+            over = (ev["strength"] - self.min_strength) / 0.4
+            confidence = min(0.95, 0.5 + 0.4 * min(1.0, over) + 0.1 * ev["epoch_match"])
+            where = (f"the epoch length ({ev['epoch_steps']:.0f} steps)" if ev["epoch_match"]
+                     else "no logged epoch length")
+            summary = (f"Training loss repeats a sawtooth every {ev['period_steps']:.0f} steps "
+                       f"(autocorrelation {ev['strength']:.2f}, {ev['cycles']:.0f} cycles), "
+                       f"matching {where}: the data order looks fixed.")
+        else:
+            over = (ev["epoch_share"] - self.min_strength) / 0.4
+            confidence = min(0.95, 0.5 + 0.4 * min(1.0, over))
+            summary = (f"Training loss traces the same shape in every epoch: the position "
+                       f"inside the {ev['epoch_steps']:.0f}-step epoch explains "
+                       f"{ev['epoch_share']:.0%} of its wiggle over {ev['epochs']:.0f} epochs "
+                       "(p < 0.001): the data order looks fixed.")
         return Finding(self.label, float(confidence), Span(ev["first_step"], ev["last_step"]),
                        ev, summary)
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)
-        if ev is None or ev["lr_cycles"] or ev["strength"] < self.min_strength \
-                or ev["prominence"] < self.min_strength or ev["cycles"] < self.min_cycles:
-            return None
-        if ev["epoch_source"] == "epoch" and not ev["epoch_match"]:
+        if ev is None or not (self.cycles(ev) or self.folds(ev)):
             return None
         return self.judge(ev)

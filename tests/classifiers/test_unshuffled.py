@@ -59,3 +59,39 @@ def test_running_mean_metric_is_not_read():
 
 def test_no_real_run_is_unshuffled(real_runs):
     assert not [e for e, fired, _ in real_outcomes(real_runs, Unshuffled()) if fired]
+
+
+def _short_class_blocks(epochs=11, spe=10, rng=None):
+    """Sorted data in 2-step class blocks: each class's loss sits at its own level, in the same
+    order every epoch (the corpus's hf_trainer_state unshuffled run): a wiggle too short for an
+    autocorrelation peak that dips clearly in between, but the same shape in every epoch."""
+    rng = rng or np.random.default_rng(3)
+    steps = np.arange(1, epochs * spe + 1)
+    per_class = np.array([0.0, 0.5, -0.3, 0.4, -0.5])
+    shape = per_class[((steps - 1) % spe) // 2]
+    noise = 0.25 * rng.standard_normal(len(steps))
+    loss = (0.5 + np.exp(-steps / 15)) * np.exp(0.5 * shape + noise)
+    return steps, loss, spe
+
+
+def test_same_shape_every_epoch_is_found_by_the_position_in_the_epoch():
+    steps, loss, spe = _short_class_blocks()
+    run = run_of(loss=(steps, loss), epoch=(steps, steps / spe))
+    f = judge(Unshuffled(), run)
+    assert f is not None and f.evidence["epoch_share"] >= 0.3 and f.evidence["epoch_p"] < 1e-3
+    assert "same shape in every epoch" in f.summary
+
+
+def test_the_same_blocks_shuffled_each_epoch_are_not_unshuffled():
+    steps, loss, spe = _short_class_blocks()
+    rng = np.random.default_rng(4)
+    for e in range(len(steps) // spe):  # reshuffle the order of the points inside each epoch
+        loss[e * spe:(e + 1) * spe] = rng.permutation(loss[e * spe:(e + 1) * spe])
+    assert judge(Unshuffled(), run_of(loss=(steps, loss), epoch=(steps, steps / spe))) is None
+
+
+def test_a_learning_rate_cycling_every_epoch_vetoes_the_fold_too():
+    steps, loss, spe = _short_class_blocks()
+    lr = 0.1 * (1 + np.cos(np.pi * ((steps - 1) % spe) / spe)) / 2
+    run = run_of(loss=(steps, loss), epoch=(steps, steps / spe), lr=(steps, lr))
+    assert judge(Unshuffled(), run) is None
