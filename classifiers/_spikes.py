@@ -8,7 +8,8 @@ yardsticks loss_spikes judges signals.find_spikes' candidates with.
   what came after must not decide) had come back about to where the run started, giving back
   nearly all of its progress. The jumps of a run that has blown up and thrashes (even if it dips
   back down now and then) belong to the divergence, which exploding reports; a loss spike rises
-  from a trained level and comes back to it. A level only partly degraded keeps its spikes (bad
+  from a trained level and comes back to it (a jump after which the run stays blown up, even
+  below its peak, did not). A level only partly degraded keeps its spikes (bad
   batches do damage training, and a noisy curve's best-so-far is biased low).
 """
 
@@ -44,19 +45,29 @@ def diverged(x: np.ndarray, y: np.ndarray, spike_steps: np.ndarray, min_rise: fl
     log for positive losses) blown up before it, i.e. had its trailing level (bucket medians,
     then a trailing median over 5% of the run) given back 90% of the progress made so far from
     its start (its first point, or the median of its first three if higher), and at
-    least `min_rise`?"""
+    least `min_rise`? Or was it blown up from just after the candidate (the trailing level of
+    the window of points that follow it) to the end, so that it never came back to a trained
+    level?"""
     spike_steps = np.asarray(spike_steps)
     xb, yb = signals.bucket(np.asarray(x, np.float64), np.asarray(y, np.float64), max_points)
     if len(yb) < 2 or len(spike_steps) == 0:
         return np.zeros(len(spike_steps), dtype=bool)
-    level = signals.rolling_median(yb, signals.odd_window(len(yb), 0.05, lo=3), center=False)
+    window = signals.odd_window(len(yb), 0.05, lo=3)
+    level = signals.rolling_median(yb, window, center=False)
     best = signals.best_so_far(level)
     # the start: the first point, unless the next two say it was a low outlier (a fast first
     # drop makes the median of the first three far too low a start)
     start = max(float(yb[0]), float(np.median(yb[:3])))
     progress = start - best
     given_back = level - best
-    blown = np.logical_or.accumulate((given_back >= min_rise) & (given_back >= 0.9 * progress))
+    blown_now = (given_back >= min_rise) & (given_back >= 0.9 * progress)
+    blown = np.logical_or.accumulate(blown_now)
+    blown_for_good = np.logical_and.accumulate(blown_now[::-1])[::-1]
     # the level just before the candidate's own bucket: its own jump must not count
     at = np.searchsorted(xb, spike_steps, side="left") - 1
-    return np.where(at >= 0, blown[np.clip(at, 0, len(xb) - 1)], False)
+    before = np.where(at >= 0, blown[np.clip(at, 0, len(xb) - 1)], False)
+    # ...and from the points right after it to the end: a jump after which the run stays blown
+    # up did not recover to a trained level, however far it fell back from its peak (a bad
+    # batch that sets the run back for a while and is then learnt past did recover)
+    after = np.minimum(at + 1 + window, len(xb) - 1)
+    return before | (blown_for_good[after] & (after > at + 1))

@@ -128,3 +128,14 @@ def test_a_jump_within_the_late_noise_is_not_a_spike_though_it_beats_the_early_n
     loss[100] = level[100] * np.exp(0.6)  # the same jump where the loss is calm is a spike
     f = judge(LossSpikes(), run_of(loss=(steps, loss)))
     assert f is not None and f.evidence["spike_steps"] == [100]
+
+
+def test_a_peak_after_which_the_run_sits_blown_up_did_not_recover():
+    # the corpus's short exploding logs: 1.3 -> 0.6, a climb, a 22x peak, then ~2.0 for good
+    # (above the start): it fell back from its peak but never to a trained level
+    steps = np.arange(15, 180, 16)
+    loss = np.array([1.3, 0.6, 0.65, 0.67, 0.9, 22.0, 2.0, 2.1, 2.0, 1.95, 1.9])
+    assert judge(LossSpikes(), run_of(loss=(steps, loss))) is None
+    loss[6:] = [0.62, 0.6, 0.58, 0.57, 0.56]  # the same peak back to the trained level: a spike
+    f = judge(LossSpikes(), run_of(loss=(steps, loss)))
+    assert f is not None and f.evidence["spike_steps"] == [95]
