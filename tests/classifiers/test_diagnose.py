@@ -101,3 +101,19 @@ def test_a_million_points_diagnose_without_a_false_alarm():
     d = diagnose(make_frame("big", ["loss"] * n, s, loss))
     assert d.labels == ["loss_spikes"]
     assert d.findings[0].span.start_step == n // 2
+
+
+def test_metric_infos_match_a_pandas_groupby_on_interleaved_metrics_and_repeated_steps():
+    from classifiers.diagnose import _metric_infos_grouped, metric_infos
+    from classifiers.run import RunSeries
+
+    rng = np.random.default_rng(4)
+    names = np.array(["val_loss", "loss", "lr", "grad_norm", "accuracy"])
+    metric = names[rng.integers(0, len(names), 500)]
+    step = rng.integers(0, 120, 500)  # out of order, with repeats (a resumed run)
+    frame = make_frame("r", metric, step, rng.normal(size=500), seq=rng.permutation(500))
+    run = RunSeries(frame, "r")
+    infos = metric_infos(run)
+    assert infos == _metric_infos_grouped(run.frame)
+    assert infos[0].metric == metric[np.argmin(np.asarray(frame["seq"]))]
+    assert sum(i.points for i in infos) == 500
