@@ -12,7 +12,8 @@ and of the points around it (classifiers/_spikes.py: a loss near its floor jitte
 training). Jumps after the run blew up (its trailing level back to where it started, 90% of its
 progress given back) are the divergence's, which exploding reports. Jumps that belong to a
 cycle are not bad batches (unshuffled data, a logger's reset): 4 or more evenly spaced (within
-5%), or a curve whose autocorrelation shows a clear period (as unshuffled reads it). A
+5%), a curve whose autocorrelation shows a clear period, or, with a known epoch length, a
+curve that traces the same shape every epoch (both as unshuffled reads them). A
 running-mean metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step
 series is read when a metric is also logged per epoch (Lightning `_step`/`_epoch`).
 Confidence: 0.55 + 0.1 per spike beyond the first (up to +0.3) + 0.1 when the largest is more
@@ -32,6 +33,7 @@ from classifiers import _spikes, signals
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import Curve, RunSeries
+from classifiers.unshuffled import epoch_fold, epoch_length
 
 _RUNNING_MEAN = re.compile(r"(^|/)batch_")
 
@@ -47,7 +49,7 @@ class LossSpikes(Classifier):
         self.min_rise_log = min_rise_log
         self.min_range_share = min_range_share
 
-    def measure_curve(self, curve: Curve) -> dict | None:
+    def measure_curve(self, curve: Curve, epoch: float | None = None) -> dict | None:
         """The recovered, large excursions of one curve; None when there are none."""
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
@@ -77,7 +79,7 @@ class LossSpikes(Classifier):
                                     self.min_rise_log)
         keep = big & sp.recovered & calm & trained
         idx = sp.indices[keep]
-        if not len(idx) or self._cyclic(x, y, idx):
+        if not len(idx) or self._cyclic(x, y, idx, epoch):
             return None
         return {
             "metric": curve.metric, "count": int(keep.sum()),
@@ -89,22 +91,32 @@ class LossSpikes(Classifier):
         }
 
     @staticmethod
-    def _cyclic(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> bool:
+    def _cyclic(x: np.ndarray, y: np.ndarray, idx: np.ndarray, epoch: float | None) -> bool:
         """Jumps that belong to a cycle (unshuffled data, a logger's reset), not to bad batches:
-        four or more evenly spaced, or a curve that repeats itself period after period."""
+        four or more evenly spaced, a curve that repeats itself period after period, or, when
+        the epoch length is known, one that traces the same shape every epoch (as unshuffled
+        reads it), the candidates and their neighbours left out: they are what is judged."""
         gaps = np.diff(x[idx])
         if len(idx) >= 4 and np.all(np.abs(gaps - np.median(gaps)) <= 0.05 * np.median(gaps)):
             return True
         per = signals.loss_cycle(x, y)  # spikes shaved off: they are what is being judged
-        return per.strength >= 0.3 and per.prominence >= 0.3 and per.cycles >= 3
+        if per.strength >= 0.3 and per.prominence >= 0.3 and per.cycles >= 3:
+            return True
+        if not epoch:
+            return False
+        out = np.ones(len(y), dtype=bool)
+        out[np.clip((idx[:, None] + np.arange(-1, 2)).ravel(), 0, len(y) - 1)] = False
+        share, p, epochs = epoch_fold(x[out], y[out], epoch)
+        return share >= 0.3 and p < 1e-3 and epochs >= 3
 
     def measure(self, run: RunSeries) -> dict | None:
         found = []
+        epoch = epoch_length(run)[0]
         for series, role in (("train", "train_loss"), ("val", "val_loss")):
             curve = run.detailed(role)
             if curve is None or _RUNNING_MEAN.search(curve.metric.lower()):
                 continue  # a running mean turns a spike into a slow decay: nothing to read
-            ev = self.measure_curve(curve)
+            ev = self.measure_curve(curve, epoch)
             if ev is None:
                 continue
             found.append({"series": series, **ev})

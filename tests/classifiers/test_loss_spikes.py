@@ -139,3 +139,26 @@ def test_a_peak_after_which_the_run_sits_blown_up_did_not_recover():
     loss[6:] = [0.62, 0.6, 0.58, 0.57, 0.56]  # the same peak back to the trained level: a spike
     f = judge(LossSpikes(), run_of(loss=(steps, loss)))
     assert f is not None and f.evidence["spike_steps"] == [95]
+
+
+def _fading_sawtooth(with_saw=True):
+    """Sorted data logged every 2 steps, 24-step epochs (the validation cadence says so): a
+    class-block jump at the same place in every epoch, large early and fading (the corpus's
+    unshuffled-mlflow-100005)."""
+    rng = np.random.default_rng(0)
+    steps = np.arange(0, 264, 2)
+    pos = (steps % 24) // 2
+    saw = np.where(pos % 4 == 0, 1.0, 0.0) * np.exp(-steps / 80) * 2.0 * with_saw
+    loss = (0.6 + np.exp(-steps / 100)) * np.exp(saw + 0.15 * rng.standard_normal(len(steps)))
+    val_steps = np.arange(23, 264, 24)
+    return steps, loss, (val_steps, 1.0 - 0.01 * np.arange(len(val_steps)))
+
+
+def test_jumps_at_the_same_place_in_every_epoch_are_the_data_order_not_spikes():
+    steps, loss, val = _fading_sawtooth()
+    assert judge(LossSpikes(), run_of(loss=(steps, loss), val_loss=val)) is None
+    # random bad batches in the same run shape, epoch known, are still spikes
+    steps, loss, val = _fading_sawtooth(with_saw=False)
+    loss[[40, 71, 113]] *= 8.0
+    f = judge(LossSpikes(), run_of(loss=(steps, loss), val_loss=val))
+    assert f is not None and f.evidence["count"] == 3
