@@ -33,6 +33,9 @@ class Classifier:
     label: ClassVar[str]
     needs: ClassVar[frozenset[str]] = frozenset({"train_loss"})
     min_points: ClassVar[int] = 8
+    # Count (and judge) each needed role at its finest logging (RunSeries.detailed): spikes,
+    # swings and per-epoch cycles live in a `_step` series, not in its `_epoch` mean.
+    per_step: ClassVar[bool] = False
 
     def skip_reason(self, run: RunSeries) -> str | None:
         """None when the run can be judged, else a sentence saying what is missing."""
@@ -40,10 +43,11 @@ class Classifier:
         if missing:
             return "no " + " and no ".join(_ROLE_WORDS.get(r, r) for r in missing) + " logged"
         for role in sorted(self.needs):
-            curve = run.curve(role)
+            curve = run.detailed(role) if self.per_step else run.curve(role)
             n = 0 if curve is None else len(curve)
             if n < self.min_points:
-                return (f"{_ROLE_WORDS.get(role, role)} has {n} point(s); "
+                finest = " at its finest logging" if self.per_step else ""
+                return (f"{_ROLE_WORDS.get(role, role)} has {n} point(s){finest}; "
                         f"{self.label} needs at least {self.min_points}")
         return None
 

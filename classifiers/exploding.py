@@ -34,20 +34,13 @@ class Exploding(Classifier):
     label = "exploding"
     needs = frozenset({"train_loss"})
     min_points = 5
+    per_step = True
 
     def __init__(self, *, min_rise_log: float = 0.26, min_drop_share: float = 0.25,
                  min_range_share: float = 0.5) -> None:
         self.min_rise_log = min_rise_log
         self.min_drop_share = min_drop_share
         self.min_range_share = min_range_share
-
-    def skip_reason(self, run: RunSeries) -> str | None:
-        """Judged on the per-step series when one exists (the base counts the primary)."""
-        detail = run.detailed("train_loss")
-        if detail is None or len(detail) >= self.min_points:
-            return None if detail is not None else super().skip_reason(run)
-        return (f"training loss has {len(detail)} point(s) at its finest logging; "
-                f"{self.label} needs at least {self.min_points}")
 
     def measure(self, run: RunSeries) -> dict | None:
         curve = run.detailed("train_loss")

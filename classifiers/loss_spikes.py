@@ -30,10 +30,10 @@ import re
 import numpy as np
 
 from classifiers import _spikes, signals
+from classifiers._epochs import epoch_fold, epoch_length
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import Curve, RunSeries
-from classifiers.unshuffled import epoch_fold, epoch_length
 
 _RUNNING_MEAN = re.compile(r"(^|/)batch_")
 

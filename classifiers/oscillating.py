@@ -32,18 +32,11 @@ class Oscillating(Classifier):
     label = "oscillating"
     needs = frozenset({"train_loss"})
     min_points = 30
+    per_step = True
 
     def __init__(self, *, min_swing: float = 0.10, max_move: float = 0.3) -> None:
         self.min_swing = min_swing
         self.max_move = max_move
-
-    def skip_reason(self, run: RunSeries) -> str | None:
-        """Judged on the per-step series when one exists (the base counts the primary)."""
-        detail = run.detailed("train_loss")
-        if detail is None or len(detail) >= self.min_points:
-            return None if detail is not None else super().skip_reason(run)
-        return (f"training loss has {len(detail)} point(s) at its finest logging; "
-                f"{self.label} needs at least {self.min_points}")
 
     def measure(self, run: RunSeries) -> dict | None:
         curve = run.detailed("train_loss")

@@ -24,60 +24,14 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from scipy import stats
 
 from classifiers import signals
+from classifiers._epochs import epoch_fold, epoch_length
 from classifiers.base import Classifier
 from classifiers.diagnosis import Finding, Span
 from classifiers.run import RunSeries
 
 _RUNNING_MEAN = re.compile(r"(^|/)batch_")
-_EPOCH = re.compile(r"(^|/)epoch$")
-
-
-def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
-    """Steps per epoch and where it came from: an `epoch` metric (where its integer part
-    changes), else the validation cadence (a hint only: some runs evaluate twice an epoch, or
-    every other); (None, None) if neither says."""
-    names = [m for m in run.metrics("other") if _EPOCH.search(m.lower())]
-    if names:
-        c = run.curve("other", names[0])
-        ok = np.isfinite(c.values)
-        steps, ep = c.steps[ok], np.floor(c.values[ok] + 1e-9)
-        starts = steps[1:][np.diff(ep) > 0]
-        if len(starts) >= 2:
-            return float(np.median(np.diff(starts))), "epoch"
-    val = run.curve("val_loss")
-    if val is not None and len(val) >= 3:
-        return float(np.median(np.diff(val.steps))), "val_cadence"
-    return None, None
-
-
-def epoch_fold(x: np.ndarray, y: np.ndarray, epoch: float,
-               max_points: int = 20000) -> tuple[float, float, float]:
-    """How much of the loss's wiggle the position inside the epoch explains: the detrended
-    (log) loss grouped by phase in the epoch (one bin per logged point of an epoch), one-way
-    ANOVA. Returns (share of variance explained, F-test p-value, epochs seen); (0, 1, epochs)
-    when an epoch holds fewer than 4 points. This asks the label's question directly: does the
-    loss trace the same shape every epoch? (An autocorrelation peak can miss a shape whose
-    class blocks are a point or two long.)"""
-    xb, zb = signals.bucket(np.asarray(x, np.float64), signals.safe_log(y), max_points, "mean")
-    epochs = float((xb[-1] - xb[0]) / epoch) if len(xb) > 1 else 0.0
-    m = int(round(epoch / float(np.median(np.diff(xb))))) if len(xb) > 1 else 0
-    if m < 4 or len(zb) < 2 * m:
-        return 0.0, 1.0, epochs
-    res = zb - signals.rolling_median(zb, m | 1)  # one epoch wide: the trend, not the sawtooth
-    res = res - res.mean()
-    pos = np.minimum((((xb - xb[0]) % epoch) / epoch * m).astype(np.int64), m - 1)
-    count = np.bincount(pos, minlength=m)
-    means = np.bincount(pos, weights=res, minlength=m) / np.maximum(count, 1)
-    between = float(np.sum(count * means ** 2))
-    total = float(np.sum(res ** 2))
-    k, n = int(np.count_nonzero(count)), len(res)
-    if total <= 0 or k < 2 or n <= k:
-        return 0.0, 1.0, epochs
-    f = (between / (k - 1)) / max((total - between) / (n - k), signals.TINY)
-    return between / total, float(stats.f.sf(f, k - 1, n - k)), epochs
 
 
 def _multiple(a: float, b: float) -> bool:
@@ -89,20 +43,13 @@ class Unshuffled(Classifier):
     label = "unshuffled"
     needs = frozenset({"train_loss"})
     min_points = 24
+    per_step = True
 
     def __init__(self, *, min_strength: float = 0.3, min_cycles: float = 3.0,
                  max_p: float = 1e-3) -> None:
         self.min_strength = min_strength
         self.min_cycles = min_cycles
         self.max_p = max_p
-
-    def skip_reason(self, run: RunSeries) -> str | None:
-        """Judged on the per-step series when one exists (the base counts the primary)."""
-        detail = run.detailed("train_loss")
-        if detail is None or len(detail) >= self.min_points:
-            return None if detail is not None else super().skip_reason(run)
-        return (f"training loss has {len(detail)} point(s) at its finest logging; "
-                f"{self.label} needs at least {self.min_points}")
 
     def measure(self, run: RunSeries) -> dict | None:
         curve = run.detailed("train_loss")

@@ -1,6 +1,7 @@
 import numpy as np
 
-from classifiers.unshuffled import Unshuffled, epoch_length
+from classifiers._epochs import epoch_length
+from classifiers.unshuffled import Unshuffled
 from tests.classifiers._labelled import judge, real_outcomes, run_of
 
 RNG = np.random.default_rng(8)
