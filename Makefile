@@ -26,6 +26,8 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/ingest.py
 	$(PY) benchmarks/diagnose.py
+	$(PY) benchmarks/service.py
+	$(PY) benchmarks/audit.py
 
 eval: $(STAMP)
 	$(PY) benchmarks/evaluate.py
