@@ -46,7 +46,8 @@ def source_order(run: RunSeries, role: str) -> tuple[np.ndarray, np.ndarray]:
     if name is None:
         return np.array([], np.int64), np.array([])
     f = run.frame
-    mask = ((f["metric"] == name) & (f["role"] == role)).to_numpy(bool)
+    codes, names = run.metric_codes()  # integer codes, not a string comparison per row
+    mask = (codes == np.flatnonzero(names == name)[0]) & (f["role"] == role).to_numpy(bool)
     s = f["step"].to_numpy(np.int64)[mask]  # two columns, not a copy of the whole frame
     y = f["value"].to_numpy(np.float64)[mask]
     keep = np.ones(len(s), bool)
