@@ -1,4 +1,5 @@
-"""Without torch (blocked by a sys.modules shim), `import probes` works and pulls in no app
+"""Without torch (an import hook makes `import torch` fail as it does where torch is not
+installed), `import probes` works and pulls in no app
 module, and calling a probe fails with ProbeError carrying the install hint."""
 
 from __future__ import annotations
@@ -10,8 +11,16 @@ import textwrap
 from tests.conftest import REPO
 
 SCRIPT = textwrap.dedent("""
+    import importlib.abc
     import sys
-    sys.modules["torch"] = None          # what an environment without torch looks like
+
+    class NoTorch(importlib.abc.MetaPathFinder):  # what an environment without torch looks like
+        def find_spec(self, name, path=None, target=None):
+            if name == "torch" or name.startswith("torch."):
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return None
+
+    sys.meta_path.insert(0, NoTorch())
     import probes                        # an eager `import torch` would raise here
     from probes import confirm
     from classifiers.diagnosis import Diagnosis
