@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from classifiers.signals.reduce import median
+
 MAD_TO_SIGMA = 1.4826
 TINY = 1e-12
 
@@ -14,7 +16,7 @@ def robust_spread(y: np.ndarray) -> float:
     y = np.asarray(y, dtype=np.float64)
     if len(y) < 2:
         return 0.0
-    mad = MAD_TO_SIGMA * float(np.median(np.abs(y - np.median(y))))
+    mad = MAD_TO_SIGMA * median(np.abs(y - median(y)))
     if mad > 0:
         return mad
     q75, q25 = np.percentile(y, [75, 25])
@@ -77,9 +79,9 @@ def safe_log(y: np.ndarray) -> np.ndarray:
 def head_level(y: np.ndarray, frac: float = 0.1, min_points: int = 1) -> float:
     """Median of the first `frac` of the points."""
     k = max(min_points, int(np.ceil(len(y) * frac)))
-    return float(np.median(y[:k]))
+    return median(np.asarray(y)[:k])
 
 
 def tail_level(y: np.ndarray, frac: float = 0.1, min_points: int = 1) -> float:
     k = max(min_points, int(np.ceil(len(y) * frac)))
-    return float(np.median(y[-k:]))
+    return median(np.asarray(y)[-k:])
