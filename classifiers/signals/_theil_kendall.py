@@ -33,12 +33,16 @@ def _tie_groups(v: np.ndarray) -> np.ndarray:
 
 def _sen_sum(groups: np.ndarray) -> int:
     """sum k(k-1)(2k+5) over tie groups of 2+ (Sen 1968, eq. 2.6), as scipy sums it."""
+    if groups.max() <= 1:  # no ties (the usual case): nothing to sum
+        return 0
     reps = groups[groups > 1]
     return sum(k * (k - 1) * (2 * k + 5) for k in reps)
 
 
 def _rank_tie_stats(groups: np.ndarray) -> tuple[int, int, int]:
     """scipy's count_rank_tie: tied pairs, and the two variance corrections."""
+    if groups.max() <= 1:  # no ties (the usual case)
+        return 0, 0, 0
     cnt = groups[groups > 1].astype("int64", copy=False)
     return (int((cnt * (cnt - 1) // 2).sum()),
             int((cnt * (cnt - 1.) * (cnt - 2)).sum()),
