@@ -44,6 +44,16 @@ def _segment(y: np.ndarray, lo: float, hi: float) -> float:
     return float(np.median(y[a:max(int(hi * n), a + 1)]))
 
 
+def _rate_ratio(xs: np.ndarray, level: np.ndarray) -> float:
+    """Late descent rate over early (15%-50% of the run) rate, on the log level: under 0.15 is
+    a knee."""
+    t, half = np.log(level), xs[0] + 0.5 * np.ptp(xs)
+    early = (xs >= xs[0] + 0.15 * np.ptp(xs)) & (xs <= half)
+    rate_early = -signals.trend(xs[early], t[early]).slope if early.sum() >= 2 else 0.0
+    rate_late = -signals.trend(xs[xs >= half], t[xs >= half]).slope
+    return rate_late / rate_early if rate_early > 0 else 0.0
+
+
 class Underfit(Classifier):
     label = "underfit"
     needs = frozenset({"train_loss", "val_loss"})
@@ -62,7 +72,9 @@ class Underfit(Classifier):
         self.max_late_rise = max_late_rise
         self._plateau = Plateau()  # "stopped improving" is plateau's measurement, reused
 
-    def measure(self, run: RunSeries) -> dict | None:
+    def measure(self, run: RunSeries, *, rates: bool = True) -> dict | None:
+        """The run's fit statistics; with rates=False the two trend fits are left out
+        (rate_ratio None): detect() screens with the rest first, the trends cost most."""
         train, val = run.curve("train_loss"), run.curve("val_loss")
         x, y = signals.finite_points(train.steps, train.values)
         vx, vy = signals.finite_points(val.steps, val.values)
@@ -73,14 +85,10 @@ class Underfit(Classifier):
         mid, end = _segment(level, 0.4, 0.6), _segment(level, 0.85, 1.0)
         val_end = signals.tail_level(vy, 0.2, min_points=1)
         kept = end / start
-        t, half = np.log(level), xs[0] + 0.5 * np.ptp(xs)
-        early = (xs >= xs[0] + 0.15 * np.ptp(xs)) & (xs <= half)
-        rate_early = -signals.trend(xs[early], t[early]).slope if early.sum() >= 2 else 0.0
-        rate_late = -signals.trend(xs[xs >= half], t[xs >= half]).slope
         stuck = self._plateau.measure(run)
         return {
             "plateau": bool(stuck and stuck["stuck_fraction"] >= self._plateau.min_stuck),
-            "rate_ratio": rate_late / rate_early if rate_early > 0 else 0.0,
+            "rate_ratio": _rate_ratio(xs, level) if rates else None,
             "start": start, "end": end, "val_end": val_end, "kept": kept,
             "improvement": 1.0 - kept, "late_gain": (mid - end) / mid,
             "gap_ratio": (val_end - end) / end,
@@ -89,8 +97,10 @@ class Underfit(Classifier):
         }
 
     def underfits(self, ev: dict) -> bool:
+        """The verdict; a rate_ratio of None (not measured) counts as a knee wherever the late
+        gain is flat, so False then means False whatever the rates."""
         flat_late = ev["late_gain"] < self.max_late_gain
-        knee = flat_late and ev["rate_ratio"] <= self.max_rate_ratio
+        knee = flat_late and (ev["rate_ratio"] is None or ev["rate_ratio"] <= self.max_rate_ratio)
         barely_moved = flat_late and ev["kept"] >= self.near_start  # no knee to look for
         stalled = ev["plateau"] or knee or barely_moved
         return (self.min_kept <= ev["kept"] <= self.max_kept and stalled
@@ -106,6 +116,9 @@ class Underfit(Classifier):
                        ev, summary)
 
     def detect(self, run: RunSeries) -> Finding | None:
+        ev = self.measure(run, rates=False)  # most runs are ruled out before the trend fits
+        if ev is None or not self.underfits(ev):
+            return None
         ev = self.measure(run)
         if ev is None or not self.underfits(ev):
             return None
