@@ -118,15 +118,18 @@ class Plateau(Classifier):
             j = min(int(np.searchsorted(xs, cut - frac * np.ptp(x) / 2)), i_cut - 2)
             if j < 0 or len(xs) - i_cut < 2:
                 continue
+            # progress in the tail: along its trend, or as new best values (spikes hide trends);
+            # "small" only falls as the gain grows, so new bests alone can rule a tail out
+            # before its two trend fits are paid for
+            if not self._small(best[i_cut] - best[-1], total, ev["log_scale"]):
+                continue
             tail_trend = signals.trend(xs[i_cut:], t[i_cut:], _TREND_POINTS)
-            # progress in the tail: along its trend, or as new best values (spikes hide trends)
             gained = max(-tail_trend.change(xs[i_cut], xs[-1]), best[i_cut] - best[-1])
+            if not self._small(gained, total, ev["log_scale"]):
+                continue
             rate_before = -signals.trend(xs[j:i_cut], t[j:i_cut], _TREND_POINTS).slope
             ratio = -tail_trend.slope / rate_before if rate_before > 0 else np.inf
-            small = gained <= self.tail_share * total or (ev["log_scale"] and gained < 0.01)
-            # and, in log scale, the tail improved the loss itself by under late_gain (3%)
-            small = small and not (ev["log_scale"] and gained >= self.late_gain)
-            if small and ratio <= self.rate_ratio:
+            if ratio <= self.rate_ratio:
                 barely = ev["log_scale"] and total < 2 * self.flat_log and wander < 0.26
                 ev.update(kind="flat_from_start" if barely else "stuck_after_drop",
                           stuck_fraction=frac,
@@ -134,6 +137,12 @@ class Plateau(Classifier):
                           rate_ratio=float(ratio), tail_tau=tail_trend.tau)
                 return ev
         return self._both_stalled(run, xs, level, ev)
+
+    def _small(self, gained: float, total: float, log_scale: bool) -> bool:
+        """A tail gain too small to count as progress: under tail_share of the total (or 1% in
+        log scale), and, in log scale, under late_gain (3%) of the loss itself."""
+        small = gained <= self.tail_share * total or (log_scale and gained < 0.01)
+        return small and not (log_scale and gained >= self.late_gain)
 
     def _both_stalled(self, run: RunSeries, xs: np.ndarray, level: np.ndarray,
                       ev: dict) -> dict | None:
