@@ -16,6 +16,7 @@ import pandas as pd
 
 from classifiers.run import RunSeries
 from classifiers.signals import MAD_TO_SIGMA, TINY, bucket, finite_points
+from classifiers.signals._memo import array_key, remembered
 
 
 def detrended_noise(y: np.ndarray) -> float:
@@ -70,7 +71,14 @@ def shared_axis(x_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
 def levels_at(x_src: np.ndarray, y_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
     """For each step in `x_at` (sorted), the median of the source points logged after the
     previous step of `x_at` and up to this one: the train loss over the stretch that led to
-    each evaluation. NaN where that stretch holds no source point."""
+    each evaluation. NaN where that stretch holds no source point. Remembered within a
+    diagnosis: overfit and distribution_mismatch both ask it of the same train/val pair."""
+    x_src, y_src, x_at = np.asarray(x_src), np.asarray(y_src), np.asarray(x_at)
+    return remembered(lambda: ("levels_at", array_key(x_src, y_src, x_at)),
+                      lambda: (_levels_at(x_src, y_src, x_at),))[0]
+
+
+def _levels_at(x_src: np.ndarray, y_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
     out = np.full(len(x_at), np.nan)
     if len(x_src) == 0 or len(x_at) == 0:
         return out
