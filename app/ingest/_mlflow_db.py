@@ -29,7 +29,11 @@ def is_sqlite(path: Path) -> bool:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    # a damaged page can hold bytes that are not UTF-8: keep reading (the names get U+FFFD)
+    # rather than let a UnicodeDecodeError escape the reader
+    con.text_factory = lambda b: b.decode("utf-8", "replace")
+    return con
 
 
 def _columns(con: sqlite3.Connection, table: str) -> set[str]:
@@ -43,7 +47,7 @@ def is_tracking_db(path: Path) -> bool:
     try:
         with closing(_connect(path)) as con:
             return {"key", "value", "run_uuid"} <= _columns(con, "metrics")
-    except sqlite3.Error:
+    except (sqlite3.Error, UnicodeDecodeError):
         return False
 
 
@@ -87,5 +91,6 @@ def iter_metric_rows(path: Path) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
                 nan = pd.to_numeric(chunk["is_nan"], errors="coerce").fillna(0).to_numpy() != 0
                 chunk["value"] = np.where(nan, np.nan, value)
                 yield runs, chunk
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
+        # a damaged schema page can hold non-UTF-8 names, which sqlite3 decodes itself
         raise CorruptInputError(f"unreadable SQLite database: {exc}", file=str(path)) from None
