@@ -16,10 +16,12 @@ from end to end (a level that climbed and came back is exploding's or a spike's,
 is oscillating's); `stuck_after_drop` when the run did improve (by more than twice the
 noise) and some tail of at least 40% of the run delivered under 8% of the total improvement,
 improved the loss itself by under 2.5%, AND improved at under 7% of the rate of the window
-before it. A power law or exponential decay slows down gradually (rate ratios of 0.2-0.5
+before it; a tail whose trend rose by more than 2.5% (log scale) got worse, which is not flat
+(spikes or a slow blow-up: other labels report those). A power law or exponential decay slows down gradually (rate ratios of 0.2-0.5
 between adjacent windows) and is not a plateau; a knee followed by a flat line is. A slow creep
 after the drop is `stuck_after_drop` too when a validation loss witnesses it: train and
-validation each improved by under 2.5% (relative) from the middle of the run to its end.
+validation each improved by under 2.5% (relative) from the middle of the run to its end, and
+training did not get worse by more than that.
 Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
 tail is not trending down at all (Kendall's tau >= -0.2).
 Known false positives: a run that simply converged early and was left running (the domain
@@ -127,6 +129,8 @@ class Plateau(Classifier):
             gained = max(-tail_trend.change(xs[i_cut], xs[-1]), best[i_cut] - best[-1])
             if not self._small(gained, total, ev["log_scale"]):
                 continue
+            if self._rising(tail_trend.change(xs[i_cut], xs[-1]), total, ev["log_scale"]):
+                continue  # the tail got worse: not flat (spikes, a slow blow-up, overfitting)
             rate_before = -signals.trend(xs[j:i_cut], t[j:i_cut], _TREND_POINTS).slope
             ratio = -tail_trend.slope / rate_before if rate_before > 0 else np.inf
             if ratio <= self.rate_ratio:
@@ -144,6 +148,12 @@ class Plateau(Classifier):
         small = gained <= self.tail_share * total or (log_scale and gained < 0.01)
         return small and not (log_scale and gained >= self.late_gain)
 
+    def _rising(self, rise: float, total: float, log_scale: bool) -> bool:
+        """A tail whose trend climbed by more than a stuck tail may gain (late_gain of the loss
+        in log scale, tail_share of the total otherwise): a curve that got worse is not flat,
+        and what made it worse (spikes, a slow blow-up) is another label's to report."""
+        return rise > (self.late_gain if log_scale else self.tail_share * total)
+
     def _both_stalled(self, run: RunSeries, xs: np.ndarray, level: np.ndarray,
                       ev: dict) -> dict | None:
         """Second path, for a slow creep after the drop: training AND validation each improved
@@ -157,8 +167,8 @@ class Plateau(Classifier):
             return None
         gains = [(_segment(v, 0.4, 0.6) - _segment(v, 0.85, 1.0)) / _segment(v, 0.4, 0.6)
                  for v in (level, vy)]
-        if max(gains) >= self.late_gain:
-            return None
+        if max(gains) >= self.late_gain or self._rising(-gains[0], 0.0, True):
+            return None  # still improving, or training got worse: not a flat line
         cut = int(xs[int(0.5 * (len(xs) - 1))])
         ev.update(kind="stuck_after_drop", stuck_fraction=0.5, stall_step=cut,
                   tail_improvement=gains[0], rate_ratio=None, val_late_gain=gains[1],

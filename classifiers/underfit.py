@@ -6,9 +6,11 @@ low).
 Signal: the training loss at its start (the first point; the median of the first 3 on
 per-step logs), the smoothed loss in the middle (40-60% of the run) and at the end (last
 15%); the validation loss at its end; all by signals' robust levels.
-Rule: for positive losses, the training loss keeps at least half of its starting value (it fell
-less than 50%; a model too small to learn anything may not move at all, or end a little
-higher); it stopped improving: the second half improved it by under 5%, at under 15% of the
+Rule: for positive losses, the training loss keeps at least 60% of its starting value (it fell
+less than 40%; a model too small to learn anything may not move at all, or end a little
+higher). Without the task's reachable loss "high" is a guess, and a loss that fell by 40% or
+more has learnt a good part of what it can: a LoRA fine-tune that halves its loss, or a language
+model converging on a high-entropy text, are healthy runs that keep about half; it stopped improving: the second half improved it by under 5%, at under 15% of the
 rate of the stretch before (a knee, not a slow steady descent), or plateau's measurement finds
 it stuck; and validation ends within 15% of training (or below it). A run that barely moved
 (kept at least `near_start`, 80%, of its starting loss: still near its initial, chance-level
@@ -17,7 +19,7 @@ it (a model too small or too regularised often creeps from the first step, so it
 find). A second half that rose by over `max_late_rise` (10%) is not a flat line at a high level
 (exploding's or oscillating's business). Losses that can be negative have no "high" to speak of
 and are not judged.
-Confidence: 0.5 + 0.3 x how much of the start is left beyond 50% (scaled to 1 at 90%) + 0.15
+Confidence: 0.5 + 0.3 x how much of the start is left beyond 60% (scaled to 1 at 100%) + 0.15
 when the train/val gap is under 5%.
 Known false positives: a fine-tune that starts near its best loss (little room to fall, so
 "kept half" is normal) and a task whose irreducible loss is high (noisy labels, hard language
@@ -59,7 +61,7 @@ class Underfit(Classifier):
     needs = frozenset({"train_loss", "val_loss"})
     min_points = 4
 
-    def __init__(self, *, min_kept: float = 0.5, max_kept: float = 1.1,
+    def __init__(self, *, min_kept: float = 0.6, max_kept: float = 1.1,
                  max_late_gain: float = 0.05, max_gap: float = 0.15,
                  max_rate_ratio: float = 0.15, near_start: float = 0.8,
                  max_late_rise: float = 0.1) -> None:

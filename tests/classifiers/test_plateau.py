@@ -68,9 +68,20 @@ def test_real_runs(real_runs):
     assert all("token_to_char1729587337" in e for e in missed), missed
     false = sorted(e for e, fired, want in rows if fired and not want)
     # known: detectron2 stalls where its LR was cut 20x (labelled lr_decayed_too_early only;
-    # the brats run with the same shape is labelled both); the augmented nanoGPT run ends above
-    # its best after two spikes, stuck for its last 60%
-    assert len(false) <= 2 and all("detectron2" in e or "augmented" in e for e in false), false
+    # the brats run with the same shape is labelled both)
+    assert len(false) <= 1 and all("detectron2" in e for e in false), false
+    # the augmented nanoGPT run converges, then two spikes leave its tail above its best: that
+    # tail got worse, which loss_spikes reports; it is not a flat line
+    assert not any("augmented" in e for e, fired, _ in rows if fired)
+
+
+def test_a_tail_that_got_worse_is_not_flat():
+    x = np.arange(600)
+    converge = 3.4 + 7.0 * np.exp(-x / 40.0) + _noise(len(x), 0.01)
+    worse = converge + np.where(x > 420, 0.0025 * (x - 420), 0.0)  # +12% by the end, no gain
+    assert judge(Plateau(), run_of(loss=(x, worse))) is None
+    # near miss: the same run without the late climb is stuck after its drop
+    assert judge(Plateau(), run_of(loss=(x, converge))) is not None
 
 
 def test_slow_creep_witnessed_by_a_flat_validation_loss():

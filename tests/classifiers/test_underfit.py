@@ -36,6 +36,16 @@ def test_healthy_fit_and_overfit_are_not_underfit():
                                     val_loss=(EP, _knee(1.6, 1.6)))) is None
 
 
+def test_a_run_that_halved_its_loss_is_not_called_underfit():
+    # a fine-tune or a language model converging on high-entropy text: flat, close, and still
+    # about half of its starting loss; without the reachable loss that is not "high"
+    train, val = _knee(2.08, 1.12, tau=3), _knee(2.08, 1.15, tau=3)
+    assert judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, val))) is None
+    # near miss: the same shape keeping two thirds of its start is underfit
+    train, val = _knee(2.08, 1.45, tau=3), _knee(2.08, 1.48, tau=3)
+    assert judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, val))) is not None
+
+
 def test_near_miss_slow_steady_descent():
     slow = 8.8 * (1 + EP) ** -0.12
     assert judge(Underfit(), run_of(loss=(EP, slow), val_loss=(EP, slow * 1.02))) is None
