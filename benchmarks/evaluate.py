@@ -41,7 +41,8 @@ def predict(path: Path) -> tuple[dict[str, set[str]], str | None]:
         result = load_run(path)
     except LossForensicsError as exc:
         return {}, f"{type(exc).__name__}: {exc}"
-    diagnoses = diagnose_all(result.frame, source=result.source, warnings=result.warnings)
+    diagnoses = diagnose_all(result.frame, source=result.source, warnings=result.warnings,
+                             strict=True)  # a classifier bug must fail the evaluation
     return {d.run: {f.label for f in d.findings} for d in diagnoses}, None
 
 

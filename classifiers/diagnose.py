@@ -7,12 +7,18 @@ attached.
 For each registered classifier: `skip_reason(run)` decides whether it can judge the run (the
 reason goes to `skipped`), else `detect(run)` may return a Finding. Findings are ordered by
 severity (classifiers.labels.SEVERITY) then confidence; the verdict is the first finding's label
-or "healthy"; the playbook ranks each finding's causes from its evidence. A classifier that
-raises is a bug in that classifier and is not hidden here.
+or "healthy"; the playbook ranks each finding's causes from its evidence.
+
+A classifier that raises is a bug in that classifier, not a property of the run: by default it
+costs only its own label (listed in `skipped` with the exception, the traceback logged on the
+`lossforensics.classifiers` logger) and the other labels still reach the user, so the service
+and the audit never fail a whole run over one bug. `strict=True` re-raises (the evaluation and
+the tests use it, so a bug cannot hide there).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -29,6 +35,8 @@ from classifiers.registry import all_classifiers
 from classifiers.run import RunSeries, split_runs
 from classifiers.signals import memo_scope
 
+log = logging.getLogger("lossforensics.classifiers")
+
 
 def diagnose(
     frame: pd.DataFrame,
@@ -36,6 +44,7 @@ def diagnose(
     source: dict[str, Any] | None = None,
     warnings: Sequence[Any] | None = None,
     classifiers: Iterable[Classifier] | None = None,
+    strict: bool = False,
 ) -> Diagnosis:
     """Diagnose a frame that holds one run (InputError when it holds several)."""
     frame = validate_frame(frame)
@@ -45,7 +54,8 @@ def diagnose(
         raise InputError(f"the frame holds {len(names)} runs ({shown}); "
                          "use diagnose_all() to get one diagnosis per run")
     run = RunSeries(frame, str(names[0])) if len(names) else RunSeries(frame)
-    return diagnose_run(run, source=source, warnings=warnings, classifiers=classifiers)
+    return diagnose_run(run, source=source, warnings=warnings, classifiers=classifiers,
+                        strict=strict)
 
 
 def diagnose_all(
@@ -54,11 +64,13 @@ def diagnose_all(
     source: dict[str, Any] | None = None,
     warnings: Sequence[Any] | None = None,
     classifiers: Iterable[Classifier] | None = None,
+    strict: bool = False,
 ) -> list[Diagnosis]:
     """One Diagnosis per run in the frame, in order of first appearance."""
     frame = validate_frame(frame)
     chosen = list(classifiers) if classifiers is not None else None
-    return [diagnose_run(run, source=source, warnings=warnings, classifiers=chosen)
+    return [diagnose_run(run, source=source, warnings=warnings, classifiers=chosen,
+                         strict=strict)
             for run in split_runs(frame)]
 
 
@@ -68,6 +80,7 @@ def diagnose_run(
     source: dict[str, Any] | None = None,
     warnings: Sequence[Any] | None = None,
     classifiers: Iterable[Classifier] | None = None,
+    strict: bool = False,
 ) -> Diagnosis:
     """Run every classifier on one RunSeries and assemble its Diagnosis."""
     findings: list[Finding] = []
@@ -78,7 +91,16 @@ def diagnose_run(
             if reason is not None:
                 skipped.append(Skipped(clf.label, reason))
                 continue
-            finding = clf.detect(run)
+            try:
+                finding = clf.detect(run)
+            except Exception as exc:
+                if strict:
+                    raise
+                log.exception("classifier %s failed on run %r", clf.label, run.name)
+                skipped.append(Skipped(clf.label, f"classifier error ({type(exc).__name__}: "
+                                       f"{exc}); a bug in lossforensics, logged; the other "
+                                       "labels are unaffected"))
+                continue
             if finding is not None:
                 findings.append(attach_causes(finding))
     findings = order_findings(findings)

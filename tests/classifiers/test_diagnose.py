@@ -82,15 +82,29 @@ def test_metrics_list_every_metric_in_order_of_appearance():
     assert [m.metric for m in diagnose(frame).metrics] == ["lr", "loss", "val_loss"]
 
 
-def test_a_classifier_bug_is_not_swallowed():
-    class Broken(Classifier):
-        label = "nan"
+class _Broken(Classifier):
+    label = "nan"
 
-        def detect(self, run):
-            raise ZeroDivisionError("bug")
+    def detect(self, run):
+        raise ZeroDivisionError("bug")
 
+
+def test_a_classifier_bug_costs_only_its_own_label_and_is_logged(caplog):
+    from classifiers.registry import all_classifiers
+
+    others = [c for c in all_classifiers() if c.label != "nan"]
+    spiky = _healthy()
+    with caplog.at_level("ERROR", logger="lossforensics.classifiers"):
+        d = diagnose(spiky, classifiers=[_Broken(), *others])
+    assert d.verdict == "healthy" and [s.label for s in d.skipped if "bug" in s.reason] == ["nan"]
+    reason = next(s.reason for s in d.skipped if s.label == "nan")
+    assert "ZeroDivisionError: bug" in reason
+    assert any("classifier nan failed" in r.message and r.exc_info for r in caplog.records)
+
+
+def test_strict_diagnosis_reraises_a_classifier_bug():
     with pytest.raises(ZeroDivisionError):
-        diagnose(_healthy(), classifiers=[Broken()])
+        diagnose(_healthy(), classifiers=[_Broken()], strict=True)
 
 
 def test_a_million_points_diagnose_without_a_false_alarm():
