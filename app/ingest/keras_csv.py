@@ -14,7 +14,7 @@ from pathlib import Path
 from app.ingest._csv import CsvHeader, is_long_form, sniff_header
 from app.ingest._source import default_run_name, require_nonempty
 from app.ingest._table import read_step_table
-from app.ingest.base import IngestResult, ReadWarning
+from app.ingest.base import IngestResult
 from classifiers.errors import UnknownFormatError
 
 FORMAT = "keras_csv"
@@ -42,10 +42,9 @@ def read(
     if header is None or "epoch" not in header.stripped:
         raise UnknownFormatError("not a Keras CSVLogger file: no delimited header with an "
                                  "'epoch' column on line 1", file=str(path), line=1)
-    result = read_step_table(
+    # steps are the 0-based epoch indices Keras logs: that is the file's normal axis, not a
+    # problem with it, so it is documented rather than warned about on every read
+    return read_step_table(
         path, header, fmt=FORMAT, run=run or default_run_name(path),
         step_col=header.stripped.index("epoch"), roles=roles, na_values=("", "NA"),
     )
-    result.warnings.insert(0, ReadWarning("steps are epoch indices (0-based, as Keras logs "
-                                          "them)", str(path)))
-    return result
