@@ -90,16 +90,18 @@ def run_audit(
     if isinstance(executor, InlineExecutor):  # no futures to wait on: run in order
         with _progress(console, len(sources)) as advance:
             for source in sources:
-                results.extend(audit_source(source, preview_points))
-                advance()
+                found = audit_source(source, preview_points)
+                results.extend(found)
+                advance(len(found))
     else:
         # submit before the progress bar's refresh thread starts, so pool workers are forked
         # from a process holding no rich lock
         futures = {executor.submit(audit_source, s, preview_points): s for s in sources}
         with _progress(console, len(sources)) as advance:
             for fut in as_completed(futures):
-                results.extend(_result_of(fut, futures[fut]))
-                advance()
+                found = _result_of(fut, futures[fut])
+                results.extend(found)
+                advance(len(found))
     results.sort(key=lambda r: r.name)
     return results
 
@@ -114,24 +116,35 @@ def _result_of(fut: Future, source: RunSource) -> list[RunAudit]:
 
 
 @contextmanager
-def _progress(console: Console | None, total: int) -> Iterator[Callable[[], None]]:
+def _progress(console: Console | None, total: int) -> Iterator[Callable[[int], None]]:
+    """Progress over sources (files or run folders); each advance also adds the runs that
+    source held (a W&B export or a sweep folder holds several), so both counts are shown."""
     if console is None or total == 0:
-        yield lambda: None
+        yield lambda runs: None
         return
+    runs = 0
     if console.is_terminal:
-        columns = (SpinnerColumn(), TextColumn(f"auditing {total:,} runs"), BarColumn(),
+        columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                    TaskProgressColumn(), TimeRemainingColumn())
         with Progress(*columns, console=console, transient=True) as bar:
-            task = bar.add_task("audit", total=total)
-            yield lambda: bar.advance(task)
+            task = bar.add_task(f"auditing {total:,} sources", total=total)
+
+            def advance_bar(found: int) -> None:
+                nonlocal runs
+                runs += found
+                bar.update(task, advance=1,
+                           description=f"auditing {total:,} sources ({runs:,} runs so far)")
+
+            yield advance_bar
         return
     done = 0
     step = max(1, total // 10)
 
-    def advance() -> None:
-        nonlocal done
+    def advance(found: int) -> None:
+        nonlocal done, runs
         done += 1
+        runs += found
         if done % step == 0 or done == total:
-            console.print(f"audited {done:,}/{total:,} runs", highlight=False)
+            console.print(f"audited {done:,}/{total:,} sources ({runs:,} runs)", highlight=False)
 
     yield advance

@@ -36,7 +36,7 @@ def test_table_sorted_by_severity_with_sweep_effect(sweep: Path) -> None:
     assert "all runs with lr >= 0.01 exploded (6/6); none below (0/12)" in out
     assert "19 runs: 6 nan, 6 exploding, 12 healthy, 1 error" in out
     assert "[empty_input]" in out  # the unreadable run says why, and the audit went on
-    assert "audited 19/19 runs" in err  # plain progress lines without a terminal
+    assert "audited 19/19 sources (19 runs)" in err  # plain progress lines without a terminal
 
 
 def test_json_is_a_list_of_diagnoses(sweep: Path) -> None:

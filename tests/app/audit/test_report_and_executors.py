@@ -80,4 +80,18 @@ def test_progress_bar_on_a_terminal(sweep: Path) -> None:
     with open_executor(1) as ex:
         runs = run_audit(sources, ex, console=console)
     assert len(runs) == 19
-    assert "auditing 19 runs" in buf.getvalue() and "100%" in buf.getvalue()
+    assert "auditing 19 sources (19 runs so far)" in buf.getvalue() and "100%" in buf.getvalue()
+
+
+def test_progress_counts_the_runs_a_source_holds(tmp_path: Path) -> None:
+    # one W&B export holding three runs: one source, three runs audited
+    rows = ['"Step","a - train/loss","b - train/loss","c - train/loss"']
+    rows += [f'"{s}","{2.0 / (1 + s)}","{2.1 / (1 + s)}","{2.2 / (1 + s)}"' for s in range(40)]
+    (tmp_path / "export").mkdir()
+    (tmp_path / "export" / "wandb_export.csv").write_text("\n".join(rows) + "\n")
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False, width=100)
+    with open_executor(1) as ex:
+        runs = run_audit(discover_runs(tmp_path).sources, ex, console=console)
+    assert len(runs) == 3
+    assert "audited 1/1 sources (3 runs)" in buf.getvalue()
