@@ -40,8 +40,11 @@ _NOT_A_SERIES = {"epoch", "step", "global_step", "iter", "iteration", "time", "r
 
 
 def _tokens(name: str) -> list[str]:
-    """'validation/epoch_loss' -> ['validation', 'epoch', 'loss']; camelCase split too."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    """'validation/epoch_loss' -> ['validation', 'epoch', 'loss']; camelCase split too, keeping
+    acronyms whole: 'valAccuracy' -> val, accuracy; 'valMAE' -> val, mae; but 'mAP50' and 'mIoU'
+    stay metric names (map50, m+iou), not 'm', 'ap50'."""
+    spaced = re.sub(r"([a-z0-9])([A-Z][a-z])", r"\1_\2", name)  # a new capitalised word
+    spaced = re.sub(r"([a-z0-9]{2})([A-Z]{2,})(?![a-z])", r"\1_\2", spaced)  # word + ACRONYM
     return [t for t in re.split(r"[^a-z0-9]+", spaced.lower()) if t]
 
 

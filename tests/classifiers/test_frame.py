@@ -64,6 +64,9 @@ def test_split_context_makes_val():
         ("accuracy", "train_score"), ("val_acc", "val_score"), ("eval_wer", "val_score"),
         ("train_samples_per_second", "throughput"), ("epoch", "other"), ("eval_runtime", "other"),
         ("trainLoss", "train_loss"), ("test/accuracy", "val_score"),
+        # acronyms stay whole: mAP is not "m" + "ap", mIoU not "m" + "io" + "u"
+        ("val_mAP", "val_score"), ("val/mAP50", "val_score"), ("eval_mIoU", "val_score"),
+        ("valMAE", "val_score"), ("valAccuracy", "val_score"), ("evalBLEU", "val_score"),
     ],
 )
 def test_infer_role(name, role):
