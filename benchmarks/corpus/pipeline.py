@@ -50,6 +50,8 @@ def compatible_formats(plan: Plan) -> list[str]:
             continue
         if plan.grad_norm and not f.step_level:
             continue
+        if "over_clipping" in plan.labels and not f.clip_variants():
+            continue  # its logger never writes the clip threshold (nor a post-clip norm)
         out.append(f.name)
     return out
 
@@ -99,6 +101,8 @@ def build_run(recipe: str, seed: int, fmt: str | None = None) -> Outcome:
     formats = compatible_formats(plan)
     fmt = fmt if fmt is not None else str(rng.choice(formats))
     variant = str(rng.choice(FORMATS[fmt].variants))
+    if "over_clipping" in plan.labels:
+        variant = str(rng.choice(FORMATS[fmt].clip_variants()))  # the threshold must be written
     if fmt == "mlflow" and variant == "autolog":
         variant = "script"  # autolog names are per-epoch only; chosen below when epoch-level
     rec = train(plan.cfg)

@@ -132,7 +132,7 @@ def oscillating(rng, seed) -> Plan:
     c.batch_size = int(rng.choice([8, 16]))
     c.n_train = 768
     c.epochs = int(rng.integers(4, 8))
-    return Plan(c, {"oscillating"}, {"loss_spikes"}, step_level=True, val=bool(rng.random() < 0.3),
+    return Plan(c, {"oscillating"}, step_level=True, val=bool(rng.random() < 0.3),
                 lr=bool(rng.random() < 0.4), variant="adam_high_lr")
 
 

@@ -33,16 +33,25 @@ class Format:
     epoch_level: bool  # can hold per-epoch series
     resumable: bool  # a resumed run's repeated/restarted steps survive in the files
     multi_run: bool = False  # one file holds several runs
+    # naming variants whose real logger writes no clip threshold (HF's Trainer keeps
+    # max_grad_norm in its arguments, not in its logs, and logs the pre-clip norm only)
+    no_clip_threshold: tuple[str, ...] = ()
+
+    def clip_variants(self) -> tuple[str, ...]:
+        """The variants able to show clipping: those that write the threshold."""
+        return tuple(v for v in self.variants if v not in self.no_clip_threshold)
 
 
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("tensorboard", write_tensorboard, TB_VARIANTS, True, True, True),
+        Format("tensorboard", write_tensorboard, TB_VARIANTS, True, True, True,
+               no_clip_threshold=("hf",)),
         Format("tensorboard_keras", write_tensorboard_keras, ("keras",), False, True, True),
         Format("wandb_csv", write_wandb_csv, ("wandb",), True, False, False, multi_run=True),
         Format("jsonl", write_jsonl, JSONL_VARIANTS, True, True, True),
-        Format("hf_trainer_state", write_hf_trainer_state, ("hf",), True, False, False),
+        Format("hf_trainer_state", write_hf_trainer_state, ("hf",), True, False, False,
+               no_clip_threshold=("hf",)),
         Format("lightning_csv", write_lightning_csv, ("lightning",), True, False, False),
         Format("keras_csv", write_keras_csv, KERAS_VARIANTS, False, True, True),
         Format("mlflow", write_mlflow, MLFLOW_VARIANTS, True, True, True),
