@@ -52,8 +52,12 @@ def test_parquet_needs_out_and_writes_the_frame(real_runs, tmp_path, capsys):
     assert not [p for p in out.parent.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_role_overrides_and_warnings_on_stderr(real_runs, capsys):
-    src = real_runs / "keras_csvlogger_voiceid_old_acc_cols" / "training.log"
+def test_role_overrides_and_warnings_on_stderr(real_runs, capsys, tmp_path):
+    # the real log with one unreadable cell appended: a genuine reader warning
+    src = tmp_path / "training.log"
+    text = (real_runs / "keras_csvlogger_voiceid_old_acc_cols" / "training.log").read_text()
+    header = text.splitlines()[0].split(",")
+    src.write_text(text + ",".join(["10"] + ["oops"] * (len(header) - 1)) + "\n")
     code = main(["convert", str(src), "--to", "csv", "--role", "val_acc=other",
                  "--role", "lo*=val_loss"])
     assert code == 0
