@@ -17,8 +17,9 @@ is oscillating's); `stuck_after_drop` when the run did improve (by more than twi
 noise) and some tail of at least 40% of the run delivered under 8% of the total improvement,
 improved the loss itself by under 2.5%, AND improved at under 7% of the rate of the window
 before it; a tail whose trend rose by more than 2.5% (log scale) got worse, which is not flat
-(spikes or a slow blow-up: other labels report those). A power law or exponential decay slows down gradually (rate ratios of 0.2-0.5
-between adjacent windows) and is not a plateau; a knee followed by a flat line is. A slow creep
+(spikes or a slow blow-up: other labels report those). A power law or exponential decay slows
+down gradually (rate ratios of 0.2-0.5 between adjacent windows) and is not a plateau; a knee
+followed by a flat line is. A slow creep
 after the drop is `stuck_after_drop` too when a validation loss witnesses it: train and
 validation each improved by under 2.5% (relative) from the middle of the run to its end, and
 training did not get worse by more than that.

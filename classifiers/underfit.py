@@ -10,9 +10,10 @@ Rule: for positive losses, the training loss keeps at least 60% of its starting 
 less than 40%; a model too small to learn anything may not move at all, or end a little
 higher). Without the task's reachable loss "high" is a guess, and a loss that fell by 40% or
 more has learnt a good part of what it can: a LoRA fine-tune that halves its loss, or a language
-model converging on a high-entropy text, are healthy runs that keep about half; it stopped improving: the second half improved it by under 5%, at under 15% of the
-rate of the stretch before (a knee, not a slow steady descent), or plateau's measurement finds
-it stuck; and validation ends within 15% of training (or below it). A run that barely moved
+model converging on a high-entropy text, are healthy runs that keep about half. It stopped
+improving: the second half improved it by under 5%, at under 15% of the rate of the stretch
+before (a knee, not a slow steady descent), or plateau's measurement finds it stuck; and
+validation ends within 15% of training (or below it). A run that barely moved
 (kept at least `near_start`, 80%, of its starting loss: still near its initial, chance-level
 loss) needs no knee: a second half gaining under 5% is stopped enough, whatever the rate before
 it (a model too small or too regularised often creeps from the first step, so it has no knee to
