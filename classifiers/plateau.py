@@ -19,10 +19,9 @@ improved the loss itself by under 2.5%, AND improved at under 7% of the rate of 
 before it; a tail whose trend rose by more than 2.5% (log scale) got worse, which is not flat
 (spikes or a slow blow-up: other labels report those). A power law or exponential decay slows
 down gradually (rate ratios of 0.2-0.5 between adjacent windows) and is not a plateau; a knee
-followed by a flat line is. A slow creep
-after the drop is `stuck_after_drop` too when a validation loss witnesses it: train and
-validation each improved by under 2.5% (relative) from the middle of the run to its end, and
-training did not get worse by more than that.
+followed by a flat line is. A slow creep after the drop is `stuck_after_drop` too when a
+validation loss witnesses it: train and validation each improved by under 2.5% (relative) from
+the middle of the run to its end, and training did not get worse by more than that.
 Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
 tail is not trending down at all (Kendall's tau >= -0.2).
 Known false positives: a run that simply converged early and was left running (the domain
