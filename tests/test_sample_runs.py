@@ -56,9 +56,6 @@ KNOWN_MISSES = {
     "lr_decayed_too_early_jsonl": "the LR fell 10x within 9% of the run, before the loss had "
                                   "moved at all (no progress cut short to see): nothing found",
     "plateau_mlflow": "linear model on spirals, early drop then flat: nothing found",
-    "underfit_hf_trainer": "2-unit MLP on digits, still improving 11% over its second half "
-                           "(labelled under the corpus' former 10% rule; slow, not flat): "
-                           "nothing found",
 }
 
 
