@@ -14,9 +14,11 @@ SEVERITY: tuple[str, ...] = (
     "resume_discontinuity",
     "distribution_mismatch",
     "overfit",
+    # a label that names the cause of a stall outranks the stall itself: the verdict of a run
+    # that flattened where its LR was cut, or where its gradients died, is that cause
     "vanishing_gradients",
-    "plateau",
     "lr_decayed_too_early",
+    "plateau",
     "underfit",
     "oscillating",
     "loss_spikes",

@@ -17,11 +17,14 @@ is oscillating's); `stuck_after_drop` when the run did improve (by more than twi
 noise) and some tail of at least 40% of the run delivered under 8% of the total improvement,
 improved the loss itself by under 2.5%, AND improved at under 7% of the rate of the window
 before it; a tail whose trend rose by more than 2.5% (log scale) got worse, which is not flat
-(spikes or a slow blow-up: other labels report those). A power law or exponential decay slows
-down gradually (rate ratios of 0.2-0.5 between adjacent windows) and is not a plateau; a knee
-followed by a flat line is. A slow creep after the drop is `stuck_after_drop` too when a
-validation loss witnesses it: train and validation each improved by under 2.5% (relative) from
-the middle of the run to its end, and training did not get worse by more than that.
+(spikes or a slow blow-up: other labels report those). A tail's gain is the larger of its
+trend's and its new best values' (spikes hide trends); new bests count only beyond twice the
+smoothed level's own noise, which a noisy level's best-so-far finds by chance. A power law or
+exponential decay slows down gradually (rate ratios of 0.2-0.5 between adjacent windows) and is
+not a plateau; a knee followed by a flat line is. A slow creep after the drop is
+`stuck_after_drop` too when a validation loss witnesses it: train and validation each improved
+by under 2.5% (relative) from the middle of the run to its end, and training did not get worse
+by more than that.
 Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
 tail is not trending down at all (Kendall's tau >= -0.2).
 Known false positives: a run that simply converged early and was left running (the domain
@@ -114,6 +117,11 @@ class Plateau(Classifier):
         if ev["log_scale"] and total >= self.converged_log:
             return None  # fell by a factor of 20 or more: a flat tail there is the floor
         best = signals.best_so_far(t)
+        # the best-so-far of a noisy level keeps finding lower values by chance: new bests
+        # count as progress only beyond twice the level's own noise (the point noise over the
+        # points each level value summarises: bucket size x rolling window; 1.25: a median's)
+        per_level = len(y) / len(xs) * signals.odd_window(len(xs), 0.05 if len(y) >= 40 else 0.0)
+        by_chance = 2 * 1.25 * noise / np.sqrt(per_level)
         for frac in _TAILS:  # longest stuck tail first; five windows, not a per-point loop
             cut = x[0] + (1 - frac) * np.ptp(x)
             i_cut = int(np.searchsorted(xs, cut))
@@ -123,10 +131,11 @@ class Plateau(Classifier):
             # progress in the tail: along its trend, or as new best values (spikes hide trends);
             # "small" only falls as the gain grows, so new bests alone can rule a tail out
             # before its two trend fits are paid for
-            if not self._small(best[i_cut] - best[-1], total, ev["log_scale"]):
+            new_best = max(best[i_cut] - best[-1] - by_chance, 0.0)
+            if not self._small(new_best, total, ev["log_scale"]):
                 continue
             tail_trend = signals.trend(xs[i_cut:], t[i_cut:], _TREND_POINTS)
-            gained = max(-tail_trend.change(xs[i_cut], xs[-1]), best[i_cut] - best[-1])
+            gained = max(-tail_trend.change(xs[i_cut], xs[-1]), new_best)
             if not self._small(gained, total, ev["log_scale"]):
                 continue
             if self._rising(tail_trend.change(xs[i_cut], xs[-1]), total, ev["log_scale"]):

@@ -55,7 +55,6 @@ KNOWN_MISSES = {
     "distribution_mismatch_mlflow": "val features permuted: overfit found instead",
     "lr_decayed_too_early_jsonl": "the LR fell 10x within 9% of the run, before the loss had "
                                   "moved at all (no progress cut short to see): nothing found",
-    "plateau_mlflow": "linear model on spirals, early drop then flat: nothing found",
 }
 
 

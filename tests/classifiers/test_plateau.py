@@ -146,3 +146,21 @@ def test_near_miss_a_short_noisy_log_whose_drop_is_within_its_noise():
     wobble = np.exp(0.12 * np.random.default_rng(8).standard_normal(12))
     loss = (1.0 + 0.25 * np.exp(-ep / 2)) * wobble
     assert judge(Plateau(), run_of(loss=(ep, loss))) is None
+
+
+
+def test_noisy_short_logs_that_dropped_then_stuck_are_mostly_found():
+    # a linear model on a hard task, logged every step: +-15% batch noise hides the flat tail
+    # from a best-so-far that keeps finding lower values by chance. Over 20 noise draws most are
+    # found (6 of 20 before new bests were discounted by the level's noise)...
+    x = np.arange(176)
+    found = improving_flagged = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        stuck = (0.55 + 0.45 * np.exp(-x / 20.0)) * np.exp(0.15 * rng.standard_normal(len(x)))
+        f = judge(Plateau(), run_of(loss=(x, stuck)))
+        found += f is not None and f.evidence["kind"] == "stuck_after_drop"
+        # ...and none of the same noise on a run still improving steadily to its end
+        improving = (1.0 - 0.45 * x / x[-1]) * np.exp(0.15 * rng.standard_normal(len(x)))
+        improving_flagged += judge(Plateau(), run_of(loss=(x, improving))) is not None
+    assert found >= 12 and improving_flagged == 0, (found, improving_flagged)
