@@ -120,13 +120,14 @@ def concat_frames(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 def validate_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """Check columns and dtypes; coerce what is safely coercible; raise InvalidFrameError with the
-    column at fault otherwise. Returns the frame with the columns in schema order."""
+    column at fault otherwise. Returns the frame with the columns in schema order: the same
+    object when it already is a valid frame (no copy: diagnosis validates what ingest built)."""
     if not isinstance(frame, pd.DataFrame):
         raise InvalidFrameError(f"expected a pandas DataFrame, got {type(frame).__name__}")
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise InvalidFrameError(f"frame is missing column(s): {', '.join(missing)}")
-    out = frame.loc[:, list(COLUMNS)]
+    out = frame if tuple(frame.columns) == COLUMNS else frame.loc[:, list(COLUMNS)]
     fixes = {}
     for col in COLUMNS:
         want = DTYPES[col]
