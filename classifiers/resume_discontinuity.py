@@ -82,7 +82,8 @@ class ResumeDiscontinuity(Classifier):
         se2 = 1.25 * noise * np.sqrt(2.0 / k)  # of a difference of two k-point medians
         rows = [_at_restart(s, y, int(r), k, se2) for r in restarts]  # at most max_restarts
         jumps = np.array([row["jump"] for row in rows])
-        best = rows[int(np.argmax(np.abs(jumps)))]
+        nth = int(np.argmax(np.abs(jumps)))
+        best = rows[nth]
         se = se2 * (np.sqrt(3.0) if best["detrended"] else 1.0)
         lx, ly = source_order(run, "lr")
         return {
@@ -93,7 +94,7 @@ class ResumeDiscontinuity(Classifier):
             "loss_before": best["before"], "loss_after": best["after"],
             "loss_same_steps_earlier": best["old"],
             "matches_earlier_run": bool(abs(best["after"] - best["old"]) <= 2 * se),
-            "lr_jump": _lr_jump(lx, ly, best["step"]),
+            "lr_jump": _lr_jump(lx, ly, nth, len(restarts), best["from_step"], best["step"]),
         }
 
     def judge(self, m: dict) -> Finding | None:
@@ -137,11 +138,19 @@ def _at_restart(s: np.ndarray, y: np.ndarray, r: int, k: int, se2: float) -> dic
             "jump": 0.0 if replay or not np.isfinite(jump) else float(jump)}
 
 
-def _lr_jump(lx: np.ndarray, ly: np.ndarray, after_step: int) -> bool:
-    """Whether the LR logged around the restart changes by more than 2x across it."""
+def _lr_jump(lx: np.ndarray, ly: np.ndarray, nth: int, restarts: int, from_step: int,
+             to_step: int) -> bool:
+    """Whether the LR logged around the loss's `nth` of `restarts` restarts (the counter going
+    back from `from_step` to `to_step`) changes by more than 2x across it. Several appended runs
+    all restart at step 0, so the step alone does not say which restart it is: when the LR
+    restarts as often as the loss, the same one in order; otherwise the one going back between
+    the closest pair of steps."""
     back = np.flatnonzero(lx[1:] <= lx[:-1]) + 1
     if len(back) == 0:
         return False
-    r = back[np.argmin(np.abs(lx[back] - after_step))]
+    if len(back) == restarts:
+        r = back[nth]
+    else:
+        r = back[np.argmin(np.abs(lx[back - 1] - from_step) + np.abs(lx[back] - to_step))]
     a, b = ly[r - 1], ly[r]
     return bool(np.isfinite(a) and np.isfinite(b) and max(a, b) > 2 * max(min(a, b), TINY))

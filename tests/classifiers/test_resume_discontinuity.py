@@ -88,3 +88,17 @@ def test_no_restart_no_finding():
 @pytest.mark.slow
 def test_real_runs_agree_with_their_labels(real_runs):
     assert_matches_real_labels(real_runs, ResumeDiscontinuity())
+
+
+def test_lr_jump_is_read_at_the_reported_restart_among_appended_runs():
+    # three runs appended to one log, all counting from step 0; only the jump into the third
+    # (LR 1e-5 -> 1e-4, loss back up) is large. The LR check must read that restart, not the
+    # first one that also goes back to step 0
+    ep = np.arange(10)
+    loss = np.r_[1.0 - 0.05 * ep, 0.55 - 0.01 * ep, 1.6 - 0.05 * ep]
+    lr = np.r_[np.full(10, 1e-5), np.full(10, 1e-5), np.full(10, 1e-4)]
+    steps = np.r_[ep, ep, ep]
+    f = judge(ResumeDiscontinuity(), _run(steps, loss, lr=(steps, lr)))
+    assert f is not None and f.evidence["resumed_from_step"] == 9
+    assert f.evidence["loss_after"] > f.evidence["loss_before"]
+    assert f.evidence["lr_jump"] is True
