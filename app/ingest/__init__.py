@@ -62,28 +62,31 @@ def load_run(
 
 def _load_directory(root: Path, format: str | None,
                     roles: Mapping[str, str] | None) -> IngestResult:
+    """Read a directory in one format (frameworks often log the same run twice, e.g. HF event
+    files beside trainer_state.json). When none of the chosen format's files can be read, the
+    next format found is read instead, so one empty or broken file does not hide the rest."""
     plan = plan_directory(root, format)
-    reader = READERS.reader(plan.format)
-    results: list[IngestResult] = []
+    candidates = [(plan.format, plan.sources), *plan.ignored.items()]
     warnings: list[ReadWarning] = []
     failures: list[InputError] = []
-    for source in plan.sources:
-        try:
-            results.append(reader.read(source, roles=roles))
-        except InputError as exc:
-            if len(plan.sources) == 1:
-                raise
-            failures.append(exc)
-            warnings.append(ReadWarning(f"not read: {exc.message}", exc.file, exc.line,
-                                        exc.byte))
-    if not results:
+    tried: list[str] = []
+    for fmt, sources in candidates:
+        results = _read_sources(READERS.reader(fmt), sources, roles, warnings, failures)
+        if results:
+            break
+        tried.append(fmt)
+    else:
         raise failures[0]
-    for fmt, paths in plan.ignored.items():
+    for other, paths in plan.ignored.items():
+        if other == fmt or other in tried:
+            continue  # the format read, or one tried first whose files all failed (said above)
         shown = ", ".join(str(p.relative_to(root)) for p in paths[:3])
         more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
         warnings.append(ReadWarning(
-            f"also found {fmt} file(s) not read ({shown}{more}); they usually repeat the same "
-            f"run: pass format={fmt!r} to read them instead", str(root)))
+            f"also found {other} file(s) not read ({shown}{more}); a directory is read in one "
+            f"format, as frameworks often log one run twice: read them with format {other!r} "
+            f"(`--format {other}` on the command line), or audit the folder to read every run",
+            str(root)))
     if plan.truncated:
         warnings.append(ReadWarning("stopped looking after too many files; point at a "
                                     "sub-directory to read the rest", str(root)))
@@ -91,13 +94,28 @@ def _load_directory(root: Path, format: str | None,
         result = results[0]
         result.warnings.extend(warnings)
         return result
-    frames = _distinct_runs(results, plan.sources, root)
+    frames = _distinct_runs(results, sources, root)
     return IngestResult(
         concat_frames(frames),
         [w for r in results for w in r.warnings] + warnings,
-        format=plan.format,
+        format=fmt,
         files=[f for r in results for f in r.files],
     )
+
+
+def _read_sources(reader, sources: list[Path], roles: Mapping[str, str] | None,
+                  warnings: list[ReadWarning], failures: list[InputError]) -> list[IngestResult]:
+    """Every source one reader can read; each failure is kept (to raise when nothing at all
+    could be read) and said in a warning."""
+    results = []
+    for source in sources:
+        try:
+            results.append(reader.read(source, roles=roles))
+        except InputError as exc:
+            failures.append(exc)
+            warnings.append(ReadWarning(f"not read: {exc.message}", exc.file, exc.line,
+                                        exc.byte))
+    return results
 
 
 def _distinct_runs(results: list[IngestResult], sources: list[Path], root: Path) -> list:

@@ -125,6 +125,32 @@ def test_one_bad_file_among_several_is_a_warning(tmp_path):
     assert any(w.file and w.file.endswith("b.jsonl") for w in result.warnings)
 
 
+def test_a_format_whose_files_all_fail_gives_way_to_the_next(tmp_path):
+    # HF is tried first, but its only trainer_state.json holds just the end-of-training
+    # summary; the JSONL run beside it must still be read, and the failure said
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "hf" / "trainer_state.json").write_text(json.dumps(
+        {"global_step": 10, "log_history": [{"train_runtime": 5.0, "step": 10}]}))
+    (tmp_path / "nano").mkdir()
+    (tmp_path / "nano" / "log.jsonl").write_text(
+        "".join(json.dumps({"step": s, "loss": 2.0 / (s + 1)}) + "\n" for s in range(20)))
+    result = load_run(tmp_path)
+    assert result.format == "jsonl" and result.runs == ["nano"]
+    said = [w.message for w in result.warnings]
+    assert any(m.startswith("not read:") and "log_history" in m for m in said), said
+    assert not any("also found" in m for m in said), said  # the HF file was tried, not skipped
+
+
+def test_a_second_format_beside_the_first_is_named_with_the_cli_flag(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "trainer_state.json").write_text(json.dumps(
+        {"log_history": [{"step": s, "loss": 1.0 / (s + 1)} for s in range(1, 6)]}))
+    (tmp_path / "b.jsonl").write_text('{"step": 0, "loss": 1.0}\n')
+    result = load_run(tmp_path)
+    note = next(w.message for w in result.warnings if "also found" in w.message)
+    assert "--format jsonl" in note and "audit" in note
+
+
 def test_roles_and_run_pass_through(real_runs):
     path = real_runs / "jsonl_detectron2_medwaste_lr_step" / "metrics.json"
     result = load_run(path, roles={"loss_*": "other", "fast_rcnn/cls_accuracy": "val_score"},
