@@ -85,8 +85,9 @@ def diagnose_run(
     """Run every classifier on one RunSeries and assemble its Diagnosis."""
     findings: list[Finding] = []
     skipped: list[Skipped] = []
+    chosen = list(classifiers) if classifiers is not None else all_classifiers()
     with memo_scope():  # classifiers smoothing the same curve share the work
-        for clf in (classifiers if classifiers is not None else all_classifiers()):
+        for clf in chosen:
             reason = clf.skip_reason(run)
             if reason is not None:
                 skipped.append(Skipped(clf.label, reason))
@@ -104,6 +105,13 @@ def diagnose_run(
             if finding is not None:
                 findings.append(attach_causes(finding))
     findings = order_findings(findings)
+    notes = [str(w) for w in (warnings or ())]
+    judged = len(chosen) - len(skipped)
+    if not findings and judged < len(chosen) / 2:
+        # "healthy" is the absence of findings: say when that absence means little
+        notes.append(f"only {judged} of {len(chosen)} checks could judge this run (see "
+                     "'skipped'): 'healthy' means nothing was found, not that the run was shown "
+                     "to be fine")
     return Diagnosis(
         run=run.name,
         verdict=findings[0].label if findings else HEALTHY,
@@ -111,7 +119,7 @@ def diagnose_run(
         skipped=sorted(skipped, key=lambda s: severity_rank(s.label)),
         metrics=metric_infos(run),
         source=dict(source) if source else {"format": None, "files": []},
-        warnings=[str(w) for w in (warnings or ())],
+        warnings=notes,
     )
 
 

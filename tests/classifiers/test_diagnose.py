@@ -131,3 +131,15 @@ def test_metric_infos_match_a_pandas_groupby_on_interleaved_metrics_and_repeated
     assert infos == _metric_infos_grouped(run.frame)
     assert infos[0].metric == metric[np.argmin(np.asarray(frame["seq"]))]
     assert sum(i.points for i in infos) == 500
+
+
+def test_healthy_with_almost_nothing_judged_says_so():
+    # one validation loss, five points: nearly every check is skipped, so "healthy" is only
+    # the absence of findings, and the diagnosis must say that
+    d = diagnose(make_frame("thin", ["val_loss"] * 5, range(5), [1.0, 0.9, 0.85, 0.8, 0.8]))
+    assert d.verdict == "healthy"
+    assert any("checks could judge this run" in w for w in d.warnings), d.warnings
+    # near miss: a train loss alone is enough for the checks that read it
+    full = diagnose(_healthy())
+    assert full.verdict == "healthy"
+    assert not any("checks could judge" in w for w in full.warnings), full.skipped
