@@ -27,6 +27,8 @@ by under 2.5% (relative) from the middle of the run to its end, and training did
 by more than that.
 Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
 tail is not trending down at all (Kendall's tau >= -0.2).
+A loss that fell by a factor of 20 or more (to exactly zero included) has converged: its flat
+tail is the floor, not a plateau.
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
 Evidence: kind, stall_step, stuck_fraction, tail_improvement, rate_ratio, val_late_gain,
@@ -116,6 +118,9 @@ class Plateau(Classifier):
             return None  # ended higher (exploding's business) or moved within the noise
         if ev["log_scale"] and total >= self.converged_log:
             return None  # fell by a factor of 20 or more: a flat tail there is the floor
+        if not ev["log_scale"] and np.min(y) >= 0 and \
+                end * np.exp(self.converged_log) <= max(float(y[0]), head):
+            return None  # the same for a loss that reached exactly zero (judged linearly)
         best = signals.best_so_far(t)
         # the best-so-far of a noisy level keeps finding lower values by chance: new bests
         # count as progress only beyond twice the level's own noise (the point noise over the

@@ -164,3 +164,16 @@ def test_noisy_short_logs_that_dropped_then_stuck_are_mostly_found():
         improving = (1.0 - 0.45 * x / x[-1]) * np.exp(0.15 * rng.standard_normal(len(x)))
         improving_flagged += judge(Plateau(), run_of(loss=(x, improving))) is not None
     assert found >= 12 and improving_flagged == 0, (found, improving_flagged)
+
+
+def test_a_loss_that_reached_exactly_zero_converged():
+    # a classifier that memorised its data: 0.85 -> 1e-4 within 20 steps, then logged as 0.0
+    x = np.arange(150)
+    loss = np.where(x < 20, 0.85 * np.exp(-x / 2.0), 0.0)
+    loss[20:60] = 1e-4
+    assert judge(Plateau(), run_of(loss=(x, loss))) is None
+    # near miss: the same drop stuck at a third of its start is a plateau, judged linearly too
+    # (one logged 0.0 rules out the log scale)
+    stuck = np.maximum(0.85 * np.exp(-x / 25.0), 0.3) + np.where(x % 7 == 0, 0.01, 0.0)
+    stuck[100] = 0.0
+    assert judge(Plateau(), run_of(loss=(x, stuck))) is not None
