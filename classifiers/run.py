@@ -28,7 +28,9 @@ _CANONICAL = {
 }
 # Names that are a part of the loss (a component) or a within-epoch running mean: never primary
 # when something better exists.
-_SECONDARY = re.compile(r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|(box|obj|cls|rpn|reg|aux)")
+# (detection losses: YOLO's box/cls/dfl/obj/seg/pose parts, detectron2's rpn/reg parts)
+_SECONDARY = re.compile(r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|"
+                        r"(box|obj|cls|rpn|reg|aux|dfl|seg|pose|kobj|mask)")
 # The same quantity logged at two granularities (Lightning: `train_loss_step`, `train_loss_epoch`)
 _GRANULARITY = re.compile(r"[_/](step|epoch)$")
 

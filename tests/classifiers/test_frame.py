@@ -79,3 +79,16 @@ def test_concat_renumbers_seq():
     c = concat_frames([a, b])
     assert list(c["seq"]) == [0, 1, 2, 3]
     assert isinstance(c, pd.DataFrame) and c["role"].dtype == DTYPES["role"]
+
+
+def test_a_detection_loss_split_into_parts_is_read_by_its_box_part_not_dfl():
+    # Ultralytics logs no total: box, cls and dfl parts. The DFL part (a distribution focal
+    # loss on box edges) must not become "the" loss just because its name is not a known part
+    from classifiers.run import RunSeries
+
+    names = [f"{split}/{part}_loss" for split in ("train", "val") for part in ("box", "cls", "dfl")]
+    frame = make_frame("yolo", names * 3, [s for s in range(3) for _ in names],
+                       np.linspace(2.0, 1.0, 3 * len(names)))
+    run = RunSeries(frame)
+    assert run.primary("train_loss") == "train/box_loss"
+    assert run.primary("val_loss") == "val/box_loss"
