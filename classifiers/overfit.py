@@ -6,9 +6,11 @@ Signal read: the primary val loss at its evaluations (often 5-50 points, sometim
 before training), smoothed by a running median over ~5% of them (at least 3); the train loss as
 the median of its points over the stretch leading to each evaluation (classifiers._align), so
 both are compared at the same moments whatever their cadences or step units.
-Rule: the val improved before its minimum (2 sigmas), or `late_first_eval` of the train's
+Rule: the val improved before its minimum (2 sigmas), or `late_first_eval` (90%) of the train's
 improvement came before the first evaluation (training had converged: the minimum predates
-it; a val that climbs from any earlier first evaluation is distribution_mismatch); at least
+it; a val that climbs from any earlier first evaluation is distribution_mismatch), or half of
+it did and that first evaluation was already below the train's starting loss (the val had
+improved before it was measured: a fine-tune evaluated every N steps); at least
 two evaluations follow the minimum; the late val level (median of the last third of them, at
 least 3 when there are 3) stands `rise_z` detrended-noise sigmas above the minimum; train
 improved by at least `train_drop` of its level over the evaluated span and has not risen since
@@ -21,7 +23,7 @@ Evidence: val_min_step, val_min, val_late, val_rise, val_rise_pct (rise / |val m
 val_rise_z, val_rise_frac (rise / val range), val_min_fraction (0..1 of the evaluated span),
 train_fall_after (train fall after the val minimum / train range), evaluations_after,
 val_drop_before_z, train_done_before_eval (share of the train's improvement before the first
-evaluation).
+evaluation), val_first_below_train_start.
 Known false positives: a val curve that drifts up by noise over a long converged tail while the
 train loss still creeps down; a val set re-sampled between evaluations (its level moves without
 the model changing).
@@ -51,13 +53,15 @@ class Overfit(Classifier):
 
     def __init__(self, *, rise_z: float = 2.5, strong_rise: float = 0.25,
                  train_fall: float = 0.05, train_drop: float = 0.1,
-                 stall_share: float = 0.25, late_first_eval: float = 0.9) -> None:
+                 stall_share: float = 0.25, late_first_eval: float = 0.9,
+                 learned_first_eval: float = 0.5) -> None:
         self.rise_z = rise_z
         self.strong_rise = strong_rise
         self.train_fall = train_fall
         self.train_drop = train_drop
         self.stall_share = stall_share
         self.late_first_eval = late_first_eval
+        self.learned_first_eval = learned_first_eval
 
     def measure(self, run: RunSeries) -> dict | None:
         vx, vy = finite_curve(run, "val_loss", max_points=2000)
@@ -100,6 +104,9 @@ class Overfit(Classifier):
             "train_fall_after": float((t_at_min - t_end) / t_range),
             "train_done_before_eval": float((t_start - t_at_first_eval)
                                             / max(t_start - t_end, TINY)),
+            # the first evaluation already beat the untrained model's loss: the val had
+            # improved before anyone measured it
+            "val_first_below_train_start": bool(vy[0] < max(float(ty[0]), t_start)),
         }
 
     def judge(self, m: dict) -> Finding | None:
@@ -110,7 +117,9 @@ class Overfit(Classifier):
         # the val must have improved before its minimum, unless most of the training happened
         # before the first evaluation (the minimum then predates it); a val curve that rises
         # from an early first evaluation never generalised: distribution_mismatch
-        if m["val_drop_before_z"] < 2.0 and m["train_done_before_eval"] < self.late_first_eval:
+        before = (self.learned_first_eval if m.get("val_first_below_train_start")
+                  else self.late_first_eval)
+        if m["val_drop_before_z"] < 2.0 and m["train_done_before_eval"] < before:
             return None
         falling = m["train_fall_after"] >= self.train_fall
         big = m["val_rise_frac"] >= self.strong_rise

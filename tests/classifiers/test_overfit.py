@@ -121,3 +121,19 @@ def test_nan_bursts_and_repeated_steps_survive():
 @pytest.mark.slow
 def test_real_runs_agree_with_their_labels(real_runs):
     assert_matches_real_labels(real_runs, Overfit())
+
+
+def test_a_fine_tune_whose_val_climbs_from_its_first_evaluation_is_overfit():
+    # Whisper-style fine-tune: train 0.89 -> 0.0002, evaluations every 1000 steps; 86% of the
+    # train's fall came before the first one, whose val (0.31) was already far below the
+    # train's start: the val had improved unseen, then climbs on every evaluation
+    steps = np.arange(25, 5001, 25)
+    train = 0.89 * np.exp(-steps / 500) + 2e-4
+    evals = np.arange(1000, 5001, 1000)
+    val = np.array([0.307, 0.356, 0.421, 0.452, 0.468])
+    f = judge(Overfit(), run_of(loss=(steps, train), val_loss=(evals, val)))
+    assert f is not None and f.evidence["val_first_below_train_start"] is True
+    # near miss: a first evaluation already worse than the untrained model was never a fit
+    # that then degraded (distribution_mismatch's business), so overfit does not claim it
+    worse = val + 0.7
+    assert judge(Overfit(), run_of(loss=(steps, train), val_loss=(evals, worse))) is None
