@@ -15,8 +15,9 @@ of its room (to 1, or 0, for a metric within [0, 1]: 99.0% -> 99.3% accuracy is 
 0.3% -> 1.0% on a 10-class task is not; else of its size). 'loss_improves': the loss improved
 by `min_z` sigmas and `min_rel` of its level while the metric did not improve.
 'metric_improves': the metric improved (and by `min_z` sigmas) while the loss stayed flat over
-the whole run (its 5-95% range within 4 sigmas or `flat_rel` of its level, and its head-to-
-tail change under 2 sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs). A
+the whole run (its 5-95% range within `flat_rel` of its level, or within 4 sigmas and
+`min_rel` of it: a loss swinging by 20% is noisy, not flat; and its head-to-tail change under 2
+sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs). A
 loss that falls then rises, or rises, while the metric improves is left to overfit
 (over-confident predictions raise the loss while accuracy holds: expected, not a mismatch).
 Confidence: 0.5 at the thresholds, rising with the improving side's sigmas, capped at 0.9.
@@ -106,7 +107,10 @@ class MetricMismatch(Classifier):
 
     def judge(self, m: dict) -> Finding | None:
         loss_better = m["loss_gain_z"] >= self.min_z and m["loss_gain_rel"] >= self.min_rel
-        loss_flat = (m["loss_range_z"] <= 4.0 or m["loss_range_rel"] <= self.flat_rel) and (
+        # flat: within 5% of its level, or within its noise while swinging by under min_rel
+        # (10%): a val loss that wanders by 20% is noisy, not flat, and says nothing either way
+        loss_flat = (m["loss_range_rel"] <= self.flat_rel
+                     or (m["loss_range_z"] <= 4.0 and m["loss_range_rel"] <= self.min_rel)) and (
             abs(m["loss_gain_z"]) < 2.0 or abs(m["loss_gain_rel"]) < 0.01)
         metric_better = m["metric_gain_z"] >= 1.0 and m["metric_gain_rel"] >= self.min_gain
         if loss_better and not metric_better:

@@ -35,6 +35,17 @@ def test_metric_improves_while_loss_stays_flat():
     assert f is not None and f.evidence["direction"] == "metric_improves"
 
 
+def test_a_noisy_val_loss_beside_an_improving_wer_is_not_a_mismatch():
+    # Whisper fine-tune: the val loss wanders 0.21-0.27 (its noise), WER falls 14 -> 10;
+    # a loss swinging by 20% is noisy, not flat, so it says nothing against the metric
+    ep = np.arange(1000, 15001, 1000)
+    loss = np.array([0.2718, 0.26, 0.2386, 0.2415, 0.2389, 0.253, 0.2273, 0.2433, 0.2225,
+                     0.2621, 0.2194, 0.2088, 0.2155, 0.2494, 0.2393])
+    wer = np.array([14.31, 12.47, 12.36, 11.52, 11.17, 10.56, 10.73, 10.44, 10.18, 9.97, 9.92,
+                    9.86, 9.77, 9.75, 9.62])
+    assert judge(MetricMismatch(), run_of(eval_loss=(ep, loss), eval_wer=(ep, wer))) is None
+
+
 def test_loss_creeping_near_chance_while_accuracy_climbs_is_consistent():
     loss = 2.39 - 0.13 * (EP / 19) ** 1.5 + 0.001 * RNG.standard_normal(20)
     acc = 0.10 + 0.15 * np.clip(EP - 6, 0, None) / 13 + 0.003 * RNG.standard_normal(20)
