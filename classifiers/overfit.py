@@ -133,9 +133,12 @@ class Overfit(Classifier):
         strength = min(1.0, m["val_rise_z"] / (2 * self.rise_z)) * 0.5 \
             + min(1.0, m["val_rise_frac"] / (2 * self.strong_rise)) * 0.5
         conf = (0.55 + 0.43 * strength) if clear else (0.35 + 0.2 * strength)
-        summary = (f"Validation loss bottomed at {m['val_min']:.4g} (step {m['val_min_step']}) "
-                   f"and rose {m['val_rise_pct']:.1f}% to {m['val_late']:.4g} over the next "
-                   f"{m['evaluations_after']} evaluations while the training loss kept "
+        # the numbers are smoothed levels (a running median of the evaluations, then the median
+        # of the last third), so the sentence says so rather than quote them as logged values
+        summary = (f"Validation loss (smoothed) bottomed at about {m['val_min']:.4g} around step "
+                   f"{m['val_min_step']} and rose {m['val_rise_pct']:.1f}% to about "
+                   f"{m['val_late']:.4g} over the next {m['evaluations_after']} evaluations "
+                   "while the training loss kept "
                    + ("falling." if falling else "low."))
         evidence = {k: v for k, v in m.items() if k != "val_end_step"}
         return Finding(self.label, float(min(0.98, conf)),
