@@ -40,7 +40,7 @@ def sniff(path: Path) -> bool:
     return body.startswith("{") and '"log_history"' in body
 
 
-def _load(path: Path) -> list:
+def _load(path: Path) -> dict:
     try:
         with open(path, "rb") as fh:
             doc = parse_json(fh.read())
@@ -52,10 +52,20 @@ def _load(path: Path) -> list:
     if not isinstance(doc, dict) or "log_history" not in doc:
         raise UnknownFormatError("not a trainer_state.json: no 'log_history' key",
                                  file=str(path))
-    history = doc["log_history"]
-    if not isinstance(history, list):
+    if not isinstance(doc["log_history"], list):
         raise CorruptInputError("'log_history' is not a list", file=str(path))
-    return history
+    return doc
+
+
+def _nothing_logged(doc: dict, summaries: int) -> str:
+    """Why a log_history holds no curve, in the file's own terms."""
+    if not summaries:
+        return "log_history has no entries"
+    why = "log_history holds only the end-of-training summary: no loss was logged during training"
+    every, steps = doc.get("logging_steps"), doc.get("global_step") or doc.get("max_steps")
+    if isinstance(every, int | float) and isinstance(steps, int | float) and every > steps:
+        why += f" (logging_steps {every:g} is more than the run's {steps:g} steps)"
+    return why
 
 
 def is_summary(entry: dict) -> bool:
@@ -68,13 +78,15 @@ def read(
 ) -> IngestResult:
     path = Path(path)
     require_nonempty(path)
-    history = _load(path)
+    doc = _load(path)
+    history = doc["log_history"]
     warns = Warnings(str(path))
     entries = [e for e in history if isinstance(e, dict) and not is_summary(e)]
     if len(entries) + sum(isinstance(e, dict) and is_summary(e) for e in history) < len(history):
         warns.add("log_history items that are not objects were skipped")
     if not entries:
-        raise EmptyInputError("log_history has no entries", file=str(path))
+        summaries = sum(isinstance(e, dict) and is_summary(e) for e in history)
+        raise EmptyInputError(_nothing_logged(doc, summaries), file=str(path))
     frame = pd.json_normalize(entries, sep="/")
     n = len(frame)
     if "step" in frame.columns:

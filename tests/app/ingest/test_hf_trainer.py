@@ -74,5 +74,17 @@ def test_broken_json_names_line(tmp_path):
 def test_empty_history(tmp_path):
     path = tmp_path / "trainer_state.json"
     path.write_text('{"log_history": []}')
-    with pytest.raises(EmptyInputError):
+    with pytest.raises(EmptyInputError, match="log_history has no entries"):
+        hf_trainer.read(path)
+
+
+def test_a_history_with_only_the_final_summary_says_why_nothing_was_logged(tmp_path):
+    # a real LoRA run: logging_steps larger than the whole run, so only the summary was written
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({
+        "global_step": 768, "logging_steps": 996, "max_steps": 768,
+        "log_history": [{"epoch": 3.0, "step": 768, "train_loss": 0.97, "train_runtime": 5980.7,
+                         "train_samples_per_second": 14.4}]}))
+    with pytest.raises(EmptyInputError, match=r"only the end-of-training summary.*"
+                                              r"logging_steps 996 is more than the run's 768"):
         hf_trainer.read(path)
