@@ -225,7 +225,9 @@ def read(
         state.warns.add(f"{state.bad} non-numeric value(s) skipped (first: key {key!r})",
                         line=line)
     if state.builder.points == 0:
-        raise EmptyInputError(f"no numeric points in {state.records} JSON object(s)",
+        found = state.warns.finish()  # why the objects gave nothing, when the reader noticed
+        why = f" ({'; '.join(w.message for w in found[:2])})" if found else ""
+        raise EmptyInputError(f"no numeric points in {state.records} JSON object(s){why}",
                               file=str(path))
     frame = state.builder.build(roles, default_roles=state.defaults)
     return IngestResult(apply_run_name(frame, run), state.warns.finish(), format=FORMAT,

@@ -160,3 +160,13 @@ def test_lines_before_the_first_step_are_reported_not_silently_dropped(tmp_path)
     result = jsonl.read(path)
     assert _points(result.frame, "loss") == [(1, 2.0)]
     assert any("before the first 'step'" in w.message for w in result.warnings)
+
+
+def test_no_points_says_what_the_reader_saw(tmp_path):
+    # an experiment log whose "step" names a stage: the error says which key was not numeric
+    path = tmp_path / "train_log.jsonl"
+    path.write_text("".join(json.dumps({"step": stage, "model": "m", "num_samples": 100}) + "\n"
+                            for stage in ("base_samples", "after_unlearning")))
+    with pytest.raises(EmptyInputError,
+                       match=r"no numeric points in 2 JSON object\(s\) \(.*'step'"):
+        jsonl.read(path)
