@@ -1,5 +1,7 @@
 """Any other per-step CSV, and the long table `convert --to csv` writes.
 
+Indexed: a history table with no step column but a loss column (a Keras `history.history`
+saved with pandas): its rows are the steps, in order, and a warning says so.
 Wide: a header with a step-like column (`step`, `iter`, `iteration`, `epoch`, ... matched
 case-insensitively, padding ignored), one metric per other column. This is how Ultralytics /
 YOLOv5 `results.csv` is read: its header and cells are right-aligned with spaces, the step is
@@ -24,9 +26,13 @@ from app.ingest._table import read_step_table
 from app.ingest._values import text_cells
 from app.ingest.base import IngestResult
 from classifiers.errors import EmptyInputError, UnknownFormatError
-from classifiers.roles import ROLES
+from classifiers.roles import ROLES, infer_role
 
 FORMAT = "csv"
+
+
+# columns that key a summary table (one row per model or run), not a row per step
+_TABLE_KEYS = frozenset({"name", "model", "run", "id", "experiment", "config", "trial"})
 
 
 def _layout(header: CsvHeader) -> str | None:
@@ -35,7 +41,18 @@ def _layout(header: CsvHeader) -> str | None:
         return "long"
     if choose_step_key(names) is not None and len(names) >= 2:
         return "wide"
+    if _history_without_steps(names):
+        return "indexed"
     return None
+
+
+def _history_without_steps(names: tuple[str, ...]) -> bool:
+    """A history table with no step column (`pd.DataFrame(history.history).to_csv()`): every
+    column named, a loss among them, and no column that keys rows by model or run. Its rows are
+    read in order as steps 0, 1, 2, ... (and a warning says so)."""
+    low = [n.strip().lower() for n in names]
+    return (len(low) >= 2 and all(low) and not _TABLE_KEYS & set(low)
+            and any(infer_role(n) in ("train_loss", "val_loss") for n in names))
 
 
 def sniff(path: Path) -> bool:
@@ -102,7 +119,8 @@ def read(
         result = _read_long(path, header, roles, default_run_name(path))
         result.frame = apply_run_name(result.frame, run)
         return result
-    step_col = header.stripped.index(choose_step_key(header.stripped))
+    step_col = (None if layout == "indexed"
+                else header.stripped.index(choose_step_key(header.stripped)))
     return read_step_table(path, header, fmt=FORMAT, run=run or default_run_name(path),
                            step_col=step_col, roles=roles, na_values=("", "NA"),
                            default_roles=ultralytics_roles(header.stripped))

@@ -35,3 +35,24 @@ def test_long_table_keeps_runs_and_roles(tmp_path):
     assert frame["run"].tolist() == ["a", "b"]
     assert frame["role"].astype(str).tolist() == ["train_loss", "train_loss"]
     assert frame["wall_time"].iloc[1] == 1700000000.0
+
+
+def test_a_history_table_without_steps_reads_its_rows_in_order(tmp_path):
+    # pd.DataFrame(history.history).to_csv(index=False): no epoch column, one row per epoch
+    path = tmp_path / "training_log.csv"
+    path.write_text("loss,acc,val_loss,val_acc\n" + "".join(
+        f"{1.0 / (e + 1):.4f},{0.5 + e / 40:.4f},{1.1 / (e + 1):.4f},{0.45 + e / 40:.4f}\n"
+        for e in range(12)))
+    result = load_run(path)
+    assert result.format == "csv"
+    loss = result.frame[result.frame["metric"] == "val_loss"]
+    assert list(loss["step"]) == list(range(12))
+    assert dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))[
+        "val_loss"] == "val_loss"
+    assert any("row order is used as the step" in w.message for w in result.warnings)
+
+
+def test_a_summary_table_keyed_by_model_is_not_a_history(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_text("model,loss,acc\nresnet,0.3,0.9\nvit,0.25,0.92\n")
+    assert not _plain_csv.sniff(path)
