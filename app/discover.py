@@ -54,6 +54,10 @@ CONFIG_FILES = frozenset({"hparams.yaml", "config.json", "config.yaml", "config.
                           "special_tokens_map.json", "generation_config.json",
                           "adapter_config.json", "preprocessor_config.json"})
 _CANDIDATE_SUFFIXES = (".csv", ".tsv", ".log", ".txt", ".json", ".jsonl", ".ndjson")
+# a candidate no reader takes is reported (not silently passed over) when its name says it is a
+# training log; other .txt/.json files beside runs are not
+_LOG_NAME = re.compile(r"(train|metric|history|loss)\w*\.(csv|tsv|log|jsonl|ndjson)$",
+                       re.IGNORECASE)
 _HEAD_BYTES = 8192
 
 
@@ -72,7 +76,7 @@ class Problem:
     """Something the walk could not look into; reported, never fatal."""
 
     path: str
-    kind: str  # "symlink_loop" | "unreadable" | "broken_link"
+    kind: str  # "symlink_loop" | "unreadable" | "broken_link" | "unrecognised"
     message: str
 
     def __str__(self) -> str:
@@ -215,6 +219,10 @@ class _Walker:
                 continue
             if fmt is not None:
                 picked.append((Path(e.path), fmt))
+            elif _LOG_NAME.search(e.name):
+                self.problem(e.path, "unrecognised", "named like a training log, but no reader "
+                             "recognises its content (`lossforensics diagnose` on the file "
+                             "says why)")
         for path, fmt in picked:
             # a lone conventional file names its run after the folder ('version_5')
             self.add(d if len(picked) == 1 and not dir_taken else path, fmt, path)

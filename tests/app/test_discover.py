@@ -152,3 +152,13 @@ def test_event_files_nested_in_a_tensorboard_run_are_not_listed_twice(tmp_path: 
     got = [(s.name, s.format) for s in discover_runs(tmp_path).sources]
     assert got == [("runs/Mar24", "tensorboard"),
                    ("runs/Mar24/1742884204.123/trainer_state.json", "hf_trainer")]
+
+
+def test_a_file_named_like_a_log_that_no_reader_takes_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "training.log").write_text("Epoch 1/10 - loss: 0.91 - acc: 0.55\n")
+    (tmp_path / "run" / "notes.txt").write_text("just notes\n")  # not named like a log: quiet
+    found = discover_runs(tmp_path)
+    assert found.sources == []
+    assert [(Path(p.path).name, p.kind) for p in found.problems] == [
+        ("training.log", "unrecognised")]
