@@ -1,39 +1,67 @@
 # Two commands on a fresh machine with only Python 3.11: `make run` and `make test`.
-PYTHON ?= python3
-VENV   := .venv
-PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+# `make run` installs only what the service needs; `make test` adds torch (the local CPU build,
+# pinned first so no extra ever resolves a CUDA build) and the dev, dask and postgres extras.
+# INSTALL=wheel installs the package as a user gets it (not editable): CI tests that.
+PYTHON  ?= python3
+VENV    := .venv
+PY      := $(VENV)/bin/python
+INSTALL ?= editable
+TARGET  := $(if $(filter wheel,$(INSTALL)),.,-e .)
+RUN_STAMP  := $(VENV)/.run-$(INSTALL)
+TEST_STAMP := $(VENV)/.test-$(INSTALL)
 
-.PHONY: run test lint bench eval samples clean
+.PHONY: run test check lint format typecheck docs docs-serve bench eval samples clean
 
-$(STAMP): pyproject.toml
+$(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	# torch first, pinned to the local CPU build, so the extra never resolves a CUDA build
+
+$(RUN_STAMP): pyproject.toml setup.py | $(PY)
+	$(PY) -m pip install -q $(TARGET)
+	touch $@
+
+$(TEST_STAMP): pyproject.toml setup.py | $(PY)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[dev,torch,dask,postgres]'
-	touch $(STAMP)
+	$(PY) -m pip install -q '$(TARGET)[dev,docs,torch,dask,postgres]'
+	touch $@ $(RUN_STAMP)
 
-run: $(STAMP)
-	$(PY) -m app.cli serve --with-samples
+run: $(RUN_STAMP)
+	$(VENV)/bin/lossforensics serve --with-samples
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(PY) -m pytest -q
 
-lint: $(STAMP)
-	$(PY) -m ruff check .
+# The checks CI runs beside the tests: lint, formatting, types, and the docs site.
+check: lint typecheck docs
 
-bench: $(STAMP)
+lint: $(TEST_STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: $(TEST_STAMP)
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
+
+typecheck: $(TEST_STAMP)
+	$(PY) -m mypy
+
+docs: $(TEST_STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir build/site
+
+docs-serve: $(TEST_STAMP)
+	$(VENV)/bin/mkdocs serve
+
+bench: $(TEST_STAMP)
 	$(PY) benchmarks/ingest.py
 	$(PY) benchmarks/diagnose.py
 	$(PY) benchmarks/service.py
 	$(PY) benchmarks/audit.py
 
-eval: $(STAMP)
+eval: $(TEST_STAMP)
 	$(PY) benchmarks/evaluate.py
 
-samples: $(STAMP)
+samples: $(TEST_STAMP)
 	$(PY) sample_runs/generate.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build dist

@@ -11,8 +11,7 @@ import sys
 
 import click
 import typer
-
-from classifiers.errors import LossForensicsError
+from lossforensics.classifiers.errors import LossForensicsError
 
 # typer >= 0.29 bundles its own click: its usage errors are not `click.ClickException`s. Catch
 # both, found by name in typer's own hierarchy so no private module is imported.
@@ -38,7 +37,7 @@ def _root() -> None:
 
 
 for _name in COMMANDS:
-    importlib.import_module(f"app.commands.{_name}").register(cli)
+    importlib.import_module(f"lossforensics.commands.{_name}").register(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """The notebook client for the lossforensics service (httpx; no FastAPI import).
 
-    >>> from app.client import Client
+    >>> from lossforensics.client import Client
     >>> c = Client("http://localhost:8000", token="...")
     >>> d = c.upload("runs/exp7")     # a Diagnosis; in Jupyter: a findings table + the plot
     >>> c.runs(label="overfit")       # a pandas DataFrame, one row per stored run
@@ -19,20 +19,18 @@ line and byte. The transport is injectable (`transport=httpx.MockTransport(...)`
 from __future__ import annotations
 
 import io
-import json
 import os
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-import numpy as np
-import pandas as pd
+from lossforensics.classifiers.errors import InputError, LossForensicsError, error_from_dict
+from lossforensics.display import Diagnoses, Diagnosis
 
-from app.display import Diagnoses, Diagnosis
-from classifiers.errors import InputError, LossForensicsError, error_from_dict
-from classifiers.frame import validate_frame
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_TIMEOUT = 120.0
 PAGE = 500  # the service's largest page
@@ -42,14 +40,20 @@ _SKIP_IN_ZIP = {".git", "__pycache__", ".ipynb_checkpoints"}
 class Client:
     """A session with one service. Use as a context manager, or call `close()`."""
 
-    def __init__(self, base_url: str, *, token: str | None = None,
-                 timeout: float = DEFAULT_TIMEOUT,
-                 transport: httpx.BaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
         headers = {"Accept": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        self._http = httpx.Client(base_url=base_url.rstrip("/"), headers=headers,
-                                  timeout=timeout, transport=transport)
+        self._http = httpx.Client(
+            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport
+        )
 
     def __enter__(self) -> Client:
         return self
@@ -62,15 +66,25 @@ class Client:
 
     # ------------------------------------------------------------------ uploads
 
-    def upload(self, source: str | os.PathLike[str] | pd.DataFrame, *,
-               name: str | None = None, as_list: bool = False) -> Diagnosis | Diagnoses:
+    def upload(
+        self,
+        source: str | os.PathLike[str] | pd.DataFrame,
+        *,
+        name: str | None = None,
+        as_list: bool = False,
+    ) -> Diagnosis | Diagnoses:
         """Store a run (file, folder, or normalised frame) on the service and diagnose it."""
         files = [("file", _payload(source, name))]
         body = self._json("POST", "/v1/runs", files=files)
         return self._diagnoses(body, as_list)
 
-    def diagnose(self, source: str | os.PathLike[str] | pd.DataFrame, *,
-                 name: str | None = None, as_list: bool = False) -> Diagnosis | Diagnoses:
+    def diagnose(
+        self,
+        source: str | os.PathLike[str] | pd.DataFrame,
+        *,
+        name: str | None = None,
+        as_list: bool = False,
+    ) -> Diagnosis | Diagnoses:
         """One-shot: diagnose without storing (POST /v1/diagnose); no id, no stored plot."""
         body = self._json("POST", "/v1/diagnose", files=[("file", _payload(source, name))])
         return self._diagnoses(body, as_list)
@@ -81,16 +95,30 @@ class Client:
 
     # ------------------------------------------------------------------ reads
 
-    def runs(self, *, label: str | None = None, name: str | None = None,
-             limit: int | None = None, offset: int = 0) -> pd.DataFrame:
+    def runs(
+        self,
+        *,
+        label: str | None = None,
+        name: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> pd.DataFrame:
         """Stored runs, newest first, one row each (id, name, verdict, labels, format, points,
         created_at, ...); `label` keeps runs carrying it, `name` one exact run name. Without a
         `limit`, every page is fetched."""
         rows: list[dict[str, Any]] = []
         while True:
             want = PAGE if limit is None else min(PAGE, limit - len(rows))
-            params = {k: v for k, v in {"label": label, "name": name, "limit": want,
-                                        "offset": offset + len(rows)}.items() if v is not None}
+            params = {
+                k: v
+                for k, v in {
+                    "label": label,
+                    "name": name,
+                    "limit": want,
+                    "offset": offset + len(rows),
+                }.items()
+                if v is not None
+            }
             page = self._json("GET", "/v1/runs", params=params)
             items = page.get("items", []) if isinstance(page, Mapping) else list(page)
             rows.extend(items)
@@ -98,7 +126,9 @@ class Client:
             done = not items or offset + len(rows) >= total
             if done or (limit is not None and len(rows) >= limit):
                 break
-        return runs_frame(rows)
+        from lossforensics.client_frames import runs_frame
+
+        return runs_frame(rows, RUN_COLUMNS)
 
     def diagnosis(self, run_id: str) -> Diagnosis:
         """The stored diagnosis of one run."""
@@ -109,6 +139,8 @@ class Client:
         infinities kept."""
         params = {"format": "csv", **({"metric": metric} if metric else {})}
         resp = self._request("GET", f"/v1/runs/{run_id}/series", params=params)
+        from lossforensics.client_frames import frame_from_csv
+
         return frame_from_csv(resp.content, run=run_id)
 
     def plot(self, run_id: str) -> bytes:
@@ -153,6 +185,7 @@ class Client:
 
 # ---------------------------------------------------------------------- response shapes
 
+
 def _run_items(body: Any) -> list[Mapping[str, Any]]:
     """The run entries of an upload/diagnose answer: {"runs": [...]}, a list, or one run."""
     if isinstance(body, list):
@@ -174,20 +207,18 @@ def _diagnosis_dict(item: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
-RUN_COLUMNS = ("id", "name", "verdict", "labels", "format", "points", "files", "project",
-               "created_at", "diagnosed_at")
-
-
-def runs_frame(items: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """Run summaries -> a DataFrame; times as UTC timestamps, known columns first."""
-    df = pd.DataFrame(list(items))
-    for col in RUN_COLUMNS:
-        if col not in df.columns:
-            df[col] = pd.Series(dtype=object)
-    for col in ("created_at", "diagnosed_at"):
-        df[col] = pd.to_datetime(df[col], unit="s", utc=True)
-    extra = [c for c in df.columns if c not in RUN_COLUMNS]
-    return df[[*RUN_COLUMNS, *extra]]
+RUN_COLUMNS = (
+    "id",
+    "name",
+    "verdict",
+    "labels",
+    "format",
+    "points",
+    "files",
+    "project",
+    "created_at",
+    "diagnosed_at",
+)
 
 
 def _error_from_response(resp: httpx.Response) -> LossForensicsError:
@@ -199,21 +230,31 @@ def _error_from_response(resp: httpx.Response) -> LossForensicsError:
     if isinstance(data, Mapping) and data.get("code"):
         return error_from_dict(dict(data))
     text = resp.text[:200] if resp.text else resp.reason_phrase
-    return error_from_dict({"code": _code_for_status(resp.status_code),
-                            "message": f"HTTP {resp.status_code}: {text}"})
+    return error_from_dict(
+        {"code": _code_for_status(resp.status_code), "message": f"HTTP {resp.status_code}: {text}"}
+    )
 
 
 def _code_for_status(status: int) -> str:
-    return {401: "unauthorized", 403: "unauthorized", 404: "not_found",
-            413: "too_large", 415: "unknown_format"}.get(status, "error")
+    return {
+        401: "unauthorized",
+        403: "unauthorized",
+        404: "not_found",
+        413: "too_large",
+        415: "unknown_format",
+    }.get(status, "error")
 
 
 # ---------------------------------------------------------------------- payloads
 
-def _payload(source: str | os.PathLike[str] | pd.DataFrame,
-             name: str | None) -> tuple[str, bytes, str]:
+
+def _payload(
+    source: str | os.PathLike[str] | pd.DataFrame, name: str | None
+) -> tuple[str, bytes, str]:
     """(filename, bytes, content type) for a file, a folder (zipped) or a frame (JSONL)."""
-    if isinstance(source, pd.DataFrame):
+    if not isinstance(source, str | os.PathLike):
+        from lossforensics.client_frames import frame_to_jsonl
+
         return (f"{name or 'frame'}.jsonl", frame_to_jsonl(source), "application/x-ndjson")
     path = Path(source).expanduser()
     if path.is_dir():
@@ -228,59 +269,14 @@ def zip_folder(folder: Path) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         for root, dirs, files in os.walk(folder):
-            dirs[:] = sorted(d for d in dirs if d not in _SKIP_IN_ZIP
-                             and not os.path.islink(os.path.join(root, d)))
+            dirs[:] = sorted(
+                d
+                for d in dirs
+                if d not in _SKIP_IN_ZIP and not os.path.islink(os.path.join(root, d))
+            )
             for f in sorted(files):
                 full = os.path.join(root, f)
                 if os.path.islink(full) or not os.path.isfile(full):
                     continue
                 zf.write(full, os.path.relpath(full, folder).replace(os.sep, "/"))
     return buf.getvalue()
-
-
-def frame_to_jsonl(frame: pd.DataFrame) -> bytes:
-    """A normalised frame as JSONL long form, one point a line:
-    {"run", "metric", "role", "step", "value", "wall_time"}. Non-finite values are written as
-    the NaN / Infinity / -Infinity tokens the service's JSONL reader keeps as evidence; roles
-    ride along, so overrides made in the notebook survive the trip. Built column-wise."""
-    frame = validate_frame(frame)
-    if frame.empty:
-        raise InputError("the frame has no points to upload")
-    cols = [
-        '{"run":' + _json_strings(frame["run"]),
-        ',"metric":' + _json_strings(frame["metric"]),
-        ',"role":' + _json_strings(frame["role"]),
-        ',"step":' + frame["step"].astype(str),
-        ',"value":' + _json_numbers(frame["value"].to_numpy()),
-        ',"wall_time":' + _json_numbers(frame["wall_time"].to_numpy(), nan="null") + "}",
-    ]
-    lines = cols[0].str.cat(cols[1:])
-    return ("\n".join(lines.tolist()) + "\n").encode("utf-8")
-
-
-def _json_strings(col: pd.Series) -> pd.Series:
-    """JSON-quote a string column, once per distinct value."""
-    text = col.astype(str)
-    quoted = {v: json.dumps(v) for v in pd.unique(text)}
-    return text.map(quoted).astype(object)
-
-
-def _json_numbers(values: np.ndarray, nan: str = "NaN") -> pd.Series:
-    text = pd.Series(values.astype(str), dtype=object)
-    text[np.isnan(values)] = nan
-    text[np.isposinf(values)] = "Infinity"
-    text[np.isneginf(values)] = "-Infinity"
-    return text
-
-
-def frame_from_csv(content: bytes, *, run: str) -> pd.DataFrame:
-    """The service's series CSV (the frame's columns; non-finite values as nan / inf / -inf)
-    -> a validated normalised frame. `run` names the rows when the CSV has no run column."""
-    df = pd.read_csv(io.BytesIO(content), dtype={"run": str, "metric": str, "role": str},
-                     keep_default_na=False,
-                     na_values={"value": ["nan", "NaN", ""], "wall_time": ["nan", "NaN", ""]})
-    for col in ("value", "wall_time"):
-        df[col] = pd.to_numeric(df[col], errors="raise").astype(np.float64)
-    if "run" not in df.columns:
-        df.insert(0, "run", run)
-    return validate_frame(df)

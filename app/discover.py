@@ -1,6 +1,6 @@
 """Run discovery: walk a folder and name every run in it, with the format that reads it.
 
-A *run source* is what one `app.ingest.load_run` call reads: a TensorBoard run directory (a
+A *run source* is what one `ingest.load_run` call reads: a TensorBoard run directory (a
 Keras `train/` + `validation/` pair is ONE source, at their parent), an MLflow run directory
 (`meta.yaml` + `metrics/`), or one file (trainer_state.json, a Lightning `metrics.csv`, a Keras
 CSVLogger log, a W&B CSV export that may hold several runs, a JSONL log).
@@ -11,7 +11,7 @@ stop at the first bad entry: symlink loops, unreadable directories and files bec
 and the walk goes on. The order is deterministic (entries sorted by name) so two audits of the
 same folder list runs identically.
 
-File sniffing asks the reader modules (`app.ingest.<format>.sniff`) when they are importable and
+File sniffing asks the reader modules (`ingest.<format>.sniff`) when they are importable and
 falls back to the small header checks below, so discovery never reads past a file's head.
 """
 
@@ -28,9 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from classifiers.errors import NoLogsFoundError
+from lossforensics.classifiers.errors import NoLogsFoundError
 
-# Formats, by the name `app.ingest.load_run(format=...)` takes.
+# Formats, by the name `lossforensics.ingest.load_run(format=...)` takes.
 TENSORBOARD = "tensorboard"
 MLFLOW = "mlflow"
 HF_TRAINER = "hf_trainer"
@@ -41,23 +41,53 @@ JSONL = "jsonl"
 PLAIN_CSV = "csv"  # any per-step table (Ultralytics results.csv, hand-written logs)
 
 # Sub-directories whose event files belong to their parent's run (Keras, HF, TF estimators).
-SPLIT_DIRS = frozenset({"train", "training", "validation", "valid", "val", "eval", "evaluation",
-                        "test"})
+SPLIT_DIRS = frozenset(
+    {"train", "training", "validation", "valid", "val", "eval", "evaluation", "test"}
+)
 # Directories that never hold a user's run (tool caches, VCS, environments).
-SKIP_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".ipynb_checkpoints", ".venv",
-                       "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
-# Files next to runs that describe them but are not logs (read by app.audit.hparams instead).
-CONFIG_FILES = frozenset({"hparams.yaml", "config.json", "config.yaml", "config.yml",
-                          "training_args.json", "opt.yaml", "hyp.yaml", "args.json",
-                          "wandb-metadata.json", "wandb-summary.json", "package.json",
-                          "tokenizer.json", "tokenizer_config.json", "vocab.json",
-                          "special_tokens_map.json", "generation_config.json",
-                          "adapter_config.json", "preprocessor_config.json"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        ".ipynb_checkpoints",
+        ".venv",
+        "node_modules",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+# Files next to runs that describe them but are not logs (read by audit.hparams instead).
+CONFIG_FILES = frozenset(
+    {
+        "hparams.yaml",
+        "config.json",
+        "config.yaml",
+        "config.yml",
+        "training_args.json",
+        "opt.yaml",
+        "hyp.yaml",
+        "args.json",
+        "wandb-metadata.json",
+        "wandb-summary.json",
+        "package.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "vocab.json",
+        "special_tokens_map.json",
+        "generation_config.json",
+        "adapter_config.json",
+        "preprocessor_config.json",
+    }
+)
 _CANDIDATE_SUFFIXES = (".csv", ".tsv", ".log", ".txt", ".json", ".jsonl", ".ndjson")
 # a candidate no reader takes is reported (not silently passed over) when its name says it is a
 # training log; other .txt/.json files beside runs are not
-_LOG_NAME = re.compile(r"(train|metric|history|loss)\w*\.(csv|tsv|log|jsonl|ndjson)$",
-                       re.IGNORECASE)
+_LOG_NAME = re.compile(
+    r"(train|metric|history|loss)\w*\.(csv|tsv|log|jsonl|ndjson)$", re.IGNORECASE
+)
 _HEAD_BYTES = 8192
 
 
@@ -148,8 +178,9 @@ class _Walker:
             return None
         key = (st.st_dev, st.st_ino)
         if key in self.seen:
-            self.out.problems.append(Problem(str(d), "symlink_loop",
-                                             "directory already visited (symlink loop); skipped"))
+            self.out.problems.append(
+                Problem(str(d), "symlink_loop", "directory already visited (symlink loop); skipped")
+            )
             return None
         self.seen.add(key)
         try:
@@ -220,9 +251,13 @@ class _Walker:
             if fmt is not None:
                 picked.append((Path(e.path), fmt))
             elif _LOG_NAME.search(e.name):
-                self.problem(e.path, "unrecognised", "named like a training log, but no reader "
-                             "recognises its content (`lossforensics diagnose` on the file "
-                             "says why)")
+                self.problem(
+                    e.path,
+                    "unrecognised",
+                    "named like a training log, but no reader "
+                    "recognises its content (`lossforensics diagnose` on the file "
+                    "says why)",
+                )
         for path, fmt in picked:
             # a lone conventional file names its run after the folder ('version_5')
             self.add(d if len(picked) == 1 and not dir_taken else path, fmt, path)
@@ -240,6 +275,7 @@ def _has_events(files: list[os.DirEntry[str]]) -> bool:
 
 
 # ---------------------------------------------------------------- file sniffing (head only)
+
 
 def sniff_file(path: Path) -> str | None:
     """The format of one candidate log file, from its name and head; None when it is not one."""
@@ -278,10 +314,10 @@ _SNIFFS: dict[str, Callable[[str], bool] | None] = {}
 
 
 def _reader_sniff(fmt: str) -> Callable[[str], bool] | None:
-    """The reader's own `sniff` (app.ingest.READERS), None when that reader is not there."""
+    """The reader's own `sniff` (ingest.READERS), None when that reader is not there."""
     if fmt not in _SNIFFS:
         try:
-            readers = importlib.import_module("app.ingest._registry").READERS
+            readers = importlib.import_module("lossforensics.ingest._registry").READERS
             _SNIFFS[fmt] = getattr(readers[fmt], "sniff", None)
         except (ImportError, KeyError):
             _SNIFFS[fmt] = None
@@ -312,7 +348,8 @@ def _sniff_jsonl(path: Path, head: str) -> bool:
     except ValueError:
         return False
     return isinstance(obj, dict) and any(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in obj.values())
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in obj.values()
+    )
 
 
 def _sniff_wandb(path: Path, head: str) -> bool:
@@ -334,7 +371,10 @@ def _sniff_keras(path: Path, head: str) -> bool:
 
 
 _FALLBACK: dict[str, Callable[[Path, str], bool]] = {
-    HF_TRAINER: _sniff_hf, JSONL: _sniff_jsonl, WANDB_CSV: _sniff_wandb,
-    LIGHTNING_CSV: _sniff_lightning, KERAS_CSV: _sniff_keras,
+    HF_TRAINER: _sniff_hf,
+    JSONL: _sniff_jsonl,
+    WANDB_CSV: _sniff_wandb,
+    LIGHTNING_CSV: _sniff_lightning,
+    KERAS_CSV: _sniff_keras,
     PLAIN_CSV: lambda path, head: False,  # without its reader, too vague to claim a file
 }

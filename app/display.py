@@ -3,7 +3,7 @@
 The pure `classifiers.Diagnosis` knows nothing of HTML or plots (the core stays numpy/pandas);
 this subclass adds `_repr_html_` and a way to get the plot (`plot_png()`), supplied by whoever
 made it: the local path draws from the frame it read, the HTTP client fetches `/plot.png`. It is
-still a `classifiers.Diagnosis` (same fields, same `to_dict()`).
+still a `lossforensics.classifiers.Diagnosis` (same fields, same `to_dict()`).
 
 Kept light: no matplotlib or httpx import here; the plot callable imports what it needs.
 """
@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import fields
 from typing import Any
 
-from classifiers.diagnosis import Diagnosis as CoreDiagnosis
+from lossforensics.classifiers.diagnosis import Diagnosis as CoreDiagnosis
 
 PlotSource = Callable[["Diagnosis"], bytes | None]  # given the diagnosis to draw
 
 
 class Diagnosis(CoreDiagnosis):
-    """A classifiers.Diagnosis that shows itself as HTML in a notebook."""
+    """A lossforensics.classifiers.Diagnosis that shows itself as HTML in a notebook."""
 
     _plot_source: PlotSource | None = None
 
@@ -54,8 +54,9 @@ class Diagnosis(CoreDiagnosis):
         else:
             if png:
                 b64 = base64.b64encode(png).decode("ascii")
-                img = f'<img alt="plot of {html.escape(self.run)}" ' \
-                      f'src="data:image/png;base64,{b64}">'
+                img = (
+                    f'<img alt="plot of {html.escape(self.run)}" src="data:image/png;base64,{b64}">'
+                )
         return diagnosis_html(self) + img
 
 
@@ -71,13 +72,20 @@ class Diagnoses(list):
     def _repr_html_(self) -> str:
         rows = "".join(
             f"<tr><td>{_e(d.run)}</td><td><b>{_e(d.verdict)}</b></td>"
-            f"<td>{_e(', '.join(d.labels))}</td></tr>" for d in self)
-        head = (f"<p>{len(self)} run(s)</p><table><tr><th>run</th><th>verdict</th>"
-                f"<th>labels</th></tr>{rows}</table>")
-        shown = [d for d in self if hasattr(d, "_repr_html_")][:self.MAX_DETAILED]
+            f"<td>{_e(', '.join(d.labels))}</td></tr>"
+            for d in self
+        )
+        head = (
+            f"<p>{len(self)} run(s)</p><table><tr><th>run</th><th>verdict</th>"
+            f"<th>labels</th></tr>{rows}</table>"
+        )
+        shown = [d for d in self if hasattr(d, "_repr_html_")][: self.MAX_DETAILED]
         more = len(self) - len(shown)
-        tail = (f"<p><i>{more} more run(s) not drawn here: index the list to see one.</i></p>"
-                if more > 0 else "")
+        tail = (
+            f"<p><i>{more} more run(s) not drawn here: index the list to see one.</i></p>"
+            if more > 0
+            else ""
+        )
         return head + "".join(d._repr_html_() for d in shown) + tail
 
     def to_dicts(self) -> list[dict[str, Any]]:
@@ -90,8 +98,11 @@ def _e(text: object) -> str:
 
 def diagnosis_html(d: CoreDiagnosis) -> str:
     """The findings table: label, confidence, span, summary, then the ranked causes and checks."""
-    title = f"<h4>{_e(d.run)}: <b>{_e(d.verdict)}</b>" + (
-        f" <small>(id {_e(d.id)})</small>" if d.id else "") + "</h4>"
+    title = (
+        f"<h4>{_e(d.run)}: <b>{_e(d.verdict)}</b>"
+        + (f" <small>(id {_e(d.id)})</small>" if d.id else "")
+        + "</h4>"
+    )
     if not d.findings:
         body = "<p>No pathology found.</p>"
     else:
@@ -101,17 +112,29 @@ def diagnosis_html(d: CoreDiagnosis) -> str:
             causes = "".join(
                 f"<li>{_e(c.cause)} <small>({c.score:.2f})</small>"
                 + (f"<br><small>check: {_e(c.checks[0])}</small>" if c.checks else "")
-                + "</li>" for c in sorted(f.causes, key=lambda c: c.rank))
+                + "</li>"
+                for c in sorted(f.causes, key=lambda c: c.rank)
+            )
             rows.append(
                 f"<tr><td><b>{_e(f.label)}</b></td><td>{f.confidence:.2f}</td><td>{span}</td>"
-                f"<td>{_e(f.summary)}</td><td><ol>{causes}</ol></td></tr>")
-        body = ("<table><tr><th>label</th><th>conf</th><th>steps</th><th>summary</th>"
-                "<th>likely causes</th></tr>" + "".join(rows) + "</table>")
+                f"<td>{_e(f.summary)}</td><td><ol>{causes}</ol></td></tr>"
+            )
+        body = (
+            "<table><tr><th>label</th><th>conf</th><th>steps</th><th>summary</th>"
+            "<th>likely causes</th></tr>" + "".join(rows) + "</table>"
+        )
     notes = ""
     if d.skipped:
-        notes += "<p><small>not judged: " + _e("; ".join(
-            f"{s.label} ({s.reason})" for s in d.skipped)) + "</small></p>"
+        notes += (
+            "<p><small>not judged: "
+            + _e("; ".join(f"{s.label} ({s.reason})" for s in d.skipped))
+            + "</small></p>"
+        )
     if d.warnings:
-        notes += "<p><small>reader warnings: " + _e("; ".join(d.warnings[:5])) + (
-            " ..." if len(d.warnings) > 5 else "") + "</small></p>"
+        notes += (
+            "<p><small>reader warnings: "
+            + _e("; ".join(d.warnings[:5]))
+            + (" ..." if len(d.warnings) > 5 else "")
+            + "</small></p>"
+        )
     return title + body + notes

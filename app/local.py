@@ -1,8 +1,8 @@
 """`diagnose_path`: what the service does with an upload, done locally, no server.
 
-    >>> from app import diagnose_path
-    >>> d = diagnose_path("runs/exp7")        # one run  -> app.display.Diagnosis
-    >>> ds = diagnose_path("sweep/")          # several  -> app.display.Diagnoses (a list)
+    >>> from lossforensics import diagnose_path
+    >>> d = diagnose_path("runs/exp7")        # one run  -> lossforensics.display.Diagnosis
+    >>> ds = diagnose_path("sweep/")          # several  -> lossforensics.display.Diagnoses (a list)
 
 Return type, precisely: when the path holds exactly one run, a `Diagnosis` (renders as HTML
 with its plot in Jupyter); when it holds several (a W&B export with 8 runs, a sweep folder), a
@@ -10,7 +10,7 @@ with its plot in Jupyter); when it holds several (a W&B export with 8 runs, a sw
 a `Diagnoses`, which is what code that must handle both should use.
 
 A path that is itself a run (a file, a TensorBoard or MLflow run directory) is read with
-`app.ingest.load_run`; a folder of runs is walked with `app.discover` first. Errors are the
+`ingest.load_run`; a folder of runs is walked with `discover` first. Errors are the
 project's typed errors; in a folder of runs, a run that cannot be read is skipped with a Python
 warning naming it, and the others are still returned.
 """
@@ -23,10 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
-
-from app.discover import Discovery, discover_runs
-from app.display import Diagnoses, Diagnosis
-from classifiers.errors import LossForensicsError, NoLogsFoundError
+from lossforensics.classifiers.errors import LossForensicsError, NoLogsFoundError
+from lossforensics.discover import Discovery, discover_runs
+from lossforensics.display import Diagnoses, Diagnosis
 
 PLOT_SIZE = (900, 420)
 PLOT_POINTS = 4000  # points per metric kept for the inline plot
@@ -51,8 +50,9 @@ def diagnose_path(
         out = Diagnoses()
         for source in found.sources:
             try:
-                got = _diagnose_one(Path(source.path), format=source.format, roles=None,
-                                    name=source.name)
+                got = _diagnose_one(
+                    Path(source.path), format=source.format, roles=None, name=source.name
+                )
             except LossForensicsError as exc:
                 warnings.warn(f"skipped {source.name}: {exc}", stacklevel=2)
                 continue
@@ -67,18 +67,36 @@ def _is_single_run(found: Discovery, p: Path) -> bool:
     return len(found.sources) == 1 and Path(found.sources[0].path) == p
 
 
-def _diagnose_one(p: Path, *, format: str | None, roles: Mapping[str, str] | None,
-                  name: str | None = None) -> Diagnoses:
-    from app.audit.worker import thin_frame
-    from app.ingest import load_run
-    from classifiers.diagnose import diagnose_all
+def _diagnose_one(
+    p: Path, *, format: str | None, roles: Mapping[str, str] | None, name: str | None = None
+) -> Diagnoses:
+    from lossforensics.classifiers.diagnose import diagnose_all
+    from lossforensics.ingest import load_run
 
     result = load_run(p, format=format, roles=roles)
-    diagnoses = diagnose_all(result.frame, source=result.source, warnings=result.warnings)
+    return _wrap(
+        result.frame,
+        diagnose_all(result.frame, source=result.source, warnings=result.warnings),
+        name,
+    )
+
+
+def diagnose_frame(frame: pd.DataFrame) -> Diagnoses:
+    """Diagnose a normalised frame already in memory (one Diagnosis per run, with its plot)."""
+    from lossforensics.classifiers.diagnose import diagnose_all
+    from lossforensics.classifiers.frame import validate_frame
+
+    frame = validate_frame(frame)
+    return _wrap(frame, diagnose_all(frame, source={"format": "frame"}), None)
+
+
+def _wrap(full: pd.DataFrame, diagnoses: list, name: str | None) -> Diagnoses:
+    from lossforensics.audit.worker import thin_frame
+
     several = len(diagnoses) > 1
     out = Diagnoses()
     for d in diagnoses:
-        frame = thin_frame(result.frame, d.run, PLOT_POINTS)
+        frame = thin_frame(full, d.run, PLOT_POINTS)
         wrapped = Diagnosis.wrap(d, _plotter(frame))
         if name is not None:
             wrapped.run = f"{name}#{d.run}" if several else name
@@ -88,7 +106,7 @@ def _diagnose_one(p: Path, *, format: str | None, roles: Mapping[str, str] | Non
 
 def _plotter(frame: pd.DataFrame):
     def plot(diagnosis: Diagnosis) -> bytes | None:
-        from app.report.plot import plot_run
+        from lossforensics.report.plot import plot_run
 
         return plot_run(frame, diagnosis, size=PLOT_SIZE)
 

@@ -23,20 +23,26 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(Path(".lf-data"), description="Parquet frames, uploads, SQLite file")
     database_url: str | None = Field(
-        None, description="SQLAlchemy URL for metadata (postgresql+psycopg://...); "
-        "unset = SQLite file in data_dir")
+        None,
+        description="SQLAlchemy URL for metadata (postgresql+psycopg://...); "
+        "unset = SQLite file in data_dir",
+    )
     host: str = Field("127.0.0.1", description="interface to bind")
     port: int = Field(8000, ge=0, le=65535, description="port to bind")
     tokens: str = Field("", description="'token:project,token2:project2'; empty = no auth")
     max_upload_bytes: int = Field(1024 * MiB, gt=0, description="bytes per request body (413)")
-    max_unpacked_bytes: int = Field(4096 * MiB, gt=0,
-                                    description="bytes after decompressing archives (zip bombs)")
+    max_unpacked_bytes: int = Field(
+        4096 * MiB, gt=0, description="bytes after decompressing archives (zip bombs)"
+    )
     max_archive_members: int = Field(10_000, gt=0, description="members per archive")
     max_points_per_run: int = Field(50_000_000, gt=0, description="points per stored run")
     max_files_per_upload: int = Field(1_000, gt=0, description="file parts per request")
     orphan_grace_seconds: float = Field(
-        0.0, ge=0, description="leave orphan frames younger than this at start "
-        "(set > 0 when several hosts share data_dir)")
+        0.0,
+        ge=0,
+        description="leave orphan frames younger than this at start "
+        "(set > 0 when several hosts share data_dir)",
+    )
 
     @field_validator("tokens")
     @classmethod

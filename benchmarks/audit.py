@@ -31,14 +31,22 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-FORMATS = ("tensorboard", "jsonl", "keras_csv", "lightning_csv", "hf_trainer", "wandb_csv",
-           "mlflow")
+FORMATS = (
+    "tensorboard",
+    "jsonl",
+    "keras_csv",
+    "lightning_csv",
+    "hf_trainer",
+    "wandb_csv",
+    "mlflow",
+)
 LRS = (1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2)
 EXPLODE_LR = 1e-2
 VAL_EVERY = 100
 
 
 # ---------------------------------------------------------------------- curves
+
 
 def curves(lr: float, seed: int, n: int) -> dict[str, np.ndarray]:
     """train loss (n points), val loss (every VAL_EVERY steps) and a constant LR; high LRs
@@ -51,13 +59,12 @@ def curves(lr: float, seed: int, n: int) -> dict[str, np.ndarray]:
         start = int(n * 0.66)
         ramp = np.exp(np.clip((steps - start) / (n / 60), 0, 30))
         train = np.where(steps >= start, train * ramp, train)
-        train[int(n * 0.8):] = np.nan
+        train[int(n * 0.8) :] = np.nan
     vsteps = steps[::VAL_EVERY]
     val = base[::VAL_EVERY] * 1.05 * (1 + 0.01 * rng.standard_normal(vsteps.size))
     if lr >= EXPLODE_LR:
         val = np.where(vsteps >= int(n * 0.66), val * 50, val)
-    return {"steps": steps, "train": train, "vsteps": vsteps, "val": val,
-            "lr": np.full(n, lr)}
+    return {"steps": steps, "train": train, "vsteps": vsteps, "val": val, "lr": np.full(n, lr)}
 
 
 def _num(a: np.ndarray) -> np.ndarray:
@@ -68,6 +75,7 @@ def _num(a: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- writers
+
 
 def _crc(data: bytes) -> int:
     import crc32c
@@ -81,8 +89,7 @@ def _record(data: bytes) -> bytes:
     return head + struct.pack("<I", _crc(head)) + data + struct.pack("<I", _crc(data))
 
 
-def _scalar_records(tag: bytes, steps: np.ndarray, values: np.ndarray,
-                    walls: np.ndarray) -> bytes:
+def _scalar_records(tag: bytes, steps: np.ndarray, values: np.ndarray, walls: np.ndarray) -> bytes:
     """TFRecords of scalar Events, built as byte matrices: the events whose step varints have
     the same length have the same layout, so only the CRC of each payload is a per-record call.
     Event = wall_time(1, double) step(2, varint) summary(5){value(1){tag(1) simple_value(2)}}."""
@@ -98,19 +105,28 @@ def _scalar_records(tag: bytes, steps: np.ndarray, values: np.ndarray,
         for k in range(width):
             byte = (st >> np.uint64(7 * k)) & np.uint64(0x7F)
             varint[:, k] = byte | (np.uint64(0x80) if k < width - 1 else np.uint64(0))
-        payload = np.hstack([
-            np.full((n, 1), 0x09, np.uint8), walls[sel].astype("<f8").view(np.uint8).reshape(n, 8),
-            np.full((n, 1), 0x10, np.uint8), varint,
-            np.tile(np.frombuffer(summ_head, np.uint8), (n, 1)),
-            values[sel].astype("<f4").view(np.uint8).reshape(n, 4),
-        ])
+        payload = np.hstack(
+            [
+                np.full((n, 1), 0x09, np.uint8),
+                walls[sel].astype("<f8").view(np.uint8).reshape(n, 8),
+                np.full((n, 1), 0x10, np.uint8),
+                varint,
+                np.tile(np.frombuffer(summ_head, np.uint8), (n, 1)),
+                values[sel].astype("<f4").view(np.uint8).reshape(n, 4),
+            ]
+        )
         head = struct.pack("<Q", payload.shape[1])
         head = head + struct.pack("<I", _crc(head))
         raw = payload.tobytes()
         w = payload.shape[1]
-        crcs = np.array([_crc(raw[r * w:(r + 1) * w]) for r in range(n)], dtype="<u4")
-        rec = np.hstack([np.tile(np.frombuffer(head, np.uint8), (n, 1)), payload,
-                         crcs.view(np.uint8).reshape(n, 4)])
+        crcs = np.array([_crc(raw[r * w : (r + 1) * w]) for r in range(n)], dtype="<u4")
+        rec = np.hstack(
+            [
+                np.tile(np.frombuffer(head, np.uint8), (n, 1)),
+                payload,
+                crcs.view(np.uint8).reshape(n, 4),
+            ]
+        )
         out.append(rec.tobytes())
     return b"".join(out)
 
@@ -118,16 +134,20 @@ def _scalar_records(tag: bytes, steps: np.ndarray, values: np.ndarray,
 def write_tensorboard(d: Path, c: dict) -> None:
     d.mkdir(parents=True)
     out = [_record(b"\x09" + struct.pack("<d", 1.7e9) + b"\x1a\x0dbrain.Event:2")]
-    for tag, steps, values in ((b"train/loss", c["steps"], c["train"]),
-                               (b"val/loss", c["vsteps"], c["val"])):
+    for tag, steps, values in (
+        (b"train/loss", c["steps"], c["train"]),
+        (b"val/loss", c["vsteps"], c["val"]),
+    ):
         out.append(_scalar_records(tag, steps, values, 1.7e9 + steps.astype(np.float64)))
     (d / "events.out.tfevents.1700000000.bench.1.0").write_bytes(b"".join(out))
 
 
 def write_jsonl(d: Path, c: dict) -> None:
     d.mkdir(parents=True)
-    lines = np.char.add(np.char.add('{"step": ', c["steps"].astype(str)),
-                        np.char.add(', "train/loss": ', _num(c["train"])))
+    lines = np.char.add(
+        np.char.add('{"step": ', c["steps"].astype(str)),
+        np.char.add(', "train/loss": ', _num(c["train"])),
+    )
     lines = np.char.add(lines, np.char.add(', "lr": ', _num(c["lr"])))
     is_val = (c["steps"] % VAL_EVERY) == 0
     val_txt = np.full(c["steps"].size, "", dtype=object)
@@ -151,30 +171,39 @@ def _val_column(c: dict) -> np.ndarray:
 
 def write_keras_csv(d: Path, c: dict) -> None:
     d.mkdir(parents=True)
-    text = _csv("epoch,loss,lr,val_loss",
-                [c["steps"].astype(str), _num(c["train"]), _num(c["lr"]), _val_column(c)])
+    text = _csv(
+        "epoch,loss,lr,val_loss",
+        [c["steps"].astype(str), _num(c["train"]), _num(c["lr"]), _val_column(c)],
+    )
     (d / "training.log").write_text(text)
 
 
 def write_lightning_csv(d: Path, c: dict) -> None:
     d.mkdir(parents=True)
     epoch = (c["steps"] // 1000).astype(str)
-    text = _csv("epoch,step,train_loss_step,val_loss",
-                [epoch, c["steps"].astype(str), _num(c["train"]), _val_column(c)])
+    text = _csv(
+        "epoch,step,train_loss_step,val_loss",
+        [epoch, c["steps"].astype(str), _num(c["train"]), _val_column(c)],
+    )
     (d / "metrics.csv").write_text(text)
     (d / "hparams.yaml").write_text(f"lr: {c['lr'][0]:g}\n")
 
 
 def write_hf_trainer(d: Path, c: dict) -> None:
     d.mkdir(parents=True)
-    train = np.char.add(np.char.add('{"step": ', c["steps"].astype(str)),
-                        np.char.add(', "loss": ', _num(c["train"])))
+    train = np.char.add(
+        np.char.add('{"step": ', c["steps"].astype(str)),
+        np.char.add(', "loss": ', _num(c["train"])),
+    )
     train = np.char.add(train, np.char.add(', "learning_rate": ', _num(c["lr"])))
-    evals = np.char.add(np.char.add('{"step": ', c["vsteps"].astype(str)),
-                        np.char.add(', "eval_loss": ', _num(c["val"])))
+    evals = np.char.add(
+        np.char.add('{"step": ', c["vsteps"].astype(str)),
+        np.char.add(', "eval_loss": ', _num(c["val"])),
+    )
     entries = ",\n".join(s + "}" for s in [*train.tolist(), *evals.tolist()])
     (d / "trainer_state.json").write_text(
-        f'{{"global_step": {int(c["steps"][-1])}, "log_history": [\n{entries}\n]}}\n')
+        f'{{"global_step": {int(c["steps"][-1])}, "log_history": [\n{entries}\n]}}\n'
+    )
 
 
 def write_wandb_csv(d: Path, c: dict, name: str) -> None:
@@ -194,12 +223,16 @@ def write_mlflow(d: Path, c: dict) -> None:
     (d / "mlruns" / "1" / "meta.yaml").write_text("name: bench\nexperiment_id: '1'\n")
     (run / "meta.yaml").write_text("run_id: 0123456789abcdef\nexperiment_id: '1'\n")
     ts = (1_700_000_000_000 + c["steps"]).astype(str)
-    lines = np.char.add(np.char.add(np.char.add(ts, " "), _num(c["train"])),
-                        np.char.add(" ", c["steps"].astype(str)))
+    lines = np.char.add(
+        np.char.add(np.char.add(ts, " "), _num(c["train"])),
+        np.char.add(" ", c["steps"].astype(str)),
+    )
     (run / "metrics" / "loss").write_text("\n".join(lines.tolist()) + "\n")
     vts = (1_700_000_000_000 + c["vsteps"]).astype(str)
-    vlines = np.char.add(np.char.add(np.char.add(vts, " "), _num(c["val"])),
-                         np.char.add(" ", c["vsteps"].astype(str)))
+    vlines = np.char.add(
+        np.char.add(np.char.add(vts, " "), _num(c["val"])),
+        np.char.add(" ", c["vsteps"].astype(str)),
+    )
     (run / "metrics" / "val_loss").write_text("\n".join(vlines.tolist()) + "\n")
     (run / "params" / "learning_rate").write_text(f"{c['lr'][0]:g}")
 
@@ -224,19 +257,22 @@ def generate(root: Path, runs: int, points: int) -> dict[str, int]:
 
 # ---------------------------------------------------------------------- measurements
 
+
 def cpu_seconds() -> float:
     """CPU time of this process and its reaped children (the pool's workers, once shut down):
     unlike wall time, it does not depend on what else the machine is running."""
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
-        resource.RUSAGE_CHILDREN)
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def audit_seconds(root: Path, jobs: int | None) -> tuple[float, float, object]:
     """(wall seconds, CPU seconds, summary) of a whole audit: discovery to summary."""
-    from app.audit.executor import open_executor, run_audit
-    from app.audit.summary import AuditSummary
-    from app.discover import discover_runs
+    from lossforensics.audit.executor import open_executor, run_audit
+    from lossforensics.audit.summary import AuditSummary
+    from lossforensics.discover import discover_runs
 
     start, cpu = time.perf_counter(), cpu_seconds()
     found = discover_runs(root)
@@ -266,7 +302,7 @@ def main() -> None:
     ap.add_argument("--skip-serial", action="store_true", help="skip the --jobs 1 audit")
     args = ap.parse_args()
 
-    from app.audit.executor import default_jobs
+    from lossforensics.audit.executor import default_jobs
 
     base = args.keep or Path(tempfile.mkdtemp(prefix="lf-bench-audit-"))
     big, small = base / f"runs{args.runs}", base / f"runs{args.small}"
@@ -276,43 +312,61 @@ def main() -> None:
                 continue
             t0 = time.perf_counter()
             counts = generate(root, n, args.points)
-            print(f"generated {n:,} runs x {args.points:,} points in "
-                  f"{time.perf_counter() - t0:.1f} s: "
-                  + ", ".join(f"{k} {v}" for k, v in counts.items()))
+            print(
+                f"generated {n:,} runs x {args.points:,} points in "
+                f"{time.perf_counter() - t0:.1f} s: "
+                + ", ".join(f"{k} {v}" for k, v in counts.items())
+            )
         size = sum(f.stat().st_size for f in big.rglob("*") if f.is_file())
-        print(f"folder: {size / 1e6:,.0f} MB, {os.cpu_count()} CPUs, default jobs "
-              f"{default_jobs()}, load average {os.getloadavg()[0]:.1f} (figures on a shared "
-              f"machine scale with it)")
+        print(
+            f"folder: {size / 1e6:,.0f} MB, {os.cpu_count()} CPUs, default jobs "
+            f"{default_jobs()}, load average {os.getloadavg()[0]:.1f} (figures on a shared "
+            f"machine scale with it)"
+        )
 
         t_big, cpu_big, summary = audit_seconds(big, None)
-        print(f"audit {args.runs:,} runs, default jobs: {t_big:7.2f} s wall, {cpu_big:7.2f} s "
-              f"CPU ({args.runs / t_big:,.0f} runs/s)  -> {summary.headline()}")
+        print(
+            f"audit {args.runs:,} runs, default jobs: {t_big:7.2f} s wall, {cpu_big:7.2f} s "
+            f"CPU ({args.runs / t_big:,.0f} runs/s)  -> {summary.headline()}"
+        )
         for e in summary.effects:
             print(f"  sweep: {e.sentence()}")
         t_serial = None
         if not args.skip_serial:
             t_serial, cpu_serial, _ = audit_seconds(big, 1)
-            print(f"audit {args.runs:,} runs, --jobs 1:     {t_serial:7.2f} s wall, "
-                  f"{cpu_serial:7.2f} s CPU (parallel speed-up {t_serial / t_big:.2f}x)")
+            print(
+                f"audit {args.runs:,} runs, --jobs 1:     {t_serial:7.2f} s wall, "
+                f"{cpu_serial:7.2f} s CPU (parallel speed-up {t_serial / t_big:.2f}x)"
+            )
         t_small, cpu_small, _ = audit_seconds(small, None)
-        print(f"audit {args.small:,} runs, default jobs:   {t_small:7.2f} s wall, "
-              f"{cpu_small:7.2f} s CPU")
-        print(f"scaling {args.small:,} -> {args.runs:,} runs: {t_big / t_small:.2f}x wall, "
-              f"{cpu_big / cpu_small:.2f}x CPU for {args.runs / args.small:.0f}x runs "
-              f"(linear = {args.runs / args.small:.0f}x)")
+        print(
+            f"audit {args.small:,} runs, default jobs:   {t_small:7.2f} s wall, "
+            f"{cpu_small:7.2f} s CPU"
+        )
+        print(
+            f"scaling {args.small:,} -> {args.runs:,} runs: {t_big / t_small:.2f}x wall, "
+            f"{cpu_big / cpu_small:.2f}x CPU for {args.runs / args.small:.0f}x runs "
+            f"(linear = {args.runs / args.small:.0f}x)"
+        )
         t_tb, cpu_tb, scalars = tbparse_seconds(big)
         n_tb = sum(1 for _ in (big / "tensorboard").iterdir())
-        print(f"tbparse load only, {n_tb} TensorBoard runs ({scalars:,} scalars): {t_tb:7.2f} s "
-              f"wall, {cpu_tb:7.2f} s CPU (single process)")
+        print(
+            f"tbparse load only, {n_tb} TensorBoard runs ({scalars:,} scalars): {t_tb:7.2f} s "
+            f"wall, {cpu_tb:7.2f} s CPU (single process)"
+        )
         for label, t in (("default jobs", t_big), ("--jobs 1", t_serial)):
             if t is not None:
-                print(f"whole audit ({label}) / tbparse load: {t / t_tb:.2f} "
-                      f"({'faster' if t < t_tb else 'SLOWER'} than tbparse merely loading "
-                      f"the {n_tb / args.runs:.0%} of the runs that are TensorBoard)")
+                print(
+                    f"whole audit ({label}) / tbparse load: {t / t_tb:.2f} "
+                    f"({'faster' if t < t_tb else 'SLOWER'} than tbparse merely loading "
+                    f"the {n_tb / args.runs:.0%} of the runs that are TensorBoard)"
+                )
         jobs = default_jobs()
-        print(f"CPU: whole audit / tbparse load = {cpu_big / cpu_tb:.2f}; on {jobs} idle "
-              f"core(s) the audit's wall time would be ~{cpu_big / jobs:.0f} s vs tbparse's "
-              f"~{cpu_tb:.0f} s ({cpu_big / jobs / cpu_tb:.2f})")
+        print(
+            f"CPU: whole audit / tbparse load = {cpu_big / cpu_tb:.2f}; on {jobs} idle "
+            f"core(s) the audit's wall time would be ~{cpu_big / jobs:.0f} s vs tbparse's "
+            f"~{cpu_tb:.0f} s ({cpu_big / jobs / cpu_tb:.2f})"
+        )
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     finally:
         if args.keep is None:

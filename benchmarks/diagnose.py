@@ -5,7 +5,7 @@
 For each size, a realistic run of about that many points is written as JSONL (one line a step:
 train loss, LR, grad norm; a val loss every 100 steps): a noisy decaying loss, warmup + cosine
 LR, a grad norm around 1, a val loss that bottoms out and rises. Then, best of a few repeats:
-`app.ingest.load_run(path)` (ingest) and `classifiers.diagnose.diagnose_all(frame)` (every
+`ingest.load_run(path)` (ingest) and `classifiers.diagnose.diagnose_all(frame)` (every
 registered classifier, playbook included). Prints both times, diagnose/ingest at each size and
 the growth exponent of each (slope of log time against log points: 1.0 is linear).
 Target: diagnose/ingest < 1 at every size, diagnosis growing no faster than linearly.
@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.ingest import load_run  # noqa: E402
-from classifiers.diagnose import diagnose_all  # noqa: E402
+from lossforensics.classifiers.diagnose import diagnose_all  # noqa: E402
+from lossforensics.ingest import load_run  # noqa: E402
 
 EVAL_EVERY = 100
 
@@ -53,10 +53,16 @@ def write_run(path: Path, points: int, seed: int = 0) -> int:
     loss = 0.3 + 2.5 * np.exp(-5 * t) + 0.05 * rng.standard_normal(steps)
     lr = 3e-4 * np.where(t < 0.05, t / 0.05, 0.5 * (1 + np.cos(np.pi * (t - 0.05) / 0.95)))
     grad = np.exp(rng.normal(0.0, 0.3, steps))
-    val = 0.6 + 2.2 * np.exp(-6 * t) + 0.4 * np.clip(t - 0.5, 0, None) \
+    val = (
+        0.6
+        + 2.2 * np.exp(-6 * t)
+        + 0.4 * np.clip(t - 0.5, 0, None)
         + 0.01 * rng.standard_normal(steps)
-    base = np.char.add(np.char.add(np.char.add('{"step": ', s.astype(str)), ', "loss": '),
-                       np.char.mod("%.6f", loss))
+    )
+    base = np.char.add(
+        np.char.add(np.char.add('{"step": ', s.astype(str)), ', "loss": '),
+        np.char.mod("%.6f", loss),
+    )
     base = np.char.add(np.char.add(base, ', "learning_rate": '), np.char.mod("%.6e", lr))
     base = np.char.add(np.char.add(base, ', "grad_norm": '), np.char.mod("%.5f", grad))
     is_eval = (s % EVAL_EVERY) == EVAL_EVERY - 1
@@ -78,8 +84,10 @@ def main() -> None:
     args = parser.parse_args()
     diagnose_all(load_run(_warmup()).frame)  # imports, registry, caches: not part of a figure
     sizes, ingest_t, diag_t = [], [], []
-    print(f"{'points':>9} {'ingest s':>9} {'diagnose s':>11} {'diag/ingest':>12} "
-          f"{'diag pts/s':>11}  verdict")
+    print(
+        f"{'points':>9} {'ingest s':>9} {'diagnose s':>11} {'diag/ingest':>12} "
+        f"{'diag pts/s':>11}  verdict"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             path = Path(tmp) / f"run_{size}.jsonl"
@@ -90,15 +98,19 @@ def main() -> None:
             sizes.append(n)
             ingest_t.append(t_in)
             diag_t.append(t_dx)
-            print(f"{n:>9} {t_in:>9.3f} {t_dx:>11.3f} {t_dx / t_in:>12.2f} {n / t_dx:>11.0f}  "
-                  f"{diags[0].verdict} {diags[0].labels}")
+            print(
+                f"{n:>9} {t_in:>9.3f} {t_dx:>11.3f} {t_dx / t_in:>12.2f} {n / t_dx:>11.0f}  "
+                f"{diags[0].verdict} {diags[0].labels}"
+            )
             if args.profile and size == args.sizes[-1]:
                 prof = cProfile.Profile()
                 prof.runcall(diagnose_all, result.frame)
                 pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
     if len(sizes) > 1:
-        print(f"growth exponent: ingest {growth(sizes, ingest_t):.2f}, "
-              f"diagnose {growth(sizes, diag_t):.2f} (1.00 = linear)")
+        print(
+            f"growth exponent: ingest {growth(sizes, ingest_t):.2f}, "
+            f"diagnose {growth(sizes, diag_t):.2f} (1.00 = linear)"
+        )
 
 
 def _warmup() -> Path:

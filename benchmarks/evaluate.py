@@ -7,7 +7,7 @@ published runs, reported separately.
 Corpus: benchmarks/corpus/corpus.tar.xz (runs/<name>/... plus labels.json), made by
 benchmarks/corpus/generate.py from real CPU training with pathologies induced and verified.
 Real runs: ../shared/real_runs with its labels.json (skipped, with a message, when absent).
-Each run is read with app.ingest.load_run and diagnosed with classifiers.diagnose_all; a run
+Each run is read with ingest.load_run and diagnosed with classifiers.diagnose_all; a run
 that cannot be read counts as predicting nothing, and is listed. Scoring: benchmarks/scoring.py.
 Targets the project is judged on: corpus macro-F1 >= 0.90 with no label below 0.80, <= 5% of
 healthy runs flagged; agreement >= 85% on the real runs. Nothing here is tuned to them.
@@ -26,10 +26,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from app.ingest import load_run  # noqa: E402
+from lossforensics.classifiers.diagnose import diagnose_all  # noqa: E402
+from lossforensics.classifiers.errors import LossForensicsError  # noqa: E402
+from lossforensics.ingest import load_run  # noqa: E402
+
 from benchmarks.scoring import Scored, normalise, summary  # noqa: E402
-from classifiers.diagnose import diagnose_all  # noqa: E402
-from classifiers.errors import LossForensicsError  # noqa: E402
 
 CORPUS = REPO / "benchmarks" / "corpus" / "corpus.tar.xz"
 REAL_RUNS = REPO.parent / "shared" / "real_runs"
@@ -41,8 +42,9 @@ def predict(path: Path) -> tuple[dict[str, set[str]], str | None]:
         result = load_run(path)
     except LossForensicsError as exc:
         return {}, f"{type(exc).__name__}: {exc}"
-    diagnoses = diagnose_all(result.frame, source=result.source, warnings=result.warnings,
-                             strict=True)  # a classifier bug must fail the evaluation
+    diagnoses = diagnose_all(
+        result.frame, source=result.source, warnings=result.warnings, strict=True
+    )  # a classifier bug must fail the evaluation
     return {d.run: {f.label for f in d.findings} for d in diagnoses}, None
 
 
@@ -61,8 +63,7 @@ def _truth(labels: list[str], primary: str | None) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def score_labelled(root: Path, labels: dict, limit: int | None,
-                   log: list[str]) -> list[Scored]:
+def score_labelled(root: Path, labels: dict, limit: int | None, log: list[str]) -> list[Scored]:
     """Diagnose every labelled entry under `root`; one Scored per run (per_run entries expand)."""
     scored: list[Scored] = []
     for name, entry in list(labels.items())[: limit or None]:
@@ -77,12 +78,14 @@ def score_labelled(root: Path, labels: dict, limit: int | None,
                     log.append(f"{name}/{run}: run not found in the frame")
                     pred = set()
                 primary = entry.get("runs", {}).get(run, {}).get("recipe")
-                scored.append(Scored(f"{name}/{run}", _truth(truth, primary),
-                                     frozenset(normalise(pred))))
+                scored.append(
+                    Scored(f"{name}/{run}", _truth(truth, primary), frozenset(normalise(pred)))
+                )
             continue
         pred = set().union(*per_run.values()) if per_run else set()
-        scored.append(Scored(name, _truth(entry["label"], entry.get("recipe")),
-                             frozenset(normalise(pred))))
+        scored.append(
+            Scored(name, _truth(entry["label"], entry.get("recipe")), frozenset(normalise(pred)))
+        )
     return scored
 
 
@@ -107,14 +110,20 @@ def print_report(title: str, res: dict, scored: list[Scored], out=sys.stdout) ->
     w(f"\n== {title}: {res['runs']} runs ==\n")
     w(f"{'label':24s} {'prec':>5s} {'rec':>5s} {'f1':>5s} {'true':>5s} {'pred':>5s}\n")
     for lab, r in res["per_label"].items():
-        w(f"{lab:24s} {_fmt(r['precision'])} {_fmt(r['recall'])} {_fmt(r['f1'])} "
-          f"{r['support']:5d} {r['predicted']:5d}\n")
+        w(
+            f"{lab:24s} {_fmt(r['precision'])} {_fmt(r['recall'])} {_fmt(r['f1'])} "
+            f"{r['support']:5d} {r['predicted']:5d}\n"
+        )
     worst = res["worst_label"]
-    w(f"macro-F1 (labels with support): {res['macro_f1']:.3f}   worst: {worst[0]} "
-      f"{_fmt(worst[1])}\n")
+    w(
+        f"macro-F1 (labels with support): {res['macro_f1']:.3f}   worst: {worst[0]} "
+        f"{_fmt(worst[1])}\n"
+    )
     far = res["false_alarm_rate"]
-    w(f"healthy runs flagged: {'-' if far is None else f'{far:.1%}'}   "
-      f"agreement: {res['agreement']:.1%}   exact label-set match: {res['exact_match']:.1%}\n")
+    w(
+        f"healthy runs flagged: {'-' if far is None else f'{far:.1%}'}   "
+        f"agreement: {res['agreement']:.1%}   exact label-set match: {res['exact_match']:.1%}\n"
+    )
     w("confusion (true label -> predicted labels on those runs):\n")
     for t, row in sorted(res["confusion"].items()):
         cells = ", ".join(f"{p} {n}" for p, n in sorted(row.items(), key=lambda kv: -kv[1]))
@@ -132,8 +141,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", action="store_true", help="only the generated corpus")
     ap.add_argument("--real", action="store_true", help="only the real published runs")
     ap.add_argument("--limit", type=int, default=None, help="first N entries of each set")
-    ap.add_argument("--corpus-path", type=Path, default=CORPUS,
-                    help="corpus .tar.xz or extracted folder (runs/ + labels.json)")
+    ap.add_argument(
+        "--corpus-path",
+        type=Path,
+        default=CORPUS,
+        help="corpus .tar.xz or extracted folder (runs/ + labels.json)",
+    )
     ap.add_argument("--real-path", type=Path, default=REAL_RUNS)
     args = ap.parse_args(argv)
     both = not (args.corpus or args.real)
@@ -156,16 +169,25 @@ def main(argv: list[str] | None = None) -> int:
     for name, scored in sets:
         report[name] = summary(scored)
         report[name]["runs_detail"] = [
-            {"name": s.name, "truth": list(s.truth), "predicted": sorted(s.predicted),
-             "agrees": s.agrees} for s in scored]
+            {
+                "name": s.name,
+                "truth": list(s.truth),
+                "predicted": sorted(s.predicted),
+                "agrees": s.agrees,
+            }
+            for s in scored
+        ]
     report["messages"] = log
     report["seconds"] = round(time.perf_counter() - t0, 1)
     if args.json:
         print(json.dumps(report, indent=1, default=list))
     else:
         for name, scored in sets:
-            print_report({"corpus": "generated corpus", "real": "real published runs"}[name],
-                         report[name], scored)
+            print_report(
+                {"corpus": "generated corpus", "real": "real published runs"}[name],
+                report[name],
+                scored,
+            )
         for m in log:
             print(m, file=sys.stderr)
         print(f"\n({report['seconds']} s)")

@@ -6,8 +6,8 @@
    SummaryWriter, read by tbparse `SummaryReader(dir).scalars` and by our reader. Prints both
    times, the speed-up, points/s, the peak memory of our read (Python + numpy heap via
    tracemalloc, plus Arrow's pool where the string columns live) against the frame's own size.
-2. JSONL: 1,000,000 lines through `app.ingest.load_run` vs `pandas.read_json(lines=True)`.
-3. W&B CSV export: 1,000,000 rows through `app.ingest.load_run` vs plain `pandas.read_csv`.
+2. JSONL: 1,000,000 lines through `lossforensics.ingest.load_run` vs `pandas.read_json(lines=True)`.
+3. W&B CSV export: 1,000,000 rows through `ingest.load_run` vs plain `pandas.read_csv`.
 
 Generated inputs are cached under the temp dir (the SummaryWriter run takes ~1 minute to write;
 its CRCs are computed with the `crc32c` C package instead of tensorboard's pure-Python fallback,
@@ -31,8 +31,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.ingest import tensorboard  # noqa: E402
-from app.ingest._tb_crc import masked_crc_one  # noqa: E402
+from lossforensics.ingest import tensorboard  # noqa: E402
+from lossforensics.ingest._tb_crc import masked_crc_one  # noqa: E402
 
 TAGS = 10
 
@@ -81,6 +81,7 @@ def mb(n: float) -> str:
 
 # --- TensorBoard -------------------------------------------------------------------------------
 
+
 def tensorboard_run(cache: Path, points: int) -> Path:
     """The SummaryWriter run (cached): TAGS tags, points // TAGS steps each."""
     run = cache / f"tb_{points}"
@@ -122,8 +123,10 @@ def bench_tensorboard(cache: Path, points: int, repeat: int) -> None:
     tensorboard.read(head)
     heap, arrow, result = peak_memory(lambda: tensorboard.read(run))
     fb = frame_bytes(result.frame)
-    print(f"  frame size {mb(fb)}; peak during read: heap {mb(heap)} + Arrow {mb(arrow)} = "
-          f"{(heap + arrow) / fb:.2f}x the frame (the event file is memory-mapped, not copied)")
+    print(
+        f"  frame size {mb(fb)}; peak during read: heap {mb(heap)} + Arrow {mb(arrow)} = "
+        f"{(heap + arrow) / fb:.2f}x the frame (the event file is memory-mapped, not copied)"
+    )
     ours = best_of(lambda: tensorboard.read(run), repeat)
     n = len(ours.out.frame)
     assert n == points, f"expected {points} points, read {n}"
@@ -134,22 +137,30 @@ def bench_tensorboard(cache: Path, points: int, repeat: int) -> None:
         ref = Timing(float("nan"), float("nan"), [])
     else:
         ref = best_of(lambda: SummaryReader(str(run)).scalars, 1)
-        print(f"  tbparse SummaryReader(dir).scalars: {ref.cpu:7.2f} s CPU ({ref.wall:6.2f} s wall)"
-              f"  {len(ref.out):>9,} points  {len(ref.out) / ref.cpu:>11,.0f} points/s")
-    print(f"  lossforensics tensorboard.read:     {ours.cpu:7.2f} s CPU ({ours.wall:6.2f} s wall)"
-          f"  {n:>9,} points  {n / ours.cpu:>11,.0f} points/s  (best of {repeat})")
-    print(f"  speed-up vs tbparse: {ref.cpu / ours.cpu:.1f}x CPU time, "
-          f"{ref.wall / ours.wall:.1f}x wall time")
+        print(
+            f"  tbparse SummaryReader(dir).scalars: {ref.cpu:7.2f} s CPU ({ref.wall:6.2f} s wall)"
+            f"  {len(ref.out):>9,} points  {len(ref.out) / ref.cpu:>11,.0f} points/s"
+        )
+    print(
+        f"  lossforensics tensorboard.read:     {ours.cpu:7.2f} s CPU ({ours.wall:6.2f} s wall)"
+        f"  {n:>9,} points  {n / ours.cpu:>11,.0f} points/s  (best of {repeat})"
+    )
+    print(
+        f"  speed-up vs tbparse: {ref.cpu / ours.cpu:.1f}x CPU time, "
+        f"{ref.wall / ours.wall:.1f}x wall time"
+    )
 
 
 # --- JSONL and W&B CSV via load_run ------------------------------------------------------------
+
 
 def jsonl_file(cache: Path, lines: int) -> Path:
     path = cache / f"metrics_{lines}.jsonl"
     if not path.exists():
         rng = np.random.default_rng(1)
-        frame = pd.DataFrame({"step": np.arange(lines), "train/loss": rng.random(lines),
-                              "lr": np.full(lines, 3e-4)})
+        frame = pd.DataFrame(
+            {"step": np.arange(lines), "train/loss": rng.random(lines), "lr": np.full(lines, 3e-4)}
+        )
         tmp = path.with_suffix(".tmp")
         frame.to_json(tmp, orient="records", lines=True)
         tmp.rename(path)
@@ -161,8 +172,14 @@ def wandb_csv_file(cache: Path, rows: int) -> Path:
     if not path.exists():
         rng = np.random.default_rng(2)
         loss = rng.random(rows)
-        frame = pd.DataFrame({"Step": np.arange(rows), "run-1 - train/loss": loss,
-                              "run-1 - train/loss__MIN": loss, "run-1 - train/loss__MAX": loss})
+        frame = pd.DataFrame(
+            {
+                "Step": np.arange(rows),
+                "run-1 - train/loss": loss,
+                "run-1 - train/loss__MIN": loss,
+                "run-1 - train/loss__MAX": loss,
+            }
+        )
         tmp = path.with_suffix(".tmp")
         frame.to_csv(tmp, index=False, quoting=1)
         tmp.rename(path)
@@ -171,22 +188,32 @@ def wandb_csv_file(cache: Path, rows: int) -> Path:
 
 def bench_load_run(cache: Path, rows: int, repeat: int) -> None:
     try:
-        from app.ingest import load_run
+        from lossforensics.ingest import load_run
     except ImportError as exc:
-        print(f"\nJSONL / W&B CSV: skipped, app.ingest.load_run is not available yet ({exc})")
+        print(f"\nJSONL / W&B CSV: skipped, ingest.load_run is not available yet ({exc})")
         return
-    cases = [("JSONL", jsonl_file(cache, rows), lambda p: pd.read_json(p, lines=True),
-              "pandas.read_json(lines=True)"),
-             ("W&B CSV", wandb_csv_file(cache, rows), pd.read_csv, "pandas.read_csv")]
+    cases = [
+        (
+            "JSONL",
+            jsonl_file(cache, rows),
+            lambda p: pd.read_json(p, lines=True),
+            "pandas.read_json(lines=True)",
+        ),
+        ("W&B CSV", wandb_csv_file(cache, rows), pd.read_csv, "pandas.read_csv"),
+    ]
     for label, path, reference, ref_name in cases:
         print(f"\n{label}: {rows:,} rows, {mb(path.stat().st_size)}")
         ref = best_of(lambda p=path, r=reference: r(p), repeat)
         ours = best_of(lambda p=path: load_run(p), repeat)
         frame = getattr(ours.out, "frame", ours.out)
-        print(f"  {ref_name + ':':<30} {ref.cpu:6.2f} s CPU ({ref.wall:6.2f} s wall)  "
-              f"{len(ref.out):>9,} rows")
-        print(f"  {'app.ingest.load_run:':<30} {ours.cpu:6.2f} s CPU ({ours.wall:6.2f} s wall)  "
-              f"{len(frame):>9,} points  {len(frame) / ours.cpu:>12,.0f} points/s")
+        print(
+            f"  {ref_name + ':':<30} {ref.cpu:6.2f} s CPU ({ref.wall:6.2f} s wall)  "
+            f"{len(ref.out):>9,} rows"
+        )
+        print(
+            f"  {'ingest.load_run:':<30} {ours.cpu:6.2f} s CPU ({ours.wall:6.2f} s wall)  "
+            f"{len(frame):>9,} points  {len(frame) / ours.cpu:>12,.0f} points/s"
+        )
         print(f"  load_run CPU time / reference CPU time: {ours.cpu / ref.cpu:.2f}")
 
 
@@ -194,8 +221,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--points", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--cache", type=Path,
-                        default=Path(tempfile.gettempdir()) / "lossforensics-bench")
+    parser.add_argument(
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "lossforensics-bench"
+    )
     parser.add_argument("--only", choices=["tensorboard", "load_run"])
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from classifiers.labels import HEALTHY, severity_rank
+from lossforensics.classifiers.labels import HEALTHY, severity_rank
 
 
 def normalise(labels: Iterable[str]) -> set[str]:
@@ -47,8 +47,11 @@ class Scored:
         truth = self.true_set
         if truth == {HEALTHY}:
             return self.predicted == {HEALTHY}
-        primary = next(t for t in self.truth if t != HEALTHY) if any(
-            t != HEALTHY for t in self.truth) else HEALTHY
+        primary = (
+            next(t for t in self.truth if t != HEALTHY)
+            if any(t != HEALTHY for t in self.truth)
+            else HEALTHY
+        )
         return primary in self.predicted and self.verdict in truth
 
     @property
@@ -58,8 +61,10 @@ class Scored:
 
 def per_label(scored: Sequence[Scored]) -> dict[str, dict[str, float]]:
     """precision, recall, f1, support (true count), predicted count, tp per label seen."""
-    labels = sorted({lab for s in scored for lab in s.true_set | set(s.predicted)},
-                    key=lambda x: (x != HEALTHY, severity_rank(x), x))
+    labels = sorted(
+        {lab for s in scored for lab in s.true_set | set(s.predicted)},
+        key=lambda x: (x != HEALTHY, severity_rank(x), x),
+    )
     out: dict[str, dict[str, float]] = {}
     for lab in labels:
         tp = sum(lab in s.true_set and lab in s.predicted for s in scored)
@@ -68,8 +73,14 @@ def per_label(scored: Sequence[Scored]) -> dict[str, dict[str, float]]:
         p = tp / (tp + fp) if tp + fp else 0.0
         r = tp / (tp + fn) if tp + fn else 0.0
         f1 = 2 * p * r / (p + r) if p + r else 0.0
-        out[lab] = {"precision": p, "recall": r, "f1": f1, "support": tp + fn,
-                    "predicted": tp + fp, "tp": tp}
+        out[lab] = {
+            "precision": p,
+            "recall": r,
+            "f1": f1,
+            "support": tp + fn,
+            "predicted": tp + fp,
+            "tp": tp,
+        }
     return out
 
 
@@ -106,8 +117,11 @@ def summary(scored: Sequence[Scored]) -> dict:
         "runs": n,
         "per_label": table,
         "macro_f1": macro_f1(table),
-        "worst_label": min(((lab, r["f1"]) for lab, r in table.items() if r["support"]),
-                           key=lambda x: x[1], default=(None, None)),
+        "worst_label": min(
+            ((lab, r["f1"]) for lab, r in table.items() if r["support"]),
+            key=lambda x: x[1],
+            default=(None, None),
+        ),
         "false_alarm_rate": false_alarm_rate(scored),
         "agreement": sum(s.agrees for s in scored) / n if n else None,
         "exact_match": sum(s.exact for s in scored) / n if n else None,

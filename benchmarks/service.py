@@ -43,8 +43,12 @@ def masked_crc(data: bytes) -> int:
 
 def record(payload: bytes) -> bytes:
     header = struct.pack("<Q", len(payload))
-    return (header + struct.pack("<I", masked_crc(header)) + payload
-            + struct.pack("<I", masked_crc(payload)))
+    return (
+        header
+        + struct.pack("<I", masked_crc(header))
+        + payload
+        + struct.pack("<I", masked_crc(payload))
+    )
 
 
 def event_records(steps: int, step0: int = 0) -> bytes:
@@ -58,12 +62,18 @@ def event_records(steps: int, step0: int = 0) -> bytes:
     for i in range(steps):
         for tag, value in (("train/loss", train[i]), ("lr", 1e-3), ("grad_norm", 1.0 + i % 7)):
             summary = Summary(value=[Summary.Value(tag=tag, simple_value=float(value))])
-            out.append(record(Event(step=step0 + i, wall_time=1.7e9 + i,
-                                    summary=summary).SerializeToString()))
+            out.append(
+                record(
+                    Event(step=step0 + i, wall_time=1.7e9 + i, summary=summary).SerializeToString()
+                )
+            )
         if i % 10 == 0:
             summary = Summary(value=[Summary.Value(tag="val/loss", simple_value=float(train[i]))])
-            out.append(record(Event(step=step0 + i, wall_time=1.7e9 + i,
-                                    summary=summary).SerializeToString()))
+            out.append(
+                record(
+                    Event(step=step0 + i, wall_time=1.7e9 + i, summary=summary).SerializeToString()
+                )
+            )
     return b"".join(out)
 
 
@@ -92,9 +102,23 @@ class Service:
         full_env = {k: v for k, v in os.environ.items() if not k.startswith("LOSSFORENSICS_")}
         full_env.update(env or {})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), "--data-dir",
-             str(data), "--log-level", "warning", "--workers", str(workers)], cwd=REPO,
-            env=full_env)
+            [
+                sys.executable,
+                "-m",
+                "lossforensics.cli",
+                "serve",
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(data),
+                "--log-level",
+                "warning",
+                "--workers",
+                str(workers),
+            ],
+            cwd=REPO,
+            env=full_env,
+        )
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             try:
@@ -116,16 +140,19 @@ def bench_uploads(svc: Service, payload: bytes, n: int, concurrency: int) -> tup
         assert resp.status_code == 201, resp.text
         return time.perf_counter() - t0
 
-    with httpx.Client(base_url=svc.url, timeout=300,
-                      limits=httpx.Limits(max_connections=concurrency)) as client:
+    with httpx.Client(
+        base_url=svc.url, timeout=300, limits=httpx.Limits(max_connections=concurrency)
+    ) as client:
         one(0)  # warm-up (first diagnosis imports the classifiers)
         t0 = time.perf_counter()
         with ThreadPoolExecutor(concurrency) as pool:
             lat = list(pool.map(one, range(n)))
         wall = time.perf_counter() - t0
         last_id = client.get("/v1/runs", params={"limit": 1}).json()["items"][0]["id"]
-    print(f"uploads: {n} x {len(payload) / 1e3:.0f} kB event file (10k points) at concurrency "
-          f"{concurrency}: {n / wall:.1f} uploads/s, latency p50 {np.median(lat) * 1e3:.0f} ms")
+    print(
+        f"uploads: {n} x {len(payload) / 1e3:.0f} kB event file (10k points) at concurrency "
+        f"{concurrency}: {n / wall:.1f} uploads/s, latency p50 {np.median(lat) * 1e3:.0f} ms"
+    )
     return n / wall, last_id
 
 
@@ -156,8 +183,10 @@ def bench_memory(svc: Service, path: Path, points: int) -> tuple[float, float, f
 
     def body():
         boundary = b"benchboundary"
-        yield (b"--" + boundary + b'\r\nContent-Disposition: form-data; name="file"; '
-               b'filename="events.out.tfevents.1.big"\r\n\r\n')
+        yield (
+            b"--" + boundary + b'\r\nContent-Disposition: form-data; name="file"; '
+            b'filename="events.out.tfevents.1.big"\r\n\r\n'
+        )
         with open(path, "rb") as fh:
             while chunk := fh.read(1 << 20):
                 yield chunk
@@ -167,8 +196,12 @@ def bench_memory(svc: Service, path: Path, points: int) -> tuple[float, float, f
     sampler = threading.Thread(target=sample)
     sampler.start()
     t0 = time.perf_counter()
-    resp = httpx.post(f"{svc.url}/v1/runs", content=body(), timeout=600,
-                      headers={"content-type": "multipart/form-data; boundary=benchboundary"})
+    resp = httpx.post(
+        f"{svc.url}/v1/runs",
+        content=body(),
+        timeout=600,
+        headers={"content-type": "multipart/form-data; boundary=benchboundary"},
+    )
     total = time.perf_counter() - t0
     done.set()
     sampler.join()
@@ -176,11 +209,13 @@ def bench_memory(svc: Service, path: Path, points: int) -> tuple[float, float, f
     recv_peak = max((r for t, r in samples if t <= cut), default=base)
     all_peak = max(r for _, r in samples)
     mb = path.stat().st_size / 2**20
-    print(f"memory: {mb:.0f} MB event file ({points / 1e6:.1f}M points) -> HTTP "
-          f"{resp.status_code} "
-          f"({resp.json().get('code')}) in {total:.1f} s; server RSS baseline "
-          f"{base / 2**20:.0f} MB, receive-phase peak +{(recv_peak - base) / 2**20:.0f} MB, "
-          f"parse-phase peak +{(all_peak - base) / 2**20:.0f} MB")
+    print(
+        f"memory: {mb:.0f} MB event file ({points / 1e6:.1f}M points) -> HTTP "
+        f"{resp.status_code} "
+        f"({resp.json().get('code')}) in {total:.1f} s; server RSS baseline "
+        f"{base / 2**20:.0f} MB, receive-phase peak +{(recv_peak - base) / 2**20:.0f} MB, "
+        f"parse-phase peak +{(all_peak - base) / 2**20:.0f} MB"
+    )
     return mb, (recv_peak - base) / 2**20, (all_peak - base) / 2**20
 
 
@@ -212,9 +247,11 @@ def main() -> None:
         b_mb, b_recv, b_parse = bench_memory(svc, *big)
     finally:
         svc.stop()
-    print(f"memory ratio {b_mb / s_mb:.0f}x larger upload: receive-phase RSS growth "
-          f"{b_recv:.0f} MB vs {s_recv:.0f} MB; parse-phase {b_parse:.0f} MB vs {s_parse:.0f} MB "
-          f"(the parse holds the points: expected to scale)")
+    print(
+        f"memory ratio {b_mb / s_mb:.0f}x larger upload: receive-phase RSS growth "
+        f"{b_recv:.0f} MB vs {s_recv:.0f} MB; parse-phase {b_parse:.0f} MB vs {s_parse:.0f} MB "
+        f"(the parse holds the points: expected to scale)"
+    )
 
 
 if __name__ == "__main__":

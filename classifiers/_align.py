@@ -13,10 +13,9 @@ import weakref
 
 import numpy as np
 import pandas as pd
-
-from classifiers.run import RunSeries
-from classifiers.signals import MAD_TO_SIGMA, TINY, bucket, finite_points
-from classifiers.signals._memo import array_key, remembered
+from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals import MAD_TO_SIGMA, TINY, bucket, finite_points
+from lossforensics.classifiers.signals._memo import array_key, remembered
 
 
 def detrended_noise(y: np.ndarray) -> float:
@@ -32,8 +31,9 @@ def detrended_noise(y: np.ndarray) -> float:
 _REDUCED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def finite_curve(run: RunSeries, role: str, metric: str | None = None,
-                 max_points: int = 4000) -> tuple[np.ndarray, np.ndarray]:
+def finite_curve(
+    run: RunSeries, role: str, metric: str | None = None, max_points: int = 4000
+) -> tuple[np.ndarray, np.ndarray]:
     """A role's curve (its primary metric, or `metric`) as finite (steps, values), reduced to at
     most `max_points` bucket medians. Empty arrays when the run lacks it. Cached per run: several
     labels read the same reduced train loss, and reducing 1M points is the costly part."""
@@ -74,8 +74,10 @@ def levels_at(x_src: np.ndarray, y_src: np.ndarray, x_at: np.ndarray) -> np.ndar
     each evaluation. NaN where that stretch holds no source point. Remembered within a
     diagnosis: overfit and distribution_mismatch both ask it of the same train/val pair."""
     x_src, y_src, x_at = np.asarray(x_src), np.asarray(y_src), np.asarray(x_at)
-    return remembered(lambda: ("levels_at", array_key(x_src, y_src, x_at)),
-                      lambda: (_levels_at(x_src, y_src, x_at),))[0]
+    return remembered(
+        lambda: ("levels_at", array_key(x_src, y_src, x_at)),
+        lambda: (_levels_at(x_src, y_src, x_at),),
+    )[0]
 
 
 def _levels_at(x_src: np.ndarray, y_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
@@ -109,14 +111,14 @@ def _group_medians(group: np.ndarray, y: np.ndarray) -> np.ndarray:
 def trailing_median(x: np.ndarray, y: np.ndarray, at: float, points: int) -> float:
     """Median of the last `points` values at or before step `at` (NaN if none)."""
     end = int(np.searchsorted(x, at, side="right"))
-    seg = y[max(0, end - points):end]
+    seg = y[max(0, end - points) : end]
     return float(np.median(seg)) if len(seg) else float("nan")
 
 
 def leading_median(x: np.ndarray, y: np.ndarray, at: float, points: int) -> float:
     """Median of the first `points` values after step `at` (NaN if none)."""
     start = int(np.searchsorted(x, at, side="right"))
-    seg = y[start:start + points]
+    seg = y[start : start + points]
     return float(np.median(seg)) if len(seg) else float("nan")
 
 

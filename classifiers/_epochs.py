@@ -7,10 +7,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from lossforensics.classifiers import signals
+from lossforensics.classifiers.run import RunSeries
 from scipy import stats
-
-from classifiers import signals
-from classifiers.run import RunSeries
 
 _EPOCH = re.compile(r"(^|/)epoch$")
 
@@ -33,8 +32,9 @@ def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
     return None, None
 
 
-def epoch_fold(x: np.ndarray, y: np.ndarray, epoch: float,
-               max_points: int = 20000) -> tuple[float, float, float]:
+def epoch_fold(
+    x: np.ndarray, y: np.ndarray, epoch: float, max_points: int = 20000
+) -> tuple[float, float, float]:
     """How much of the loss's wiggle the position inside the epoch explains: the detrended
     (log) loss grouped by phase in the epoch (one bin per logged point of an epoch), one-way
     ANOVA. Returns (share of variance explained, F-test p-value, epochs seen); (0, 1, epochs)
@@ -51,8 +51,8 @@ def epoch_fold(x: np.ndarray, y: np.ndarray, epoch: float,
     pos = np.minimum((((xb - xb[0]) % epoch) / epoch * m).astype(np.int64), m - 1)
     count = np.bincount(pos, minlength=m)
     means = np.bincount(pos, weights=res, minlength=m) / np.maximum(count, 1)
-    between = float(np.sum(count * means ** 2))
-    total = float(np.sum(res ** 2))
+    between = float(np.sum(count * means**2))
+    total = float(np.sum(res**2))
     k, n = int(np.count_nonzero(count)), len(res)
     if total <= 0 or k < 2 or n <= k:
         return 0.0, 1.0, epochs

@@ -16,8 +16,7 @@ yardsticks loss_spikes judges signals.find_spikes' candidates with.
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers import signals
+from lossforensics.classifiers import signals
 
 
 def local_noise(y: np.ndarray, idx: np.ndarray, half_window: int) -> np.ndarray:
@@ -39,8 +38,9 @@ def local_noise(y: np.ndarray, idx: np.ndarray, half_window: int) -> np.ndarray:
     return np.nan_to_num(mad * signals.MAD_TO_SIGMA / np.sqrt(2.0))
 
 
-def diverged(x: np.ndarray, y: np.ndarray, spike_steps: np.ndarray, min_rise: float,
-             max_points: int = 4000) -> np.ndarray:
+def diverged(
+    x: np.ndarray, y: np.ndarray, spike_steps: np.ndarray, min_rise: float, max_points: int = 4000
+) -> np.ndarray:
     """For each candidate at `spike_steps`: had the curve (`x`, `y`, in the candidates' scale:
     log for positive losses) blown up before it, i.e. had its trailing level (bucket medians,
     then a trailing median over 5% of the run) given back 90% of the progress made so far from

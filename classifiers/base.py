@@ -19,13 +19,17 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from classifiers.diagnosis import Finding
-from classifiers.run import RunSeries
+from lossforensics.classifiers.diagnosis import Finding
+from lossforensics.classifiers.run import RunSeries
 
 _ROLE_WORDS = {
-    "train_loss": "training loss", "val_loss": "validation loss", "lr": "learning rate",
-    "grad_norm": "gradient norm", "train_score": "training metric",
-    "val_score": "validation metric", "throughput": "throughput",
+    "train_loss": "training loss",
+    "val_loss": "validation loss",
+    "lr": "learning rate",
+    "grad_norm": "gradient norm",
+    "train_score": "training metric",
+    "val_score": "validation metric",
+    "throughput": "throughput",
 }
 
 
@@ -47,8 +51,10 @@ class Classifier:
             n = 0 if curve is None else len(curve)
             if n < self.min_points:
                 finest = " at its finest logging" if self.per_step else ""
-                return (f"{_ROLE_WORDS.get(role, role)} has {n} point(s){finest}; "
-                        f"{self.label} needs at least {self.min_points}")
+                return (
+                    f"{_ROLE_WORDS.get(role, role)} has {n} point(s){finest}; "
+                    f"{self.label} needs at least {self.min_points}"
+                )
         return None
 
     def detect(self, run: RunSeries) -> Finding | None:  # pragma: no cover - abstract

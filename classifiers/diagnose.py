@@ -24,16 +24,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from classifiers.base import Classifier
-from classifiers.diagnosis import Diagnosis, Finding, MetricInfo, Skipped
-from classifiers.errors import InputError
-from classifiers.frame import validate_frame
-from classifiers.labels import HEALTHY, severity_rank
-from classifiers.playbook import attach_causes
-from classifiers.registry import all_classifiers
-from classifiers.run import RunSeries, split_runs
-from classifiers.signals import memo_scope
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Diagnosis, Finding, MetricInfo, Skipped
+from lossforensics.classifiers.errors import InputError
+from lossforensics.classifiers.frame import validate_frame
+from lossforensics.classifiers.labels import HEALTHY, severity_rank
+from lossforensics.classifiers.playbook import attach_causes
+from lossforensics.classifiers.registry import all_classifiers
+from lossforensics.classifiers.run import RunSeries, split_runs
+from lossforensics.classifiers.signals import memo_scope
 
 log = logging.getLogger("lossforensics.classifiers")
 
@@ -51,11 +50,14 @@ def diagnose(
     names = pd.unique(frame["run"].astype(str))
     if len(names) > 1:
         shown = ", ".join(map(repr, names[:5])) + (", ..." if len(names) > 5 else "")
-        raise InputError(f"the frame holds {len(names)} runs ({shown}); "
-                         "use diagnose_all() to get one diagnosis per run")
+        raise InputError(
+            f"the frame holds {len(names)} runs ({shown}); "
+            "use diagnose_all() to get one diagnosis per run"
+        )
     run = RunSeries(frame, str(names[0])) if len(names) else RunSeries(frame)
-    return diagnose_run(run, source=source, warnings=warnings, classifiers=classifiers,
-                        strict=strict)
+    return diagnose_run(
+        run, source=source, warnings=warnings, classifiers=classifiers, strict=strict
+    )
 
 
 def diagnose_all(
@@ -69,9 +71,10 @@ def diagnose_all(
     """One Diagnosis per run in the frame, in order of first appearance."""
     frame = validate_frame(frame)
     chosen = list(classifiers) if classifiers is not None else None
-    return [diagnose_run(run, source=source, warnings=warnings, classifiers=chosen,
-                         strict=strict)
-            for run in split_runs(frame)]
+    return [
+        diagnose_run(run, source=source, warnings=warnings, classifiers=chosen, strict=strict)
+        for run in split_runs(frame)
+    ]
 
 
 def diagnose_run(
@@ -98,9 +101,14 @@ def diagnose_run(
                 if strict:
                     raise
                 log.exception("classifier %s failed on run %r", clf.label, run.name)
-                skipped.append(Skipped(clf.label, f"classifier error ({type(exc).__name__}: "
-                                       f"{exc}); a bug in lossforensics, logged; the other "
-                                       "labels are unaffected"))
+                skipped.append(
+                    Skipped(
+                        clf.label,
+                        f"classifier error ({type(exc).__name__}: "
+                        f"{exc}); a bug in lossforensics, logged; the other "
+                        "labels are unaffected",
+                    )
+                )
                 continue
             if finding is not None:
                 findings.append(attach_causes(finding))
@@ -109,9 +117,11 @@ def diagnose_run(
     judged = len(chosen) - len(skipped)
     if not findings and judged < len(chosen) / 2:
         # "healthy" is the absence of findings: say when that absence means little
-        notes.append(f"only {judged} of {len(chosen)} checks could judge this run (see "
-                     "'skipped'): 'healthy' means nothing was found, not that the run was shown "
-                     "to be fine")
+        notes.append(
+            f"only {judged} of {len(chosen)} checks could judge this run (see "
+            "'skipped'): 'healthy' means nothing was found, not that the run was shown "
+            "to be fine"
+        )
     return Diagnosis(
         run=run.name,
         verdict=findings[0].label if findings else HEALTHY,
@@ -149,20 +159,27 @@ def metric_infos(run: RunSeries) -> list[MetricInfo]:
     first_seq = np.minimum.reduceat(seqs, starts)
     role = np.asarray(roles.categories, dtype=object)[role_codes[order[starts]]]
     metric = names[codes[order[starts]]]
-    return [MetricInfo(str(metric[i]), str(role[i]), int(points[i]), int(first_step[i]),
-                       int(last_step[i]))
-            for i in np.argsort(first_seq, kind="stable").tolist()]
+    return [
+        MetricInfo(
+            str(metric[i]), str(role[i]), int(points[i]), int(first_step[i]), int(last_step[i])
+        )
+        for i in np.argsort(first_seq, kind="stable").tolist()
+    ]
 
 
 def _metric_infos_grouped(frame: pd.DataFrame) -> list[MetricInfo]:
     """metric_infos through a pandas groupby (frames with missing metric names or roles)."""
     g = frame.groupby("metric", sort=False, observed=True)
-    table = pd.DataFrame({
-        "role": g["role"].first().astype(str),
-        "points": g.size(),
-        "first_step": g["step"].min(),
-        "last_step": g["step"].max(),
-        "first_seq": g["seq"].min(),
-    }).sort_values("first_seq", kind="stable")
-    return [MetricInfo(str(m), str(r.role), int(r.points), int(r.first_step), int(r.last_step))
-            for m, r in zip(table.index, table.itertuples(index=False), strict=True)]
+    table = pd.DataFrame(
+        {
+            "role": g["role"].first().astype(str),
+            "points": g.size(),
+            "first_step": g["step"].min(),
+            "last_step": g["step"].max(),
+            "first_seq": g["seq"].min(),
+        }
+    ).sort_values("first_seq", kind="stable")
+    return [
+        MetricInfo(str(m), str(r.role), int(r.points), int(r.first_step), int(r.last_step))
+        for m, r in zip(table.index, table.itertuples(index=False), strict=True)
+    ]

@@ -17,8 +17,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 
 def _json_safe(value: Any) -> Any:
     """numpy scalars -> Python; NaN/inf -> None; containers recursively."""
@@ -26,8 +24,8 @@ def _json_safe(value: Any) -> Any:
         return {str(k): _json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_json_safe(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        value = value.item()  # a numpy scalar
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
@@ -51,13 +49,23 @@ class Cause:
     probe: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rank": self.rank, "cause": self.cause, "score": round(float(self.score), 4),
-                "checks": list(self.checks), "probe": self.probe}
+        return {
+            "rank": self.rank,
+            "cause": self.cause,
+            "score": round(float(self.score), 4),
+            "checks": list(self.checks),
+            "probe": self.probe,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Cause:
-        return cls(int(d["rank"]), str(d["cause"]), float(d["score"]), tuple(d.get("checks", ())),
-                   d.get("probe"))
+        return cls(
+            int(d["rank"]),
+            str(d["cause"]),
+            float(d["score"]),
+            tuple(d.get("checks", ())),
+            d.get("probe"),
+        )
 
 
 @dataclass(frozen=True)
@@ -83,9 +91,11 @@ class Finding:
     def from_dict(cls, d: dict[str, Any]) -> Finding:
         span = d.get("span")
         return cls(
-            str(d["label"]), float(d["confidence"]),
+            str(d["label"]),
+            float(d["confidence"]),
             None if span is None else Span(int(span["start_step"]), int(span["end_step"])),
-            dict(d.get("evidence") or {}), str(d.get("summary", "")),
+            dict(d.get("evidence") or {}),
+            str(d.get("summary", "")),
             tuple(Cause.from_dict(c) for c in d.get("causes", ())),
         )
 
@@ -108,9 +118,13 @@ class MetricInfo:
     last_step: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "role": self.role, "points": int(self.points),
-                "first_step": None if self.first_step is None else int(self.first_step),
-                "last_step": None if self.last_step is None else int(self.last_step)}
+        return {
+            "metric": self.metric,
+            "role": self.role,
+            "points": int(self.points),
+            "first_step": None if self.first_step is None else int(self.first_step),
+            "last_step": None if self.last_step is None else int(self.last_step),
+        }
 
 
 @dataclass
@@ -132,15 +146,17 @@ class Diagnosis:
         out: dict[str, Any] = {}
         if self.id is not None:
             out["id"] = self.id
-        out.update({
-            "run": self.run,
-            "source": _json_safe(self.source),
-            "metrics": [m.to_dict() for m in self.metrics],
-            "verdict": self.verdict,
-            "findings": [f.to_dict() for f in self.findings],
-            "skipped": [s.to_dict() for s in self.skipped],
-            "warnings": [str(w) for w in self.warnings],
-        })
+        out.update(
+            {
+                "run": self.run,
+                "source": _json_safe(self.source),
+                "metrics": [m.to_dict() for m in self.metrics],
+                "verdict": self.verdict,
+                "findings": [f.to_dict() for f in self.findings],
+                "skipped": [s.to_dict() for s in self.skipped],
+                "warnings": [str(w) for w in self.warnings],
+            }
+        )
         return out
 
     def to_json(self, **kwargs: Any) -> str:
@@ -153,8 +169,12 @@ class Diagnosis:
             verdict=str(d["verdict"]),
             findings=[Finding.from_dict(f) for f in d.get("findings", ())],
             skipped=[Skipped(s["label"], s["reason"]) for s in d.get("skipped", ())],
-            metrics=[MetricInfo(m["metric"], m["role"], m["points"], m.get("first_step"),
-                                m.get("last_step")) for m in d.get("metrics", ())],
+            metrics=[
+                MetricInfo(
+                    m["metric"], m["role"], m["points"], m.get("first_step"), m.get("last_step")
+                )
+                for m in d.get("metrics", ())
+            ],
             source=dict(d.get("source") or {"format": None, "files": []}),
             warnings=[str(w) for w in d.get("warnings", ())],
             id=d.get("id"),

@@ -26,13 +26,18 @@ val is legitimately flat); a val set so small its loss is dominated by a few exa
 from __future__ import annotations
 
 import numpy as np
+from lossforensics.classifiers._align import finite_curve, levels_at
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals import (
+    TINY,
+    head_level,
+    odd_window,
+    rolling_median,
+    tail_level,
+)
 from scipy import stats
-
-from classifiers._align import finite_curve, levels_at
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
-from classifiers.signals import TINY, head_level, odd_window, rolling_median, tail_level
 
 
 def _gain(before: float, after: float) -> float:
@@ -45,8 +50,14 @@ class DistributionMismatch(Classifier):
     needs = frozenset({"train_loss", "val_loss"})
     min_points = 5
 
-    def __init__(self, *, train_drop: float = 0.2, coverage: float = 0.5,
-                 follow: float = 0.1, max_rise: float = 0.3) -> None:
+    def __init__(
+        self,
+        *,
+        train_drop: float = 0.2,
+        coverage: float = 0.5,
+        follow: float = 0.1,
+        max_rise: float = 0.3,
+    ) -> None:
         self.train_drop = train_drop
         self.coverage = coverage
         self.follow = follow
@@ -63,24 +74,34 @@ class DistributionMismatch(Classifier):
         v_all = rolling_median(vy, w)  # every evaluation, a step-0 one before training included
         vx, vy, train = vx[ok], vy[ok], train[ok]
         v_s, t_s = rolling_median(vy, w), rolling_median(train, w)
-        v_head, v_tail, t_head, t_tail = (head_level(vy), tail_level(vy), head_level(train),
-                                          tail_level(train))
+        v_head, v_tail, t_head, t_tail = (
+            head_level(vy),
+            tail_level(vy),
+            head_level(train),
+            tail_level(train),
+        )
         t_all_head = head_level(ty, 0.02)
         rho = stats.spearmanr(t_s, v_s).statistic if np.ptp(t_s) and np.ptp(v_s) else 0.0
         t_gain = _gain(t_head, t_tail)
         v_gain = max(_gain(float(v_all[0]), float(np.min(v_all))), 0.0)
         return {
-            "val_metric": run.primary("val_loss"), "start_step": int(vx[0]),
+            "val_metric": run.primary("val_loss"),
+            "start_step": int(vx[0]),
             "end_step": int(vx[-1]),
-            "train_improvement_pct": 100 * t_gain, "val_improvement_pct": 100 * v_gain,
+            "train_improvement_pct": 100 * t_gain,
+            "val_improvement_pct": 100 * v_gain,
             "val_follow_ratio": v_gain / max(t_gain, TINY),
             "val_rise_vs_train": (v_tail - v_head) / max(t_head - t_tail, TINY),
             "coverage": (t_head - t_tail) / max(t_all_head - t_tail, t_head - t_tail, TINY),
-            "correlation": float(np.nan_to_num(rho)), "val_head": v_head, "val_tail": v_tail,
-            "train_head": t_head, "train_tail": t_tail,
+            "correlation": float(np.nan_to_num(rho)),
+            "val_head": v_head,
+            "val_tail": v_tail,
+            "train_head": t_head,
+            "train_tail": t_tail,
             # how much of its best improvement the val gave back by the end (overfit's shape)
-            "val_rebound": float((v_all[-1] - np.min(v_all))
-                                 / max(float(v_all[0] - np.min(v_all)), TINY)),
+            "val_rebound": float(
+                (v_all[-1] - np.min(v_all)) / max(float(v_all[0] - np.min(v_all)), TINY)
+            ),
         }
 
     def judge(self, m: dict) -> Finding | None:
@@ -92,16 +113,28 @@ class DistributionMismatch(Classifier):
         if m["val_follow_ratio"] > follow:
             return None
         flat = bool(m["val_rise_vs_train"] <= self.max_rise)
-        conf = 0.5 + 0.3 * (1 - m["val_follow_ratio"] / self.follow) \
+        conf = (
+            0.5
+            + 0.3 * (1 - m["val_follow_ratio"] / self.follow)
             + 0.18 * min(1.0, (m["train_improvement_pct"] / 100 - self.train_drop) / 0.5)
-        summary = (f"Training loss fell {m['train_improvement_pct']:.0f}% "
-                   f"({m['train_head']:.4g} -> {m['train_tail']:.4g}) while validation loss "
-                   f"never improved meaningfully ({m['val_head']:.4g} -> {m['val_tail']:.4g}, "
-                   f"best {m['val_improvement_pct']:.1f}% below its start).")
-        evidence = {"val_flat": flat,
-                    **{k: v for k, v in m.items() if k not in ("start_step", "end_step")}}
-        return Finding(self.label, float(min(0.98, conf)), Span(m["start_step"], m["end_step"]),
-                       evidence, summary)
+        )
+        summary = (
+            f"Training loss fell {m['train_improvement_pct']:.0f}% "
+            f"({m['train_head']:.4g} -> {m['train_tail']:.4g}) while validation loss "
+            f"never improved meaningfully ({m['val_head']:.4g} -> {m['val_tail']:.4g}, "
+            f"best {m['val_improvement_pct']:.1f}% below its start)."
+        )
+        evidence = {
+            "val_flat": flat,
+            **{k: v for k, v in m.items() if k not in ("start_step", "end_step")},
+        }
+        return Finding(
+            self.label,
+            float(min(0.98, conf)),
+            Span(m["start_step"], m["end_step"]),
+            evidence,
+            summary,
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)

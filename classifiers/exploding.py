@@ -23,11 +23,10 @@ ends_nonfinite, grad_norm_growth.
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers import signals
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
+from lossforensics.classifiers import signals
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
 
 
 class Exploding(Classifier):
@@ -36,8 +35,13 @@ class Exploding(Classifier):
     min_points = 5
     per_step = True
 
-    def __init__(self, *, min_rise_log: float = 0.26, min_drop_share: float = 0.25,
-                 min_range_share: float = 0.5) -> None:
+    def __init__(
+        self,
+        *,
+        min_rise_log: float = 0.26,
+        min_drop_share: float = 0.25,
+        min_range_share: float = 0.5,
+    ) -> None:
         self.min_rise_log = min_rise_log
         self.min_drop_share = min_drop_share
         self.min_range_share = min_range_share
@@ -53,7 +57,10 @@ class Exploding(Classifier):
         end = signals.tail_level(level, 0.1, min_points=2)
         head = signals.head_level(level, 0.05)
         ev = {
-            "min_step": int(xs[i_min]), "min_level": low, "end_level": end, "head_level": head,
+            "min_step": int(xs[i_min]),
+            "min_level": low,
+            "end_level": end,
+            "head_level": head,
             "min_fraction": float((xs[i_min] - xs[0]) / max(np.ptp(xs), 1e-12)),
             "ends_nonfinite": bool(len(curve) and not np.isfinite(curve.values[-1])),
             "rise_log": signals.log_ratio(low, end),
@@ -88,13 +95,17 @@ class Exploding(Classifier):
         size = (ev["rise_log"] / np.log(3.0)) if ev["rise_log"] is not None else ev["rise_ratio"]
         boost = ev.get("grad_norm_growth", 0.0) >= 3.0 or ev["ends_nonfinite"]
         confidence = min(0.99, 0.6 + 0.3 * min(1.0, size) + 0.1 * boost)
-        factor = (f"{np.exp(ev['rise_log']):.1f}x" if ev["rise_log"] is not None
-                  else f"by {ev['end_level'] - ev['min_level']:.3g}")
-        summary = (f"Training loss rose {factor} from its best ({ev['min_level']:.4g} at step "
-                   f"{ev['min_step']}) to {ev['end_level']:.4g} and did not come back"
-                   + (", ending non-finite." if ev["ends_nonfinite"] else "."))
-        return Finding(self.label, float(confidence), Span(ev["min_step"], last_step), ev,
-                       summary)
+        factor = (
+            f"{np.exp(ev['rise_log']):.1f}x"
+            if ev["rise_log"] is not None
+            else f"by {ev['end_level'] - ev['min_level']:.3g}"
+        )
+        summary = (
+            f"Training loss rose {factor} from its best ({ev['min_level']:.4g} at step "
+            f"{ev['min_step']}) to {ev['end_level']:.4g} and did not come back"
+            + (", ending non-finite." if ev["ends_nonfinite"] else ".")
+        )
+        return Finding(self.label, float(confidence), Span(ev["min_step"], last_step), ev, summary)
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)

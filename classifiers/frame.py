@@ -4,7 +4,7 @@ A long DataFrame, one row per logged point:
 
     run        string    run name (one source can hold several runs)
     metric     string    the name as logged ('train/loss', 'validation/epoch_loss', ...)
-    role       category  one of classifiers.roles.ROLES
+    role       category  one of lossforensics.classifiers.roles.ROLES
     step       int64     the step as logged (epoch-only logs: the epoch index)
     value      float64   exactly as logged: NaN and +-inf are kept, they are evidence
     wall_time  float64   seconds since the Unix epoch, NaN where unknown
@@ -19,9 +19,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-
-from classifiers.errors import InvalidFrameError
-from classifiers.roles import ROLES, infer_role, override_role
+from lossforensics.classifiers.errors import InvalidFrameError
+from lossforensics.classifiers.roles import ROLES, infer_role, override_role
 
 COLUMNS: tuple[str, ...] = ("run", "metric", "role", "step", "value", "wall_time", "seq")
 ROLE_DTYPE = pd.CategoricalDtype(categories=list(ROLES), ordered=False)
@@ -49,10 +48,12 @@ def assign_roles(
     """Set the `role` column from the metric names (one inference per distinct metric, not per
     row). `splits` maps a metric to its context ('validation'); `overrides` wins over inference."""
     codes, names = pd.factorize(frame["metric"], use_na_sentinel=True)
-    roles = [override_role(str(m), infer_role(str(m), (splits or {}).get(m)), overrides)
-             for m in names]
-    lookup = np.append(ROLE_DTYPE.categories.get_indexer(roles),
-                       ROLE_DTYPE.categories.get_loc("other")).astype(np.int8)
+    roles = [
+        override_role(str(m), infer_role(str(m), (splits or {}).get(m)), overrides) for m in names
+    ]
+    lookup = np.append(
+        ROLE_DTYPE.categories.get_indexer(roles), ROLE_DTYPE.categories.get_loc("other")
+    ).astype(np.int8)
     return frame.assign(role=pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE))
 
 
@@ -88,12 +89,14 @@ def make_frame(
         {
             "run": _string_column(run, n),
             "metric": _string_column(metric, n),
-            "role": pd.Categorical.from_codes(np.full(n, ROLE_DTYPE.categories.get_loc("other"),
-                                                      dtype=np.int8), dtype=ROLE_DTYPE),
+            "role": pd.Categorical.from_codes(
+                np.full(n, ROLE_DTYPE.categories.get_loc("other"), dtype=np.int8), dtype=ROLE_DTYPE
+            ),
             "step": np.asarray(step, dtype=np.int64),
             "value": np.asarray(value, dtype=np.float64),
-            "wall_time": (np.full(n, np.nan) if wall_time is None
-                          else np.asarray(wall_time, dtype=np.float64)),
+            "wall_time": (
+                np.full(n, np.nan) if wall_time is None else np.asarray(wall_time, dtype=np.float64)
+            ),
             "seq": np.arange(n, dtype=np.int64) if seq is None else np.asarray(seq, dtype=np.int64),
         }
     )

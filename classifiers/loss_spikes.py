@@ -28,12 +28,11 @@ from __future__ import annotations
 import re
 
 import numpy as np
-
-from classifiers import _spikes, signals
-from classifiers._epochs import epoch_fold, epoch_length
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import Curve, RunSeries
+from lossforensics.classifiers import _spikes, signals
+from lossforensics.classifiers._epochs import epoch_fold, epoch_length
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import Curve, RunSeries
 
 _RUNNING_MEAN = re.compile(r"(^|/)batch_")
 
@@ -43,8 +42,9 @@ class LossSpikes(Classifier):
     needs = frozenset({"train_loss"})
     min_points = 8
 
-    def __init__(self, *, z_min: float = 6.0, min_rise_log: float = 0.4,
-                 min_range_share: float = 0.3) -> None:
+    def __init__(
+        self, *, z_min: float = 6.0, min_rise_log: float = 0.4, min_range_share: float = 0.3
+    ) -> None:
         self.z_min = z_min
         self.min_rise_log = min_rise_log
         self.min_range_share = min_range_share
@@ -75,19 +75,23 @@ class LossSpikes(Classifier):
         half = max(5, min(50, len(y) // 20))
         calm = sp.heights >= self.z_min * _spikes.local_noise(ly, sp.indices, half)
         # (judged as factors: a signed log when the loss can be zero or negative)
-        trained = ~_spikes.diverged(x, ly if positive else signals.safe_log(y), x[sp.indices],
-                                    self.min_rise_log)
+        trained = ~_spikes.diverged(
+            x, ly if positive else signals.safe_log(y), x[sp.indices], self.min_rise_log
+        )
         keep = big & sp.recovered & calm & trained
         idx = sp.indices[keep]
         if not len(idx) or self._cyclic(x, y, idx, epoch):
             return None
         return {
-            "metric": curve.metric, "count": int(keep.sum()),
+            "metric": curve.metric,
+            "count": int(keep.sum()),
             "spike_steps": [int(s) for s in x[idx][:20]],
-            "max_rise_ratio": float(np.expm1(min(rise[keep].max(), 700.0)) if positive
-                                    else rise[keep].max()),
+            "max_rise_ratio": float(
+                np.expm1(min(rise[keep].max(), 700.0)) if positive else rise[keep].max()
+            ),
             "max_z": float(sp.z[keep].max()),
-            "first_step": int(x[idx[0]]), "last_step": int(x[idx[-1]]),
+            "first_step": int(x[idx[0]]),
+            "last_step": int(x[idx[-1]]),
         }
 
     @staticmethod
@@ -125,13 +129,24 @@ class LossSpikes(Classifier):
         return max(found, key=lambda e: (e["count"] * e["max_rise_ratio"], e["series"] == "train"))
 
     def judge(self, ev: dict) -> Finding:
-        confidence = (0.55 + min(0.3, 0.1 * (ev["count"] - 1)) + 0.1 * (ev["max_rise_ratio"] > 1)
-                      - 0.1 * (ev["series"] == "val"))
-        summary = (f"{ev['count']} spike(s) in the {ev['series']} loss ({ev['metric']}) that "
-                   f"recovered; the largest rose {ev['max_rise_ratio']:.0%} above the level "
-                   "before it.")
-        return Finding(self.label, float(min(confidence, 0.95)),
-                       Span(ev["first_step"], ev["last_step"]), ev, summary)
+        confidence = (
+            0.55
+            + min(0.3, 0.1 * (ev["count"] - 1))
+            + 0.1 * (ev["max_rise_ratio"] > 1)
+            - 0.1 * (ev["series"] == "val")
+        )
+        summary = (
+            f"{ev['count']} spike(s) in the {ev['series']} loss ({ev['metric']}) that "
+            f"recovered; the largest rose {ev['max_rise_ratio']:.0%} above the level "
+            "before it."
+        )
+        return Finding(
+            self.label,
+            float(min(confidence, 0.95)),
+            Span(ev["first_step"], ev["last_step"]),
+            ev,
+            summary,
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)

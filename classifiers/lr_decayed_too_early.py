@@ -28,12 +28,11 @@ logged budget is not the planned one); a run that converged exactly when the LR 
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers._align import finite_curve, leading_median, trailing_median
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
-from classifiers.signals import TINY, noise_level, tail_level
+from lossforensics.classifiers._align import finite_curve, leading_median, trailing_median
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals import TINY, noise_level, tail_level
 
 
 class LrDecayedTooEarly(Classifier):
@@ -41,8 +40,14 @@ class LrDecayedTooEarly(Classifier):
     needs = frozenset({"train_loss", "lr"})
     min_points = 8
 
-    def __init__(self, *, lr_fraction: float = 0.1, max_budget: float = 0.6,
-                 stall_ratio: float = 0.25, max_post_gain: float = 0.1) -> None:
+    def __init__(
+        self,
+        *,
+        lr_fraction: float = 0.1,
+        max_budget: float = 0.6,
+        stall_ratio: float = 0.25,
+        max_post_gain: float = 0.1,
+    ) -> None:
         self.lr_fraction = lr_fraction
         self.max_budget = max_budget
         self.stall_ratio = stall_ratio
@@ -60,7 +65,7 @@ class LrDecayedTooEarly(Classifier):
             return None
         i_drop = i_peak + int(low[0])
         drop_step, t0, t1 = float(lx[i_drop]), float(tx[0]), float(tx[-1])
-        ratios = ly[i_peak + 1:] / np.maximum(ly[i_peak:-1], TINY)
+        ratios = ly[i_peak + 1 :] / np.maximum(ly[i_peak:-1], TINY)
         k = max(3, len(ty) // 20)
         # the loss just before the drop: the last quarter of the pre-drop stretch (2k points at
         # least), so a fast first descent long before the cut does not count as progress
@@ -68,24 +73,30 @@ class LrDecayedTooEarly(Classifier):
         j = int(np.searchsorted(tx, drop_step, side="right"))
         kp = max(1, min(k, j // 2))
         start = max(0, j - max(j // 4, 2 * kp))
-        before = float(np.median(ty[start:start + kp])) if j >= 2 else float("nan")
+        before = float(np.median(ty[start : start + kp])) if j >= 2 else float("nan")
         at_drop = trailing_median(tx, ty, drop_step, kp)
         after_drop = leading_median(tx, ty, drop_step, k)  # past the cut's instant drop
         end = tail_level(ty, 0.0, k)
         pre_rate = (before - at_drop) / max(drop_step - tx[start], TINY)
         post_rate = (at_drop - end) / max(t1 - drop_step, TINY)
         return {
-            "lr_metric": run.primary("lr"), "lr_peak": peak, "lr_final": float(ly[-1]),
+            "lr_metric": run.primary("lr"),
+            "lr_peak": peak,
+            "lr_final": float(ly[-1]),
             "lr_drop_factor": peak / max(float(tail_level(ly, 0.0, 3)), TINY),
-            "decay_step": int(drop_step), "end_step": int(t1),
+            "decay_step": int(drop_step),
+            "end_step": int(t1),
             "decay_fraction": (drop_step - t0) / max(t1 - t0, TINY),
             "stays_low": float(np.mean(ly[i_drop:] <= 2 * self.lr_fraction * peak)),
             "cuts": int(np.count_nonzero(ratios <= 0.5)),
-            "loss_before": before, "loss_at_decay": at_drop, "loss_end": end,
+            "loss_before": before,
+            "loss_at_decay": at_drop,
+            "loss_end": end,
             "post_gain": float((after_drop - end) / max(abs(after_drop), abs(end), TINY)),
             # in standard errors of a difference of two k-point medians
-            "pre_gain_z": float((before - at_drop)
-                                / max(1.25 * noise_level(ty) * np.sqrt(2.0 / kp), TINY)),
+            "pre_gain_z": float(
+                (before - at_drop) / max(1.25 * noise_level(ty) * np.sqrt(2.0 / kp), TINY)
+            ),
             "rate_ratio": post_rate / pre_rate if pre_rate > 0 else float("inf"),
         }
 
@@ -96,15 +107,25 @@ class LrDecayedTooEarly(Classifier):
             return None
         if not m["post_gain"] <= self.max_post_gain:  # still improving (NaN: cannot tell)
             return None
-        conf = 0.5 + 0.25 * (1 - m["decay_fraction"] / self.max_budget) \
+        conf = (
+            0.5
+            + 0.25 * (1 - m["decay_fraction"] / self.max_budget)
             + 0.23 * (1 - max(m["rate_ratio"], 0.0) / self.stall_ratio)
-        summary = (f"The learning rate fell {m['lr_drop_factor']:.0f}x below its peak by step "
-                   f"{m['decay_step']} ({100 * m['decay_fraction']:.0f}% into the run) and the "
-                   f"loss stopped improving there ({m['loss_at_decay']:.4g} -> "
-                   f"{m['loss_end']:.4g} over the rest of the run).")
+        )
+        summary = (
+            f"The learning rate fell {m['lr_drop_factor']:.0f}x below its peak by step "
+            f"{m['decay_step']} ({100 * m['decay_fraction']:.0f}% into the run) and the "
+            f"loss stopped improving there ({m['loss_at_decay']:.4g} -> "
+            f"{m['loss_end']:.4g} over the rest of the run)."
+        )
         evidence = {k: v for k, v in m.items() if k != "end_step"}
-        return Finding(self.label, float(min(0.98, conf)), Span(m["decay_step"], m["end_step"]),
-                       evidence, summary)
+        return Finding(
+            self.label,
+            float(min(0.98, conf)),
+            Span(m["decay_step"], m["end_step"]),
+            evidence,
+            summary,
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)

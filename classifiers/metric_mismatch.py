@@ -34,20 +34,74 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from lossforensics.classifiers._align import (
+    closest_name,
+    detrended_noise,
+    finite_curve,
+    floor,
+    levels_at,
+)
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals import TINY, head_level, robust_range, scale, tail_level
 from scipy import stats
 
-from classifiers._align import closest_name, detrended_noise, finite_curve, floor, levels_at
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
-from classifiers.signals import TINY, head_level, robust_range, scale, tail_level
-
-_HIGHER = {"acc", "accuracy", "f1", "auc", "auroc", "map", "map50", "bleu", "sacrebleu", "rouge",
-           "rouge1", "rouge2", "rougel", "rougelsum", "iou", "miou", "dice", "precision",
-           "recall", "top1", "top5", "r2", "mrr", "ndcg", "exact", "em", "score", "correct",
-           "meteor", "chrf", "kappa", "mcc", "spearman", "pearson"}
-_LOWER = {"wer", "cer", "ter", "mae", "rmse", "mse", "mape", "perplexity", "ppl", "error", "err",
-          "nll", "bpc", "bpb", "fid", "eer", "distance"}
+_HIGHER = {
+    "acc",
+    "accuracy",
+    "f1",
+    "auc",
+    "auroc",
+    "map",
+    "map50",
+    "bleu",
+    "sacrebleu",
+    "rouge",
+    "rouge1",
+    "rouge2",
+    "rougel",
+    "rougelsum",
+    "iou",
+    "miou",
+    "dice",
+    "precision",
+    "recall",
+    "top1",
+    "top5",
+    "r2",
+    "mrr",
+    "ndcg",
+    "exact",
+    "em",
+    "score",
+    "correct",
+    "meteor",
+    "chrf",
+    "kappa",
+    "mcc",
+    "spearman",
+    "pearson",
+}
+_LOWER = {
+    "wer",
+    "cer",
+    "ter",
+    "mae",
+    "rmse",
+    "mse",
+    "mape",
+    "perplexity",
+    "ppl",
+    "error",
+    "err",
+    "nll",
+    "bpc",
+    "bpb",
+    "fid",
+    "eer",
+    "distance",
+}
 
 
 def name_direction(metric: str) -> int:
@@ -61,8 +115,14 @@ class MetricMismatch(Classifier):
     needs = frozenset({"val_loss", "val_score"})
     min_points = 5
 
-    def __init__(self, *, min_z: float = 4.0, min_rel: float = 0.1, flat_rel: float = 0.05,
-                 min_gain: float = 0.05) -> None:
+    def __init__(
+        self,
+        *,
+        min_z: float = 4.0,
+        min_rel: float = 0.1,
+        flat_rel: float = 0.05,
+        min_gain: float = 0.05,
+    ) -> None:
         self.min_z = min_z
         self.min_rel = min_rel
         self.flat_rel = flat_rel
@@ -89,29 +149,39 @@ class MetricMismatch(Classifier):
         l_noise = floor(detrended_noise(vy), scale(vy))
         # how far the metric could still go: to 1 (or 0) for a [0, 1] metric, else its size
         bounded = bool(np.all((score >= 0) & (score <= 1)))
-        room = (1.0 - sign * g_head if sign > 0 else -g_head) if bounded else \
-            max(abs(g_head), abs(g_tail))
+        room = (
+            (1.0 - sign * g_head if sign > 0 else -g_head)
+            if bounded
+            else max(abs(g_head), abs(g_tail))
+        )
         return {
-            "loss_metric": loss_name, "score_metric": score_name,
-            "score_direction": "higher" if sign > 0 else "lower", "direction_source": source,
-            "start_step": int(vx[0]), "end_step": int(vx[-1]),
+            "loss_metric": loss_name,
+            "score_metric": score_name,
+            "score_direction": "higher" if sign > 0 else "lower",
+            "direction_source": source,
+            "start_step": int(vx[0]),
+            "end_step": int(vx[-1]),
             "loss_gain_z": (l_head - l_tail) / l_noise,
             "loss_range_z": robust_range(vy) / l_noise,
             "loss_range_rel": robust_range(vy) / max(abs(float(np.median(vy))), TINY),
             "metric_gain_rel": (g_tail - g_head) / max(room, TINY),
             "loss_gain_rel": (l_head - l_tail) / max(abs(l_head), abs(l_tail), TINY),
             "metric_gain_z": (g_tail - g_head) / floor(detrended_noise(good), scale(good)),
-            "loss_head": l_head, "loss_tail": l_tail, "score_head": sign * g_head,
-            "score_tail": sign * g_tail, "correlation": rho,
+            "loss_head": l_head,
+            "loss_tail": l_tail,
+            "score_head": sign * g_head,
+            "score_tail": sign * g_tail,
+            "correlation": rho,
         }
 
     def judge(self, m: dict) -> Finding | None:
         loss_better = m["loss_gain_z"] >= self.min_z and m["loss_gain_rel"] >= self.min_rel
         # flat: within 5% of its level, or within its noise while swinging by under min_rel
         # (10%): a val loss that wanders by 20% is noisy, not flat, and says nothing either way
-        loss_flat = (m["loss_range_rel"] <= self.flat_rel
-                     or (m["loss_range_z"] <= 4.0 and m["loss_range_rel"] <= self.min_rel)) and (
-            abs(m["loss_gain_z"]) < 2.0 or abs(m["loss_gain_rel"]) < 0.01)
+        loss_flat = (
+            m["loss_range_rel"] <= self.flat_rel
+            or (m["loss_range_z"] <= 4.0 and m["loss_range_rel"] <= self.min_rel)
+        ) and (abs(m["loss_gain_z"]) < 2.0 or abs(m["loss_gain_rel"]) < 0.01)
         metric_better = m["metric_gain_z"] >= 1.0 and m["metric_gain_rel"] >= self.min_gain
         if loss_better and not metric_better:
             direction, z = "loss_improves", m["loss_gain_z"]
@@ -120,15 +190,27 @@ class MetricMismatch(Classifier):
         else:
             return None
         conf = 0.5 + 0.2 * np.log2(z / self.min_z)
-        summary = (f"Validation loss went {m['loss_head']:.4g} -> {m['loss_tail']:.4g} while "
-                   f"{m['score_metric']} went {m['score_head']:.4g} -> {m['score_tail']:.4g} "
-                   f"({m['score_direction']} is better): "
-                   + ("the loss improved, the metric did not." if direction == "loss_improves"
-                      else "the metric improved, the loss did not."))
-        evidence = {"direction": direction,
-                    **{k: v for k, v in m.items() if k not in ("start_step", "end_step")}}
-        return Finding(self.label, float(np.clip(conf, 0.5, 0.9)),
-                       Span(m["start_step"], m["end_step"]), evidence, summary)
+        summary = (
+            f"Validation loss went {m['loss_head']:.4g} -> {m['loss_tail']:.4g} while "
+            f"{m['score_metric']} went {m['score_head']:.4g} -> {m['score_tail']:.4g} "
+            f"({m['score_direction']} is better): "
+            + (
+                "the loss improved, the metric did not."
+                if direction == "loss_improves"
+                else "the metric improved, the loss did not."
+            )
+        )
+        evidence = {
+            "direction": direction,
+            **{k: v for k, v in m.items() if k not in ("start_step", "end_step")},
+        }
+        return Finding(
+            self.label,
+            float(np.clip(conf, 0.5, 0.9)),
+            Span(m["start_step"], m["end_step"]),
+            evidence,
+            summary,
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)

@@ -18,11 +18,10 @@ the first eval); a deliberately skipped fp16 step that also logs an inf loss.
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers import signals
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import Curve, RunSeries
+from lossforensics.classifiers import signals
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import Curve, RunSeries
 
 
 def _nonfinite(curve: Curve | None) -> np.ndarray:
@@ -37,8 +36,13 @@ class NaN(Classifier):
     needs = frozenset({"train_loss"})
     min_points = 1
 
-    def __init__(self, *, early_fraction: float = 0.02, persist_points: int = 3,
-                 persist_fraction: float = 0.05) -> None:
+    def __init__(
+        self,
+        *,
+        early_fraction: float = 0.02,
+        persist_points: int = 3,
+        persist_fraction: float = 0.05,
+    ) -> None:
         self.early_fraction = early_fraction
         self.persist_points = persist_points
         self.persist_fraction = persist_fraction
@@ -46,15 +50,19 @@ class NaN(Classifier):
     def measure(self, run: RunSeries) -> dict | None:
         """Where the first non-finite value is and what led up to it; None if all finite."""
         # the primary curves, and the per-step train series when it is logged per epoch too
-        losses = {c.metric: c for c in (run.curve("train_loss"), run.detailed("train_loss"),
-                                         run.curve("val_loss")) if c is not None}
+        losses = {
+            c.metric: c
+            for c in (run.curve("train_loss"), run.detailed("train_loss"), run.curve("val_loss"))
+            if c is not None
+        }
         hits = [(c, _nonfinite(c)) for c in losses.values()]
         hits = [(c, bad) for c, bad in hits if len(bad)]
         grad = run.curve("grad_norm")
         grad_bad = _nonfinite(grad)
         if not hits:
-            if grad is None or len(grad_bad) < max(self.persist_points,
-                                                   self.persist_fraction * len(grad)):
+            if grad is None or len(grad_bad) < max(
+                self.persist_points, self.persist_fraction * len(grad)
+            ):
                 return None
             hits, from_grad = [(grad, grad_bad)], True
         else:
@@ -64,10 +72,13 @@ class NaN(Classifier):
         step = int(curve.steps[first])
         span = max(int(curve.steps[-1] - curve.steps[0]), 1)
         ev = {
-            "series": curve.metric, "grad_norm_only": from_grad,
-            "first_nonfinite_step": step, "last_nonfinite_step": int(curve.steps[bad[-1]]),
+            "series": curve.metric,
+            "grad_norm_only": from_grad,
+            "first_nonfinite_step": step,
+            "last_nonfinite_step": int(curve.steps[bad[-1]]),
             "first_nonfinite_fraction": (step - int(curve.steps[0])) / span,
-            "nonfinite_count": len(bad), "nonfinite_fraction": len(bad) / n,
+            "nonfinite_count": len(bad),
+            "nonfinite_fraction": len(bad) / n,
             "kind": "nan" if np.isnan(curve.values[first]) else "inf",
             "recovered": bool(np.isfinite(curve.values[-1])),
             "early": first < max(3, self.early_fraction * n),
@@ -103,10 +114,17 @@ class NaN(Classifier):
             confidence = 0.9 if ev["nonfinite_count"] > 1 else 0.8
         where = "at the very start" if ev["early"] else f"at step {ev['first_nonfinite_step']}"
         tail = "and stayed non-finite" if not ev["recovered"] else "then recovered"
-        summary = (f"{ev['series']} became {ev['kind'].upper()} {where} "
-                   f"({ev['nonfinite_count']} non-finite point(s)) {tail}.")
-        return Finding(self.label, confidence,
-                       Span(ev["first_nonfinite_step"], ev["last_nonfinite_step"]), ev, summary)
+        summary = (
+            f"{ev['series']} became {ev['kind'].upper()} {where} "
+            f"({ev['nonfinite_count']} non-finite point(s)) {tail}."
+        )
+        return Finding(
+            self.label,
+            confidence,
+            Span(ev["first_nonfinite_step"], ev["last_nonfinite_step"]),
+            ev,
+            summary,
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)

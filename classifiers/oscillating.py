@@ -21,11 +21,10 @@ Evidence: swing_ratio, trend_move, amplitude_ratio, level, lag1 (residual autoco
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers import signals
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
+from lossforensics.classifiers import signals
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
 
 
 class Oscillating(Classifier):
@@ -53,15 +52,23 @@ class Oscillating(Classifier):
         level = float(np.median(np.abs(trend)))
         lag1 = float(signals.autocorrelation(res, 1)[1]) if np.any(res) else 0.0
         # a loss that blows up at the end (or turns NaN) is exploding, not swinging
-        blew_up = (not np.isfinite(curve.values[-1])
-                   or (positive and signals.tail_level(trend, 0.1) > 3 * level))
+        blew_up = not np.isfinite(curve.values[-1]) or (
+            positive and signals.tail_level(trend, 0.1) > 3 * level
+        )
         return {
-            "points": len(y), "swing": swing, "level": level, "positive": positive,
-            "swing_ratio": swing / max(level, 1e-12) if positive else
-            swing / max(signals.robust_range(trend), 1e-12),
+            "points": len(y),
+            "swing": swing,
+            "level": level,
+            "positive": positive,
+            "swing_ratio": swing / max(level, 1e-12)
+            if positive
+            else swing / max(signals.robust_range(trend), 1e-12),
             "trend_move": move / max(abs(first), 1e-12) if positive else None,
-            "amplitude_ratio": swing / max(move, 1e-12), "lag1": lag1, "blew_up": blew_up,
-            "first_step": int(x[0]), "last_step": int(x[-1]),
+            "amplitude_ratio": swing / max(move, 1e-12),
+            "lag1": lag1,
+            "blew_up": blew_up,
+            "first_step": int(x[0]),
+            "last_step": int(x[-1]),
         }
 
     def oscillates(self, ev: dict) -> bool:
@@ -78,12 +85,14 @@ class Oscillating(Classifier):
         else:
             over, calm = ev["amplitude_ratio"] - 0.4, False
         confidence = min(0.95, 0.55 + 0.3 * min(1.0, over) + 0.1 * calm)
-        summary = (f"Training loss swings by about {ev['swing']:.3g} around its trend "
-                   + (f"({ev['swing_ratio']:.0%} of its level) while the trend moved "
-                      f"{ev['trend_move']:.0%}." if ev["positive"] else
-                      f"({ev['amplitude_ratio']:.1f}x the trend's total movement)."))
-        return Finding(self.label, float(confidence), Span(ev["first_step"], ev["last_step"]),
-                       ev, summary)
+        summary = f"Training loss swings by about {ev['swing']:.3g} around its trend " + (
+            f"({ev['swing_ratio']:.0%} of its level) while the trend moved {ev['trend_move']:.0%}."
+            if ev["positive"]
+            else f"({ev['amplitude_ratio']:.1f}x the trend's total movement)."
+        )
+        return Finding(
+            self.label, float(confidence), Span(ev["first_step"], ev["last_step"]), ev, summary
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)

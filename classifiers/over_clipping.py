@@ -27,15 +27,17 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from lossforensics.classifiers._align import finite_curve
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.roles import ROLES
+from lossforensics.classifiers.run import RunSeries
 
-from classifiers._align import finite_curve
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.roles import ROLES
-from classifiers.run import RunSeries
-
-_THRESHOLD = re.compile(r"max_?(grad_?)?norm|clip_?(grad_?)?(norm|thresh|val|value)|"
-                        r"grad(ient)?_?clip|clip_?threshold|clipping", re.IGNORECASE)
+_THRESHOLD = re.compile(
+    r"max_?(grad_?)?norm|clip_?(grad_?)?(norm|thresh|val|value)|"
+    r"grad(ient)?_?clip|clip_?threshold|clipping",
+    re.IGNORECASE,
+)
 _NOT_THRESHOLD = re.compile(r"frac|rate|ratio|coef|pct|percent|count|range|eps", re.IGNORECASE)
 _TOL = 1e-3
 
@@ -77,8 +79,10 @@ class OverClipping(Classifier):
             return reason
         _, g = finite_curve(run, "grad_norm", grad_norm_metric(run, None))
         if ceiling_share(g) < 0.05 or np.ptp(g) == 0:
-            return ("no clip threshold logged (e.g. max_grad_norm) and the gradient norm never "
-                    "sits at a ceiling, so clipping cannot be judged")
+            return (
+                "no clip threshold logged (e.g. max_grad_norm) and the gradient norm never "
+                "sits at a ceiling, so clipping cannot be judged"
+            )
         return None
 
     def measure(self, run: RunSeries) -> dict | None:
@@ -97,8 +101,10 @@ class OverClipping(Classifier):
         clipped = g >= thr * (1 - _TOL)
         hits = np.flatnonzero(clipped)
         return {
-            "grad_norm_metric": metric, "threshold_metric": thr_name,
-            "threshold_source": source, "clip_threshold": thr,
+            "grad_norm_metric": metric,
+            "threshold_metric": thr_name,
+            "threshold_source": source,
+            "clip_threshold": thr,
             "clip_fraction": float(np.mean(clipped)),
             "grad_norm_median": float(np.median(g)),
             "median_ratio": float(np.median(g) / thr),
@@ -111,14 +117,24 @@ class OverClipping(Classifier):
             return None
         conf = 0.5 + 0.45 * (m["clip_fraction"] - self.min_fraction) / (1 - self.min_fraction)
         conf -= 0.1 * (m["threshold_source"] == "ceiling")
-        where = ("the logged threshold" if m["threshold_source"] == "metric"
-                 else "a constant ceiling (the post-clip norm pinned at the threshold)")
-        summary = (f"The gradient norm was at or above {where} of {m['clip_threshold']:.4g} on "
-                   f"{100 * m['clip_fraction']:.0f}% of steps (median norm "
-                   f"{m['grad_norm_median']:.4g}).")
+        where = (
+            "the logged threshold"
+            if m["threshold_source"] == "metric"
+            else "a constant ceiling (the post-clip norm pinned at the threshold)"
+        )
+        summary = (
+            f"The gradient norm was at or above {where} of {m['clip_threshold']:.4g} on "
+            f"{100 * m['clip_fraction']:.0f}% of steps (median norm "
+            f"{m['grad_norm_median']:.4g})."
+        )
         evidence = {k: v for k, v in m.items() if k not in ("first_step", "last_step")}
-        return Finding(self.label, float(min(0.95, conf)),
-                       Span(m["first_step"], m["last_step"]), evidence, summary)
+        return Finding(
+            self.label,
+            float(min(0.95, conf)),
+            Span(m["first_step"], m["last_step"]),
+            evidence,
+            summary,
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)

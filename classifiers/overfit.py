@@ -32,18 +32,17 @@ the model changing).
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers._align import (
+from lossforensics.classifiers._align import (
     detrended_noise,
     finite_curve,
     floor,
     levels_at,
     trailing_median,
 )
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
-from classifiers.signals import TINY, head_level, odd_window, rolling_median, scale
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals import TINY, head_level, odd_window, rolling_median, scale
 
 
 class Overfit(Classifier):
@@ -51,10 +50,17 @@ class Overfit(Classifier):
     needs = frozenset({"train_loss", "val_loss"})
     min_points = 5
 
-    def __init__(self, *, rise_z: float = 2.5, strong_rise: float = 0.25,
-                 train_fall: float = 0.05, train_drop: float = 0.1,
-                 stall_share: float = 0.25, late_first_eval: float = 0.9,
-                 learned_first_eval: float = 0.5) -> None:
+    def __init__(
+        self,
+        *,
+        rise_z: float = 2.5,
+        strong_rise: float = 0.25,
+        train_fall: float = 0.05,
+        train_drop: float = 0.1,
+        stall_share: float = 0.25,
+        late_first_eval: float = 0.9,
+        learned_first_eval: float = 0.5,
+    ) -> None:
         self.rise_z = rise_z
         self.strong_rise = strong_rise
         self.train_fall = train_fall
@@ -70,7 +76,7 @@ class Overfit(Classifier):
             return None
         smooth = rolling_median(vy, odd_window(len(vy), 0.05, lo=3))
         i_min = int(np.argmin(smooth))
-        after = vy[i_min + 1:]
+        after = vy[i_min + 1 :]
         k = len(after) if len(after) < 3 else max(3, int(np.ceil(len(after) / 3)))
         late = float(np.median(after[-k:])) if len(after) else float(smooth[i_min])
         rise = late - float(smooth[i_min])
@@ -79,7 +85,7 @@ class Overfit(Classifier):
         ok = np.flatnonzero(np.isfinite(train))
         if len(ok) < 2:
             return None
-        t_first, t_end = train[ok[0]], float(np.median(train[ok[-max(1, k):]]))
+        t_first, t_end = train[ok[0]], float(np.median(train[ok[-max(1, k) :]]))
         t_start = head_level(ty, 0.02)
         t_at_first_eval = trailing_median(tx, ty, vx[0], 3)
         if not np.isfinite(t_at_first_eval):  # an evaluation before any training step
@@ -88,22 +94,28 @@ class Overfit(Classifier):
         t_at_min = train[ok[np.searchsorted(ok, min(i_min, ok[-1]))]]
         t_range = max(float(np.ptp(train[ok])), TINY)
         return {
-            "val_metric": run.primary("val_loss"), "val_min_step": int(vx[i_min]),
-            "val_end_step": int(vx[-1]), "val_min": float(smooth[i_min]), "val_late": late,
+            "val_metric": run.primary("val_loss"),
+            "val_min_step": int(vx[i_min]),
+            "val_end_step": int(vx[-1]),
+            "val_min": float(smooth[i_min]),
+            "val_late": late,
             "val_rise": rise,
             "val_rise_pct": 100.0 * rise / max(abs(float(smooth[i_min])), TINY),
             "val_rise_z": rise / noise,
             # the smoothed drop, or the raw one: a dip in the first two evaluations is lost to
             # the smoother's edge
-            "val_drop_before_z": float(max(np.max(smooth[:i_min + 1]) - smooth[i_min],
-                                           vy[0] - np.min(vy[:i_min + 2])) / noise),
+            "val_drop_before_z": float(
+                max(np.max(smooth[: i_min + 1]) - smooth[i_min], vy[0] - np.min(vy[: i_min + 2]))
+                / noise
+            ),
             "val_rise_frac": float(rise / v_scale),
             "val_min_fraction": float((vx[i_min] - vx[0]) / max(vx[-1] - vx[0], TINY)),
             "evaluations_after": int(len(after)),
             "train_drop": float((t_first - t_end) / max(abs(t_first), abs(t_end), TINY)),
             "train_fall_after": float((t_at_min - t_end) / t_range),
-            "train_done_before_eval": float((t_start - t_at_first_eval)
-                                            / max(t_start - t_end, TINY)),
+            "train_done_before_eval": float(
+                (t_start - t_at_first_eval) / max(t_start - t_end, TINY)
+            ),
             # the first evaluation already beat the untrained model's loss: the val had
             # improved before anyone measured it
             "val_first_below_train_start": bool(vy[0] < max(float(ty[0]), t_start)),
@@ -117,8 +129,11 @@ class Overfit(Classifier):
         # the val must have improved before its minimum, unless most of the training happened
         # before the first evaluation (the minimum then predates it); a val curve that rises
         # from an early first evaluation never generalised: distribution_mismatch
-        before = (self.learned_first_eval if m.get("val_first_below_train_start")
-                  else self.late_first_eval)
+        before = (
+            self.learned_first_eval
+            if m.get("val_first_below_train_start")
+            else self.late_first_eval
+        )
         if m["val_drop_before_z"] < 2.0 and m["train_done_before_eval"] < before:
             return None
         falling = m["train_fall_after"] >= self.train_fall
@@ -126,23 +141,35 @@ class Overfit(Classifier):
         clear = m["val_rise_z"] >= self.rise_z and (falling or big)
         # a val curve that stopped improving for a good share of the run while train kept
         # falling: the gap widens even though the rise itself is within a sigma or two
-        stalled = (falling and m["val_rise_z"] >= 0.5 and m["evaluations_after"] >= 3
-                   and m["val_min_fraction"] <= 1.0 - self.stall_share)
+        stalled = (
+            falling
+            and m["val_rise_z"] >= 0.5
+            and m["evaluations_after"] >= 3
+            and m["val_min_fraction"] <= 1.0 - self.stall_share
+        )
         if not (clear or stalled):
             return None
-        strength = min(1.0, m["val_rise_z"] / (2 * self.rise_z)) * 0.5 \
+        strength = (
+            min(1.0, m["val_rise_z"] / (2 * self.rise_z)) * 0.5
             + min(1.0, m["val_rise_frac"] / (2 * self.strong_rise)) * 0.5
+        )
         conf = (0.55 + 0.43 * strength) if clear else (0.35 + 0.2 * strength)
         # the numbers are smoothed levels (a running median of the evaluations, then the median
         # of the last third), so the sentence says so rather than quote them as logged values
-        summary = (f"Validation loss (smoothed) bottomed at about {m['val_min']:.4g} around step "
-                   f"{m['val_min_step']} and rose {m['val_rise_pct']:.1f}% to about "
-                   f"{m['val_late']:.4g} over the next {m['evaluations_after']} evaluations "
-                   "while the training loss kept "
-                   + ("falling." if falling else "low."))
+        summary = (
+            f"Validation loss (smoothed) bottomed at about {m['val_min']:.4g} around step "
+            f"{m['val_min_step']} and rose {m['val_rise_pct']:.1f}% to about "
+            f"{m['val_late']:.4g} over the next {m['evaluations_after']} evaluations "
+            "while the training loss kept " + ("falling." if falling else "low.")
+        )
         evidence = {k: v for k, v in m.items() if k != "val_end_step"}
-        return Finding(self.label, float(min(0.98, conf)),
-                       Span(m["val_min_step"], m["val_end_step"]), evidence, summary)
+        return Finding(
+            self.label,
+            float(min(0.98, conf)),
+            Span(m["val_min_step"], m["val_end_step"]),
+            evidence,
+            summary,
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)

@@ -40,11 +40,10 @@ from __future__ import annotations
 import weakref
 
 import numpy as np
-
-from classifiers import signals
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
+from lossforensics.classifiers import signals
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
 
 _TAILS = (0.8, 0.7, 0.6, 0.5, 0.4)
 _MEASURED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -54,7 +53,7 @@ _TREND_POINTS = 120  # Theil-Sen on 120 bucket medians a window: ample for a slo
 def _segment(y: np.ndarray, lo: float, hi: float) -> float:
     """Median of the points between two fractions of the series (by position)."""
     a = int(lo * len(y))
-    return float(np.median(y[a:max(int(hi * len(y)), a + 1)]))
+    return float(np.median(y[a : max(int(hi * len(y)), a + 1)]))
 
 
 class Plateau(Classifier):
@@ -62,9 +61,16 @@ class Plateau(Classifier):
     needs = frozenset({"train_loss"})
     min_points = 5
 
-    def __init__(self, *, min_stuck: float = 0.4, tail_share: float = 0.08,
-                 rate_ratio: float = 0.07, flat_log: float = 0.03,
-                 converged_log: float = 3.0, late_gain: float = 0.025) -> None:
+    def __init__(
+        self,
+        *,
+        min_stuck: float = 0.4,
+        tail_share: float = 0.08,
+        rate_ratio: float = 0.07,
+        flat_log: float = 0.03,
+        converged_log: float = 3.0,
+        late_gain: float = 0.025,
+    ) -> None:
         self.min_stuck = min_stuck
         self.tail_share = tail_share
         self.rate_ratio = rate_ratio
@@ -91,10 +97,17 @@ class Plateau(Classifier):
         t = signals.safe_log(level) if signals.all_positive(y) else level
         head, end = signals.head_level(t, 0.05), signals.tail_level(t, 0.05)
         total = head - end
-        noise = signals.noise_level(signals.safe_log(y)) if signals.all_positive(y) \
+        noise = (
+            signals.noise_level(signals.safe_log(y))
+            if signals.all_positive(y)
             else signals.noise_level(y)
-        ev: dict = {"points": len(y), "total_improvement": total, "log_scale":
-                    signals.all_positive(y), "noise": noise}
+        )
+        ev: dict = {
+            "points": len(y),
+            "total_improvement": total,
+            "log_scale": signals.all_positive(y),
+            "noise": noise,
+        }
         lr = run.curve("lr")
         if lr is not None and np.isfinite(lr.values).any() and np.nanmax(lr.values) > 0:
             lr_v = lr.values[np.isfinite(lr.values)]
@@ -104,12 +117,20 @@ class Plateau(Classifier):
         # beyond the noise band (or 30% in log scale) and came back is no flat line (a climb
         # and recovery is exploding's or a spike's, a swinging level oscillating's)
         wander = float(np.ptp(t))
-        flat = (not ev["log_scale"] and abs(total) <= max(noise, 1e-12)
-                and wander <= 2 * max(noise, 1e-12))
+        flat = (
+            not ev["log_scale"]
+            and abs(total) <= max(noise, 1e-12)
+            and wander <= 2 * max(noise, 1e-12)
+        )
         if flat or (ev["log_scale"] and total < self.flat_log and wander < 0.26):
-            ev.update(kind="flat_from_start", stuck_fraction=1.0, stall_step=int(x[0]),
-                      tail_improvement=0.0, rate_ratio=0.0,
-                      tail_tau=signals.trend(xs, t).tau)
+            ev.update(
+                kind="flat_from_start",
+                stuck_fraction=1.0,
+                stall_step=int(x[0]),
+                tail_improvement=0.0,
+                rate_ratio=0.0,
+                tail_tau=signals.trend(xs, t).tau,
+            )
             return ev
         # the head and end levels are medians of 5% of the run each: on a long per-step log
         # their difference is known to about noise / sqrt(points), not to one point's noise
@@ -118,8 +139,11 @@ class Plateau(Classifier):
             return None  # ended higher (exploding's business) or moved within the noise
         if ev["log_scale"] and total >= self.converged_log:
             return None  # fell by a factor of 20 or more: a flat tail there is the floor
-        if not ev["log_scale"] and np.min(y) >= 0 and \
-                end * np.exp(self.converged_log) <= max(float(y[0]), head):
+        if (
+            not ev["log_scale"]
+            and np.min(y) >= 0
+            and end * np.exp(self.converged_log) <= max(float(y[0]), head)
+        ):
             return None  # the same for a loss that reached exactly zero (judged linearly)
         best = signals.best_so_far(t)
         # the best-so-far of a noisy level keeps finding lower values by chance: new bests
@@ -149,10 +173,14 @@ class Plateau(Classifier):
             ratio = -tail_trend.slope / rate_before if rate_before > 0 else np.inf
             if ratio <= self.rate_ratio:
                 barely = ev["log_scale"] and total < 2 * self.flat_log and wander < 0.26
-                ev.update(kind="flat_from_start" if barely else "stuck_after_drop",
-                          stuck_fraction=frac,
-                          stall_step=int(xs[i_cut]), tail_improvement=gained / total,
-                          rate_ratio=float(ratio), tail_tau=tail_trend.tau)
+                ev.update(
+                    kind="flat_from_start" if barely else "stuck_after_drop",
+                    stuck_fraction=frac,
+                    stall_step=int(xs[i_cut]),
+                    tail_improvement=gained / total,
+                    rate_ratio=float(ratio),
+                    tail_tau=tail_trend.tau,
+                )
                 return ev
         return self._both_stalled(run, xs, level, ev)
 
@@ -168,8 +196,9 @@ class Plateau(Classifier):
         and what made it worse (spikes, a slow blow-up) is another label's to report."""
         return rise > (self.late_gain if log_scale else self.tail_share * total)
 
-    def _both_stalled(self, run: RunSeries, xs: np.ndarray, level: np.ndarray,
-                      ev: dict) -> dict | None:
+    def _both_stalled(
+        self, run: RunSeries, xs: np.ndarray, level: np.ndarray, ev: dict
+    ) -> dict | None:
         """Second path, for a slow creep after the drop: training AND validation each improved
         by under `late_gain` (relative) over the second half. Validation is the witness that a
         slow train descent is not still paying off."""
@@ -179,16 +208,23 @@ class Plateau(Classifier):
         _, vy = signals.finite_points(val.steps, val.values)
         if len(vy) < 4 or not signals.all_positive(vy):
             return None
-        gains = [(_segment(v, 0.4, 0.6) - _segment(v, 0.85, 1.0)) / _segment(v, 0.4, 0.6)
-                 for v in (level, vy)]
+        gains = [
+            (_segment(v, 0.4, 0.6) - _segment(v, 0.85, 1.0)) / _segment(v, 0.4, 0.6)
+            for v in (level, vy)
+        ]
         if max(gains) >= self.late_gain or self._rising(-gains[0], 0.0, True):
             return None  # still improving, or training got worse: not a flat line
         cut = int(xs[int(0.5 * (len(xs) - 1))])
-        ev.update(kind="stuck_after_drop", stuck_fraction=0.5, stall_step=cut,
-                  tail_improvement=gains[0], rate_ratio=None, val_late_gain=gains[1],
-                  tail_tau=signals.trend(xs[xs >= cut], level[xs >= cut]).tau)
+        ev.update(
+            kind="stuck_after_drop",
+            stuck_fraction=0.5,
+            stall_step=cut,
+            tail_improvement=gains[0],
+            rate_ratio=None,
+            val_late_gain=gains[1],
+            tail_tau=signals.trend(xs[xs >= cut], level[xs >= cut]).tau,
+        )
         return ev
-
 
     def judge(self, ev: dict, last_step: int) -> Finding:
         extra = (ev["stuck_fraction"] - self.min_stuck) / (1 - self.min_stuck)
@@ -196,11 +232,14 @@ class Plateau(Classifier):
         if ev["kind"] == "flat_from_start":
             summary = "Training loss never moved beyond its noise: flat from the first step."
         else:
-            summary = (f"Training loss stopped improving at about step {ev['stall_step']}: the "
-                       f"last {ev['stuck_fraction']:.0%} of the run gained "
-                       f"{max(ev['tail_improvement'], 0):.1%} of the total improvement.")
-        return Finding(self.label, float(min(confidence, 0.99)),
-                       Span(ev["stall_step"], last_step), ev, summary)
+            summary = (
+                f"Training loss stopped improving at about step {ev['stall_step']}: the "
+                f"last {ev['stuck_fraction']:.0%} of the run gained "
+                f"{max(ev['tail_improvement'], 0):.1%} of the total improvement."
+            )
+        return Finding(
+            self.label, float(min(confidence, 0.99)), Span(ev["stall_step"], last_step), ev, summary
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)

@@ -7,7 +7,7 @@ only the label-named ones and validates each on load: the class's `label` equals
 `needs` is a subset of the roles, `min_points` is a positive int. Anything wrong is a loud
 RegistryError naming the module, and a label claimed twice is an error, never an overwrite.
 
-    from classifiers.registry import all_classifiers
+    from lossforensics.classifiers.registry import all_classifiers
     for clf in all_classifiers():      # fresh instances, in label order
         ...
 """
@@ -20,10 +20,10 @@ import pkgutil
 from functools import lru_cache
 from types import ModuleType
 
-import classifiers
-from classifiers.base import Classifier
-from classifiers.labels import LABELS
-from classifiers.roles import ROLES
+from lossforensics import classifiers
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.labels import LABELS
+from lossforensics.classifiers.roles import ROLES
 
 
 class RegistryError(RuntimeError):
@@ -39,14 +39,17 @@ def label_modules() -> list[str]:
 def classifier_class(module: ModuleType) -> type[Classifier]:
     """The one Classifier subclass a label module defines (imported helpers do not count)."""
     found = [
-        obj for _, obj in inspect.getmembers(module, inspect.isclass)
-        if issubclass(obj, Classifier) and obj is not Classifier
+        obj
+        for _, obj in inspect.getmembers(module, inspect.isclass)
+        if issubclass(obj, Classifier)
+        and obj is not Classifier
         and obj.__module__ == module.__name__
     ]
     if len(found) != 1:
         names = ", ".join(sorted(c.__name__ for c in found)) or "none"
         raise RegistryError(
-            f"{module.__name__} must define exactly one Classifier subclass, found: {names}")
+            f"{module.__name__} must define exactly one Classifier subclass, found: {names}"
+        )
     return found[0]
 
 
@@ -55,13 +58,14 @@ def validate(cls: type[Classifier], stem: str) -> None:
     where = f"{cls.__module__}.{cls.__name__}"
     label = getattr(cls, "label", None)
     if label not in LABELS:
-        raise RegistryError(f"{where}: label {label!r} is not one of classifiers.labels.LABELS")
+        raise RegistryError(
+            f"{where}: label {label!r} is not one of lossforensics.classifiers.labels.LABELS"
+        )
     if label != stem:
         raise RegistryError(f"{where}: label {label!r} must equal its file's stem {stem!r}")
     needs = getattr(cls, "needs", None)
     if not isinstance(needs, frozenset) or not needs or not needs <= set(ROLES):
-        raise RegistryError(f"{where}: needs must be a non-empty frozenset of roles, "
-                            f"got {needs!r}")
+        raise RegistryError(f"{where}: needs must be a non-empty frozenset of roles, got {needs!r}")
     min_points = getattr(cls, "min_points", None)
     if not isinstance(min_points, int) or min_points < 1:
         raise RegistryError(f"{where}: min_points must be a positive int, got {min_points!r}")
@@ -73,7 +77,9 @@ def build_registry(modules: list[str] | None = None) -> dict[str, type[Classifie
     """label -> class for the given fully qualified module names (default: every label module
     of this package), imported in sorted order."""
     registry: dict[str, type[Classifier]] = {}
-    names = modules if modules is not None else [f"classifiers.{m}" for m in label_modules()]
+    names = (
+        modules if modules is not None else [f"{classifiers.__name__}.{m}" for m in label_modules()]
+    )
     for name in sorted(names):
         module = importlib.import_module(name)
         cls = classifier_class(module)
@@ -81,7 +87,8 @@ def build_registry(modules: list[str] | None = None) -> dict[str, type[Classifie
         if cls.label in registry:
             raise RegistryError(
                 f"label {cls.label!r} is claimed by both {registry[cls.label].__module__} "
-                f"and {cls.__module__}")
+                f"and {cls.__module__}"
+            )
         registry[cls.label] = cls
     return registry
 
@@ -102,5 +109,6 @@ def get(label: str) -> type[Classifier]:
     try:
         return registry()[label]
     except KeyError:
-        raise KeyError(f"no classifier for {label!r}; registered: "
-                       f"{', '.join(sorted(registry()))}") from None
+        raise KeyError(
+            f"no classifier for {label!r}; registered: {', '.join(sorted(registry()))}"
+        ) from None

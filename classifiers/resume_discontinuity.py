@@ -32,12 +32,11 @@ step 0 with a different model); a restart exactly at an LR milestone.
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers._align import detrended_noise, finite_curve
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
-from classifiers.signals import TINY, robust_range
+from lossforensics.classifiers._align import detrended_noise, finite_curve
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals import TINY, robust_range
 
 
 def source_order(run: RunSeries, role: str) -> tuple[np.ndarray, np.ndarray]:
@@ -65,8 +64,7 @@ class ResumeDiscontinuity(Classifier):
     needs = frozenset({"train_loss"})
     min_points = 4  # distinct steps: a short epoch log restarted twice has few
 
-    def __init__(self, *, min_z: float = 4.0, min_rel: float = 0.1,
-                 max_restarts: int = 50) -> None:
+    def __init__(self, *, min_z: float = 4.0, min_rel: float = 0.1, max_restarts: int = 50) -> None:
         self.min_z = min_z
         self.min_rel = min_rel
         self.max_restarts = max_restarts
@@ -87,11 +85,14 @@ class ResumeDiscontinuity(Classifier):
         se = se2 * (np.sqrt(3.0) if best["detrended"] else 1.0)
         lx, ly = source_order(run, "lr")
         return {
-            "restarts": int(len(restarts)), "resume_step": best["step"],
-            "resumed_from_step": best["from_step"], "end_step": best["hi"],
+            "restarts": int(len(restarts)),
+            "resume_step": best["step"],
+            "resumed_from_step": best["from_step"],
+            "end_step": best["hi"],
             "loss_jump": best["jump"] / se,
             "loss_jump_rel": best["jump"] / max(min(span, abs(best["before"])), TINY),
-            "loss_before": best["before"], "loss_after": best["after"],
+            "loss_before": best["before"],
+            "loss_after": best["after"],
             "loss_same_steps_earlier": best["old"],
             "matches_earlier_run": bool(abs(best["after"] - best["old"]) <= 2 * se),
             "lr_jump": _lr_jump(lx, ly, nth, len(restarts), best["from_step"], best["step"]),
@@ -102,16 +103,26 @@ class ResumeDiscontinuity(Classifier):
             return None
         conf = 0.5 + 0.15 * np.log2(abs(m["loss_jump"]) / self.min_z)
         way = "up" if m["loss_jump"] > 0 else "down"
-        summary = (f"The step counter went back from {m['resumed_from_step']} to "
-                   f"{m['resume_step']} and the loss jumped {way} there "
-                   f"({m['loss_before']:.4g} -> {m['loss_after']:.4g}, "
-                   f"{abs(m['loss_jump']):.0f} standard errors)"
-                   + ("; it matches what the earlier run logged at those steps (a stale "
-                      "checkpoint)" if m["matches_earlier_run"] else "")
-                   + ("; the learning rate restarted too." if m["lr_jump"] else "."))
+        summary = (
+            f"The step counter went back from {m['resumed_from_step']} to "
+            f"{m['resume_step']} and the loss jumped {way} there "
+            f"({m['loss_before']:.4g} -> {m['loss_after']:.4g}, "
+            f"{abs(m['loss_jump']):.0f} standard errors)"
+            + (
+                "; it matches what the earlier run logged at those steps (a stale checkpoint)"
+                if m["matches_earlier_run"]
+                else ""
+            )
+            + ("; the learning rate restarted too." if m["lr_jump"] else ".")
+        )
         evidence = {k: v for k, v in m.items() if k != "end_step"}
-        return Finding(self.label, float(np.clip(conf, 0.5, 0.95)),
-                       Span(m["resume_step"], m["end_step"]), evidence, summary)
+        return Finding(
+            self.label,
+            float(np.clip(conf, 0.5, 0.95)),
+            Span(m["resume_step"], m["end_step"]),
+            evidence,
+            summary,
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)
@@ -123,23 +134,32 @@ def _at_restart(s: np.ndarray, y: np.ndarray, r: int, k: int, se2: float) -> dic
     the curve was already making (the k points before those, when that change is beyond 2
     standard errors `se2`), so a steady descent across the restart is not a jump. A restart
     that replays earlier (step, value) pairs exactly (the same log written twice) has none."""
-    after, before = _median(y[r:r + k]), _median(y[max(0, r - k):r])
-    prior = _median(y[max(0, r - 2 * k):max(0, r - k)]) if r >= 2 * k else float("nan")
-    hi = int(np.max(s[r:r + k]))
+    after, before = _median(y[r : r + k]), _median(y[max(0, r - k) : r])
+    prior = _median(y[max(0, r - 2 * k) : max(0, r - k)]) if r >= 2 * k else float("nan")
+    hi = int(np.max(s[r : r + k]))
     earlier = (s[:r] >= s[r]) & (s[:r] <= hi)
     old = _median(y[:r][earlier])
     with np.errstate(invalid="ignore"):  # inf * 1j; NaN never matches, as it should not
-        replay = bool(np.all(np.isin(s[r:r + k] + 1j * y[r:r + k],
-                                     s[:r][earlier] + 1j * y[:r][earlier])))
+        replay = bool(
+            np.all(np.isin(s[r : r + k] + 1j * y[r : r + k], s[:r][earlier] + 1j * y[:r][earlier]))
+        )
     trending = bool(np.isfinite(prior) and abs(before - prior) > 2 * se2)
     jump = after - before - (before - prior if trending else 0.0)
-    return {"step": int(s[r]), "from_step": int(s[r - 1]), "hi": hi, "before": before,
-            "after": after, "old": old, "detrended": trending,
-            "jump": 0.0 if replay or not np.isfinite(jump) else float(jump)}
+    return {
+        "step": int(s[r]),
+        "from_step": int(s[r - 1]),
+        "hi": hi,
+        "before": before,
+        "after": after,
+        "old": old,
+        "detrended": trending,
+        "jump": 0.0 if replay or not np.isfinite(jump) else float(jump),
+    }
 
 
-def _lr_jump(lx: np.ndarray, ly: np.ndarray, nth: int, restarts: int, from_step: int,
-             to_step: int) -> bool:
+def _lr_jump(
+    lx: np.ndarray, ly: np.ndarray, nth: int, restarts: int, from_step: int, to_step: int
+) -> bool:
     """Whether the LR logged around the loss's `nth` of `restarts` restarts (the counter going
     back from `from_step` to `to_step`) changes by more than 2x across it. Several appended runs
     all restart at step 0, so the step alone does not say which restart it is: when the LR

@@ -13,7 +13,7 @@ import fnmatch
 import re
 from collections.abc import Mapping
 
-from classifiers.errors import InvalidRoleError
+from lossforensics.classifiers.errors import InvalidRoleError
 
 ROLES: tuple[str, ...] = (
     "train_loss",
@@ -29,14 +29,64 @@ ROLES: tuple[str, ...] = (
 _VAL_TOKENS = {"val", "valid", "validation", "eval", "evaluation", "test", "dev", "holdout"}
 _TRAIN_TOKENS = {"train", "training", "trn"}
 _SCORE_TOKENS = {
-    "acc", "accuracy", "f1", "auc", "auroc", "map", "map50", "bleu", "rouge", "rouge1", "rouge2",
-    "rougel", "wer", "cer", "iou", "dice", "precision", "recall", "top1", "top5", "mae", "rmse",
-    "mse", "r2", "mrr", "ndcg", "exact", "em", "score", "miou",
+    "acc",
+    "accuracy",
+    "f1",
+    "auc",
+    "auroc",
+    "map",
+    "map50",
+    "bleu",
+    "rouge",
+    "rouge1",
+    "rouge2",
+    "rougel",
+    "wer",
+    "cer",
+    "iou",
+    "dice",
+    "precision",
+    "recall",
+    "top1",
+    "top5",
+    "mae",
+    "rmse",
+    "mse",
+    "r2",
+    "mrr",
+    "ndcg",
+    "exact",
+    "em",
+    "score",
+    "miou",
 }
-_THROUGHPUT_HINTS = ("per_second", "per_sec", "_per_s", "throughput", "samples/s", "tokens/s",
-                     "it/s", "steps/s", "tok/s", "sps", "tps")
-_NOT_A_SERIES = {"epoch", "step", "global_step", "iter", "iteration", "time", "runtime",
-                 "data_time", "eta_seconds", "total_flos", "num_tokens", "num_input_tokens_seen"}
+_THROUGHPUT_HINTS = (
+    "per_second",
+    "per_sec",
+    "_per_s",
+    "throughput",
+    "samples/s",
+    "tokens/s",
+    "it/s",
+    "steps/s",
+    "tok/s",
+    "sps",
+    "tps",
+)
+_NOT_A_SERIES = {
+    "epoch",
+    "step",
+    "global_step",
+    "iter",
+    "iteration",
+    "time",
+    "runtime",
+    "data_time",
+    "eta_seconds",
+    "total_flos",
+    "num_tokens",
+    "num_input_tokens_seen",
+}
 
 
 def _tokens(name: str) -> list[str]:
@@ -58,8 +108,10 @@ def infer_role(metric: str, split: str | None = None) -> str:
     tokset = set(toks)
     if not toks:
         return "other"
-    if low in _NOT_A_SERIES or toks[-1] in {"runtime", "flos"} or (
-        len(toks) == 1 and toks[0] in _NOT_A_SERIES
+    if (
+        low in _NOT_A_SERIES
+        or toks[-1] in {"runtime", "flos"}
+        or (len(toks) == 1 and toks[0] in _NOT_A_SERIES)
     ):
         return "other"
     if any(h in low for h in _THROUGHPUT_HINTS):

@@ -17,20 +17,49 @@ import numpy as np
 import pandas as pd
 
 _CANONICAL = {
-    "train_loss": ("loss", "train/loss", "train_loss", "total_loss", "train/total_loss",
-                   "training_loss", "train/epoch_loss", "epoch_loss", "loss_epoch",
-                   "train_loss_epoch", "train_loss_step"),
-    "val_loss": ("val_loss", "val/loss", "eval_loss", "eval/loss", "validation/epoch_loss",
-                 "validation_loss", "valid_loss", "valid/loss", "test_loss", "test/loss"),
-    "lr": ("lr", "learning_rate", "train/lr", "train/learning_rate", "lr-adam", "lr-adamw",
-           "lr-sgd"),
+    "train_loss": (
+        "loss",
+        "train/loss",
+        "train_loss",
+        "total_loss",
+        "train/total_loss",
+        "training_loss",
+        "train/epoch_loss",
+        "epoch_loss",
+        "loss_epoch",
+        "train_loss_epoch",
+        "train_loss_step",
+    ),
+    "val_loss": (
+        "val_loss",
+        "val/loss",
+        "eval_loss",
+        "eval/loss",
+        "validation/epoch_loss",
+        "validation_loss",
+        "valid_loss",
+        "valid/loss",
+        "test_loss",
+        "test/loss",
+    ),
+    "lr": (
+        "lr",
+        "learning_rate",
+        "train/lr",
+        "train/learning_rate",
+        "lr-adam",
+        "lr-adamw",
+        "lr-sgd",
+    ),
     "grad_norm": ("grad_norm", "train/grad_norm", "gradient_norm", "grad_norm/total"),
 }
 # Names that are a part of the loss (a component) or a within-epoch running mean: never primary
 # when something better exists.
 # (detection losses: YOLO's box/cls/dfl/obj/seg/pose parts, detectron2's rpn/reg parts)
-_SECONDARY = re.compile(r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|"
-                        r"(box|obj|cls|rpn|reg|aux|dfl|seg|pose|kobj|mask)")
+_SECONDARY = re.compile(
+    r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|"
+    r"(box|obj|cls|rpn|reg|aux|dfl|seg|pose|kobj|mask)"
+)
 # The same quantity logged at two granularities (Lightning: `train_loss_step`, `train_loss_epoch`)
 _GRANULARITY = re.compile(r"[_/](step|epoch)$")
 
@@ -40,7 +69,7 @@ class Curve:
     """One metric as step-sorted arrays; non-finite values are kept."""
 
     metric: str
-    steps: np.ndarray   # int64, strictly increasing
+    steps: np.ndarray  # int64, strictly increasing
     values: np.ndarray  # float64
     wall_time: np.ndarray  # float64
 
@@ -62,8 +91,9 @@ class RunSeries:
         seq = frame["seq"].to_numpy()
         in_order = len(seq) < 2 or bool(np.all(seq[1:] >= seq[:-1]))
         self.frame = frame if in_order else frame.sort_values("seq", kind="stable")
-        self.name = run if run is not None else (
-            str(self.frame["run"].iloc[0]) if len(self.frame) else "")
+        self.name = (
+            run if run is not None else (str(self.frame["run"].iloc[0]) if len(self.frame) else "")
+        )
         self._curves: dict[str, Curve] = {}
 
     @cached_property
@@ -75,8 +105,11 @@ class RunSeries:
     @cached_property
     def _columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """step, value and wall_time as arrays, taken out of the frame once per run."""
-        return (self.frame["step"].to_numpy(np.int64), self.frame["value"].to_numpy(np.float64),
-                self.frame["wall_time"].to_numpy(np.float64))
+        return (
+            self.frame["step"].to_numpy(np.int64),
+            self.frame["value"].to_numpy(np.float64),
+            self.frame["wall_time"].to_numpy(np.float64),
+        )
 
     def metric_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """Each row's metric as an integer code (-1 for a missing name) and the names the codes
@@ -88,8 +121,9 @@ class RunSeries:
         codes, names = self._metric_codes
         roles = pd.Categorical(self.frame["role"])
         n_roles = max(len(roles.categories), 1)
-        pairs, counts = np.unique(codes.astype(np.int64) * n_roles + roles.codes,
-                                  return_counts=True)
+        pairs, counts = np.unique(
+            codes.astype(np.int64) * n_roles + roles.codes, return_counts=True
+        )
         out: dict[str, list[tuple[str, int]]] = {}
         for pair, n in zip(pairs.tolist(), counts.tolist(), strict=True):
             metric, role = divmod(pair, n_roles)
@@ -142,7 +176,6 @@ class RunSeries:
                 steps, values, wall = steps[keep], values[keep], wall[keep]
             self._curves[name] = Curve(name, steps, values, wall)
         return self._curves[name]
-
 
     def detailed(self, role: str) -> Curve | None:
         """The primary quantity at its finest logging: of the role's metrics that name the same

@@ -32,19 +32,18 @@ gap_ratio.
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers import signals
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.plateau import Plateau
-from classifiers.run import RunSeries
+from lossforensics.classifiers import signals
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.plateau import Plateau
+from lossforensics.classifiers.run import RunSeries
 
 
 def _segment(y: np.ndarray, lo: float, hi: float) -> float:
     """Median of the points between two fractions of the series."""
     n = len(y)
     a = int(lo * n)
-    return float(np.median(y[a:max(int(hi * n), a + 1)]))
+    return float(np.median(y[a : max(int(hi * n), a + 1)]))
 
 
 def _rate_ratio(xs: np.ndarray, level: np.ndarray) -> float:
@@ -62,10 +61,17 @@ class Underfit(Classifier):
     needs = frozenset({"train_loss", "val_loss"})
     min_points = 4
 
-    def __init__(self, *, min_kept: float = 0.6, max_kept: float = 1.1,
-                 max_late_gain: float = 0.05, max_gap: float = 0.15,
-                 max_rate_ratio: float = 0.15, near_start: float = 0.8,
-                 max_late_rise: float = 0.1) -> None:
+    def __init__(
+        self,
+        *,
+        min_kept: float = 0.6,
+        max_kept: float = 1.1,
+        max_late_gain: float = 0.05,
+        max_gap: float = 0.15,
+        max_rate_ratio: float = 0.15,
+        near_start: float = 0.8,
+        max_late_rise: float = 0.1,
+    ) -> None:
         self.min_kept = min_kept
         self.max_kept = max_kept
         self.max_late_gain = max_late_gain
@@ -92,10 +98,15 @@ class Underfit(Classifier):
         return {
             "plateau": bool(stuck and stuck["stuck_fraction"] >= self._plateau.min_stuck),
             "rate_ratio": _rate_ratio(xs, level) if rates else None,
-            "start": start, "end": end, "val_end": val_end, "kept": kept,
-            "improvement": 1.0 - kept, "late_gain": (mid - end) / mid,
+            "start": start,
+            "end": end,
+            "val_end": val_end,
+            "kept": kept,
+            "improvement": 1.0 - kept,
+            "late_gain": (mid - end) / mid,
             "gap_ratio": (val_end - end) / end,
-            "first_step": int(x[0]), "last_step": int(x[-1]),
+            "first_step": int(x[0]),
+            "last_step": int(x[-1]),
             "stall_step": int(x[int(0.5 * (len(x) - 1))]),
         }
 
@@ -106,17 +117,24 @@ class Underfit(Classifier):
         knee = flat_late and (ev["rate_ratio"] is None or ev["rate_ratio"] <= self.max_rate_ratio)
         barely_moved = flat_late and ev["kept"] >= self.near_start  # no knee to look for
         stalled = ev["plateau"] or knee or barely_moved
-        return (self.min_kept <= ev["kept"] <= self.max_kept and stalled
-                and ev["late_gain"] >= -self.max_late_rise and ev["gap_ratio"] <= self.max_gap)
+        return (
+            self.min_kept <= ev["kept"] <= self.max_kept
+            and stalled
+            and ev["late_gain"] >= -self.max_late_rise
+            and ev["gap_ratio"] <= self.max_gap
+        )
 
     def judge(self, ev: dict) -> Finding:
         high = min(1.0, (ev["kept"] - self.min_kept) / 0.4)
         confidence = 0.5 + 0.3 * high + 0.15 * (abs(ev["gap_ratio"]) < 0.05)
-        summary = (f"Training loss fell only {ev['improvement']:.0%} (to {ev['end']:.4g}) and "
-                   f"stopped improving; validation ends close to it ({ev['val_end']:.4g}): "
-                   "the model is not fitting the training data.")
-        return Finding(self.label, float(confidence), Span(ev["stall_step"], ev["last_step"]),
-                       ev, summary)
+        summary = (
+            f"Training loss fell only {ev['improvement']:.0%} (to {ev['end']:.4g}) and "
+            f"stopped improving; validation ends close to it ({ev['val_end']:.4g}): "
+            "the model is not fitting the training data."
+        )
+        return Finding(
+            self.label, float(confidence), Span(ev["stall_step"], ev["last_step"]), ev, summary
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run, rates=False)  # most runs are ruled out before the trend fits

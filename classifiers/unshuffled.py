@@ -24,12 +24,11 @@ from __future__ import annotations
 import re
 
 import numpy as np
-
-from classifiers import signals
-from classifiers._epochs import epoch_fold, epoch_length
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
+from lossforensics.classifiers import signals
+from lossforensics.classifiers._epochs import epoch_fold, epoch_length
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
 
 _RUNNING_MEAN = re.compile(r"(^|/)batch_")
 
@@ -45,8 +44,9 @@ class Unshuffled(Classifier):
     min_points = 24
     per_step = True
 
-    def __init__(self, *, min_strength: float = 0.3, min_cycles: float = 3.0,
-                 max_p: float = 1e-3) -> None:
+    def __init__(
+        self, *, min_strength: float = 0.3, min_cycles: float = 3.0, max_p: float = 1e-3
+    ) -> None:
         self.min_strength = min_strength
         self.min_cycles = min_cycles
         self.max_p = max_p
@@ -63,16 +63,29 @@ class Unshuffled(Classifier):
         epoch, source = epoch_length(run)
         # the epoch, or equal class blocks inside it (epoch ~ m x period), or a few epochs when
         # the logged epoch counts in other units (logging every k steps, accumulation)
-        match = bool(epoch) and period_steps > 0 and (
-            _multiple(epoch, period_steps) or _multiple(period_steps, epoch))
+        match = (
+            bool(epoch)
+            and period_steps > 0
+            and (_multiple(epoch, period_steps) or _multiple(period_steps, epoch))
+        )
         share, p, epochs = epoch_fold(x, y, epoch) if epoch else (0.0, 1.0, 0.0)
-        return {"period_steps": period_steps, "strength": per.strength, "cycles": per.cycles,
-                "prominence": per.prominence, "epoch_steps": epoch, "epoch_source": source,
-                "metric": curve.metric, "epoch_match": match,
-                "lr_cycles": period_steps > 0 and self._lr_cycles(run, period_steps),
-                "epoch_share": share, "epoch_p": p, "epochs": epochs,
-                "epoch_lr_cycles": bool(epoch) and self._lr_cycles(run, epoch),
-                "first_step": int(x[0]), "last_step": int(x[-1])}
+        return {
+            "period_steps": period_steps,
+            "strength": per.strength,
+            "cycles": per.cycles,
+            "prominence": per.prominence,
+            "epoch_steps": epoch,
+            "epoch_source": source,
+            "metric": curve.metric,
+            "epoch_match": match,
+            "lr_cycles": period_steps > 0 and self._lr_cycles(run, period_steps),
+            "epoch_share": share,
+            "epoch_p": p,
+            "epochs": epochs,
+            "epoch_lr_cycles": bool(epoch) and self._lr_cycles(run, epoch),
+            "first_step": int(x[0]),
+            "last_step": int(x[-1]),
+        }
 
     def _lr_cycles(self, run: RunSeries, period_steps: float) -> bool:
         """Does the learning rate repeat with (about) the same period?"""
@@ -89,35 +102,52 @@ class Unshuffled(Classifier):
     def cycles(self, ev: dict) -> bool:
         """An autocorrelation period seen often and clearly, that fits the epoch if one is
         logged, and is not the learning rate's own cycle."""
-        if ev["period_steps"] == 0 or ev["lr_cycles"] or ev["strength"] < self.min_strength \
-                or ev["prominence"] < self.min_strength or ev["cycles"] < self.min_cycles:
+        if (
+            ev["period_steps"] == 0
+            or ev["lr_cycles"]
+            or ev["strength"] < self.min_strength
+            or ev["prominence"] < self.min_strength
+            or ev["cycles"] < self.min_cycles
+        ):
             return False
         return not (ev["epoch_source"] == "epoch" and not ev["epoch_match"])
 
     def folds(self, ev: dict) -> bool:
         """The position inside the (known) epoch explains a large, significant share of the
         loss's wiggle over enough epochs, and the learning rate does not cycle per epoch."""
-        return (ev["epoch_share"] >= self.min_strength and ev["epoch_p"] < self.max_p
-                and ev["epochs"] >= self.min_cycles and not ev["epoch_lr_cycles"])
+        return (
+            ev["epoch_share"] >= self.min_strength
+            and ev["epoch_p"] < self.max_p
+            and ev["epochs"] >= self.min_cycles
+            and not ev["epoch_lr_cycles"]
+        )
 
     def judge(self, ev: dict) -> Finding:
         if self.cycles(ev):
             over = (ev["strength"] - self.min_strength) / 0.4
             confidence = min(0.95, 0.5 + 0.4 * min(1.0, over) + 0.1 * ev["epoch_match"])
-            where = (f"the epoch length ({ev['epoch_steps']:.0f} steps)" if ev["epoch_match"]
-                     else "no logged epoch length")
-            summary = (f"Training loss repeats a sawtooth every {ev['period_steps']:.0f} steps "
-                       f"(autocorrelation {ev['strength']:.2f}, {ev['cycles']:.0f} cycles), "
-                       f"matching {where}: the data order looks fixed.")
+            where = (
+                f"the epoch length ({ev['epoch_steps']:.0f} steps)"
+                if ev["epoch_match"]
+                else "no logged epoch length"
+            )
+            summary = (
+                f"Training loss repeats a sawtooth every {ev['period_steps']:.0f} steps "
+                f"(autocorrelation {ev['strength']:.2f}, {ev['cycles']:.0f} cycles), "
+                f"matching {where}: the data order looks fixed."
+            )
         else:
             over = (ev["epoch_share"] - self.min_strength) / 0.4
             confidence = min(0.95, 0.5 + 0.4 * min(1.0, over))
-            summary = (f"Training loss traces the same shape in every epoch: the position "
-                       f"inside the {ev['epoch_steps']:.0f}-step epoch explains "
-                       f"{ev['epoch_share']:.0%} of its wiggle over {ev['epochs']:.0f} epochs "
-                       "(p < 0.001): the data order looks fixed.")
-        return Finding(self.label, float(confidence), Span(ev["first_step"], ev["last_step"]),
-                       ev, summary)
+            summary = (
+                f"Training loss traces the same shape in every epoch: the position "
+                f"inside the {ev['epoch_steps']:.0f}-step epoch explains "
+                f"{ev['epoch_share']:.0%} of its wiggle over {ev['epochs']:.0f} epochs "
+                "(p < 0.001): the data order looks fixed."
+            )
+        return Finding(
+            self.label, float(confidence), Span(ev["first_step"], ev["last_step"]), ev, summary
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)

@@ -38,12 +38,11 @@ point is smoothed away as a spike).
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers._align import finite_curve, leading_median
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding, Span
-from classifiers.run import RunSeries
-from classifiers.signals import (
+from lossforensics.classifiers._align import finite_curve, leading_median
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals import (
     TINY,
     head_level,
     noise_level,
@@ -58,9 +57,17 @@ class VanishingGradients(Classifier):
     needs = frozenset({"train_loss", "grad_norm"})
     min_points = 10
 
-    def __init__(self, *, min_orders: float = 1.0, strong_orders: float = 2.0,
-                 stall: float = 0.1, near_zero: float = 0.05, weak_progress: float = 0.5,
-                 collapse_orders: float = 0.5, collapse_by: float = 0.25) -> None:
+    def __init__(
+        self,
+        *,
+        min_orders: float = 1.0,
+        strong_orders: float = 2.0,
+        stall: float = 0.1,
+        near_zero: float = 0.05,
+        weak_progress: float = 0.5,
+        collapse_orders: float = 0.5,
+        collapse_by: float = 0.25,
+    ) -> None:
         self.min_orders = min_orders
         self.strong_orders = strong_orders
         self.stall = stall
@@ -79,7 +86,7 @@ class VanishingGradients(Classifier):
         smooth = rolling_median(logg, odd_window(len(logg), 0.05, lo=3))
         below = np.flatnonzero(smooth <= early - self.min_orders)
         onset = float(gx[below[0]]) if len(below) else float(gx[-1])
-        peak = float(np.max(smooth[:max(3, len(smooth) // 10)]))  # early peak, smoothed
+        peak = float(np.max(smooth[: max(3, len(smooth) // 10)]))  # early peak, smoothed
         fell = np.flatnonzero(smooth <= peak - self.collapse_orders)
         collapse = float(gx[fell[0]]) if len(fell) else float(gx[-1])
         span = max(gx[-1] - gx[0], TINY)
@@ -93,16 +100,22 @@ class VanishingGradients(Classifier):
         se = 1.25 * max(noise_level(ty), TINY) * np.sqrt(2.0 / k)
         return {
             "grad_norm_metric": run.primary("grad_norm"),
-            "grad_norm_early": float(10 ** early), "grad_norm_late": float(10 ** late),
+            "grad_norm_early": float(10**early),
+            "grad_norm_late": float(10**late),
             "grad_norm_orders": float(early - late),
             "grad_norm_decay": float(10 ** (early - late)),
-            "onset_step": int(onset), "end_step": int(max(gx[-1], tx[-1])),
+            "onset_step": int(onset),
+            "end_step": int(max(gx[-1], tx[-1])),
             "onset_fraction": float((onset - gx[0]) / span),
-            "collapse_orders": float(peak - late), "collapse_step": int(collapse),
+            "collapse_orders": float(peak - late),
+            "collapse_step": int(collapse),
             "collapse_fraction": float((collapse - gx[0]) / span),
-            "grad_norm_peak": float(10 ** peak), "loss_at_collapse": at_collapse,
+            "grad_norm_peak": float(10**peak),
+            "loss_at_collapse": at_collapse,
             "loss_progress": float(total / max(abs(start), abs(end), TINY)),
-            "loss_start": start, "loss_at_onset": at_onset, "loss_end": end,
+            "loss_start": start,
+            "loss_at_onset": at_onset,
+            "loss_end": end,
             "loss_gain_after": float((at_onset - end) / total) if total > 0 else 0.0,
             "loss_gain_after_z": float((at_onset - end) / se),
             "loss_gain_after_rel": float((at_onset - end) / max(abs(at_onset), abs(end), TINY)),
@@ -111,14 +124,19 @@ class VanishingGradients(Classifier):
     def _collapsed_early(self, m: dict) -> bool:
         """A fall of `collapse_orders` from the early peak, reached in the first `collapse_by`
         of the run and held, with the loss never getting far from its start."""
-        return (m["collapse_orders"] >= self.collapse_orders
-                and m["collapse_fraction"] <= self.collapse_by
-                and m["loss_progress"] <= self.weak_progress)
+        return (
+            m["collapse_orders"] >= self.collapse_orders
+            and m["collapse_fraction"] <= self.collapse_by
+            and m["loss_progress"] <= self.weak_progress
+        )
 
     def _stalled(self, m: dict) -> bool:
         """From the onset on, the loss made no real progress (share, z-score or relative)."""
-        return not (m["loss_gain_after"] > self.stall and m["loss_gain_after_z"] > 3.0
-                    and m["loss_gain_after_rel"] > 0.02)
+        return not (
+            m["loss_gain_after"] > self.stall
+            and m["loss_gain_after_z"] > 3.0
+            and m["loss_gain_after_rel"] > 0.02
+        )
 
     def judge(self, m: dict) -> Finding | None:
         early = self._collapsed_early(m)
@@ -138,16 +156,28 @@ class VanishingGradients(Classifier):
         conf = 0.45 + 0.2 * (m["grad_norm_orders"] - self.min_orders)
         if m["grad_norm_orders"] < self.min_orders:  # only the early collapse: report that one
             conf = 0.4
-            m = {**m, "onset_step": m["collapse_step"], "onset_fraction": m["collapse_fraction"],
-                 "loss_at_onset": m["loss_at_collapse"], "grad_norm_early": m["grad_norm_peak"],
-                 "grad_norm_decay": float(10 ** m["collapse_orders"])}
-        summary = (f"The gradient norm fell {m['grad_norm_decay']:.3g}x "
-                   f"({m['grad_norm_early']:.3g} -> {m['grad_norm_late']:.3g}) and the loss "
-                   f"barely moved after step {m['onset_step']} "
-                   f"({m['loss_at_onset']:.4g} -> {m['loss_end']:.4g}).")
+            m = {
+                **m,
+                "onset_step": m["collapse_step"],
+                "onset_fraction": m["collapse_fraction"],
+                "loss_at_onset": m["loss_at_collapse"],
+                "grad_norm_early": m["grad_norm_peak"],
+                "grad_norm_decay": float(10 ** m["collapse_orders"]),
+            }
+        summary = (
+            f"The gradient norm fell {m['grad_norm_decay']:.3g}x "
+            f"({m['grad_norm_early']:.3g} -> {m['grad_norm_late']:.3g}) and the loss "
+            f"barely moved after step {m['onset_step']} "
+            f"({m['loss_at_onset']:.4g} -> {m['loss_end']:.4g})."
+        )
         evidence = {k: v for k, v in m.items() if k != "end_step"}
-        return Finding(self.label, float(min(0.95, conf)), Span(m["onset_step"], m["end_step"]),
-                       evidence, summary)
+        return Finding(
+            self.label,
+            float(min(0.95, conf)),
+            Span(m["onset_step"], m["end_step"]),
+            evidence,
+            summary,
+        )
 
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)

@@ -4,7 +4,7 @@
 
 1. Trains a small regression MLP with plain SGD at a learning rate far too high for its
    unnormalised features, logging one JSON object per step (step, loss, grad_norm, lr).
-2. Reads the log back with app.ingest.load_run and diagnoses it with classifiers.diagnose.
+2. Reads the log back with ingest.load_run and diagnoses it with classifiers.diagnose.
 3. Runs probes.confirm on the same model factory, data and optimizer: the probes re-run the
    first checks (LR/10, clipping, ...) and confirm or refute each ranked cause.
 Needs the torch extra; runs on the CPU in well under 30 s.
@@ -25,9 +25,9 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a source checkout
 
-from app.ingest import load_run  # noqa: E402
-from classifiers.diagnose import diagnose  # noqa: E402
-from probes import confirm  # noqa: E402
+from lossforensics.classifiers.diagnose import diagnose  # noqa: E402
+from lossforensics.ingest import load_run  # noqa: E402
+from lossforensics.probes import confirm  # noqa: E402
 
 LR = 0.5  # the bug: about 30x the largest stable LR for these features
 FEATURES = 8
@@ -38,7 +38,7 @@ def make_data(n: int = 256, batch: int = 32) -> list[tuple[torch.Tensor, torch.T
     g = torch.Generator().manual_seed(0)
     x = torch.randn(n, FEATURES, generator=g) * 3.0
     y = x @ torch.randn(FEATURES, 1, generator=g) + 0.1 * torch.randn(n, 1, generator=g)
-    return [(x[i:i + batch], y[i:i + batch]) for i in range(0, n, batch)]
+    return [(x[i : i + batch], y[i : i + batch]) for i in range(0, n, batch)]
 
 
 def make_model() -> nn.Module:
@@ -62,8 +62,17 @@ def train(data, steps: int, log: Path) -> None:
             loss.backward()
             norm = float(torch.nn.utils.clip_grad_norm_(model.parameters(), math.inf))
             opt.step()
-            fh.write(json.dumps({"step": step, "loss": loss.item(), "grad_norm": norm,
-                                 "lr": opt.param_groups[0]["lr"]}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "step": step,
+                        "loss": loss.item(),
+                        "grad_norm": norm,
+                        "lr": opt.param_groups[0]["lr"],
+                    }
+                )
+                + "\n"
+            )
             if not math.isfinite(loss.item()):
                 break
 
@@ -95,9 +104,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     print("3. confirming the causes with the probes")
-    result = confirm(diagnosis, model_fn=make_model, data=data, loss_fn=F.mse_loss,
-                     optimizer_fn=make_optimizer, steps=60, device="cpu",
-                     log_dir=out / "probes")
+    result = confirm(
+        diagnosis,
+        model_fn=make_model,
+        data=data,
+        loss_fn=F.mse_loss,
+        optimizer_fn=make_optimizer,
+        steps=60,
+        device="cpu",
+        log_dir=out / "probes",
+    )
     print(result)
     lr_causes = [c for c in result.causes if c.probe == "lr_drop"]
     verdict = lr_causes[0].verdict if lr_causes else "not probed"

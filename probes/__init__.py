@@ -1,6 +1,6 @@
 """Probes (the `torch` extra): re-run a diagnosis' first checks on the user's own model.
 
-    >>> from probes import confirm
+    >>> from lossforensics.probes import confirm
     >>> result = confirm(diagnosis, model_fn=make_model, data=loader,
     ...                  loss_fn=F.cross_entropy, optimizer_fn=lambda p: AdamW(p, lr=3e-3),
     ...                  steps=200, device="cuda")
@@ -11,14 +11,25 @@ lives in its own module (probes.lr_drop, probes.clip, ...) and is also reachable
 `run_probe(name, ProbeSetup(...))`.
 """
 
-from probes._torch import INSTALL_HINT
-from probes.confirm import CheckedCause, CheckedFinding, Confirmation, confirm, plan
-from probes.registry import REGISTRY, run_probe
-from probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, VERDICTS, ProbeResult
-from probes.setup import ProbeSetup
+from lossforensics.probes._torch import INSTALL_HINT
+from lossforensics.probes.confirm import CheckedCause, CheckedFinding, Confirmation, confirm, plan
+from lossforensics.probes.registry import REGISTRY, run_probe
+from lossforensics.probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, VERDICTS, ProbeResult
+from lossforensics.probes.setup import ProbeSetup
 
 __all__ = [
-    "CONFIRMED", "INCONCLUSIVE", "INSTALL_HINT", "REFUTED", "REGISTRY", "VERDICTS",
-    "CheckedCause", "CheckedFinding", "Confirmation", "ProbeResult", "ProbeSetup", "confirm",
-    "plan", "run_probe",
+    "CONFIRMED",
+    "INCONCLUSIVE",
+    "INSTALL_HINT",
+    "REFUTED",
+    "REGISTRY",
+    "VERDICTS",
+    "CheckedCause",
+    "CheckedFinding",
+    "Confirmation",
+    "ProbeResult",
+    "ProbeSetup",
+    "confirm",
+    "plan",
+    "run_probe",
 ]

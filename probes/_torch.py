@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from classifiers.errors import ProbeError
+from lossforensics.classifiers.errors import ProbeError
 
 INSTALL_HINT = "pip install 'lossforensics[torch]'"
 

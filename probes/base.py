@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from classifiers.errors import ProbeError
-from classifiers.labels import PROBES
-from probes._torch import require_torch
-from probes.result import ProbeResult
-from probes.setup import ProbeSetup
-from probes.state import preserved
+from lossforensics.classifiers.errors import ProbeError
+from lossforensics.classifiers.labels import PROBES
+from lossforensics.probes._torch import require_torch
+from lossforensics.probes.result import ProbeResult
+from lossforensics.probes.setup import ProbeSetup
+from lossforensics.probes.state import preserved
 
 
 class Outcome(NamedTuple):
@@ -50,11 +50,12 @@ class ProbeSpec:
 REGISTRY: dict[str, ProbeSpec] = {}
 
 
-def probe(name: str, *, question: str, hypothesis: str, judge: Judge | None = None
-          ) -> Callable[[Callable[..., Outcome]], Callable[..., ProbeResult]]:
+def probe(
+    name: str, *, question: str, hypothesis: str, judge: Judge | None = None
+) -> Callable[[Callable[..., Outcome]], Callable[..., ProbeResult]]:
     """Register `fn(setup, **options) -> Outcome` as the probe `name`."""
     if name not in PROBES:
-        raise ValueError(f"{name!r} is not a probe name in classifiers.labels.PROBES")
+        raise ValueError(f"{name!r} is not a probe name in lossforensics.classifiers.labels.PROBES")
     if name in REGISTRY:
         raise ValueError(f"probe {name!r} registered twice")
 
@@ -77,9 +78,16 @@ def probe(name: str, *, question: str, hypothesis: str, judge: Judge | None = No
             numbers = dict(out.numbers)
             if cuda:
                 numbers["cuda_peak_memory_mb"] = torch.cuda.max_memory_allocated(device) / 2**20
-            return ProbeResult(name, out.verdict, hypothesis, out.summary, numbers,
-                               dict(out.runs or {}), device=str(device),
-                               seconds=time.perf_counter() - start)
+            return ProbeResult(
+                name,
+                out.verdict,
+                hypothesis,
+                out.summary,
+                numbers,
+                dict(out.runs or {}),
+                device=str(device),
+                seconds=time.perf_counter() - start,
+            )
 
         REGISTRY[name] = ProbeSpec(name, question, hypothesis, run, judge)
         return run

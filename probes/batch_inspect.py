@@ -19,11 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from probes._torch import require_torch
-from probes.base import Outcome, mentions, probe
-from probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
-from probes.setup import ProbeSetup, forward, tensors_in
+from lossforensics.probes._torch import require_torch
+from lossforensics.probes.base import Outcome, mentions, probe
+from lossforensics.probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
+from lossforensics.probes.setup import ProbeSetup, forward, tensors_in
 
 NAME = "batch_inspect"
 
@@ -48,26 +47,38 @@ def tensor_stats(t: Any) -> dict[str, Any]:
     torch = require_torch()
     t = t.detach()
     floating = t.is_floating_point()
-    stats: dict[str, Any] = {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
-                             "nan": int(torch.isnan(t).sum()) if floating else 0,
-                             "inf": int(torch.isinf(t).sum()) if floating else 0}
+    stats: dict[str, Any] = {
+        "shape": list(t.shape),
+        "dtype": str(t.dtype).replace("torch.", ""),
+        "nan": int(torch.isnan(t).sum()) if floating else 0,
+        "inf": int(torch.isinf(t).sum()) if floating else 0,
+    }
     vals = t[torch.isfinite(t)].double() if floating else t.reshape(-1).double()
     if vals.numel():
-        stats.update(min=float(vals.min()), max=float(vals.max()), mean=float(vals.mean()),
-                     std=float(vals.std()) if vals.numel() > 1 else 0.0)
+        stats.update(
+            min=float(vals.min()),
+            max=float(vals.max()),
+            mean=float(vals.mean()),
+            std=float(vals.std()) if vals.numel() > 1 else 0.0,
+        )
     return stats
 
 
-@probe(NAME, question="Do the batches hold NaN/inf, unnormalised scales or bad labels?",
-       hypothesis="the data is at fault (non-finite, unnormalised or mislabelled batches)",
-       judge=judge)
+@probe(
+    NAME,
+    question="Do the batches hold NaN/inf, unnormalised scales or bad labels?",
+    hypothesis="the data is at fault (non-finite, unnormalised or mislabelled batches)",
+    judge=judge,
+)
 def run(setup: ProbeSetup, *, batches: int = 4, scale_tol: float = 1e3) -> Outcome:
     torch = require_torch()
     seen = list(setup.batches(batches))
     classes = _classes(setup, seen[0][0])
     rows, flags, labels_per_batch = [], {}, []
-    integer_targets = all(isinstance(y, torch.Tensor) and not y.is_floating_point()
-                          and not y.is_complex() for _, y in seen)
+    integer_targets = all(
+        isinstance(y, torch.Tensor) and not y.is_floating_point() and not y.is_complex()
+        for _, y in seen
+    )
     for i, (x, y) in enumerate(seen):
         xs, ys = [tensor_stats(t) for t in tensors_in(x)], [tensor_stats(t) for t in tensors_in(y)]
         rows.append({"batch": i, "x": xs, "y": ys})
@@ -76,34 +87,52 @@ def run(setup: ProbeSetup, *, batches: int = 4, scale_tol: float = 1e3) -> Outco
             flags.setdefault("nonfinite", []).append(f"batch {i}: {bad} NaN/inf value(s)")
         for s in xs:
             big = max(abs(s.get("min", 0.0)), abs(s.get("max", 0.0)))
-            if s["dtype"].startswith(("float", "bfloat")) and "max" in s and (
-                    big > scale_tol or s.get("std", 0.0) > scale_tol / 10 or big < 1e-3):
+            if (
+                s["dtype"].startswith(("float", "bfloat"))
+                and "max" in s
+                and (big > scale_tol or s.get("std", 0.0) > scale_tol / 10 or big < 1e-3)
+            ):
                 flags.setdefault("scale", []).append(
-                    f"batch {i}: input up to {big:.3g} (std {s.get('std', 0.0):.3g})")
+                    f"batch {i}: input up to {big:.3g} (std {s.get('std', 0.0):.3g})"
+                )
         if integer_targets:
             distinct = torch.unique(y.detach())
             labels_per_batch.append(int(distinct.numel()))
             lo, hi = int(distinct.min()), int(distinct.max())
             if lo < 0 or (classes is not None and hi >= classes):
                 flags.setdefault("label_range", []).append(
-                    f"batch {i}: labels {lo}..{hi}, model outputs {classes} classes")
+                    f"batch {i}: labels {lo}..{hi}, model outputs {classes} classes"
+                )
     diversity = _label_diversity(seen) if integer_targets and len(seen) > 1 else None
-    if diversity is not None and diversity["observed"] <= (1 + diversity["expected"]) / 2 \
-            and diversity["expected"] >= 1.5:
+    if (
+        diversity is not None
+        and diversity["observed"] <= (1 + diversity["expected"]) / 2
+        and diversity["expected"] >= 1.5
+    ):
         flags["sorted_labels"] = [
             f"batches hold {diversity['observed']:.2g} distinct labels on average; shuffled "
-            f"ones would hold {diversity['expected']:.2g}"]
-    numbers = {"batches": rows, "flags": flags, "model_classes": classes,
-               "integer_targets": integer_targets, "labels_per_batch": labels_per_batch,
-               "label_diversity": diversity,
-               "scale_tol": scale_tol}
+            f"ones would hold {diversity['expected']:.2g}"
+        ]
+    numbers = {
+        "batches": rows,
+        "flags": flags,
+        "model_classes": classes,
+        "integer_targets": integer_targets,
+        "labels_per_batch": labels_per_batch,
+        "label_diversity": diversity,
+        "scale_tol": scale_tol,
+    }
     if flags:
         first = "; ".join(f"{k}: {v[0]}" for k, v in flags.items())
-        return Outcome(CONFIRMED, f"{len(flags)} problem(s) in {len(seen)} batches - {first}",
-                       numbers)
-    return Outcome(REFUTED, f"{len(seen)} batches clean: no NaN/inf, input scale within "
-                   f"1e-3..{scale_tol:g}" + (", labels in range and mixed" if integer_targets
-                                             else ""), numbers)
+        return Outcome(
+            CONFIRMED, f"{len(flags)} problem(s) in {len(seen)} batches - {first}", numbers
+        )
+    return Outcome(
+        REFUTED,
+        f"{len(seen)} batches clean: no NaN/inf, input scale within "
+        f"1e-3..{scale_tol:g}" + (", labels in range and mixed" if integer_targets else ""),
+        numbers,
+    )
 
 
 def _classes(setup: ProbeSetup, x: Any) -> int | None:

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from classifiers.diagnosis import Cause, Diagnosis
-from classifiers.errors import ProbeError
-from probes._torch import require_torch
-from probes.registry import REGISTRY
-from probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult, json_safe
-from probes.setup import ProbeSetup
+from lossforensics.classifiers.diagnosis import Cause, Diagnosis
+from lossforensics.classifiers.errors import ProbeError
+from lossforensics.probes._torch import require_torch
+from lossforensics.probes.registry import REGISTRY
+from lossforensics.probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult, json_safe
+from lossforensics.probes.setup import ProbeSetup
 
 UNTESTED = "untested"
 _ORDER = {CONFIRMED: 0, INCONCLUSIVE: 1, UNTESTED: 1, REFUTED: 2}
@@ -47,9 +47,17 @@ class CheckedCause:
     checks: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"finding": self.finding, "rank": self.rank, "original_rank": self.original_rank,
-                "cause": self.cause, "score": round(float(self.score), 4), "probe": self.probe,
-                "verdict": self.verdict, "summary": self.summary, "checks": list(self.checks)}
+        return {
+            "finding": self.finding,
+            "rank": self.rank,
+            "original_rank": self.original_rank,
+            "cause": self.cause,
+            "score": round(float(self.score), 4),
+            "probe": self.probe,
+            "verdict": self.verdict,
+            "summary": self.summary,
+            "checks": list(self.checks),
+        }
 
 
 @dataclass(frozen=True)
@@ -59,8 +67,11 @@ class CheckedFinding:
     causes: tuple[CheckedCause, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "confidence": round(float(self.confidence), 4),
-                "causes": [c.to_dict() for c in self.causes]}
+        return {
+            "label": self.label,
+            "confidence": round(float(self.confidence), 4),
+            "causes": [c.to_dict() for c in self.causes],
+        }
 
 
 @dataclass
@@ -84,17 +95,23 @@ class Confirmation:
         return [c for c in self.causes if c.verdict == CONFIRMED]
 
     def to_dict(self) -> dict[str, Any]:
-        return json_safe({
-            "run": self.run, "device": self.device, "seconds": round(self.seconds, 3),
-            "log_dir": self.log_dir,
-            "findings": [f.to_dict() for f in self.findings],
-            "probes": {name: r.to_dict() for name, r in self.results.items()},
-            "not_run": dict(self.not_run),
-        })
+        return json_safe(
+            {
+                "run": self.run,
+                "device": self.device,
+                "seconds": round(self.seconds, 3),
+                "log_dir": self.log_dir,
+                "findings": [f.to_dict() for f in self.findings],
+                "probes": {name: r.to_dict() for name, r in self.results.items()},
+                "not_run": dict(self.not_run),
+            }
+        )
 
     def __repr__(self) -> str:
-        head = (f"Confirmation of run {self.run!r}: {len(self.results)} probe(s) in "
-                f"{self.seconds:.1f} s on {self.device}; logs in {self.log_dir}")
+        head = (
+            f"Confirmation of run {self.run!r}: {len(self.results)} probe(s) in "
+            f"{self.seconds:.1f} s on {self.device}; logs in {self.log_dir}"
+        )
         lines = [head]
         if not self.findings:
             lines.append("  (no findings: nothing to confirm)")
@@ -116,8 +133,7 @@ def plan(diagnosis: Diagnosis, top: int = 2) -> list[str]:
     """The probes to run, in order: the `top` best-ranked probed causes of each finding, deduped."""
     wanted: list[str] = []
     for finding in diagnosis.findings:
-        probed = [c for c in sorted(finding.causes, key=lambda c: c.rank)
-                  if c.probe in REGISTRY]
+        probed = [c for c in sorted(finding.causes, key=lambda c: c.rank) if c.probe in REGISTRY]
         for cause in probed[:top]:
             if cause.probe not in wanted:
                 wanted.append(cause.probe)
@@ -150,8 +166,9 @@ def confirm(
     """
     require_torch()
     diag = _as_diagnosis(diagnosis)
-    setup = ProbeSetup(model_fn, data, loss_fn, optimizer_fn, steps, device, seed, model,
-                       optimizer, log_dir)
+    setup = ProbeSetup(
+        model_fn, data, loss_fn, optimizer_fn, steps, device, seed, model, optimizer, log_dir
+    )
     start = time.perf_counter()
     results: dict[str, ProbeResult] = {}
     not_run: dict[str, str] = {}
@@ -165,11 +182,19 @@ def confirm(
                 results[name] = REGISTRY[name].run(setup, **dict((options or {}).get(name, {})))
             except ProbeError as exc:
                 not_run[name] = f"failed: {exc}"
-    findings = [CheckedFinding(f.label, f.confidence,
-                               _rerank(f.label, f.causes, results, not_run))
-                for f in diag.findings]
-    return Confirmation(diag.run, findings, results, not_run, str(setup.log_dir),
-                        str(setup.torch_device), time.perf_counter() - start)
+    findings = [
+        CheckedFinding(f.label, f.confidence, _rerank(f.label, f.causes, results, not_run))
+        for f in diag.findings
+    ]
+    return Confirmation(
+        diag.run,
+        findings,
+        results,
+        not_run,
+        str(setup.log_dir),
+        str(setup.torch_device),
+        time.perf_counter() - start,
+    )
 
 
 def _as_diagnosis(diagnosis: Diagnosis | Mapping[str, Any]) -> Diagnosis:
@@ -183,8 +208,9 @@ def _as_diagnosis(diagnosis: Diagnosis | Mapping[str, Any]) -> Diagnosis:
     raise ProbeError(f"confirm needs a Diagnosis (or its dict), got {type(diagnosis).__name__}")
 
 
-def _rerank(label: str, causes: Iterable[Cause], results: dict[str, ProbeResult],
-            not_run: dict[str, str]) -> tuple[CheckedCause, ...]:
+def _rerank(
+    label: str, causes: Iterable[Cause], results: dict[str, ProbeResult], not_run: dict[str, str]
+) -> tuple[CheckedCause, ...]:
     checked = []
     for c in causes:
         if c.probe in results:
@@ -193,10 +219,16 @@ def _rerank(label: str, causes: Iterable[Cause], results: dict[str, ProbeResult]
             summary = result.summary
         else:
             verdict = UNTESTED
-            summary = ("no probe automates this check" if c.probe is None
-                       else f"unknown probe {c.probe!r}" if c.probe not in REGISTRY
-                       else not_run.get(c.probe, "not among the top causes probed"))
+            summary = (
+                "no probe automates this check"
+                if c.probe is None
+                else f"unknown probe {c.probe!r}"
+                if c.probe not in REGISTRY
+                else not_run.get(c.probe, "not among the top causes probed")
+            )
         checked.append((c, verdict, summary))
     checked.sort(key=lambda t: (_ORDER[t[1]], t[0].rank))
-    return tuple(CheckedCause(label, i, c.rank, c.cause, c.score, c.probe, v, s, c.checks)
-                 for i, (c, v, s) in enumerate(checked, start=1))
+    return tuple(
+        CheckedCause(label, i, c.rank, c.cause, c.score, c.probe, v, s, c.checks)
+        for i, (c, v, s) in enumerate(checked, start=1)
+    )

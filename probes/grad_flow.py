@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from probes._torch import require_torch
-from probes.base import Outcome, probe
-from probes.result import CONFIRMED, REFUTED
-from probes.setup import ProbeSetup, forward
+from lossforensics.probes._torch import require_torch
+from lossforensics.probes.base import Outcome, probe
+from lossforensics.probes.result import CONFIRMED, REFUTED
+from lossforensics.probes.setup import ProbeSetup, forward
 
 NAME = "grad_flow"
 
@@ -28,8 +28,11 @@ def layer_of(param_name: str) -> str:
     return param_name.rsplit(".", 1)[0] if "." in param_name else "(root)"
 
 
-@probe(NAME, question="Which layers get no gradient, or a vanishing one?",
-       hypothesis="gradients do not reach some layers (frozen, detached or vanishing)")
+@probe(
+    NAME,
+    question="Which layers get no gradient, or a vanishing one?",
+    hypothesis="gradients do not reach some layers (frozen, detached or vanishing)",
+)
 def run(setup: ProbeSetup, *, batches: int = 1, vanishing_ratio: float = 1e-3) -> Outcome:
     torch = require_torch()
     model = setup.live_model()
@@ -47,8 +50,10 @@ def run(setup: ProbeSetup, *, batches: int = 1, vanishing_ratio: float = 1e-3) -
         held = {id(p) for g in setup.optimizer.param_groups for p in g["params"]}
     layers: dict[str, dict[str, Any]] = {}
     for name, p in model.named_parameters():
-        entry = layers.setdefault(layer_of(name), {"params": 0, "sq": 0.0, "param_sq": 0.0,
-                                                   "trainable": 0, "with_grad": 0, "held": 0})
+        entry = layers.setdefault(
+            layer_of(name),
+            {"params": 0, "sq": 0.0, "param_sq": 0.0, "trainable": 0, "with_grad": 0, "held": 0},
+        )
         entry["params"] += p.numel()
         entry["param_sq"] += float(torch.linalg.vector_norm(p.detach().float())) ** 2
         entry["trainable"] += int(p.requires_grad)
@@ -57,32 +62,51 @@ def run(setup: ProbeSetup, *, batches: int = 1, vanishing_ratio: float = 1e-3) -
             entry["with_grad"] += 1
             entry["sq"] += float(torch.linalg.vector_norm(p.grad.detach().float())) ** 2
     table = {name: _row(e) for name, e in layers.items()}
-    top = max((r["grad_norm"] for r in table.values() if math.isfinite(r["grad_norm"])),
-              default=0.0)
+    top = max(
+        (r["grad_norm"] for r in table.values() if math.isfinite(r["grad_norm"])), default=0.0
+    )
     for row in table.values():
         row["status"] = _status(row, top, vanishing_ratio, detached)
     bad = {n: r["status"] for n, r in table.items() if r["status"] != "ok"}
-    numbers = {"layers": table, "flagged": bad, "max_grad_norm": top,
-               "vanishing_ratio": vanishing_ratio, "loss_detached": detached}
+    numbers = {
+        "layers": table,
+        "flagged": bad,
+        "max_grad_norm": top,
+        "vanishing_ratio": vanishing_ratio,
+        "loss_detached": detached,
+    }
     if not table:
         return Outcome(CONFIRMED, "the model has no parameters at all", numbers)
     if detached:
-        return Outcome(CONFIRMED, "the loss does not depend on any trainable parameter "
-                       "(a detached graph, or every parameter frozen)", numbers)
+        return Outcome(
+            CONFIRMED,
+            "the loss does not depend on any trainable parameter "
+            "(a detached graph, or every parameter frozen)",
+            numbers,
+        )
     if bad:
         listed = ", ".join(f"{n} ({s})" for n, s in list(bad.items())[:6])
         more = f" and {len(bad) - 6} more" if len(bad) > 6 else ""
-        return Outcome(CONFIRMED, f"{len(bad)} of {len(table)} layers get no healthy gradient: "
-                       f"{listed}{more}", numbers)
+        return Outcome(
+            CONFIRMED,
+            f"{len(bad)} of {len(table)} layers get no healthy gradient: {listed}{more}",
+            numbers,
+        )
     low = min(table.values(), key=lambda r: r["grad_norm"])["grad_norm"]
-    return Outcome(REFUTED, f"all {len(table)} layers get gradients (norms {low:.3g} to "
-                   f"{top:.3g})", numbers)
+    return Outcome(
+        REFUTED, f"all {len(table)} layers get gradients (norms {low:.3g} to {top:.3g})", numbers
+    )
 
 
 def _row(e: dict[str, Any]) -> dict[str, Any]:
-    return {"params": e["params"], "grad_norm": math.sqrt(e["sq"]) if e["with_grad"] else 0.0,
-            "param_norm": math.sqrt(e["param_sq"]), "trainable": e["trainable"] > 0,
-            "has_grad": e["with_grad"] > 0, "in_optimizer": e["held"] > 0}
+    return {
+        "params": e["params"],
+        "grad_norm": math.sqrt(e["sq"]) if e["with_grad"] else 0.0,
+        "param_norm": math.sqrt(e["param_sq"]),
+        "trainable": e["trainable"] > 0,
+        "has_grad": e["with_grad"] > 0,
+        "in_optimizer": e["held"] > 0,
+    }
 
 
 def _status(row: dict[str, Any], top: float, ratio: float, detached: bool) -> str:

@@ -17,24 +17,25 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from lossforensics.probes.base import Outcome, mentions, probe
+from lossforensics.probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
+from lossforensics.probes.runlog import record
+from lossforensics.probes.setup import ProbeSetup, base_lrs
+from lossforensics.probes.train import train
 from scipy.ndimage import median_filter
-
-from probes.base import Outcome, mentions, probe
-from probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
-from probes.runlog import record
-from probes.setup import ProbeSetup, base_lrs
-from probes.train import train
 
 NAME = "lr_range_test"
 
 
 def judge(result: ProbeResult, cause: str) -> str:
-    low = mentions(cause, "too low", "too small", "lr ~0", "lr≈0", "lr near 0", "low lr",
-                    "low learning rate")
+    low = mentions(
+        cause, "too low", "too small", "lr ~0", "lr≈0", "lr near 0", "low lr", "low learning rate"
+    )
     if not low:
         # a schedule's milestones or decay cannot be seen in a sweep from a fresh model
-        return INCONCLUSIVE if mentions(cause, "schedule", "decay", "milestone") else (
-            result.verdict)
+        return (
+            INCONCLUSIVE if mentions(cause, "schedule", "decay", "milestone") else (result.verdict)
+        )
     user, suggested = result.numbers.get("user_lr"), result.numbers.get("suggested_lr")
     if user is None or suggested is None or not math.isfinite(suggested):
         return INCONCLUSIVE
@@ -52,17 +53,28 @@ def smooth(loss: np.ndarray, share: float = 0.05) -> np.ndarray:
     return median_filter(loss, size=width, mode="nearest") if len(loss) else loss
 
 
-@probe(NAME, question="Where does the loss turn up in an exponential LR sweep?",
-       hypothesis="the learning rate is too high", judge=judge)
-def run(setup: ProbeSetup, *, min_lr: float = 1e-6, max_lr: float = 10.0,
-        steps: int | None = None, stop_factor: float = 4.0) -> Outcome:
+@probe(
+    NAME,
+    question="Where does the loss turn up in an exponential LR sweep?",
+    hypothesis="the learning rate is too high",
+    judge=judge,
+)
+def run(
+    setup: ProbeSetup,
+    *,
+    min_lr: float = 1e-6,
+    max_lr: float = 10.0,
+    steps: int | None = None,
+    stop_factor: float = 4.0,
+) -> Outcome:
     steps = setup.steps if steps is None else steps
     model = setup.fresh_model()
     optimizer = setup.make_optimizer(model)
     user_lr = base_lrs(optimizer)[0]
     growth = (max_lr / min_lr) ** (1.0 / max(steps - 1, 1))
-    log = train(setup, model, optimizer, name="sweep", steps=steps,
-                lr_at=lambda step: min_lr * growth ** step)
+    log = train(
+        setup, model, optimizer, name="sweep", steps=steps, lr_at=lambda step: min_lr * growth**step
+    )
     rec = record(setup, NAME, log)
     finite = np.isfinite(log.loss)
     n = int(np.argmin(finite)) if not finite.all() else len(log.loss)
@@ -73,20 +85,30 @@ def run(setup: ProbeSetup, *, min_lr: float = 1e-6, max_lr: float = 10.0,
             n = int(over[0])
             lrs, smoothed = lrs[:n], smoothed[:n]
     turned = n < len(log.loss) or bool(
-        n and smoothed[-1] > 1.5 * smoothed.min() and np.argmin(smoothed) < n - 1)
-    numbers = {"user_lr": user_lr, "min_lr": min_lr, "max_lr": max_lr,
-               "curve": {"lr": log.lr.tolist(), "loss": log.loss.tolist()}}
+        n and smoothed[-1] > 1.5 * smoothed.min() and np.argmin(smoothed) < n - 1
+    )
+    numbers = {
+        "user_lr": user_lr,
+        "min_lr": min_lr,
+        "max_lr": max_lr,
+        "curve": {"lr": log.lr.tolist(), "loss": log.loss.tolist()},
+    }
     runs = {"sweep": rec}
     if not n or not turned:
         numbers.update(turn_lr=None, suggested_lr=None)
-        why = "the loss was non-finite from the start" if not n else (
-            f"the loss never turned up below LR {max_lr:g}")
+        why = (
+            "the loss was non-finite from the start"
+            if not n
+            else (f"the loss never turned up below LR {max_lr:g}")
+        )
         return Outcome(INCONCLUSIVE, f"no turn-up point: {why}", numbers, runs)
     turn_lr = float(lrs[int(np.argmin(smoothed))])
     suggested = turn_lr / 10
     numbers.update(turn_lr=turn_lr, suggested_lr=suggested, user_over_suggested=user_lr / suggested)
-    text = (f"loss turns up near LR {turn_lr:.3g}; suggested LR {suggested:.3g}; "
-            f"the user's LR {user_lr:.3g} is {user_lr / suggested:.3g}x the suggestion")
+    text = (
+        f"loss turns up near LR {turn_lr:.3g}; suggested LR {suggested:.3g}; "
+        f"the user's LR {user_lr:.3g} is {user_lr / suggested:.3g}x the suggestion"
+    )
     if user_lr >= turn_lr:
         return Outcome(CONFIRMED, text, numbers, runs)
     if user_lr <= 3 * suggested:

@@ -22,19 +22,17 @@ import warnings
 from typing import Any
 
 import numpy as np
-
-from probes._torch import require_torch
-from probes.base import Outcome, mentions, probe
-from probes.result import CONFIRMED, REFUTED, ProbeResult
-from probes.setup import ProbeSetup, forward, tensors_in
-from probes.train import total_grad_norm
+from lossforensics.probes._torch import require_torch
+from lossforensics.probes.base import Outcome, mentions, probe
+from lossforensics.probes.result import CONFIRMED, REFUTED, ProbeResult
+from lossforensics.probes.setup import ProbeSetup, forward, tensors_in
+from lossforensics.probes.train import total_grad_norm
 
 NAME = "nan_origin"
 _KIND_WORDS = {
     "data": ("data", "input", "sample", "batch", "label", "preprocess"),
     "numerics": ("numeric", "log(", "divide", "division", "sqrt", "softmax", "layer", "init"),
-    "optimisation": ("learning rate", "lr", "warmup", "clip", "blow", "fp16", "overflow",
-                     "optimi"),
+    "optimisation": ("learning rate", "lr", "warmup", "clip", "blow", "fp16", "overflow", "optimi"),
 }
 
 
@@ -50,12 +48,17 @@ def judge(result: ProbeResult, cause: str) -> str:
 
 def nonfinite(value: Any) -> bool:
     torch = require_torch()
-    return any(t.is_floating_point() and not bool(torch.isfinite(t).all())
-               for t in tensors_in(value))
+    return any(
+        t.is_floating_point() and not bool(torch.isfinite(t).all()) for t in tensors_in(value)
+    )
 
 
-@probe(NAME, question="Which module produces the first non-finite value: data or numerics?",
-       hypothesis="non-finite values arise during training", judge=judge)
+@probe(
+    NAME,
+    question="Which module produces the first non-finite value: data or numerics?",
+    hypothesis="non-finite values arise during training",
+    judge=judge,
+)
 def run(setup: ProbeSetup, *, steps: int | None = None) -> Outcome:
     steps = setup.steps if steps is None else steps
     model = setup.live_model()
@@ -69,8 +72,11 @@ def run(setup: ProbeSetup, *, steps: int | None = None) -> Outcome:
 
     def hook(module: Any, args: Any, kwargs: Any, out: Any) -> None:
         if not first and nonfinite(out):
-            first.update(module=names[module], type=type(module).__name__,
-                         input_nonfinite=nonfinite((args, kwargs)))
+            first.update(
+                module=names[module],
+                type=type(module).__name__,
+                input_nonfinite=nonfinite((args, kwargs)),
+            )
 
     handles = [m.register_forward_hook(hook, with_kwargs=True) for m in model.modules()]
     history: dict[str, list[float]] = {"grad_norm": [], "loss": []}
@@ -87,15 +93,19 @@ def run(setup: ProbeSetup, *, steps: int | None = None) -> Outcome:
             h.remove()
     checked = len(history["grad_norm"]) + bool(found)
     if not found:
-        return Outcome(REFUTED, f"no non-finite value in {checked} steps (forward, loss, "
-                       "backward and gradients all finite)",
-                       {"steps_checked": checked, "grad_norms": history["grad_norm"][-20:]})
+        return Outcome(
+            REFUTED,
+            f"no non-finite value in {checked} steps (forward, loss, "
+            "backward and gradients all finite)",
+            {"steps_checked": checked, "grad_norms": history["grad_norm"][-20:]},
+        )
     if found["kind"] == "numerics":
         found.update(_blow_up(history))
     numbers = {"steps_checked": checked, "grad_norms": history["grad_norm"][-20:], **found}
     hint = f", {found['cause_hint']}" if "cause_hint" in found else ""
-    return Outcome(CONFIRMED, f"{found['kind']}: {found['where']}{hint} at step {found['step']}",
-                   numbers)
+    return Outcome(
+        CONFIRMED, f"{found['kind']}: {found['where']}{hint} at step {found['step']}", numbers
+    )
 
 
 def _blow_up(history: dict[str, list[float]]) -> dict[str, Any]:
@@ -114,20 +124,35 @@ def _blow_up(history: dict[str, list[float]]) -> dict[str, Any]:
     return out
 
 
-def _check_step(setup: ProbeSetup, model: Any, optimizer: Any, x: Any, y: Any,
-                first: dict[str, Any], history: dict[str, list[float]]) -> dict[str, Any]:
+def _check_step(
+    setup: ProbeSetup,
+    model: Any,
+    optimizer: Any,
+    x: Any,
+    y: Any,
+    first: dict[str, Any],
+    history: dict[str, list[float]],
+) -> dict[str, Any]:
     """The first non-finite thing this step produces, or {} when everything stayed finite."""
     torch = require_torch()
     bad_params = [n for n, p in model.named_parameters() if nonfinite(p.detach())]
     if bad_params:
-        return {"kind": "optimisation", "module": bad_params[0],
-                "where": f"weights of {bad_params[0]} non-finite after the previous update"}
+        return {
+            "kind": "optimisation",
+            "module": bad_params[0],
+            "where": f"weights of {bad_params[0]} non-finite after the previous update",
+        }
     if nonfinite(x) or nonfinite(y):
         part = "input" if nonfinite(x) else "target"
-        count = sum(int((~torch.isfinite(t)).sum()) for t in tensors_in(x if part == "input"
-                                                                         else y))
-        return {"kind": "data", "module": None, "nonfinite_values": count,
-                "where": f"the batch's {part} holds {count} non-finite value(s)"}
+        count = sum(
+            int((~torch.isfinite(t)).sum()) for t in tensors_in(x if part == "input" else y)
+        )
+        return {
+            "kind": "data",
+            "module": None,
+            "nonfinite_values": count,
+            "where": f"the batch's {part} holds {count} non-finite value(s)",
+        }
     if optimizer is not None:
         optimizer.zero_grad(set_to_none=True)
     with warnings.catch_warnings(record=True) as caught, torch.autograd.detect_anomaly():
@@ -137,8 +162,11 @@ def _check_step(setup: ProbeSetup, model: Any, optimizer: Any, x: Any, y: Any,
             return _from_forward(first)
         loss = setup.loss_fn(out, y)
         if nonfinite(loss):
-            return {"kind": "numerics", "module": "loss_fn",
-                    "where": "loss_fn turns a finite output into a non-finite loss"}
+            return {
+                "kind": "numerics",
+                "module": "loss_fn",
+                "where": "loss_fn turns a finite output into a non-finite loss",
+            }
         try:
             loss.backward()
         except RuntimeError as exc:
@@ -146,15 +174,22 @@ def _check_step(setup: ProbeSetup, model: Any, optimizer: Any, x: Any, y: Any,
             if not match:
                 raise
             trace = [str(w.message) for w in caught if "Traceback" in str(w.message)]
-            return {"kind": "numerics", "module": None, "backward_function": match.group(1),
-                    "forward_trace": trace[-1][-1500:] if trace else None,
-                    "where": f"the backward of {match.group(1)} returned NaN"}
+            return {
+                "kind": "numerics",
+                "module": None,
+                "backward_function": match.group(1),
+                "forward_trace": trace[-1][-1500:] if trace else None,
+                "where": f"the backward of {match.group(1)} returned NaN",
+            }
     params = [p for p in model.parameters() if p.grad is not None]
     norm = total_grad_norm(params)
     if not math.isfinite(norm):
         bad = [n for n, p in model.named_parameters() if p.grad is not None and nonfinite(p.grad)]
-        return {"kind": "optimisation", "module": bad[0] if bad else None,
-                "where": f"the gradient of {bad[0] if bad else 'a parameter'} overflowed"}
+        return {
+            "kind": "optimisation",
+            "module": bad[0] if bad else None,
+            "where": f"the gradient of {bad[0] if bad else 'a parameter'} overflowed",
+        }
     history["grad_norm"].append(norm)
     history["loss"].append(float(loss.detach()))
     if optimizer is not None:
@@ -166,9 +201,16 @@ def _from_forward(first: dict[str, Any]) -> dict[str, Any]:
     name = first["module"]
     if first["input_nonfinite"]:
         parent = name.rsplit(".", 1)[0] if "." in name else "(root)"
-        where = (f"the input of {name} ({first['type']}) was already non-finite: a functional "
-                 f"op before it in {parent}.forward produced it")
+        where = (
+            f"the input of {name} ({first['type']}) was already non-finite: a functional "
+            f"op before it in {parent}.forward produced it"
+        )
     else:
         where = f"{name} ({first['type']}) turned finite input into non-finite output"
-    return {"kind": "numerics", "module": name, "module_type": first["type"],
-            "input_nonfinite": first["input_nonfinite"], "where": where}
+    return {
+        "kind": "numerics",
+        "module": name,
+        "module_type": first["type"],
+        "input_nonfinite": first["input_nonfinite"],
+        "where": where,
+    }

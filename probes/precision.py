@@ -14,12 +14,12 @@ bf16 autocast runs on CPU and CUDA (CUDA only where the GPU supports bf16).
 
 from __future__ import annotations
 
-from probes._torch import require_torch
-from probes.base import Outcome, mentions, probe
-from probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
-from probes.runlog import record
-from probes.setup import ProbeSetup
-from probes.train import train
+from lossforensics.probes._torch import require_torch
+from lossforensics.probes.base import Outcome, mentions, probe
+from lossforensics.probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
+from lossforensics.probes.runlog import record
+from lossforensics.probes.setup import ProbeSetup
+from lossforensics.probes.train import train
 
 NAME = "precision"
 
@@ -36,42 +36,62 @@ def available(setup: ProbeSetup) -> dict[str, str | None]:
     bf16 = None
     if cuda and not torch.cuda.is_bf16_supported():
         bf16 = "this GPU does not support bf16"
-    return {"fp32": None, "bf16": bf16,
-            "fp16": None if cuda else "fp16 autocast with a GradScaler needs CUDA"}
+    return {
+        "fp32": None,
+        "bf16": bf16,
+        "fp16": None if cuda else "fp16 autocast with a GradScaler needs CUDA",
+    }
 
 
-@probe(NAME, question="Does the NaN disappear in fp32 (vs bf16 / fp16 autocast)?",
-       hypothesis="reduced precision (fp16/bf16 overflow or rounding) breaks the run",
-       judge=judge)
+@probe(
+    NAME,
+    question="Does the NaN disappear in fp32 (vs bf16 / fp16 autocast)?",
+    hypothesis="reduced precision (fp16/bf16 overflow or rounding) breaks the run",
+    judge=judge,
+)
 def run(setup: ProbeSetup) -> Outcome:
     can = available(setup)
     runs = {}
     for precision, why_not in can.items():
         if why_not is None:
             model = setup.fresh_model()
-            log = train(setup, model, setup.make_optimizer(model), name=precision,
-                        precision=precision)
+            log = train(
+                setup, model, setup.make_optimizer(model), name=precision, precision=precision
+            )
             runs[precision] = record(setup, NAME, log)
     skipped = {p: why for p, why in can.items() if why is not None}
-    numbers = {"skipped": skipped,
-               **{f"{p}_unstable": r["unstable"] for p, r in runs.items()},
-               **{f"{p}_end_loss": r["end_loss"] for p, r in runs.items()},
-               **{f"{p}_first_nonfinite_step": r["first_nonfinite_step"]
-                  for p, r in runs.items()}}
+    numbers = {
+        "skipped": skipped,
+        **{f"{p}_unstable": r["unstable"] for p, r in runs.items()},
+        **{f"{p}_end_loss": r["end_loss"] for p, r in runs.items()},
+        **{f"{p}_first_nonfinite_step": r["first_nonfinite_step"] for p, r in runs.items()},
+    }
     low = [p for p in runs if p != "fp32"]
     broken = [p for p in low if runs[p]["unstable"]]
     if runs["fp32"]["unstable"]:
-        return Outcome(REFUTED, "unstable in fp32 too: precision is not the cause",
-                       numbers, runs)
+        return Outcome(REFUTED, "unstable in fp32 too: precision is not the cause", numbers, runs)
     if broken:
         p = broken[0]
         step = runs[p]["first_nonfinite_step"]
         where = f"non-finite at step {step}" if step is not None else "diverges"
-        return Outcome(CONFIRMED, f"{p} {where} while fp32 trains: use fp32 (or bf16 instead of "
-                       "fp16, or a GradScaler) where it breaks", numbers, runs)
+        return Outcome(
+            CONFIRMED,
+            f"{p} {where} while fp32 trains: use fp32 (or bf16 instead of "
+            "fp16, or a GradScaler) where it breaks",
+            numbers,
+            runs,
+        )
     if skipped:
-        return Outcome(INCONCLUSIVE, f"fp32 and {', '.join(low) or 'nothing else'} are stable; "
-                       f"not tried: {'; '.join(f'{p} ({w})' for p, w in skipped.items())}",
-                       numbers, runs)
-    return Outcome(REFUTED, f"stable in every precision ({', '.join(runs)}) for {setup.steps} "
-                   "steps", numbers, runs)
+        return Outcome(
+            INCONCLUSIVE,
+            f"fp32 and {', '.join(low) or 'nothing else'} are stable; "
+            f"not tried: {'; '.join(f'{p} ({w})' for p, w in skipped.items())}",
+            numbers,
+            runs,
+        )
+    return Outcome(
+        REFUTED,
+        f"stable in every precision ({', '.join(runs)}) for {setup.steps} steps",
+        numbers,
+        runs,
+    )

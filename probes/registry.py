@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from classifiers.errors import ProbeError
-from classifiers.labels import PROBES
-from probes import (  # noqa: F401  (imported to register)
+from lossforensics.classifiers.errors import ProbeError
+from lossforensics.classifiers.labels import PROBES
+from lossforensics.probes import (  # noqa: F401  (imported to register)
     activation_health,
     batch_inspect,
     clip,
@@ -18,13 +18,15 @@ from probes import (  # noqa: F401  (imported to register)
     precision,
     train_eval_parity,
 )
-from probes.base import REGISTRY, ProbeSpec
-from probes.result import ProbeResult
-from probes.setup import ProbeSetup
+from lossforensics.probes.base import REGISTRY, ProbeSpec
+from lossforensics.probes.result import ProbeResult
+from lossforensics.probes.setup import ProbeSetup
 
 if set(REGISTRY) != set(PROBES):  # the playbook names PROBES; each must have an implementation
-    raise ImportError(f"probes registered {sorted(REGISTRY)} but classifiers.labels.PROBES "
-                      f"names {sorted(PROBES)}")
+    raise ImportError(
+        f"probes registered {sorted(REGISTRY)} but lossforensics.classifiers.labels.PROBES "
+        f"names {sorted(PROBES)}"
+    )
 
 
 def spec(name: str) -> ProbeSpec:

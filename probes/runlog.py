@@ -13,11 +13,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from classifiers.diagnose import diagnose
-from classifiers.frame import make_frame
-from probes.setup import ProbeSetup
-from probes.train import TrainLog, stability
+from lossforensics.classifiers.diagnose import diagnose
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.probes.setup import ProbeSetup
+from lossforensics.probes.train import TrainLog, stability
 
 # Labels that mean "this run is unstable" when the classifiers put them on a probe's re-run.
 UNSTABLE_LABELS = frozenset({"nan", "exploding"})
@@ -45,7 +44,7 @@ def frame_of(log: TrainLog, run: str) -> pd.DataFrame:
 
 
 def diagnosed_labels(frame: pd.DataFrame) -> list[str]:
-    """The labels classifiers.diagnose gives the frame (healthy: none)."""
+    """The labels lossforensics.classifiers.diagnose gives the frame (healthy: none)."""
     return list(diagnose(frame).labels)
 
 
@@ -56,6 +55,11 @@ def record(setup: ProbeSetup, probe: str, log: TrainLog) -> dict[str, Any]:
     stab = stability(log.loss)
     unstable = stab.diverged() or bool(set(labels or ()) & UNSTABLE_LABELS)
     first_lr = float(log.lr[0]) if len(log.lr) else float("nan")
-    return {"log": str(path), "labels": labels, "unstable": unstable, "first_lr": first_lr,
-            **stab.to_dict(),
-            **log.settings}
+    return {
+        "log": str(path),
+        "labels": labels,
+        "unstable": unstable,
+        "first_lr": first_lr,
+        **stab.to_dict(),
+        **log.settings,
+    }

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from classifiers.errors import ProbeError
-from probes._torch import require_torch
+from lossforensics.classifiers.errors import ProbeError
+from lossforensics.probes._torch import require_torch
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
@@ -64,8 +64,10 @@ class ProbeSetup:
         if self.steps < 1:
             raise ProbeError(f"steps must be at least 1, got {self.steps}")
         if self.data is None or isinstance(self.data, Iterator):
-            raise ProbeError("data must be re-iterable (a DataLoader or a list of (x, y) "
-                             "batches); a one-shot iterator or generator cannot be replayed")
+            raise ProbeError(
+                "data must be re-iterable (a DataLoader or a list of (x, y) "
+                "batches); a one-shot iterator or generator cannot be replayed"
+            )
         if self.model is not None and not isinstance(self.model, torch.nn.Module):
             raise ProbeError(f"model must be a torch.nn.Module, got {type(self.model).__name__}")
         if self.device is None:
@@ -99,22 +101,32 @@ class ProbeSetup:
         if self.model is None:
             return self.fresh_model()
         where = {p.device for p in self.model.parameters()}
-        if where and where != {self.torch_device} and not (
+        if (
+            where
+            and where != {self.torch_device}
+            and not (
                 self.torch_device.index is None
-                and {d.type for d in where} == {self.torch_device.type}):
-            raise ProbeError(f"the model lives on {', '.join(sorted(map(str, where)))} but the "
-                             f"probes run on {self.torch_device}: pass device= to match it")
+                and {d.type for d in where} == {self.torch_device.type}
+            )
+        ):
+            raise ProbeError(
+                f"the model lives on {', '.join(sorted(map(str, where)))} but the "
+                f"probes run on {self.torch_device}: pass device= to match it"
+            )
         return self.model
 
     def make_optimizer(self, model: torch.nn.Module) -> torch.optim.Optimizer:
         torch = require_torch()
         if self.optimizer_fn is None:
-            raise ProbeError("this probe re-trains the model: give optimizer_fn "
-                             "(e.g. lambda params: torch.optim.AdamW(params, lr=3e-4))")
+            raise ProbeError(
+                "this probe re-trains the model: give optimizer_fn "
+                "(e.g. lambda params: torch.optim.AdamW(params, lr=3e-4))"
+            )
         opt = self.optimizer_fn(model.parameters())
         if not isinstance(opt, torch.optim.Optimizer):
-            raise ProbeError("optimizer_fn must return a torch.optim.Optimizer, "
-                             f"got {type(opt).__name__}")
+            raise ProbeError(
+                f"optimizer_fn must return a torch.optim.Optimizer, got {type(opt).__name__}"
+            )
         return opt
 
     # -- data ---------------------------------------------------------------------------------
@@ -139,9 +151,11 @@ class ProbeSetup:
         if isinstance(batch, dict) and {"x", "y"} <= batch.keys():
             batch = (batch["x"], batch["y"])
         if not isinstance(batch, (tuple, list)) or len(batch) != 2:
-            raise ProbeError("each batch must be an (x, y) pair, got "
-                             f"{type(batch).__name__}" + (f" of length {len(batch)}"
-                                                          if hasattr(batch, "__len__") else ""))
+            raise ProbeError(
+                "each batch must be an (x, y) pair, got "
+                f"{type(batch).__name__}"
+                + (f" of length {len(batch)}" if hasattr(batch, "__len__") else "")
+            )
         return to_device(batch[0], self.torch_device), to_device(batch[1], self.torch_device)
 
     def first_batch(self) -> tuple[Any, Any]:

@@ -12,12 +12,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from probes._torch import require_torch
+from lossforensics.probes._torch import require_torch
 
 
 @contextmanager
-def preserved(model: Any = None, optimizer: Any = None, *, cuda: bool = False
-              ) -> Iterator[None]:
+def preserved(model: Any = None, optimizer: Any = None, *, cuda: bool = False) -> Iterator[None]:
     """Snapshot, yield, restore. `cuda`: the probe will use CUDA, so fork the CUDA RNG streams
     too (they are forked anyway once CUDA is initialised)."""
     torch = require_torch()
@@ -27,8 +26,7 @@ def preserved(model: Any = None, optimizer: Any = None, *, cuda: bool = False
         saved["modes"] = [(m, m.training) for m in model.modules()]
         params = list(model.parameters())
         saved["requires_grad"] = [(p, p.requires_grad) for p in params]
-        saved["grads"] = [(p, None if p.grad is None else p.grad.detach().clone())
-                          for p in params]
+        saved["grads"] = [(p, None if p.grad is None else p.grad.detach().clone()) for p in params]
     if optimizer is not None:
         saved["optimizer"] = copy.deepcopy(optimizer.state_dict())
     fork_cuda = torch.cuda.is_available() and (cuda or torch.cuda.is_initialized())

@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from classifiers.errors import ProbeError
-from probes._torch import require_torch
-from probes.setup import ProbeSetup, forward
+from lossforensics.classifiers.errors import ProbeError
+from lossforensics.probes._torch import require_torch
+from lossforensics.probes.setup import ProbeSetup, forward
 
 AUTOCAST_DTYPES = {"bf16": "bfloat16", "fp16": "float16"}
 
@@ -45,9 +44,10 @@ class TrainLog:
     def records(self) -> list[dict[str, Any]]:
         """One JSON object per step: step, loss, grad_norm, lr (and scaler_skipped: true on the
         steps a GradScaler skipped)."""
-        rows = [{"step": int(s), "loss": float(a), "grad_norm": float(g), "lr": float(r)}
-                for s, a, g, r in zip(self.steps, self.loss, self.grad_norm, self.lr,
-                                      strict=True)]
+        rows = [
+            {"step": int(s), "loss": float(a), "grad_norm": float(g), "lr": float(r)}
+            for s, a, g, r in zip(self.steps, self.loss, self.grad_norm, self.lr, strict=True)
+        ]
         for i in np.flatnonzero(self.skipped):
             rows[i]["scaler_skipped"] = True
         return rows
@@ -105,28 +105,43 @@ def train(
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step)
         try:
-            loss, norm, skip = _step(model, optimizer, x, y, setup.loss_fn, params, clip,
-                                     precision, device_type, scaler)
+            loss, norm, skip = _step(
+                model, optimizer, x, y, setup.loss_fn, params, clip, precision, device_type, scaler
+            )
         except ProbeError:
             raise
         except Exception as exc:  # the user's model or loss failed: say where, keep the type
-            raise ProbeError(f"run {name!r} failed at step {step}: "
-                             f"{type(exc).__name__}: {exc}") from exc
+            raise ProbeError(
+                f"run {name!r} failed at step {step}: {type(exc).__name__}: {exc}"
+            ) from exc
         losses.append(loss)
         norms.append(norm)
         skipped.append(skip)
         lrs.append(float(optimizer.param_groups[0]["lr"]))
         if not math.isfinite(loss):
             break
-    return TrainLog(name, np.asarray(losses, float), np.asarray(norms, float),
-                    np.asarray(lrs, float),
-                    {"clip": clip, "precision": precision, "lr_scale": lr_scale},
-                    np.asarray(skipped, bool))
+    return TrainLog(
+        name,
+        np.asarray(losses, float),
+        np.asarray(norms, float),
+        np.asarray(lrs, float),
+        {"clip": clip, "precision": precision, "lr_scale": lr_scale},
+        np.asarray(skipped, bool),
+    )
 
 
-def _step(model: Any, optimizer: Any, x: Any, y: Any, loss_fn: Callable, params: list[Any],
-          clip: float | None, precision: str, device_type: str, scaler: Any
-          ) -> tuple[float, float, bool]:
+def _step(
+    model: Any,
+    optimizer: Any,
+    x: Any,
+    y: Any,
+    loss_fn: Callable,
+    params: list[Any],
+    clip: float | None,
+    precision: str,
+    device_type: str,
+    scaler: Any,
+) -> tuple[float, float, bool]:
     """One optimisation step: (loss, total grad norm before clipping, skipped by the scaler)."""
     torch = require_torch()
     optimizer.zero_grad(set_to_none=True)
@@ -185,14 +200,23 @@ class Stability:
     def diverged(self, *, rise_tol: float = 1.5, blowup_tol: float = 10.0) -> bool:
         """Non-finite, or ended `rise_tol`x above where it started, or peaked `blowup_tol`x
         above it."""
-        return (self.nonfinite or self.rise > rise_tol
-                or level_ratio(self.max_loss, self.start_loss) > blowup_tol)
+        return (
+            self.nonfinite
+            or self.rise > rise_tol
+            or level_ratio(self.max_loss, self.start_loss) > blowup_tol
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"steps": self.steps, "first_nonfinite_step": self.first_nonfinite_step,
-                "start_loss": self.start_loss, "end_loss": self.end_loss,
-                "best_loss": self.best_loss, "max_loss": self.max_loss,
-                "rise": self.rise, "diverged": self.diverged()}
+        return {
+            "steps": self.steps,
+            "first_nonfinite_step": self.first_nonfinite_step,
+            "start_loss": self.start_loss,
+            "end_loss": self.end_loss,
+            "best_loss": self.best_loss,
+            "max_loss": self.max_loss,
+            "rise": self.rise,
+            "diverged": self.diverged(),
+        }
 
 
 def stability(loss: np.ndarray) -> Stability:
@@ -206,9 +230,15 @@ def stability(loss: np.ndarray) -> Stability:
         nan = math.nan
         return Stability(len(loss), first_bad, nan, nan, nan, nan)
     head = good[: max(1, good.size // 10)]
-    tail = good[-max(1, good.size // 4):]
-    return Stability(len(loss), first_bad, float(np.median(head)), float(np.median(tail)),
-                     float(good.min()), float(good.max()))
+    tail = good[-max(1, good.size // 4) :]
+    return Stability(
+        len(loss),
+        first_bad,
+        float(np.median(head)),
+        float(np.median(tail)),
+        float(good.min()),
+        float(good.max()),
+    )
 
 
 def level_ratio(a: float, b: float) -> float:

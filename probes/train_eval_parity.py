@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from probes._torch import require_torch
-from probes.base import Outcome, mentions, probe
-from probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
-from probes.setup import ProbeSetup, forward, tensors_in
+from lossforensics.probes._torch import require_torch
+from lossforensics.probes.base import Outcome, mentions, probe
+from lossforensics.probes.result import CONFIRMED, INCONCLUSIVE, REFUTED, ProbeResult
+from lossforensics.probes.setup import ProbeSetup, forward, tensors_in
 
 NAME = "train_eval_parity"
 
@@ -43,9 +43,12 @@ def _gap(a: Any, b: Any) -> float:
     return float(torch.linalg.vector_norm(a - b) / (torch.linalg.vector_norm(b) + 1e-12))
 
 
-@probe(NAME, question="Does the same batch give a different output/loss in train vs eval mode?",
-       hypothesis="train/eval mode differences (dropout, BatchNorm) change what the model "
-                  "computes", judge=judge)
+@probe(
+    NAME,
+    question="Does the same batch give a different output/loss in train vs eval mode?",
+    hypothesis="train/eval mode differences (dropout, BatchNorm) change what the model computes",
+    judge=judge,
+)
 def run(setup: ProbeSetup, *, tol: float = 0.1) -> Outcome:
     torch = require_torch()
     model = setup.live_model()
@@ -61,14 +64,29 @@ def run(setup: ProbeSetup, *, tol: float = 0.1) -> Outcome:
     noise = _gap(passes["train"][0], passes["train_again"][0])
     lt, le = passes["train"][1], passes["eval"][1]
     loss_gap = abs(lt - le) / (abs(le) + 1e-12)
-    modes = sorted({type(m).__name__ for m in model.modules()
-                    if type(m).__name__.startswith(MODE_DEPENDENT)})
-    numbers = {"output_gap": out_gap, "train_noise": noise, "loss_train": lt, "loss_eval": le,
-               "loss_gap": loss_gap, "mode_dependent_modules": modes, "tol": tol}
+    modes = sorted(
+        {type(m).__name__ for m in model.modules() if type(m).__name__.startswith(MODE_DEPENDENT)}
+    )
+    numbers = {
+        "output_gap": out_gap,
+        "train_noise": noise,
+        "loss_train": lt,
+        "loss_eval": le,
+        "loss_gap": loss_gap,
+        "mode_dependent_modules": modes,
+        "tol": tol,
+    }
     which = ", ".join(modes) or "no dropout/BatchNorm module found"
     if max(out_gap, loss_gap) >= tol:
-        return Outcome(CONFIRMED, f"train and eval mode differ: loss {lt:.4g} vs {le:.4g} "
-                       f"({loss_gap:.0%}), output gap {out_gap:.0%} (train-mode noise "
-                       f"{noise:.0%}); mode-dependent: {which}", numbers)
-    return Outcome(REFUTED, f"train and eval mode agree: loss gap {loss_gap:.1%}, output gap "
-                   f"{out_gap:.1%} ({which})", numbers)
+        return Outcome(
+            CONFIRMED,
+            f"train and eval mode differ: loss {lt:.4g} vs {le:.4g} "
+            f"({loss_gap:.0%}), output gap {out_gap:.0%} (train-mode noise "
+            f"{noise:.0%}); mode-dependent: {which}",
+            numbers,
+        )
+    return Outcome(
+        REFUTED,
+        f"train and eval mode agree: loss gap {loss_gap:.1%}, output gap {out_gap:.1%} ({which})",
+        numbers,
+    )

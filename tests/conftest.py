@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,3 +29,23 @@ def real_runs() -> Path:
 @pytest.fixture(scope="session")
 def real_labels(real_runs: Path) -> dict:
     return json.loads((real_runs / "labels.json").read_text())
+
+
+class _OldTopLevelNames:
+    """Fails any import of the generic top-level names the package used to install (`app`,
+    `classifiers`, `probes`): the repository root is on sys.path while the tests run, so
+    without this a leftover `from app.x import y` would pass here and break in a user's
+    environment. Installed, everything is `lossforensics.*`."""
+
+    BLOCKED = frozenset({"app", "classifiers", "probes"})
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.BLOCKED:
+            raise ImportError(
+                f"import {name!r} as 'lossforensics.{name}' (or "
+                f"'lossforensics.{name.split('.', 1)[-1]}' for app.*)"
+            )
+        return None
+
+
+sys.meta_path.insert(0, _OldTopLevelNames())

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 import typer
 import yaml
-
-from app.cli import cli
-from app.settings import Settings
+from lossforensics.cli import cli
+from lossforensics.settings import Settings
 
 DOCKER = Path(__file__).resolve().parents[1] / "docker"
 
@@ -77,8 +76,9 @@ def test_compose_environment_names_real_settings():
     for name in env:
         assert name.startswith("LOSSFORENSICS_"), name
         assert name.removeprefix("LOSSFORENSICS_").lower() in fields, f"{name} is no setting"
-    settings = Settings(**{k.removeprefix("LOSSFORENSICS_").lower(): _resolve(str(v))
-                           for k, v in env.items()})
+    settings = Settings(
+        **{k.removeprefix("LOSSFORENSICS_").lower(): _resolve(str(v)) for k, v in env.items()}
+    )
     assert settings.auth_enabled, "the container binds 0.0.0.0: tokens are required"
     assert settings.database_url.startswith("postgresql+psycopg://")
     assert "@db:5432/" in settings.database_url

@@ -90,9 +90,18 @@ def test_evaluate_script_on_a_small_labelled_slice(tmp_path: Path) -> None:
         (runs / n).symlink_to(SAMPLE_RUNS / n, target_is_directory=True)
     (tmp_path / "labels.json").write_text(json.dumps({n: labels[n] for n in names}))
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "evaluate.py"), "--corpus", "--json",
-         "--corpus-path", str(tmp_path)],
-        capture_output=True, text=True, timeout=300, cwd=REPO,
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "evaluate.py"),
+            "--corpus",
+            "--json",
+            "--corpus-path",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
@@ -111,9 +120,18 @@ def test_evaluate_script_on_the_committed_corpus_slice() -> None:
     if not corpus.is_file():
         pytest.skip("benchmarks/corpus/corpus.tar.xz not generated")
     proc = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "evaluate.py"), "--corpus", "--json",
-         "--limit", "3"],
-        capture_output=True, text=True, timeout=300, cwd=REPO,
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "evaluate.py"),
+            "--corpus",
+            "--json",
+            "--limit",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)

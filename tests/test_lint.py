@@ -10,10 +10,18 @@ from tests.conftest import REPO
 
 
 def test_ruff_finds_nothing():
-    if shutil.which("ruff") is None and subprocess.run(
-        [sys.executable, "-m", "ruff", "--version"], capture_output=True
-    ).returncode != 0:
+    if (
+        shutil.which("ruff") is None
+        and subprocess.run(
+            [sys.executable, "-m", "ruff", "--version"], capture_output=True
+        ).returncode
+        != 0
+    ):
         pytest.skip("ruff is not installed (it comes with the [dev] extra)")
-    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--quiet", str(REPO)],
-                          capture_output=True, text=True, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--quiet", str(REPO)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -6,14 +6,22 @@ import json
 from pathlib import Path
 
 import pytest
+from lossforensics.classifiers.labels import ALL_LABELS, HEALTHY
+from lossforensics.ingest import load_run
 
-from app.ingest import load_run
-from classifiers.labels import ALL_LABELS, HEALTHY
 from tests.conftest import SAMPLE_RUNS
 
 LABELS: dict = json.loads((SAMPLE_RUNS / "labels.json").read_text())
-FORMATS = {"tensorboard", "tensorboard_keras", "wandb_csv", "jsonl", "hf_trainer_state",
-           "lightning_csv", "keras_csv", "mlflow"}
+FORMATS = {
+    "tensorboard",
+    "tensorboard_keras",
+    "wandb_csv",
+    "jsonl",
+    "hf_trainer_state",
+    "lightning_csv",
+    "keras_csv",
+    "mlflow",
+}
 
 
 def test_labels_cover_every_format_and_the_main_labels() -> None:
@@ -41,7 +49,7 @@ def test_sample_run_loads_with_a_loss(name: str) -> None:
 
 
 def _diagnose(path: Path) -> set[str]:
-    from classifiers.diagnose import diagnose_all
+    from lossforensics.classifiers.diagnose import diagnose_all
 
     result = load_run(path)
     return {f.label for d in diagnose_all(result.frame) for f in d.findings}
@@ -54,13 +62,17 @@ def _diagnose(path: Path) -> set[str]:
 KNOWN_MISSES = {
     "distribution_mismatch_mlflow": "val features permuted: overfit found instead",
     "lr_decayed_too_early_jsonl": "the LR fell 10x within 9% of the run, before the loss had "
-                                  "moved at all (no progress cut short to see): nothing found",
+    "moved at all (no progress cut short to see): nothing found",
 }
 
 
 def _cases() -> list:
-    return [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_MISSES[n], strict=True))
-            if n in KNOWN_MISSES else n for n in sorted(LABELS)]
+    return [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_MISSES[n], strict=True))
+        if n in KNOWN_MISSES
+        else n
+        for n in sorted(LABELS)
+    ]
 
 
 @pytest.mark.parametrize("name", _cases())

@@ -9,14 +9,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
+from lossforensics.api import diagnose, errors, health, reports, runs, series
+from lossforensics.api.upload_flow import UPLOADS
+from lossforensics.api.uploads import remove_tree
+from lossforensics.settings import Settings
+from lossforensics.store import RunStore
+from lossforensics.store.pipeline import load_samples
 from starlette.concurrency import run_in_threadpool
-
-from app.api import diagnose, errors, health, reports, runs, series
-from app.api.upload_flow import UPLOADS
-from app.api.uploads import remove_tree
-from app.settings import Settings
-from app.store import RunStore
-from app.store.pipeline import load_samples
 
 log = logging.getLogger("lossforensics.api")
 
@@ -36,14 +35,16 @@ def open_store(settings: Settings, samples_dir: Path | None = None) -> RunStore:
     if uploads.is_dir() and settings.orphan_grace_seconds == 0:
         remove_tree(uploads)
     if samples_dir is not None:
-        added = load_samples(store, samples_dir, settings.projects,
-                             max_points=settings.max_points_per_run)
+        added = load_samples(
+            store, samples_dir, settings.projects, max_points=settings.max_points_per_run
+        )
         log.info("sample runs: %d added from %s", len(added), samples_dir)
     return store
 
 
-def create_app(settings: Settings | None = None, *, samples_dir: Path | None = None,
-               prepare: bool = True) -> FastAPI:
+def create_app(
+    settings: Settings | None = None, *, samples_dir: Path | None = None, prepare: bool = True
+) -> FastAPI:
     """A ready app; the store opens when the server starts (lifespan) and closes at shutdown.
     `prepare=False` skips the start-up clean-up and sample loading: with several worker
     processes the parent does it once, before any worker can be mid-write."""
@@ -62,8 +63,9 @@ def create_app(settings: Settings | None = None, *, samples_dir: Path | None = N
         finally:
             app.state.store.close()
 
-    app = FastAPI(title="lossforensics", version="0.1.0", description=DESCRIPTION,
-                  lifespan=lifespan)
+    app = FastAPI(
+        title="lossforensics", version="0.1.0", description=DESCRIPTION, lifespan=lifespan
+    )
     app.state.settings = settings
     errors.install(app)
     app.include_router(health.router)

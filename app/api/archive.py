@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from classifiers.errors import (
+from lossforensics.classifiers.errors import (
     CorruptInputError,
     LimitExceededError,
     UnsafeArchiveError,
@@ -49,7 +49,8 @@ class _Budget:
         self.members += 1
         if self.members > self.max_members:
             raise LimitExceededError(
-                f"archive has more than {self.max_members} members", file=self.name)
+                f"archive has more than {self.max_members} members", file=self.name
+            )
 
     def copy(self, src: IO[bytes], dest: Path) -> None:
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -58,7 +59,8 @@ class _Budget:
                 self.bytes += len(chunk)
                 if self.bytes > self.max_bytes:
                     raise LimitExceededError(
-                        f"archive unpacks to more than {self.max_bytes} bytes", file=self.name)
+                        f"archive unpacks to more than {self.max_bytes} bytes", file=self.name
+                    )
                 out.write(chunk)
 
 
@@ -90,8 +92,16 @@ def extract_archive(
             _extract_tar(path, dest, budget)
         else:
             raise CorruptInputError("not a zip or tar archive", file=display_name)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, OSError,
-            NotImplementedError, RuntimeError, ValueError) as exc:
+    except (
+        zipfile.BadZipFile,
+        tarfile.TarError,
+        EOFError,
+        zlib.error,
+        OSError,
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+    ) as exc:
         shutil.rmtree(dest, ignore_errors=True)
         raise CorruptInputError(f"broken {kind} archive: {exc}", file=display_name) from exc
     except BaseException:
@@ -109,11 +119,11 @@ def _extract_zip(path: Path, dest: Path, budget: _Budget) -> None:
             if stat.S_ISLNK(mode):
                 raise UnsafeArchiveError(f"member {info.filename!r} is a link", file=budget.name)
             if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                raise UnsafeArchiveError(f"member {info.filename!r} is a device or FIFO",
-                                         file=budget.name)
+                raise UnsafeArchiveError(
+                    f"member {info.filename!r} is a device or FIFO", file=budget.name
+                )
             if info.flag_bits & 0x1:
-                raise CorruptInputError(f"member {info.filename!r} is encrypted",
-                                        file=budget.name)
+                raise CorruptInputError(f"member {info.filename!r} is encrypted", file=budget.name)
             if info.is_dir() or str(rel) == ".":
                 (dest / rel).mkdir(parents=True, exist_ok=True)
                 continue
@@ -129,8 +139,9 @@ def _extract_tar(path: Path, dest: Path, budget: _Budget) -> None:
             if member.issym() or member.islnk():
                 raise UnsafeArchiveError(f"member {member.name!r} is a link", file=budget.name)
             if member.isdev() or not (member.isfile() or member.isdir()):
-                raise UnsafeArchiveError(f"member {member.name!r} is a device or FIFO",
-                                         file=budget.name)
+                raise UnsafeArchiveError(
+                    f"member {member.name!r} is a device or FIFO", file=budget.name
+                )
             if member.isdir() or str(rel) == ".":
                 (dest / rel).mkdir(parents=True, exist_ok=True)
                 continue

@@ -9,13 +9,15 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from lossforensics.classifiers.errors import AuthError
+from lossforensics.settings import ANONYMOUS_PROJECT, Settings
+from lossforensics.store import RunStore
 
-from app.settings import ANONYMOUS_PROJECT, Settings
-from app.store import RunStore
-from classifiers.errors import AuthError
-
-_bearer = HTTPBearer(auto_error=False, description="A token from LOSSFORENSICS_TOKENS; "
-                     "needed only when the server has tokens configured.")
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="A token from LOSSFORENSICS_TOKENS; "
+    "needed only when the server has tokens configured.",
+)
 
 
 async def get_settings(request: Request) -> Settings:

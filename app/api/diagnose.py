@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-
-from app.api.deps import ProjectDep, SettingsDep
-from app.api.schemas import UPLOAD_BODY, Diagnoses, problem_responses
-from app.api.upload_flow import diagnose_request, work_dir
+from lossforensics.api.deps import ProjectDep, SettingsDep
+from lossforensics.api.schemas import UPLOAD_BODY, Diagnoses, problem_responses
+from lossforensics.api.upload_flow import diagnose_request, work_dir
 
 router = APIRouter(tags=["diagnose"])
 
 
-@router.post("/diagnose", response_model=Diagnoses, openapi_extra=UPLOAD_BODY,
-             responses=problem_responses(400, 401, 413, 415, 422),
-             summary="Diagnose uploaded logs without storing them")
+@router.post(
+    "/diagnose",
+    response_model=Diagnoses,
+    openapi_extra=UPLOAD_BODY,
+    responses=problem_responses(400, 401, 413, 415, 422),
+    summary="Diagnose uploaded logs without storing them",
+)
 async def diagnose_once(request: Request, settings: SettingsDep, _project: ProjectDep) -> dict:
     async with work_dir(settings) as work:
         diagnosed = await diagnose_request(request, settings, work)

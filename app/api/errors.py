@@ -18,9 +18,8 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from lossforensics.classifiers.errors import LossForensicsError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-
-from classifiers.errors import LossForensicsError
 
 log = logging.getLogger("lossforensics.api")
 
@@ -42,8 +41,12 @@ STATUS_BY_CODE: dict[str, int] = {
     "probe_failed": 422,
 }
 
-_CODE_BY_HTTP_STATUS = {404: "not_found", 401: "unauthorized", 413: "too_large",
-                        415: "unknown_format"}
+_CODE_BY_HTTP_STATUS = {
+    404: "not_found",
+    401: "unauthorized",
+    413: "too_large",
+    415: "unknown_format",
+}
 
 
 def status_for(exc: LossForensicsError) -> int:
@@ -55,8 +58,15 @@ def status_for(exc: LossForensicsError) -> int:
     return 400
 
 
-def problem(status: int, code: str, detail: str, *, instance: str | None = None,
-            headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+def problem(
+    status: int,
+    code: str,
+    detail: str,
+    *,
+    instance: str | None = None,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
     """A problem+json response; `extra` become extension members."""
     body = {
         "type": f"urn:lossforensics:error:{code}",
@@ -67,42 +77,82 @@ def problem(status: int, code: str, detail: str, *, instance: str | None = None,
         **({"instance": instance} if instance else {}),
         **extra,
     }
-    return JSONResponse(jsonable_encoder(body), status_code=status, media_type=PROBLEM_JSON,
-                        headers=headers)
+    return JSONResponse(
+        jsonable_encoder(body), status_code=status, media_type=PROBLEM_JSON, headers=headers
+    )
 
 
 async def _library_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, LossForensicsError)
     status = status_for(exc)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return problem(status, exc.code, str(exc), instance=request.url.path, headers=headers,
-                   message=exc.message, file=exc.file, line=exc.line, byte=exc.byte)
+    return problem(
+        status,
+        exc.code,
+        str(exc),
+        instance=request.url.path,
+        headers=headers,
+        message=exc.message,
+        file=exc.file,
+        line=exc.line,
+        byte=exc.byte,
+    )
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    errors = [{"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")),
-               "type": str(e.get("type", ""))} for e in exc.errors()]
+    errors = [
+        {
+            "loc": list(e.get("loc", ())),
+            "msg": str(e.get("msg", "")),
+            "type": str(e.get("type", "")),
+        }
+        for e in exc.errors()
+    ]
     first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
     detail = f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
-    return problem(422, "bad_input", detail, instance=request.url.path, message=detail,
-                   file=None, line=None, byte=None, errors=errors)
+    return problem(
+        422,
+        "bad_input",
+        detail,
+        instance=request.url.path,
+        message=detail,
+        file=None,
+        line=None,
+        byte=None,
+        errors=errors,
+    )
 
 
 async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code = _CODE_BY_HTTP_STATUS.get(exc.status_code, "bad_input")
     detail = str(exc.detail)
-    return problem(exc.status_code, code, detail, instance=request.url.path,
-                   headers=getattr(exc, "headers", None), message=detail, file=None,
-                   line=None, byte=None)
+    return problem(
+        exc.status_code,
+        code,
+        detail,
+        instance=request.url.path,
+        headers=getattr(exc, "headers", None),
+        message=detail,
+        file=None,
+        line=None,
+        byte=None,
+    )
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path)
-    return problem(500, "error", "internal error (logged on the server)",
-                   instance=request.url.path, message="internal error", file=None, line=None,
-                   byte=None)
+    return problem(
+        500,
+        "error",
+        "internal error (logged on the server)",
+        instance=request.url.path,
+        message="internal error",
+        file=None,
+        line=None,
+        byte=None,
+    )
 
 
 def install(app: FastAPI) -> None:

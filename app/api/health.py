@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-
-from app.api.deps import SettingsDep, StoreDep
-from app.api.schemas import Health
+from lossforensics.api.deps import SettingsDep, StoreDep
+from lossforensics.api.schemas import Health
 
 router = APIRouter(tags=["health"])
 

@@ -15,10 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from lossforensics.classifiers.errors import (
+    EmptyInputError,
+    InputError,
+    LimitExceededError,
+    UnknownFormatError,
+)
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
-
-from classifiers.errors import EmptyInputError, InputError, LimitExceededError, UnknownFormatError
 
 FILE_FIELD = "file"
 MAX_TEXT_FIELD = 64 * 1024
@@ -67,10 +71,15 @@ class _Receiver:
         self._size = 0
 
     def callbacks(self) -> dict:
-        return {"on_part_begin": self.on_part_begin, "on_header_field": self.on_header_field,
-                "on_header_value": self.on_header_value, "on_header_end": self.on_header_end,
-                "on_headers_finished": self.on_headers_finished, "on_part_data": self.on_part_data,
-                "on_part_end": self.on_part_end}
+        return {
+            "on_part_begin": self.on_part_begin,
+            "on_header_field": self.on_header_field,
+            "on_header_value": self.on_header_value,
+            "on_header_end": self.on_header_end,
+            "on_headers_finished": self.on_headers_finished,
+            "on_part_data": self.on_part_data,
+            "on_part_end": self.on_part_end,
+        }
 
     def on_part_begin(self) -> None:
         self._disposition = b""
@@ -140,7 +149,8 @@ def boundary_of(content_type: str | None) -> bytes:
     if ctype != b"multipart/form-data":
         raise UnknownFormatError(
             f"expected multipart/form-data with one or more `{FILE_FIELD}` parts, got "
-            f"{(content_type or 'no content type')[:100]!r}")
+            f"{(content_type or 'no content type')[:100]!r}"
+        )
     boundary = params.get(b"boundary")
     if not boundary:
         raise InputError("multipart body without a boundary")
@@ -148,14 +158,20 @@ def boundary_of(content_type: str | None) -> bytes:
 
 
 async def receive_form(
-    chunks: AsyncIterator[bytes], content_type: str | None, content_length: str | None,
-    dest: Path, *, max_bytes: int, max_files: int,
+    chunks: AsyncIterator[bytes],
+    content_type: str | None,
+    content_length: str | None,
+    dest: Path,
+    *,
+    max_bytes: int,
+    max_files: int,
 ) -> ReceivedForm:
     """Parse the body into `dest`; at least one non-empty file part is required."""
     boundary = boundary_of(content_type)
     if content_length and content_length.isdigit() and int(content_length) > max_bytes:
-        raise LimitExceededError(f"upload of {content_length} bytes is over the limit of "
-                                 f"{max_bytes} bytes")
+        raise LimitExceededError(
+            f"upload of {content_length} bytes is over the limit of {max_bytes} bytes"
+        )
     dest.mkdir(parents=True, exist_ok=True)
     receiver = _Receiver(dest, max_files)
     parser = MultipartParser(boundary, receiver.callbacks())

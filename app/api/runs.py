@@ -6,23 +6,30 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
+from lossforensics.api.deps import ProjectDep, SettingsDep, StoreDep
+from lossforensics.api.schemas import UPLOAD_BODY, Run, RunPage, RunsCreated, problem_responses
+from lossforensics.api.upload_flow import diagnose_request, work_dir
+from lossforensics.store.pipeline import rediagnose, to_new_runs
 from starlette.concurrency import run_in_threadpool
-
-from app.api.deps import ProjectDep, SettingsDep, StoreDep
-from app.api.schemas import UPLOAD_BODY, Run, RunPage, RunsCreated, problem_responses
-from app.api.upload_flow import diagnose_request, work_dir
-from app.store.pipeline import rediagnose, to_new_runs
 
 router = APIRouter(prefix="/runs", tags=["runs"])
 
 
 @router.post(
-    "", status_code=201, response_model=RunsCreated, openapi_extra=UPLOAD_BODY,
+    "",
+    status_code=201,
+    response_model=RunsCreated,
+    openapi_extra=UPLOAD_BODY,
     responses=problem_responses(400, 401, 413, 415, 422),
     summary="Upload a run's logs (files or archives); store and diagnose every run found",
 )
-async def create_runs(request: Request, response: Response, settings: SettingsDep,
-                      store: StoreDep, project: ProjectDep) -> dict:
+async def create_runs(
+    request: Request,
+    response: Response,
+    settings: SettingsDep,
+    store: StoreDep,
+    project: ProjectDep,
+) -> dict:
     async with work_dir(settings) as work:
         diagnosed = await diagnose_request(request, settings, work)
         records = await run_in_threadpool(store.add, project, to_new_runs(diagnosed))
@@ -30,34 +37,56 @@ async def create_runs(request: Request, response: Response, settings: SettingsDe
     return {"runs": [r.to_dict() for r in records]}
 
 
-@router.get("", response_model=RunPage, responses=problem_responses(401, 422),
-            summary="List runs, newest first; filter by label or name")
+@router.get(
+    "",
+    response_model=RunPage,
+    responses=problem_responses(401, 422),
+    summary="List runs, newest first; filter by label or name",
+)
 def list_runs(
-    store: StoreDep, project: ProjectDep,
+    store: StoreDep,
+    project: ProjectDep,
     label: Annotated[str | None, Query(max_length=64, description="e.g. overfit, healthy")] = None,
     name: Annotated[str | None, Query(max_length=1000, description="exact run name")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> dict:
     page = store.list(project, label=label, name=name, limit=limit, offset=offset)
-    return {"items": [r.summary() for r in page.items], "total": page.total,
-            "limit": page.limit, "offset": page.offset}
+    return {
+        "items": [r.summary() for r in page.items],
+        "total": page.total,
+        "limit": page.limit,
+        "offset": page.offset,
+    }
 
 
-@router.get("/{run_id}", response_model=Run, responses=problem_responses(401, 404),
-            summary="A run's metadata and diagnosis")
+@router.get(
+    "/{run_id}",
+    response_model=Run,
+    responses=problem_responses(401, 404),
+    summary="A run's metadata and diagnosis",
+)
 def get_run(run_id: str, store: StoreDep, project: ProjectDep) -> dict:
     return store.get(project, run_id).to_dict()
 
 
-@router.delete("/{run_id}", status_code=204, response_class=Response,
-               responses=problem_responses(401, 404), summary="Delete a run and its series")
+@router.delete(
+    "/{run_id}",
+    status_code=204,
+    response_class=Response,
+    responses=problem_responses(401, 404),
+    summary="Delete a run and its series",
+)
 def delete_run(run_id: str, store: StoreDep, project: ProjectDep) -> Response:
     store.delete(project, run_id)
     return Response(status_code=204)
 
 
-@router.post("/{run_id}/diagnose", response_model=Run, responses=problem_responses(401, 404),
-             summary="Diagnose a stored run again (after the classifiers changed)")
+@router.post(
+    "/{run_id}/diagnose",
+    response_model=Run,
+    responses=problem_responses(401, 404),
+    summary="Diagnose a stored run again (after the classifiers changed)",
+)
 def rediagnose_run(run_id: str, store: StoreDep, project: ProjectDep) -> dict:
     return rediagnose(store, project, run_id).to_dict()

@@ -74,8 +74,7 @@ class Problem(BaseModel):
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    return {s: {"model": Problem, "content": {"application/problem+json": {}}}
-            for s in statuses}
+    return {s: {"model": Problem, "content": {"application/problem+json": {}}} for s in statuses}
 
 
 UPLOAD_BODY: dict[str, Any] = {
@@ -91,7 +90,7 @@ UPLOAD_BODY: dict[str, Any] = {
                             "type": "array",
                             "items": {"type": "string", "format": "binary"},
                             "description": "log files of one run, or .zip / .tar.gz archives of "
-                                           "run directories (repeat the field for several)",
+                            "run directories (repeat the field for several)",
                         },
                     },
                 },

@@ -9,14 +9,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import Request
+from lossforensics.api.multipart import receive_form
+from lossforensics.api.uploads import diagnose_upload, remove_tree
+from lossforensics.classifiers.errors import InputError
+from lossforensics.settings import Settings
+from lossforensics.store.pipeline import DiagnosedRun
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
-
-from app.api.multipart import receive_form
-from app.api.uploads import diagnose_upload, remove_tree
-from app.settings import Settings
-from app.store.pipeline import DiagnosedRun
-from classifiers.errors import InputError
 
 UPLOADS = "uploads"
 
@@ -30,15 +29,18 @@ async def work_dir(settings: Settings) -> AsyncIterator[Path]:
         await run_in_threadpool(remove_tree, path)
 
 
-async def diagnose_request(request: Request, settings: Settings, work: Path
-                           ) -> list[DiagnosedRun]:
+async def diagnose_request(request: Request, settings: Settings, work: Path) -> list[DiagnosedRun]:
     """Receive the multipart body under `work` and diagnose every run in it."""
     recv = work / "upload"
     try:
         form = await receive_form(
-            request.stream(), request.headers.get("content-type"),
-            request.headers.get("content-length"), recv,
-            max_bytes=settings.max_upload_bytes, max_files=settings.max_files_per_upload)
+            request.stream(),
+            request.headers.get("content-type"),
+            request.headers.get("content-length"),
+            recv,
+            max_bytes=settings.max_upload_bytes,
+            max_files=settings.max_files_per_upload,
+        )
     except ClientDisconnect:
         raise InputError("the client went away before the upload was complete") from None
     return await run_in_threadpool(diagnose_upload, form, recv, work, settings)

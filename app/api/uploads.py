@@ -13,12 +13,12 @@ import dataclasses
 import shutil
 from pathlib import Path
 
-from app.api.archive import archive_kind, extract_archive
-from app.api.multipart import ReceivedForm, SavedFile, sanitize_name
-from app.ingest.base import IngestResult
-from app.settings import Settings
-from app.store.pipeline import DiagnosedRun, diagnose_result, ingest
-from classifiers.errors import LossForensicsError
+from lossforensics.api.archive import archive_kind, extract_archive
+from lossforensics.api.multipart import ReceivedForm, SavedFile, sanitize_name
+from lossforensics.classifiers.errors import LossForensicsError
+from lossforensics.ingest.base import IngestResult
+from lossforensics.settings import Settings
+from lossforensics.store.pipeline import DiagnosedRun, diagnose_result, ingest
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tar", ".zip")
 
@@ -42,8 +42,9 @@ def run_dir_name(requested: str | None, files: list[SavedFile]) -> str:
     return "upload"
 
 
-def sources_of(form: ReceivedForm, recv_dir: Path, work: Path, settings: Settings
-               ) -> list[tuple[Path, str, Path]]:
+def sources_of(
+    form: ReceivedForm, recv_dir: Path, work: Path, settings: Settings
+) -> list[tuple[Path, str, Path]]:
     """(path to ingest, name to show, folder names are shown relative to) for every source of
     the upload: the plain files together as one run folder, then each archive unpacked."""
     archives, plain = [], []
@@ -52,9 +53,13 @@ def sources_of(form: ReceivedForm, recv_dir: Path, work: Path, settings: Setting
     sources: list[tuple[Path, str, Path]] = []
     for i, f in enumerate(archives):
         dest = work / "unpacked" / str(i) / archive_stem(f.name)
-        extract_archive(f.path, dest, display_name=f.name,
-                        max_members=settings.max_archive_members,
-                        max_bytes=settings.max_unpacked_bytes)
+        extract_archive(
+            f.path,
+            dest,
+            display_name=f.name,
+            max_members=settings.max_archive_members,
+            max_bytes=settings.max_unpacked_bytes,
+        )
         f.path.unlink(missing_ok=True)
         entries = list(dest.iterdir())
         root = entries[0] if len(entries) == 1 and entries[0].is_dir() else dest
@@ -70,8 +75,9 @@ def sources_of(form: ReceivedForm, recv_dir: Path, work: Path, settings: Setting
     return sources
 
 
-def diagnose_upload(form: ReceivedForm, recv_dir: Path, work: Path, settings: Settings
-                    ) -> list[DiagnosedRun]:
+def diagnose_upload(
+    form: ReceivedForm, recv_dir: Path, work: Path, settings: Settings
+) -> list[DiagnosedRun]:
     """Ingest and diagnose every source of an upload (blocking: run it in a worker thread)."""
     out: list[DiagnosedRun] = []
     for path, name, base in sources_of(form, recv_dir, work, settings):
@@ -91,16 +97,22 @@ def _rel(value: str | None, base: Path) -> str | None:
 
 
 def _relative(result: IngestResult, base: Path) -> IngestResult:
-    warnings = [dataclasses.replace(w, file=_rel(w.file, base),
-                                    message=_rel(w.message, base) or "")
-                for w in result.warnings]
-    return IngestResult(frame=result.frame, warnings=warnings, format=result.format,
-                        files=[_rel(str(f), base) or "" for f in result.files])
+    warnings = [
+        dataclasses.replace(w, file=_rel(w.file, base), message=_rel(w.message, base) or "")
+        for w in result.warnings
+    ]
+    return IngestResult(
+        frame=result.frame,
+        warnings=warnings,
+        format=result.format,
+        files=[_rel(str(f), base) or "" for f in result.files],
+    )
 
 
 def _relative_error(exc: LossForensicsError, base: Path) -> LossForensicsError:
-    out = type(exc)(_rel(exc.message, base) or "", file=_rel(exc.file, base), line=exc.line,
-                    byte=exc.byte)
+    out = type(exc)(
+        _rel(exc.message, base) or "", file=_rel(exc.file, base), line=exc.line, byte=exc.byte
+    )
     return out
 
 

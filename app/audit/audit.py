@@ -2,7 +2,7 @@
 
 Exit codes (the CLI returns them as is): 0 clean, 1 when a `fail_on` label was found in any run
 (CI gating), 2 for usage errors or when nothing readable was found (raised as typed errors that
-app.cli maps to 2).
+lossforensics.cli maps to 2).
 """
 
 from __future__ import annotations
@@ -11,16 +11,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from lossforensics.audit.executor import open_executor, run_audit
+from lossforensics.audit.html import DEFAULT_MAX_PLOTS, PREVIEW_POINTS, draw_thumbnails, render_html
+from lossforensics.audit.output import print_table, to_csv, to_json
+from lossforensics.audit.summary import AuditSummary
+from lossforensics.audit.worker import ERROR
+from lossforensics.classifiers.errors import InputError
+from lossforensics.classifiers.labels import LABELS
+from lossforensics.discover import discover_runs, require_runs
 from rich.console import Console
-
-from app.audit.executor import open_executor, run_audit
-from app.audit.html import DEFAULT_MAX_PLOTS, PREVIEW_POINTS, draw_thumbnails, render_html
-from app.audit.output import print_table, to_csv, to_json
-from app.audit.summary import AuditSummary
-from app.audit.worker import ERROR
-from app.discover import discover_runs, require_runs
-from classifiers.errors import InputError
-from classifiers.labels import LABELS
 
 FORMATS = ("table", "json", "csv", "html")
 EXIT_CLEAN, EXIT_FAIL_ON = 0, 1
@@ -41,37 +40,64 @@ def parse_fail_on(text: str | None) -> tuple[str, ...]:
     names = tuple(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))
     unknown = [n for n in names if n not in LABELS and n != ERROR]
     if unknown:
-        raise InputError(f"--fail-on: unknown label(s) {', '.join(unknown)}; "
-                         f"choose from {', '.join(sorted(LABELS))} or 'error'")
+        raise InputError(
+            f"--fail-on: unknown label(s) {', '.join(unknown)}; "
+            f"choose from {', '.join(sorted(LABELS))} or 'error'"
+        )
     return names
 
 
-def audit_folder(folder: str | Path, options: AuditOptions, *, console: Console,
-                 err_console: Console) -> int:
+def audit_folder(
+    folder: str | Path, options: AuditOptions, *, console: Console, err_console: Console
+) -> int:
     """Audit `folder`, write the chosen format to `options.out` or `console`, return the exit
     code. Progress and skipped paths go to `err_console`, so stdout stays machine-readable."""
     if options.format not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {options.format!r}")
-    start = time.perf_counter()
-    found = require_runs(discover_runs(folder))
     preview = PREVIEW_POINTS if options.format == "html" and options.max_plots > 0 else 0
     with open_executor(options.jobs, options.dask) as executor:
-        runs = run_audit(found.sources, executor, console=err_console, preview_points=preview)
-        summary = AuditSummary.build(found.root, runs, found.problems,
-                                     time.perf_counter() - start)
-        thumbs = (draw_thumbnails(summary.runs, executor, options.max_plots)
-                  if preview else {})
+        summary = _summarise(folder, executor, err_console, preview)
+        thumbs = draw_thumbnails(summary.runs, executor, options.max_plots) if preview else {}
     _emit(summary, options, console, err_console, thumbs)
     failing = summary.runs_with(options.fail_on) if options.fail_on else []
     if failing:
-        err_console.print(f"--fail-on: {len(failing):,} run(s) have "
-                          f"{', '.join(options.fail_on)}", highlight=False)
+        err_console.print(
+            f"--fail-on: {len(failing):,} run(s) have {', '.join(options.fail_on)}", highlight=False
+        )
         return EXIT_FAIL_ON
     return EXIT_CLEAN
 
 
-def _emit(summary: AuditSummary, options: AuditOptions, console: Console,
-          err_console: Console, thumbs: dict[str, bytes]) -> None:
+def audit(
+    folder: str | Path,
+    *,
+    jobs: int | None = None,
+    dask: str | None = None,
+    console: Console | None = None,
+) -> AuditSummary:
+    """Audit `folder` and return the summary (every run's diagnosis, by severity), writing
+    nothing: the programmatic form of `lossforensics audit`. `jobs` sizes the local process
+    pool; `dask` is a scheduler address that runs the same work on a Dask cluster. Progress
+    goes to `console` when one is given."""
+    quiet = console or Console(quiet=True)
+    with open_executor(jobs, dask) as executor:
+        return _summarise(folder, executor, quiet, 0)
+
+
+def _summarise(folder: str | Path, executor, console: Console, preview: int) -> AuditSummary:
+    start = time.perf_counter()
+    found = require_runs(discover_runs(folder))
+    runs = run_audit(found.sources, executor, console=console, preview_points=preview)
+    return AuditSummary.build(found.root, runs, found.problems, time.perf_counter() - start)
+
+
+def _emit(
+    summary: AuditSummary,
+    options: AuditOptions,
+    console: Console,
+    err_console: Console,
+    thumbs: dict[str, bytes],
+) -> None:
     if options.format == "table":
         if options.out is None:
             print_table(summary, console)

@@ -17,6 +17,9 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_complet
 from contextlib import contextmanager
 from typing import Any
 
+from lossforensics.audit.worker import RunAudit, audit_source
+from lossforensics.classifiers.errors import InputError
+from lossforensics.discover import RunSource
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -26,10 +29,6 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
-
-from app.audit.worker import RunAudit, audit_source
-from app.discover import RunSource
-from classifiers.errors import InputError
 
 
 class InlineExecutor(Executor):
@@ -49,15 +48,17 @@ def default_jobs() -> int:
 
 
 @contextmanager
-def open_executor(jobs: int | None = None, dask: str | None = None, *,
-                  dask_timeout: float = 20.0) -> Iterator[Executor]:
+def open_executor(
+    jobs: int | None = None, dask: str | None = None, *, dask_timeout: float = 20.0
+) -> Iterator[Executor]:
     """The executor an audit runs on; closed (pool shut down, Dask client closed) on exit."""
     if dask:
         try:
             from distributed import Client
         except ImportError:
-            raise InputError("--dask needs the dask extra: pip install 'lossforensics[dask]'") \
-                from None
+            raise InputError(
+                "--dask needs the dask extra: pip install 'lossforensics[dask]'"
+            ) from None
         try:
             client = Client(dask, timeout=f"{dask_timeout}s")
         except OSError as exc:
@@ -110,8 +111,13 @@ def _result_of(fut: Future, source: RunSource) -> list[RunAudit]:
     try:
         return fut.result()
     except Exception as exc:  # the worker itself died (killed process, lost Dask worker)
-        error = {"code": "error", "message": f"worker failed: {type(exc).__name__}: {exc}",
-                 "file": source.path, "line": None, "byte": None}
+        error = {
+            "code": "error",
+            "message": f"worker failed: {type(exc).__name__}: {exc}",
+            "file": source.path,
+            "line": None,
+            "byte": None,
+        }
         return [RunAudit(source.name, source, None, error)]
 
 
@@ -124,16 +130,24 @@ def _progress(console: Console | None, total: int) -> Iterator[Callable[[int], N
         return
     runs = 0
     if console.is_terminal:
-        columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                   TaskProgressColumn(), TimeRemainingColumn())
+        columns = (
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TaskProgressColumn(),
+            TimeRemainingColumn(),
+        )
         with Progress(*columns, console=console, transient=True) as bar:
             task = bar.add_task(f"auditing {total:,} sources", total=total)
 
             def advance_bar(found: int) -> None:
                 nonlocal runs
                 runs += found
-                bar.update(task, advance=1,
-                           description=f"auditing {total:,} sources ({runs:,} runs so far)")
+                bar.update(
+                    task,
+                    advance=1,
+                    description=f"auditing {total:,} sources ({runs:,} runs so far)",
+                )
 
             yield advance_bar
         return

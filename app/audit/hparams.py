@@ -21,26 +21,79 @@ from pathlib import Path
 from typing import Any
 
 ALIASES: dict[str, str] = {
-    "lr": "lr", "learning_rate": "lr", "learningrate": "lr", "opt_learning_rate": "lr",
-    "lr0": "lr", "base_lr": "lr", "max_lr": "lr",
-    "bs": "batch_size", "batch_size": "batch_size", "batchsize": "batch_size",
+    "lr": "lr",
+    "learning_rate": "lr",
+    "learningrate": "lr",
+    "opt_learning_rate": "lr",
+    "lr0": "lr",
+    "base_lr": "lr",
+    "max_lr": "lr",
+    "bs": "batch_size",
+    "batch_size": "batch_size",
+    "batchsize": "batch_size",
     "batch": "batch_size",
-    "per_device_train_batch_size": "batch_size", "train_batch_size": "batch_size",
-    "wd": "weight_decay", "weight_decay": "weight_decay", "weightdecay": "weight_decay",
+    "per_device_train_batch_size": "batch_size",
+    "train_batch_size": "batch_size",
+    "wd": "weight_decay",
+    "weight_decay": "weight_decay",
+    "weightdecay": "weight_decay",
     "opt_weight_decay": "weight_decay",
-    "do": "dropout", "dropout": "dropout", "drop": "dropout",
-    "warmup": "warmup_steps", "warmup_steps": "warmup_steps",
-    "ep": "epochs", "epochs": "epochs", "num_epochs": "epochs", "num_train_epochs": "epochs",
-    "mom": "momentum", "momentum": "momentum", "opt_momentum": "momentum",
-    "clip": "grad_clip", "grad_clip": "grad_clip", "max_grad_norm": "grad_clip",
-    "clipnorm": "grad_clip", "opt_clipnorm": "grad_clip",
+    "do": "dropout",
+    "dropout": "dropout",
+    "drop": "dropout",
+    "warmup": "warmup_steps",
+    "warmup_steps": "warmup_steps",
+    "ep": "epochs",
+    "epochs": "epochs",
+    "num_epochs": "epochs",
+    "num_train_epochs": "epochs",
+    "mom": "momentum",
+    "momentum": "momentum",
+    "opt_momentum": "momentum",
+    "clip": "grad_clip",
+    "grad_clip": "grad_clip",
+    "max_grad_norm": "grad_clip",
+    "clipnorm": "grad_clip",
+    "opt_clipnorm": "grad_clip",
 }
 # Keys that identify a run rather than configure it: never analysed.
-IDENTITY_KEYS = frozenset({"seed", "version", "run", "exp", "experiment", "trial", "id", "v",
-                           "step", "steps", "checkpoint", "ckpt", "fold", "rank", "job", "gpu",
-                           "local_rank", "world_size", "node", "worker", "iter", "iteration"})
-CONFIG_NAMES = ("hparams.yaml", "hparams.yml", "config.json", "config.yaml", "config.yml",
-                "training_args.json", "args.json", "opt.yaml", "hyp.yaml")
+IDENTITY_KEYS = frozenset(
+    {
+        "seed",
+        "version",
+        "run",
+        "exp",
+        "experiment",
+        "trial",
+        "id",
+        "v",
+        "step",
+        "steps",
+        "checkpoint",
+        "ckpt",
+        "fold",
+        "rank",
+        "job",
+        "gpu",
+        "local_rank",
+        "world_size",
+        "node",
+        "worker",
+        "iter",
+        "iteration",
+    }
+)
+CONFIG_NAMES = (
+    "hparams.yaml",
+    "hparams.yml",
+    "config.json",
+    "config.yaml",
+    "config.yml",
+    "training_args.json",
+    "args.json",
+    "opt.yaml",
+    "hyp.yaml",
+)
 _MAX_CONFIG_BYTES = 1 << 20
 _MAX_MLFLOW_PARAMS = 500
 
@@ -172,8 +225,9 @@ def _mlflow_params(params: Path) -> dict[str, float]:
     return out
 
 
-def hparams_for(name: str, run_dir: str | os.PathLike[str] | None,
-                extra_names: Iterable[str] = ()) -> dict[str, float]:
+def hparams_for(
+    name: str, run_dir: str | os.PathLike[str] | None, extra_names: Iterable[str] = ()
+) -> dict[str, float]:
     """Config values first, then values spelled in names (the names win: a sweep folder's name
     is what the person running the sweep chose to vary)."""
     out = from_configs(run_dir) if run_dir is not None else {}

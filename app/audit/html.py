@@ -14,11 +14,10 @@ from concurrent.futures import Executor
 from pathlib import Path
 
 import jinja2
-
-from app.audit.summary import AuditSummary
-from app.audit.worker import ERROR, RunAudit
-from classifiers.diagnosis import Diagnosis
-from classifiers.labels import HEALTHY, severity_rank
+from lossforensics.audit.summary import AuditSummary
+from lossforensics.audit.worker import ERROR, RunAudit
+from lossforensics.classifiers.diagnosis import Diagnosis
+from lossforensics.classifiers.labels import HEALTHY, severity_rank
 
 THUMB_SIZE = (480, 240)  # drawn at this size, shown at 320 px wide (sharp on HiDPI)
 LOSS_ROLES = ("train_loss", "val_loss")
@@ -27,10 +26,10 @@ PREVIEW_POINTS = 400  # points per metric kept for a thumbnail
 
 
 def thumbnail(frame, diagnosis: Diagnosis, size: tuple[int, int] = THUMB_SIZE) -> bytes | None:
-    """One small PNG of the loss curves with the finding spans shaded (app.report.plot.plot_run;
+    """One small PNG of the loss curves with the finding spans shaded (report.plot.plot_run;
     the other metrics only when no loss is logged); None when the run has nothing to draw.
     Top-level so a pool or Dask worker can run it."""
-    from app.report.plot import plot_run
+    from lossforensics.report.plot import plot_run
 
     if frame is None or frame.empty:
         return None
@@ -38,8 +37,9 @@ def thumbnail(frame, diagnosis: Diagnosis, size: tuple[int, int] = THUMB_SIZE) -
     return plot_run(losses if len(losses) else frame, diagnosis, size=size)
 
 
-def draw_thumbnails(runs: Sequence[RunAudit], executor: Executor,
-                    max_plots: int = DEFAULT_MAX_PLOTS) -> dict[str, bytes]:
+def draw_thumbnails(
+    runs: Sequence[RunAudit], executor: Executor, max_plots: int = DEFAULT_MAX_PLOTS
+) -> dict[str, bytes]:
     """PNG bytes by run name for the `max_plots` runs the report shows first."""
     chosen = [r for r in runs if r.diagnosis is not None and r.preview is not None][:max_plots]
     futures = {r.name: executor.submit(thumbnail, r.preview, r.diagnosis) for r in chosen}
@@ -58,14 +58,22 @@ def render_html(summary: AuditSummary, thumbnails: dict[str, bytes] | None = Non
     thumbnails = thumbnails or {}
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(Path(__file__).parent)),
-        autoescape=True, trim_blocks=True, lstrip_blocks=True,
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
     counts = list(summary.label_counts().items())
     return env.get_template("report.html.j2").render(
-        root=summary.root, headline=summary.headline(), seconds=summary.seconds,
-        counts=counts, total=max(1, len(summary.runs)), causes=summary.dominant_causes(),
-        effects=summary.effects, rows=[_row(r, thumbnails.get(r.name)) for r in summary.runs],
-        plotted=len(thumbnails), problems=[str(p) for p in summary.problems],
+        root=summary.root,
+        headline=summary.headline(),
+        seconds=summary.seconds,
+        counts=counts,
+        total=max(1, len(summary.runs)),
+        causes=summary.dominant_causes(),
+        effects=summary.effects,
+        rows=[_row(r, thumbnails.get(r.name)) for r in summary.runs],
+        plotted=len(thumbnails),
+        problems=[str(p) for p in summary.problems],
     )
 
 
@@ -78,12 +86,16 @@ def _row(r: RunAudit, png: bytes | None) -> dict[str, object]:
         css = "v-bad" if severity_rank(r.verdict) <= severity_rank("overfit") else "v-warn"
     err = r.error or {}
     return {
-        "name": r.name, "format": r.source.format, "verdict": r.verdict, "css": css,
+        "name": r.name,
+        "format": r.source.format,
+        "verdict": r.verdict,
+        "css": css,
         "rank": severity_rank(r.verdict) + (1 if r.verdict == ERROR else 0),
         "conf": "" if r.confidence is None else f"{r.confidence:.2f}",
         "conf_sort": -1 if r.confidence is None else r.confidence,
         "labels": ", ".join(r.labels),
-        "cause": r.top_cause if r.diagnosis is not None
+        "cause": r.top_cause
+        if r.diagnosis is not None
         else f"[{err.get('code')}] {err.get('message')}",
         "check": r.first_check,
         "thumb": base64.b64encode(png).decode("ascii") if png else None,

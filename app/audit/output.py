@@ -8,13 +8,12 @@ import csv
 import io
 import json
 
+from lossforensics.audit.summary import AuditSummary
+from lossforensics.audit.worker import ERROR
+from lossforensics.classifiers.labels import HEALTHY
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-
-from app.audit.summary import AuditSummary
-from app.audit.worker import ERROR
-from classifiers.labels import HEALTHY
 
 _VERDICT_STYLE = {HEALTHY: "green", ERROR: "magenta", "nan": "bold red", "exploding": "bold red"}
 
@@ -32,8 +31,9 @@ def print_table(summary: AuditSummary, console: Console) -> None:
         style = _VERDICT_STYLE.get(r.verdict, "yellow")
         conf = "" if r.confidence is None else f"{r.confidence:.2f}"
         cause = r.top_cause if r.diagnosis is not None else _error_text(r.error)
-        table.add_row(Text(r.name), Text(r.verdict, style=style), conf, Text(cause),
-                      Text(r.first_check))
+        table.add_row(
+            Text(r.name), Text(r.verdict, style=style), conf, Text(cause), Text(r.first_check)
+        )
     console.print(table)
     console.print()
     console.print(Text(summary.headline(), style="bold"))
@@ -55,8 +55,18 @@ def to_json(summary: AuditSummary, *, indent: int | None = 2) -> str:
     return json.dumps([r.to_dict() for r in summary.runs], indent=indent, allow_nan=False)
 
 
-CSV_COLUMNS = ("run", "path", "format", "verdict", "labels", "confidence", "top_cause",
-               "first_check", "error_code", "error_message")
+CSV_COLUMNS = (
+    "run",
+    "path",
+    "format",
+    "verdict",
+    "labels",
+    "confidence",
+    "top_cause",
+    "first_check",
+    "error_code",
+    "error_message",
+)
 
 
 def to_csv(summary: AuditSummary) -> str:
@@ -67,10 +77,21 @@ def to_csv(summary: AuditSummary) -> str:
     for r in summary.runs:
         err = r.error or {}
         conf = "" if r.confidence is None else f"{r.confidence:.4f}"
-        writer.writerow([r.name, r.source.path, r.source.format, r.verdict, ";".join(r.labels),
-                         conf, r.top_cause, r.first_check, err.get("code", ""),
-                         err.get("message", ""),
-                         *(_num(r.hparams.get(p)) for p in params)])
+        writer.writerow(
+            [
+                r.name,
+                r.source.path,
+                r.source.format,
+                r.verdict,
+                ";".join(r.labels),
+                conf,
+                r.top_cause,
+                r.first_check,
+                err.get("code", ""),
+                err.get("message", ""),
+                *(_num(r.hparams.get(p)) for p in params),
+            ]
+        )
     return buf.getvalue()
 
 

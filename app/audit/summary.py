@@ -8,10 +8,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from app.audit.sweep import HparamEffect, find_effects
-from app.audit.worker import ERROR, RunAudit
-from app.discover import Problem
-from classifiers.labels import HEALTHY, severity_rank
+from lossforensics.audit.sweep import HparamEffect, find_effects
+from lossforensics.audit.worker import ERROR, RunAudit
+from lossforensics.classifiers.labels import HEALTHY, severity_rank
+from lossforensics.discover import Problem
 
 
 def severity_key(r: RunAudit) -> tuple:
@@ -28,8 +28,13 @@ class AuditSummary:
     seconds: float = 0.0
 
     @classmethod
-    def build(cls, root: str, runs: Iterable[RunAudit], problems: Iterable[Problem] = (),
-              seconds: float = 0.0) -> AuditSummary:
+    def build(
+        cls,
+        root: str,
+        runs: Iterable[RunAudit],
+        problems: Iterable[Problem] = (),
+        seconds: float = 0.0,
+    ) -> AuditSummary:
         ordered = sorted(runs, key=severity_key)
         readable = [r for r in ordered if r.diagnosis is not None]
         effects = find_effects((r.labels, r.hparams) for r in readable)
@@ -50,8 +55,9 @@ class AuditSummary:
                 counts[HEALTHY] += 1
             else:
                 counts.update(set(r.labels))
-        return dict(sorted(counts.items(), key=lambda kv: (kv[0] == ERROR,
-                                                           severity_rank(kv[0]), kv[0])))
+        return dict(
+            sorted(counts.items(), key=lambda kv: (kv[0] == ERROR, severity_rank(kv[0]), kv[0]))
+        )
 
     def dominant_causes(self, top: int = 8) -> list[tuple[str, str, int]]:
         """(label, top-ranked cause, runs) across the sweep, most frequent first."""
@@ -68,8 +74,11 @@ class AuditSummary:
     def runs_with(self, labels: Iterable[str]) -> list[RunAudit]:
         """Runs carrying any of `labels` ('error' matches runs that could not be read)."""
         wanted = set(labels)
-        return [r for r in self.runs
-                if (ERROR in wanted and r.diagnosis is None) or wanted & set(r.labels)]
+        return [
+            r
+            for r in self.runs
+            if (ERROR in wanted and r.diagnosis is None) or wanted & set(r.labels)
+        ]
 
     def headline(self) -> str:
         parts = [f"{n:,} {label}" for label, n in self.label_counts().items()]

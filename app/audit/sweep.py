@@ -22,17 +22,23 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from lossforensics.classifiers.labels import severity_rank
 from scipy.stats import fisher_exact
 
-from classifiers.labels import severity_rank
-
 VERBS: dict[str, str] = {
-    "nan": "went NaN", "exploding": "exploded", "plateau": "plateaued",
-    "oscillating": "oscillated", "overfit": "overfit", "underfit": "underfit",
-    "loss_spikes": "spiked", "lr_decayed_too_early": "had the LR decay too early",
+    "nan": "went NaN",
+    "exploding": "exploded",
+    "plateau": "plateaued",
+    "oscillating": "oscillated",
+    "overfit": "overfit",
+    "underfit": "underfit",
+    "loss_spikes": "spiked",
+    "lr_decayed_too_early": "had the LR decay too early",
     "distribution_mismatch": "showed a train/val mismatch",
-    "vanishing_gradients": "had vanishing gradients", "over_clipping": "over-clipped",
-    "unshuffled": "looked unshuffled", "resume_discontinuity": "broke at a resume",
+    "vanishing_gradients": "had vanishing gradients",
+    "over_clipping": "over-clipped",
+    "unshuffled": "looked unshuffled",
+    "resume_discontinuity": "broke at a resume",
     "metric_mismatch": "had a loss/metric mismatch",
 }
 
@@ -56,18 +62,31 @@ class HparamEffect:
         verb = VERBS.get(self.label, f"were labelled {self.label}")
         side = f"{self.param} {self.direction} {self.threshold:g}"
         other = "below" if self.direction == ">=" else "above"
-        head = ("all runs" if self.labelled_in == self.n_in
-                else f"{self.labelled_in} of {self.n_in} runs")
+        head = (
+            "all runs"
+            if self.labelled_in == self.n_in
+            else f"{self.labelled_in} of {self.n_in} runs"
+        )
         tail = "none" if self.labelled_out == 0 else f"{self.labelled_out} of {self.n_out}"
-        return (f"{head} with {side} {verb} ({self.labelled_in}/{self.n_in}); "
-                f"{tail} {other} ({self.labelled_out}/{self.n_out})")
+        return (
+            f"{head} with {side} {verb} ({self.labelled_in}/{self.n_in}); "
+            f"{tail} {other} ({self.labelled_out}/{self.n_out})"
+        )
 
     def to_dict(self) -> dict[str, object]:
-        return {"label": self.label, "param": self.param, "direction": self.direction,
-                "threshold": self.threshold, "labelled_in": self.labelled_in, "n_in": self.n_in,
-                "labelled_out": self.labelled_out, "n_out": self.n_out,
-                "separation": round(self.separation, 4), "p_value": float(f"{self.p_value:.3g}"),
-                "sentence": self.sentence()}
+        return {
+            "label": self.label,
+            "param": self.param,
+            "direction": self.direction,
+            "threshold": self.threshold,
+            "labelled_in": self.labelled_in,
+            "n_in": self.n_in,
+            "labelled_out": self.labelled_out,
+            "n_out": self.n_out,
+            "separation": round(self.separation, 4),
+            "p_value": float(f"{self.p_value:.3g}"),
+            "sentence": self.sentence(),
+        }
 
 
 def find_effects(
@@ -101,8 +120,7 @@ def find_effects(
             effect = _judge(label, param, values, has, *best)
             if effect.separation >= min_separation and effect.p_value <= alpha:
                 effects.append(effect)
-    effects.sort(key=lambda e: (severity_rank(e.label), e.label, e.p_value, -e.separation,
-                                e.param))
+    effects.sort(key=lambda e: (severity_rank(e.label), e.label, e.p_value, -e.separation, e.param))
     return effects
 
 
@@ -125,8 +143,9 @@ def _best_cut(values: np.ndarray, has: np.ndarray) -> tuple[float, str] | None:
     return float(v[cuts[i_low] - 1]), "<="
 
 
-def _judge(label: str, param: str, values: np.ndarray, has: np.ndarray,
-           threshold: float, direction: str) -> HparamEffect:
+def _judge(
+    label: str, param: str, values: np.ndarray, has: np.ndarray, threshold: float, direction: str
+) -> HparamEffect:
     inside = values >= threshold if direction == ">=" else values <= threshold
     a, b = int((has & inside).sum()), int(inside.sum())
     c, d = int((has & ~inside).sum()), int((~inside).sum())

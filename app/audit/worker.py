@@ -13,11 +13,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-
-from app.audit.hparams import hparams_for
-from app.discover import RunSource
-from classifiers.diagnosis import Cause, Diagnosis
-from classifiers.errors import LossForensicsError
+from lossforensics.audit.hparams import hparams_for
+from lossforensics.classifiers.diagnosis import Cause, Diagnosis
+from lossforensics.classifiers.errors import LossForensicsError
+from lossforensics.discover import RunSource
 
 ERROR = "error"  # the verdict shown for a run that could not be read
 
@@ -70,10 +69,16 @@ class RunAudit:
         if self.diagnosis is not None:
             out = self.diagnosis.to_dict()
         else:
-            out = {"run": self.name, "source": {"format": self.source.format,
-                                                "files": [self.source.path]},
-                   "metrics": [], "verdict": ERROR, "findings": [], "skipped": [],
-                   "warnings": [], "error": self.error}
+            out = {
+                "run": self.name,
+                "source": {"format": self.source.format, "files": [self.source.path]},
+                "metrics": [],
+                "verdict": ERROR,
+                "findings": [],
+                "skipped": [],
+                "warnings": [],
+                "error": self.error,
+            }
         out["run"] = self.name
         out["path"] = self.source.path
         out["hparams"] = dict(self.hparams)
@@ -83,8 +88,8 @@ class RunAudit:
 def audit_source(source: RunSource, preview_points: int = 0) -> list[RunAudit]:
     """Read and diagnose one source; one RunAudit per run it holds (a W&B export holds
     several). `preview_points` > 0 keeps a thinned frame per run for plots."""
-    from app.ingest import load_run
-    from classifiers.diagnose import diagnose_all
+    from lossforensics.classifiers.diagnose import diagnose_all
+    from lossforensics.ingest import load_run
 
     start = time.perf_counter()
     run_dir = source.path if os.path.isdir(source.path) else os.path.dirname(source.path)
@@ -94,12 +99,22 @@ def audit_source(source: RunSource, preview_points: int = 0) -> list[RunAudit]:
     except LossForensicsError as exc:
         return [_failed(source, exc.to_dict(), run_dir, start)]
     except Exception as exc:  # a reader's bug must not end an audit of a thousand runs
-        error = {"code": "error", "message": f"{type(exc).__name__}: {exc}",
-                 "file": source.path, "line": None, "byte": None}
+        error = {
+            "code": "error",
+            "message": f"{type(exc).__name__}: {exc}",
+            "file": source.path,
+            "line": None,
+            "byte": None,
+        }
         return [_failed(source, error, run_dir, start)]
     if not diagnoses:
-        error = {"code": "empty_input", "message": "no points to diagnose",
-                 "file": source.path, "line": None, "byte": None}
+        error = {
+            "code": "empty_input",
+            "message": "no points to diagnose",
+            "file": source.path,
+            "line": None,
+            "byte": None,
+        }
         return [_failed(source, error, run_dir, start)]
     several = len(diagnoses) > 1
     elapsed = (time.perf_counter() - start) / len(diagnoses)
@@ -107,16 +122,25 @@ def audit_source(source: RunSource, preview_points: int = 0) -> list[RunAudit]:
     for d in diagnoses:
         name = f"{source.name}#{d.run}" if several else source.name
         extra = (d.run,) if several else ()
-        preview = (thin_frame(result.frame, d.run, preview_points) if preview_points > 0
-                   else None)
-        out.append(RunAudit(name, source, d, None, hparams_for(source.name, run_dir, extra),
-                            preview, elapsed))
+        preview = thin_frame(result.frame, d.run, preview_points) if preview_points > 0 else None
+        out.append(
+            RunAudit(
+                name, source, d, None, hparams_for(source.name, run_dir, extra), preview, elapsed
+            )
+        )
     return out
 
 
 def _failed(source: RunSource, error: dict[str, Any], run_dir: str, start: float) -> RunAudit:
-    return RunAudit(source.name, source, None, error, hparams_for(source.name, run_dir), None,
-                    time.perf_counter() - start)
+    return RunAudit(
+        source.name,
+        source,
+        None,
+        error,
+        hparams_for(source.name, run_dir),
+        None,
+        time.perf_counter() - start,
+    )
 
 
 def thin_frame(frame: pd.DataFrame, run: str, points: int) -> pd.DataFrame:

@@ -1,10 +1,10 @@
 """`lossforensics audit FOLDER`: every run under a folder, diagnosed in parallel, by severity.
 
-    lossforensics audit ~/experiments
-    lossforensics audit ~/experiments --format html --out audit.html
-    lossforensics audit ~/experiments --format json | jq ...
-    lossforensics audit ~/experiments --fail-on nan,exploding     # exit 1 if any run has them
-    lossforensics audit /mnt/shared/runs --dask tcp://scheduler:8786
+lossforensics audit ~/experiments
+lossforensics audit ~/experiments --format html --out audit.html
+lossforensics audit ~/experiments --format json | jq ...
+lossforensics audit ~/experiments --fail-on nan,exploding     # exit 1 if any run has them
+lossforensics audit /mnt/shared/runs --dask tcp://scheduler:8786
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from lossforensics.audit.audit import FORMATS, AuditOptions, audit_folder, parse_fail_on
+from lossforensics.audit.html import DEFAULT_MAX_PLOTS
 from rich.console import Console
-
-from app.audit.audit import FORMATS, AuditOptions, audit_folder, parse_fail_on
-from app.audit.html import DEFAULT_MAX_PLOTS
 
 PIPE_WIDTH = 200
 
@@ -26,23 +25,42 @@ def register(cli: typer.Typer) -> None:
     @cli.command("audit")
     def audit(
         folder: Annotated[Path, typer.Argument(help="Folder to walk (or one run file/dir).")],
-        format: Annotated[str, typer.Option(
-            "--format", "-f", help=f"Output: {', '.join(FORMATS)}.")] = "table",
-        out: Annotated[Path | None, typer.Option(
-            "--out", "-o", help="Write the output here instead of stdout.")] = None,
-        fail_on: Annotated[str, typer.Option(
-            "--fail-on", help="Comma-separated labels ('error' = an unreadable run): "
-            "exit 1 if any run has one.")] = "",
-        jobs: Annotated[int | None, typer.Option(
-            "--jobs", "-j", help="Worker processes (default: one per CPU).")] = None,
-        dask: Annotated[str | None, typer.Option(
-            "--dask", help="Dask scheduler address: run the audit on that cluster.")] = None,
-        max_plots: Annotated[int, typer.Option(
-            "--max-plots", help="HTML: plots for at most this many runs.")] = DEFAULT_MAX_PLOTS,
+        format: Annotated[
+            str, typer.Option("--format", "-f", help=f"Output: {', '.join(FORMATS)}.")
+        ] = "table",
+        out: Annotated[
+            Path | None,
+            typer.Option("--out", "-o", help="Write the output here instead of stdout."),
+        ] = None,
+        fail_on: Annotated[
+            str,
+            typer.Option(
+                "--fail-on",
+                help="Comma-separated labels ('error' = an unreadable run): "
+                "exit 1 if any run has one.",
+            ),
+        ] = "",
+        jobs: Annotated[
+            int | None,
+            typer.Option("--jobs", "-j", help="Worker processes (default: one per CPU)."),
+        ] = None,
+        dask: Annotated[
+            str | None,
+            typer.Option("--dask", help="Dask scheduler address: run the audit on that cluster."),
+        ] = None,
+        max_plots: Annotated[
+            int, typer.Option("--max-plots", help="HTML: plots for at most this many runs.")
+        ] = DEFAULT_MAX_PLOTS,
     ) -> None:
         """Diagnose every run under FOLDER in parallel; report them by severity."""
-        options = AuditOptions(format=format.lower(), out=out, fail_on=parse_fail_on(fail_on),
-                               jobs=jobs, dask=dask, max_plots=max_plots)
+        options = AuditOptions(
+            format=format.lower(),
+            out=out,
+            fail_on=parse_fail_on(fail_on),
+            jobs=jobs,
+            dask=dask,
+            max_plots=max_plots,
+        )
         # piped output is not cut at 80 columns: one run a line
         console = Console() if sys.stdout.isatty() else Console(width=PIPE_WIDTH)
         code = audit_folder(folder, options, console=console, err_console=Console(stderr=True))

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
-from app.ingest import load_run
-from app.ingest._export import EXPORT_FORMATS, write_csv, write_jsonl, write_parquet
+from lossforensics.ingest import load_run
+from lossforensics.ingest._export import EXPORT_FORMATS, write_csv, write_jsonl, write_parquet
 
 
 def _usage_error(message: str) -> typer.Exit:
@@ -62,14 +61,23 @@ def register(cli: typer.Typer) -> None:
     @cli.command("convert")
     def convert(
         path: Annotated[Path, typer.Argument(help="A log file or run directory.")],
-        to: Annotated[str, typer.Option(
-            "--to", help=f"Output format: {', '.join(EXPORT_FORMATS)}.")] = "csv",
-        out: Annotated[Path | None, typer.Option(
-            "--out", "-o", help="Write here (required for parquet); default stdout.")] = None,
-        role: Annotated[list[str] | None, typer.Option(
-            "--role", help="METRIC=ROLE override (glob patterns allowed); repeatable.")] = None,
-        format: Annotated[str | None, typer.Option(
-            "--format", help="Input format, when detection should be skipped.")] = None,
+        to: Annotated[
+            str, typer.Option("--to", help=f"Output format: {', '.join(EXPORT_FORMATS)}.")
+        ] = "csv",
+        out: Annotated[
+            Path | None,
+            typer.Option("--out", "-o", help="Write here (required for parquet); default stdout."),
+        ] = None,
+        role: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--role", help="METRIC=ROLE override (glob patterns allowed); repeatable."
+            ),
+        ] = None,
+        format: Annotated[
+            str | None,
+            typer.Option("--format", help="Input format, when detection should be skipped."),
+        ] = None,
         run: Annotated[str | None, typer.Option("--run", help="Name the run this.")] = None,
     ) -> None:
         """Read PATH (any supported format) and write the normalised frame."""
@@ -83,8 +91,11 @@ def register(cli: typer.Typer) -> None:
             typer.echo(f"warning: {warning}", err=True)
         if out is not None:
             _write_atomic(out, to, result.frame)
-            typer.echo(f"wrote {len(result.frame)} points of {len(result.runs)} run(s) "
-                       f"({result.format}) to {out}", err=True)
+            typer.echo(
+                f"wrote {len(result.frame)} points of {len(result.runs)} run(s) "
+                f"({result.format}) to {out}",
+                err=True,
+            )
         elif to == "csv":
             write_csv(result.frame, sys.stdout)
         else:

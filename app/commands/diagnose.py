@@ -19,21 +19,21 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from lossforensics.classifiers.diagnose import diagnose_all
+from lossforensics.classifiers.diagnosis import Diagnosis, Finding
+from lossforensics.classifiers.labels import HEALTHY
+from lossforensics.commands.convert import parse_roles
+from lossforensics.ingest import load_run
 from rich.console import Console
 from rich.markup import escape
-
-from app.commands.convert import parse_roles
-from app.ingest import load_run
-from classifiers.diagnose import diagnose_all
-from classifiers.diagnosis import Diagnosis, Finding
-from classifiers.labels import HEALTHY
 
 TOP_CAUSES = 3
 _VERDICT_STYLE = {HEALTHY: "bold green"}
 
 
-def diagnose_path(path: Path, *, roles: dict[str, str] | None = None,
-                  format: str | None = None) -> list[Diagnosis]:
+def diagnose_path(
+    path: Path, *, roles: dict[str, str] | None = None, format: str | None = None
+) -> list[Diagnosis]:
     """Read PATH with the ingest layer and diagnose every run in it (reader warnings ride along
     in each Diagnosis)."""
     result = load_run(path, format=format, roles=roles)
@@ -57,9 +57,11 @@ def render(diagnoses: list[Diagnosis], console: Console) -> None:
 def render_one(d: Diagnosis, console: Console) -> None:
     style = _VERDICT_STYLE.get(d.verdict, "bold red")
     points = sum(m.points for m in d.metrics)
-    console.print(f"[bold]{escape(d.run) or '(unnamed run)'}[/]  verdict: [{style}]"
-                  f"{d.verdict}[/]  [dim]({len(d.metrics)} metrics, {points} points, "
-                  f"{escape(str(d.source.get('format') or 'unknown format'))})[/]")
+    console.print(
+        f"[bold]{escape(d.run) or '(unnamed run)'}[/]  verdict: [{style}]"
+        f"{d.verdict}[/]  [dim]({len(d.metrics)} metrics, {points} points, "
+        f"{escape(str(d.source.get('format') or 'unknown format'))})[/]"
+    )
     if not d.findings:
         console.print("  No problem found by the classifiers that could judge this run.")
     for f in d.findings:
@@ -78,8 +80,9 @@ def _render_finding(f: Finding, console: Console) -> None:
     console.print(f"    {escape(f.summary)}")
     for cause in f.causes[:TOP_CAUSES]:
         probe = f"  [dim](probe: {cause.probe})[/]" if cause.probe else ""
-        console.print(f"    {cause.rank}. {escape(cause.cause)} [dim]score {cause.score:.2f}[/]"
-                      f"{probe}")
+        console.print(
+            f"    {cause.rank}. {escape(cause.cause)} [dim]score {cause.score:.2f}[/]{probe}"
+        )
         if cause.checks:
             console.print(f"       [cyan]first check:[/] {escape(cause.checks[0])}")
 
@@ -88,13 +91,22 @@ def register(cli: typer.Typer) -> None:
     @cli.command("diagnose")
     def diagnose(
         path: Annotated[Path, typer.Argument(help="A log file or run directory.")],
-        as_json: Annotated[bool, typer.Option(
-            "--json", help="Print the Diagnosis JSON (a list when PATH holds several runs).")
+        as_json: Annotated[
+            bool,
+            typer.Option(
+                "--json", help="Print the Diagnosis JSON (a list when PATH holds several runs)."
+            ),
         ] = False,
-        role: Annotated[list[str] | None, typer.Option(
-            "--role", help="METRIC=ROLE override (glob patterns allowed); repeatable.")] = None,
-        format: Annotated[str | None, typer.Option(
-            "--format", help="Input format, when detection should be skipped.")] = None,
+        role: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--role", help="METRIC=ROLE override (glob patterns allowed); repeatable."
+            ),
+        ] = None,
+        format: Annotated[
+            str | None,
+            typer.Option("--format", help="Input format, when detection should be skipped."),
+        ] = None,
     ) -> None:
         """Diagnose the run(s) in PATH: verdict, findings, ranked causes and first checks."""
         diagnoses = diagnose_path(path, roles=parse_roles(role or []), format=format)

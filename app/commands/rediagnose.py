@@ -10,21 +10,22 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-
-from app.commands.serve import build_settings
+from lossforensics.commands.serve import build_settings
 
 
 def register(cli: typer.Typer) -> None:
     @cli.command("rediagnose")
     def rediagnose(
-        data_dir: Annotated[Path | None, typer.Option(
-            "--data-dir", help="The service's data dir.")] = None,
-        database_url: Annotated[str | None, typer.Option(
-            "--database-url", help="The service's database URL.")] = None,
+        data_dir: Annotated[
+            Path | None, typer.Option("--data-dir", help="The service's data dir.")
+        ] = None,
+        database_url: Annotated[
+            str | None, typer.Option("--database-url", help="The service's database URL.")
+        ] = None,
     ) -> None:
         """Diagnose every stored run again with the current classifiers."""
-        from app.store import RunStore
-        from app.store.pipeline import rediagnose_all
+        from lossforensics.store import RunStore
+        from lossforensics.store.pipeline import rediagnose_all
 
         settings = build_settings(data_dir=data_dir, database_url=database_url)
         store = RunStore.open(settings.data_dir, settings.database_url)
@@ -36,6 +37,7 @@ def register(cli: typer.Typer) -> None:
         for record, before in results:
             if record.verdict != before:
                 changed += 1
-                typer.echo(f"{record.id}  {record.project}/{record.name}: {before} -> "
-                           f"{record.verdict}")
+                typer.echo(
+                    f"{record.id}  {record.project}/{record.name}: {before} -> {record.verdict}"
+                )
         typer.echo(f"rediagnosed {len(results)} run(s); {changed} verdict(s) changed")

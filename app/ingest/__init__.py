@@ -1,6 +1,6 @@
 """Reading training logs into the normalised frame.
 
-    from app.ingest import load_run
+    from lossforensics.ingest import load_run
     result = load_run("runs/exp1")            # a file or a run directory, any supported format
     result.frame, result.warnings, result.format, result.files
 
@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.ingest._registry import READERS
-from app.ingest._source import apply_run_name
-from app.ingest.base import IngestResult, ReadWarning
-from app.ingest.detect import detect_format, name_mismatch, plan_directory
-from classifiers.errors import InputError, NoLogsFoundError
-from classifiers.frame import concat_frames
-from classifiers.roles import check_role
+from lossforensics.classifiers.errors import InputError, NoLogsFoundError
+from lossforensics.classifiers.frame import concat_frames
+from lossforensics.classifiers.roles import check_role
+from lossforensics.ingest._registry import READERS
+from lossforensics.ingest._source import apply_run_name
+from lossforensics.ingest.base import IngestResult, ReadWarning
+from lossforensics.ingest.detect import detect_format, name_mismatch, plan_directory
 
 __all__ = ["READERS", "IngestResult", "ReadWarning", "detect_format", "load_run"]
 
@@ -38,7 +38,7 @@ def load_run(
     `format` skips detection (a directory then reads only files of that format); `roles` maps
     metric names or glob patterns to roles, over the inferred ones; `run` names a one-run result
     (several runs keep their names under the prefix `run/`). Raises the typed errors of
-    classifiers.errors: NoLogsFoundError, EmptyInputError, UnknownFormatError,
+    lossforensics.classifiers.errors: NoLogsFoundError, EmptyInputError, UnknownFormatError,
     CorruptInputError, InvalidRoleError — each naming the file (and line/byte where known).
     """
     path = Path(path)
@@ -60,8 +60,9 @@ def load_run(
     return result
 
 
-def _load_directory(root: Path, format: str | None,
-                    roles: Mapping[str, str] | None) -> IngestResult:
+def _load_directory(
+    root: Path, format: str | None, roles: Mapping[str, str] | None
+) -> IngestResult:
     """Read a directory in one format (frameworks often log the same run twice, e.g. HF event
     files beside trainer_state.json). When none of the chosen format's files can be read, the
     next format found is read instead, so one empty or broken file does not hide the rest."""
@@ -82,14 +83,21 @@ def _load_directory(root: Path, format: str | None,
             continue  # the format read, or one tried first whose files all failed (said above)
         shown = ", ".join(str(p.relative_to(root)) for p in paths[:3])
         more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
-        warnings.append(ReadWarning(
-            f"also found {other} file(s) not read ({shown}{more}); a directory is read in one "
-            f"format, as frameworks often log one run twice: read them with format {other!r} "
-            f"(`--format {other}` on the command line), or audit the folder to read every run",
-            str(root)))
+        warnings.append(
+            ReadWarning(
+                f"also found {other} file(s) not read ({shown}{more}); a directory is read in one "
+                f"format, as frameworks often log one run twice: read them with format {other!r} "
+                f"(`--format {other}` on the command line), or audit the folder to read every run",
+                str(root),
+            )
+        )
     if plan.truncated:
-        warnings.append(ReadWarning("stopped looking after too many files; point at a "
-                                    "sub-directory to read the rest", str(root)))
+        warnings.append(
+            ReadWarning(
+                "stopped looking after too many files; point at a sub-directory to read the rest",
+                str(root),
+            )
+        )
     if len(results) == 1:
         result = results[0]
         result.warnings.extend(warnings)
@@ -103,8 +111,13 @@ def _load_directory(root: Path, format: str | None,
     )
 
 
-def _read_sources(reader, sources: list[Path], roles: Mapping[str, str] | None,
-                  warnings: list[ReadWarning], failures: list[InputError]) -> list[IngestResult]:
+def _read_sources(
+    reader,
+    sources: list[Path],
+    roles: Mapping[str, str] | None,
+    warnings: list[ReadWarning],
+    failures: list[InputError],
+) -> list[IngestResult]:
     """Every source one reader can read; each failure is kept (to raise when nothing at all
     could be read) and said in a warning."""
     results = []
@@ -113,8 +126,7 @@ def _read_sources(reader, sources: list[Path], roles: Mapping[str, str] | None,
             results.append(reader.read(source, roles=roles))
         except InputError as exc:
             failures.append(exc)
-            warnings.append(ReadWarning(f"not read: {exc.message}", exc.file, exc.line,
-                                        exc.byte))
+            warnings.append(ReadWarning(f"not read: {exc.message}", exc.file, exc.line, exc.byte))
     return results
 
 

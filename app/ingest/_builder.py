@@ -7,10 +7,9 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
-
-from app.ingest.base import ReadWarning
-from classifiers.frame import empty_frame, make_frame
-from classifiers.roles import override_role
+from lossforensics.classifiers.frame import empty_frame, make_frame
+from lossforensics.classifiers.roles import override_role
+from lossforensics.ingest.base import ReadWarning
 
 
 class Interner:
@@ -52,12 +51,21 @@ class FrameBuilder:
         n = len(steps)
         if n == 0:
             return
-        runs = (np.full(n, run_codes, dtype=np.int32) if np.isscalar(run_codes)
-                else np.asarray(run_codes, dtype=np.int32))
+        runs = (
+            np.full(n, run_codes, dtype=np.int32)
+            if np.isscalar(run_codes)
+            else np.asarray(run_codes, dtype=np.int32)
+        )
         wall = np.full(n, np.nan) if wall is None else np.asarray(wall, dtype=np.float64)
-        self._parts.append((runs, np.asarray(metric_codes, dtype=np.int32),
-                            np.asarray(steps, dtype=np.int64),
-                            np.asarray(values, dtype=np.float64), wall))
+        self._parts.append(
+            (
+                runs,
+                np.asarray(metric_codes, dtype=np.int32),
+                np.asarray(steps, dtype=np.int64),
+                np.asarray(values, dtype=np.float64),
+                wall,
+            )
+        )
         self.points += n
 
     def build(
@@ -72,8 +80,9 @@ class FrameBuilder:
         (stable), for stores whose file order is not the logging order."""
         if not self._parts:
             return empty_frame()
-        runs, metrics, steps, values, wall = (np.concatenate(c) for c in zip(*self._parts,
-                                                                              strict=True))
+        runs, metrics, steps, values, wall = (
+            np.concatenate(c) for c in zip(*self._parts, strict=True)
+        )
         seq = np.arange(len(steps), dtype=np.int64)
         if order == "wall_time":
             seq = np.empty_like(seq)
@@ -81,8 +90,9 @@ class FrameBuilder:
         run_names = np.asarray(self.runs.names, dtype=object)[runs]
         metric_names = np.asarray(self.metrics.names, dtype=object)[metrics]
         merged = merge_roles(self.metrics.names, roles, default_roles)
-        frame = make_frame(run_names, metric_names, steps, values, wall, seq,
-                           roles=merged, splits=splits)
+        frame = make_frame(
+            run_names, metric_names, steps, values, wall, seq, roles=merged, splits=splits
+        )
         if order == "wall_time":
             frame = frame.sort_values("seq", kind="stable").reset_index(drop=True)
         return frame
@@ -112,8 +122,14 @@ class Warnings:
         self.items: list[ReadWarning] = []
         self._counts: dict[str, int] = {}
 
-    def add(self, message: str, *, line: int | None = None, byte: int | None = None,
-            kind: str | None = None) -> None:
+    def add(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        byte: int | None = None,
+        kind: str | None = None,
+    ) -> None:
         key = kind or message
         seen = self._counts.get(key, 0)
         self._counts[key] = seen + 1

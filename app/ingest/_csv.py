@@ -13,11 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from app.ingest._builder import FrameBuilder, Warnings
-from app.ingest._source import head_text
-from app.ingest._values import text_cells
-from classifiers.errors import CorruptInputError
+from lossforensics.classifiers.errors import CorruptInputError
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._source import head_text
+from lossforensics.ingest._values import text_cells
 
 CHUNK_ROWS = 100_000
 _SEPARATORS = (",", ";", "\t")
@@ -83,8 +82,11 @@ class BadCells:
     def report(self, warns: Warnings) -> None:
         if self.count and self.first:
             line, col, text = self.first
-            warns.add(f"{self.count} non-numeric cell(s) skipped (first: column {col!r}, "
-                      f"value {text[:40]!r})", line=line)
+            warns.add(
+                f"{self.count} non-numeric cell(s) skipped (first: column {col!r}, "
+                f"value {text[:40]!r})",
+                line=line,
+            )
 
 
 @dataclass
@@ -111,12 +113,21 @@ def iter_chunks(
     line = 2 if has_header else 1
     try:
         reader = pd.read_csv(
-            path, sep=header.sep, header=0 if has_header else None,
+            path,
+            sep=header.sep,
+            header=0 if has_header else None,
             names=list(range(len(header.columns))),
-            keep_default_na=False, na_values=list(na_values), chunksize=chunk_rows or CHUNK_ROWS,
-            skip_blank_lines=False, on_bad_lines="warn", encoding="utf-8",
-            encoding_errors="replace", skipinitialspace=header.padded, index_col=False,
-            engine="c", low_memory=True,
+            keep_default_na=False,
+            na_values=list(na_values),
+            chunksize=chunk_rows or CHUNK_ROWS,
+            skip_blank_lines=False,
+            on_bad_lines="warn",
+            encoding="utf-8",
+            encoding_errors="replace",
+            skipinitialspace=header.padded,
+            index_col=False,
+            engine="c",
+            low_memory=True,
         )
         with reader:
             while True:
@@ -127,13 +138,19 @@ def iter_chunks(
                     frame = next(reader, None)
                 if frame is None:
                     break
-                skipped = [(int(m.group(1)), m.group(2).strip()) for w in caught
-                           for m in _SKIPPED_LINE.finditer(str(w.message))]
+                skipped = [
+                    (int(m.group(1)), m.group(2).strip())
+                    for w in caught
+                    for m in _SKIPPED_LINE.finditer(str(w.message))
+                ]
                 yield Chunk(frame, line, skipped)
                 line += len(frame) + len(skipped)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise CorruptInputError(f"unreadable as a table: {_parser_message(exc)}",
-                                file=str(path), line=_parser_line(exc, line)) from None
+        raise CorruptInputError(
+            f"unreadable as a table: {_parser_message(exc)}",
+            file=str(path),
+            line=_parser_line(exc, line),
+        ) from None
 
 
 def _parser_message(exc: Exception) -> str:
@@ -183,5 +200,4 @@ def melt_chunk(
     rows, cols = np.nonzero(keep)
     codes = np.asarray(metric_codes, dtype=np.int32)[cols]
     runs = run_codes if np.isscalar(run_codes) else np.asarray(run_codes, np.int32)[cols]
-    builder.add(runs, codes, steps[rows], values[rows, cols],
-                None if wall is None else wall[rows])
+    builder.add(runs, codes, steps[rows], values[rows, cols], None if wall is None else wall[rows])

@@ -39,14 +39,23 @@ def _json_strings(col: pd.Series) -> pd.Series:
 
 def jsonl_lines(frame: pd.DataFrame) -> pd.Series:
     """One JSON object per row, built column-wise."""
-    return ('{"run": ' + _json_strings(frame["run"])
-            + ', "metric": ' + _json_strings(frame["metric"])
-            + ', "role": ' + _json_strings(frame["role"])
-            + ', "step": ' + pd.Series(frame["step"].to_numpy().astype(str), dtype=object)
-            + ', "value": ' + _json_numbers(frame["value"].to_numpy(np.float64))
-            + ', "wall_time": ' + _json_numbers(frame["wall_time"].to_numpy(np.float64))
-            + ', "seq": ' + pd.Series(frame["seq"].to_numpy().astype(str), dtype=object)
-            + "}")
+    return (
+        '{"run": '
+        + _json_strings(frame["run"])
+        + ', "metric": '
+        + _json_strings(frame["metric"])
+        + ', "role": '
+        + _json_strings(frame["role"])
+        + ', "step": '
+        + pd.Series(frame["step"].to_numpy().astype(str), dtype=object)
+        + ', "value": '
+        + _json_numbers(frame["value"].to_numpy(np.float64))
+        + ', "wall_time": '
+        + _json_numbers(frame["wall_time"].to_numpy(np.float64))
+        + ', "seq": '
+        + pd.Series(frame["seq"].to_numpy().astype(str), dtype=object)
+        + "}"
+    )
 
 
 def write_jsonl(frame: pd.DataFrame, out: TextIO) -> None:

@@ -14,10 +14,9 @@ from itertools import compress
 from pathlib import Path
 
 import numpy as np
-
-from app.ingest._builder import Warnings
-from app.ingest._values import LOGGED_NAN
-from classifiers.errors import CorruptInputError
+from lossforensics.classifiers.errors import CorruptInputError
+from lossforensics.ingest._builder import Warnings
+from lossforensics.ingest._values import LOGGED_NAN
 
 CHUNK_LINES = 50_000
 _PROBE_LINES = 20  # this many unparseable lines and nothing parsed: not JSON lines at all
@@ -73,7 +72,8 @@ class _Parser:
         out = RecordChunk()
         last = len(pending.texts) - 1
         for i, (text, number, start) in enumerate(
-                zip(pending.texts, pending.numbers, pending.offsets, strict=True)):
+            zip(pending.texts, pending.numbers, pending.offsets, strict=True)
+        ):
             try:
                 obj = _DECODER.decode(text.decode("utf-8", errors="replace"))
             except (ValueError, RecursionError):
@@ -81,8 +81,12 @@ class _Parser:
                 continue
             if not isinstance(obj, dict):
                 self.failed += 1
-                self.warns.add(f"line holds a JSON {type(obj).__name__}, not an object: "
-                               "skipped", line=number, byte=start, kind="not an object")
+                self.warns.add(
+                    f"line holds a JSON {type(obj).__name__}, not an object: skipped",
+                    line=number,
+                    byte=start,
+                    kind="not an object",
+                )
                 continue
             self.parsed += 1
             out.records.append(obj)
@@ -92,14 +96,20 @@ class _Parser:
     def _bad(self, number: int, start: int, cut: bool) -> None:
         self.failed += 1
         if cut and self.parsed:
-            self.warns.add("last line is cut short (a run still writing?): ignored",
-                           line=number, byte=start)
+            self.warns.add(
+                "last line is cut short (a run still writing?): ignored", line=number, byte=start
+            )
         elif self.parsed == 0 and self.failed >= _PROBE_LINES:
-            raise CorruptInputError(f"not JSON lines: none of the first {self.failed} lines "
-                                    "parse as JSON", file=str(self.path), line=1, byte=0)
+            raise CorruptInputError(
+                f"not JSON lines: none of the first {self.failed} lines parse as JSON",
+                file=str(self.path),
+                line=1,
+                byte=0,
+            )
         else:
-            self.warns.add("line is not valid JSON: skipped", line=number, byte=start,
-                           kind="invalid JSON line")
+            self.warns.add(
+                "line is not valid JSON: skipped", line=number, byte=start, kind="invalid JSON line"
+            )
 
 
 _BLOCK_BYTES = 8 << 20
@@ -125,8 +135,9 @@ def _blocks(path: Path) -> Iterator[tuple[list[bytes], int, int, bool]]:
                 offset += len(data) - len(tail)
 
 
-def iter_records(path: Path, warns: Warnings, chunk_lines: int | None = None
-                 ) -> Iterator[RecordChunk]:
+def iter_records(
+    path: Path, warns: Warnings, chunk_lines: int | None = None
+) -> Iterator[RecordChunk]:
     """Parsed JSON objects in chunks. A bad middle line is a warning with its line and byte; a
     cut last line (a run still writing) is a warning; a file whose first lines are all not JSON
     is a CorruptInputError (it is something else: a CSV named .jsonl, a binary file)."""
@@ -145,12 +156,20 @@ def iter_records(path: Path, warns: Warnings, chunk_lines: int | None = None
         a = 0
         while a < len(texts):
             b = a + size
-            pending = _Pending(texts[a:b], numbers[a:b].tolist(), starts[a:b].tolist(),
-                               cut_last=cut and b >= len(texts))
+            pending = _Pending(
+                texts[a:b],
+                numbers[a:b].tolist(),
+                starts[a:b].tolist(),
+                cut_last=cut and b >= len(texts),
+            )
             a, size = b, chunk_lines
             chunk = parser.chunk(pending)
             if chunk.records:
                 yield chunk
     if parser.parsed == 0 and parser.failed:
-        raise CorruptInputError(f"no line parses as a JSON object ({parser.failed} tried)",
-                                file=str(path), line=1, byte=0)
+        raise CorruptInputError(
+            f"no line parses as a JSON object ({parser.failed} tried)",
+            file=str(path),
+            line=1,
+            byte=0,
+        )

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from app.ingest._source import read_head
-from classifiers.errors import CorruptInputError, UnknownFormatError
+from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatError
+from lossforensics.ingest._source import read_head
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _FETCH = 100_000
@@ -57,10 +56,15 @@ def run_names(con: sqlite3.Connection) -> pd.DataFrame:
     name = "r.name" if "name" in cols else "NULL"
     stage = "r.lifecycle_stage" if "lifecycle_stage" in cols else "'active'"
     start = "r.start_time" if "start_time" in cols else "0"
-    tag = ("(SELECT t.value FROM tags t WHERE t.run_uuid = r.run_uuid AND "
-           "t.key = 'mlflow.runName')") if _columns(con, "tags") >= {"key", "value"} else "NULL"
-    rows = con.execute(f"SELECT r.run_uuid, COALESCE(NULLIF({name}, ''), {tag}, r.run_uuid), "
-                       f"{stage} = 'deleted', {start} FROM runs r").fetchall()
+    tag = (
+        ("(SELECT t.value FROM tags t WHERE t.run_uuid = r.run_uuid AND t.key = 'mlflow.runName')")
+        if _columns(con, "tags") >= {"key", "value"}
+        else "NULL"
+    )
+    rows = con.execute(
+        f"SELECT r.run_uuid, COALESCE(NULLIF({name}, ''), {tag}, r.run_uuid), "
+        f"{stage} = 'deleted', {start} FROM runs r"
+    ).fetchall()
     return pd.DataFrame(rows, columns=["run_uuid", "name", "deleted", "start_time"])
 
 
@@ -71,23 +75,30 @@ def iter_metric_rows(path: Path) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
         with closing(_connect(path)) as con:
             cols = _columns(con, "metrics")
             if not {"key", "value", "run_uuid"} <= cols:
-                raise UnknownFormatError("an SQLite file without MLflow's metrics table",
-                                         file=str(path))
-            runs = run_names(con) if _columns(con, "runs") else pd.DataFrame(
-                columns=["run_uuid", "name", "deleted", "start_time"])
+                raise UnknownFormatError(
+                    "an SQLite file without MLflow's metrics table", file=str(path)
+                )
+            runs = (
+                run_names(con)
+                if _columns(con, "runs")
+                else pd.DataFrame(columns=["run_uuid", "name", "deleted", "start_time"])
+            )
             step = "m.step" if "step" in cols else "0"
             ts = "m.timestamp" if "timestamp" in cols else "NULL"
             is_nan = "m.is_nan" if "is_nan" in cols else "0"
             cursor = con.execute(
                 f"SELECT m.run_uuid, m.key, m.value, {ts}, {step}, {is_nan} FROM metrics m "
                 f"LEFT JOIN runs r ON r.run_uuid = m.run_uuid "
-                f"ORDER BY r.start_time, m.run_uuid, {ts}, {step}")
+                f"ORDER BY r.start_time, m.run_uuid, {ts}, {step}"
+            )
             while rows := cursor.fetchmany(_FETCH):
-                chunk = pd.DataFrame(rows, columns=["run_uuid", "key", "value", "timestamp",
-                                                    "step", "is_nan"])
+                chunk = pd.DataFrame(
+                    rows, columns=["run_uuid", "key", "value", "timestamp", "step", "is_nan"]
+                )
                 value = pd.to_numeric(chunk["value"], errors="coerce").to_numpy(np.float64)
-                value = np.where(value >= _DBL_MAX, np.inf,
-                                 np.where(value <= -_DBL_MAX, -np.inf, value))
+                value = np.where(
+                    value >= _DBL_MAX, np.inf, np.where(value <= -_DBL_MAX, -np.inf, value)
+                )
                 nan = pd.to_numeric(chunk["is_nan"], errors="coerce").fillna(0).to_numpy() != 0
                 chunk["value"] = np.where(nan, np.nan, value)
                 yield runs, chunk

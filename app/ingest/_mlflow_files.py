@@ -15,11 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import yaml
-
-from app.ingest._builder import Warnings
-from app.ingest._csv import CsvHeader, iter_chunks
-from app.ingest._steps import integral_steps
-from app.ingest._values import text_cells
+from lossforensics.ingest._builder import Warnings
+from lossforensics.ingest._csv import CsvHeader, iter_chunks
+from lossforensics.ingest._steps import integral_steps
+from lossforensics.ingest._values import text_cells
 
 _MAX_DEPTH = 4
 _METRIC_LINE = CsvHeader(" ", ("timestamp", "value", "step"), False, 0)
@@ -43,8 +42,10 @@ def _meta(path: Path, warns: Warnings) -> dict:
         with open(path / "meta.yaml", encoding="utf-8", errors="replace") as fh:
             meta = yaml.safe_load(fh)
     except (OSError, yaml.YAMLError) as exc:
-        warns.add(f"meta.yaml unreadable ({type(exc).__name__}): the folder name is used",
-                  kind="meta.yaml unreadable")
+        warns.add(
+            f"meta.yaml unreadable ({type(exc).__name__}): the folder name is used",
+            kind="meta.yaml unreadable",
+        )
         return {}
     return meta if isinstance(meta, dict) else {}
 
@@ -97,8 +98,7 @@ def metric_files(run_dir: Path) -> list[tuple[str, Path]]:
     return out
 
 
-def read_metric_file(path: Path, warns: Warnings
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def read_metric_file(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """(steps, values, wall seconds, non-numeric lines) of one metric file."""
     steps_out, values_out, wall_out = [], [], []
     bad = 0
@@ -112,9 +112,11 @@ def read_metric_file(path: Path, warns: Warnings
         bad_rows = ~ok & ~f.isna().all(axis=1).to_numpy()  # a blank line is not bad
         if bad_rows.any():
             bad += int(bad_rows.sum())
-            warns.add("metric line is not 'timestamp value step': skipped",
-                      line=chunk.first_line + int(np.flatnonzero(bad_rows)[0]),
-                      kind="bad metric line")
+            warns.add(
+                "metric line is not 'timestamp value step': skipped",
+                line=chunk.first_line + int(np.flatnonzero(bad_rows)[0]),
+                kind="bad metric line",
+            )
         steps_out.append(steps[ok])
         values_out.append(value.values[ok])
         wall_out.append(ts.values[ok] / 1000.0)

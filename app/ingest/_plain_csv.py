@@ -17,16 +17,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from app.ingest._builder import FrameBuilder, Warnings
-from app.ingest._csv import BadCells, CsvHeader, is_long_form, iter_chunks, sniff_header
-from app.ingest._source import apply_run_name, default_run_name, require_nonempty
-from app.ingest._steps import choose_step_key, integral_steps
-from app.ingest._table import read_step_table
-from app.ingest._values import text_cells
-from app.ingest.base import IngestResult
-from classifiers.errors import EmptyInputError, UnknownFormatError
-from classifiers.roles import ROLES, infer_role
+from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
+from lossforensics.classifiers.roles import ROLES, infer_role
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._csv import BadCells, CsvHeader, is_long_form, iter_chunks, sniff_header
+from lossforensics.ingest._source import apply_run_name, default_run_name, require_nonempty
+from lossforensics.ingest._steps import choose_step_key, integral_steps
+from lossforensics.ingest._table import read_step_table
+from lossforensics.ingest._values import text_cells
+from lossforensics.ingest.base import IngestResult
 
 FORMAT = "csv"
 
@@ -51,8 +50,12 @@ def _history_without_steps(names: tuple[str, ...]) -> bool:
     column named, a loss among them, and no column that keys rows by model or run. Its rows are
     read in order as steps 0, 1, 2, ... (and a warning says so)."""
     low = [n.strip().lower() for n in names]
-    return (len(low) >= 2 and all(low) and not _TABLE_KEYS & set(low)
-            and any(infer_role(n) in ("train_loss", "val_loss") for n in names))
+    return (
+        len(low) >= 2
+        and all(low)
+        and not _TABLE_KEYS & set(low)
+        and any(infer_role(n) in ("train_loss", "val_loss") for n in names)
+    )
 
 
 def sniff(path: Path) -> bool:
@@ -61,8 +64,9 @@ def sniff(path: Path) -> bool:
     return header is not None and _layout(header) is not None
 
 
-def _read_long(path: Path, header: CsvHeader, roles: Mapping[str, str] | None,
-               run: str) -> IngestResult:
+def _read_long(
+    path: Path, header: CsvHeader, roles: Mapping[str, str] | None, run: str
+) -> IngestResult:
     warns = Warnings(str(path))
     builder = FrameBuilder()
     pos = {n.lower(): j for j, n in enumerate(header.stripped)}
@@ -113,17 +117,28 @@ def read(
     header = sniff_header(path)
     layout = None if header is None else _layout(header)
     if header is None or layout is None:
-        raise UnknownFormatError("not a per-step CSV: no delimited header with a step, iter "
-                                 "or epoch column on line 1", file=str(path), line=1)
+        raise UnknownFormatError(
+            "not a per-step CSV: no delimited header with a step, iter or epoch column on line 1",
+            file=str(path),
+            line=1,
+        )
     if layout == "long":
         result = _read_long(path, header, roles, default_run_name(path))
         result.frame = apply_run_name(result.frame, run)
         return result
-    step_col = (None if layout == "indexed"
-                else header.stripped.index(choose_step_key(header.stripped)))
-    return read_step_table(path, header, fmt=FORMAT, run=run or default_run_name(path),
-                           step_col=step_col, roles=roles, na_values=("", "NA"),
-                           default_roles=ultralytics_roles(header.stripped))
+    step_col = (
+        None if layout == "indexed" else header.stripped.index(choose_step_key(header.stripped))
+    )
+    return read_step_table(
+        path,
+        header,
+        fmt=FORMAT,
+        run=run or default_run_name(path),
+        step_col=step_col,
+        roles=roles,
+        na_values=("", "NA"),
+        default_roles=ultralytics_roles(header.stripped),
+    )
 
 
 def ultralytics_roles(names: tuple[str, ...]) -> dict[str, str]:

@@ -7,18 +7,18 @@ import importlib
 from collections.abc import Iterator, Mapping
 from types import ModuleType
 
-from classifiers.errors import UnknownFormatError
+from lossforensics.classifiers.errors import UnknownFormatError
 
 # Detection order: the most specific content test first; `csv` (any per-step table) last.
 MODULES: dict[str, str] = {
-    "tensorboard": "app.ingest.tensorboard",
-    "mlflow": "app.ingest.mlflow",
-    "hf_trainer": "app.ingest.hf_trainer",
-    "jsonl": "app.ingest.jsonl",
-    "wandb_csv": "app.ingest.wandb_csv",
-    "lightning_csv": "app.ingest.lightning_csv",
-    "keras_csv": "app.ingest.keras_csv",
-    "csv": "app.ingest._plain_csv",
+    "tensorboard": "lossforensics.ingest.tensorboard",
+    "mlflow": "lossforensics.ingest.mlflow",
+    "hf_trainer": "lossforensics.ingest.hf_trainer",
+    "jsonl": "lossforensics.ingest.jsonl",
+    "wandb_csv": "lossforensics.ingest.wandb_csv",
+    "lightning_csv": "lossforensics.ingest.lightning_csv",
+    "keras_csv": "lossforensics.ingest.keras_csv",
+    "csv": "lossforensics.ingest._plain_csv",
 }
 
 
@@ -51,8 +51,9 @@ class Readers(Mapping[str, ModuleType]):
         try:
             return self[fmt]
         except KeyError:
-            raise UnknownFormatError(f"unknown format {fmt!r}; known formats: "
-                                     f"{', '.join(self)}") from None
+            raise UnknownFormatError(
+                f"unknown format {fmt!r}; known formats: {', '.join(self)}"
+            ) from None
 
     def __contains__(self, fmt: object) -> bool:
         return isinstance(fmt, str) and fmt in self._modules and self._load(fmt) is not None

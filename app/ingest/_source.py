@@ -8,17 +8,40 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from classifiers.errors import EmptyInputError, InputError
+from lossforensics.classifiers.errors import EmptyInputError, InputError
 
 HEAD_BYTES = 64 * 1024
 
 # Stems that name the logger, not the run: the folder around them is the better name.
 _GENERIC_STEMS = {
-    "log", "logs", "metrics", "metric", "training", "train", "trainer_state", "results",
-    "history", "events", "output", "outputs", "wandb_export", "progress", "scalars", "export",
-    "data", "stats", "log_history", "train_log", "training_log", "loss", "losses", "mlflow",
-    "wandb-history", "history_log", "run", "runs",
+    "log",
+    "logs",
+    "metrics",
+    "metric",
+    "training",
+    "train",
+    "trainer_state",
+    "results",
+    "history",
+    "events",
+    "output",
+    "outputs",
+    "wandb_export",
+    "progress",
+    "scalars",
+    "export",
+    "data",
+    "stats",
+    "log_history",
+    "train_log",
+    "training_log",
+    "loss",
+    "losses",
+    "mlflow",
+    "wandb-history",
+    "history_log",
+    "run",
+    "runs",
 }
 _CHECKPOINT_DIR = re.compile(r"^(checkpoint|ckpt)[-_]?\d+$", re.IGNORECASE)
 

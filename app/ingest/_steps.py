@@ -15,8 +15,14 @@ def choose_step_key(names: list[str] | tuple[str, ...]) -> str | None:
     for key in STEP_KEYS:
         if key in lower:
             return lower[key]
-    for key in ("steps", "iterations", "iters", "trainer/global_step", "train/global_step",
-                "epochs"):
+    for key in (
+        "steps",
+        "iterations",
+        "iters",
+        "trainer/global_step",
+        "train/global_step",
+        "epochs",
+    ):
         if key in lower:
             return lower[key]
     return None

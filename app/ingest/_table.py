@@ -7,13 +7,12 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-
-from app.ingest._builder import FrameBuilder, Warnings
-from app.ingest._csv import BadCells, CsvHeader, iter_chunks, melt_chunk
-from app.ingest._steps import integral_steps
-from app.ingest._values import text_cells
-from app.ingest.base import IngestResult
-from classifiers.errors import EmptyInputError
+from lossforensics.classifiers.errors import EmptyInputError
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._csv import BadCells, CsvHeader, iter_chunks, melt_chunk
+from lossforensics.ingest._steps import integral_steps
+from lossforensics.ingest._values import text_cells
+from lossforensics.ingest.base import IngestResult
 
 
 def read_step_table(
@@ -37,8 +36,10 @@ def read_step_table(
     run_code = builder.runs.code(run)
     names = header.stripped
     columns = [j for j in range(len(names)) if j != step_col and j not in exclude and names[j]]
-    codes = np.array([builder.metrics.code((rename or {}).get(names[j], names[j]))
-                      for j in columns], dtype=np.int32)
+    codes = np.array(
+        [builder.metrics.code((rename or {}).get(names[j], names[j])) for j in columns],
+        dtype=np.int32,
+    )
     bad = BadCells()
     rows_seen = 0
     no_step = 0
@@ -63,12 +64,15 @@ def read_step_table(
     if step_col is None:
         warns.add("no step column: the row order is used as the step")
     if no_step:
-        warns.add(f"{no_step} row(s) without a whole-number {names[step_col]!r} skipped",
-                  line=first_no_step)
+        warns.add(
+            f"{no_step} row(s) without a whole-number {names[step_col]!r} skipped",
+            line=first_no_step,
+        )
     bad.report(warns)
     if builder.points == 0:
         detail = f" ({bad.count} non-numeric cell(s))" if bad.count else ""
-        raise EmptyInputError(f"no numeric points in {rows_seen} data row(s){detail}",
-                              file=str(path))
+        raise EmptyInputError(
+            f"no numeric points in {rows_seen} data row(s){detail}", file=str(path)
+        )
     frame = builder.build(roles, default_roles=default_roles)
     return IngestResult(frame, warns.finish(), format=fmt, files=[str(path)])

@@ -72,14 +72,15 @@ def crc_fixed_length(buf: np.ndarray, starts: np.ndarray, length: int) -> np.nda
     row_offset = columns * 256
     step = max(1, _CHUNK_BYTES // length)
     for a in range(0, len(starts), step):
-        s = starts[a:a + step]
+        s = starts[a : a + step]
         block = buf[s[:, None] + columns]
-        out[a:a + step] = np.bitwise_xor.reduce(flat[row_offset + block], axis=1)
+        out[a : a + step] = np.bitwise_xor.reduce(flat[row_offset + block], axis=1)
     return out ^ constant
 
 
-def masked_crcs(buf: np.ndarray, raw: bytes | memoryview, starts: np.ndarray,
-                lengths: np.ndarray) -> np.ndarray:
+def masked_crcs(
+    buf: np.ndarray, raw: bytes | memoryview, starts: np.ndarray, lengths: np.ndarray
+) -> np.ndarray:
     """Masked CRC32C of each (start, length) span: grouped by length, vectorised where a length
     is common and short, one C call otherwise."""
     out = np.empty(len(starts), dtype=np.uint32)
@@ -92,5 +93,5 @@ def masked_crcs(buf: np.ndarray, raw: bytes | memoryview, starts: np.ndarray,
         if length <= _MAX_VECTOR_LEN and count >= _MIN_VECTOR_GROUP:
             out[members] = mask(crc_fixed_length(buf, starts[members], length))
         else:
-            out[members] = [masked_crc_one(view[s:s + length]) for s in starts[members].tolist()]
+            out[members] = [masked_crc_one(view[s : s + length]) for s in starts[members].tolist()]
     return out

@@ -21,12 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from app.ingest._tb_fallback import decode_records
-from app.ingest._tb_framing import Records
-from app.ingest._tb_names import factorize_spans
-from app.ingest._tb_wire import FieldTable, gather_fixed, last_value, read_varints, scan
-from app.ingest.base import ReadWarning
+from lossforensics.ingest._tb_fallback import decode_records
+from lossforensics.ingest._tb_framing import Records
+from lossforensics.ingest._tb_names import factorize_spans
+from lossforensics.ingest._tb_wire import FieldTable, gather_fixed, last_value, read_varints, scan
+from lossforensics.ingest.base import ReadWarning
 
 _DT_FLOAT, _DT_DOUBLE, _DT_BFLOAT16, _DT_HALF = 1, 2, 14, 19
 _SCALAR_PLUGINS = {"scalars", ""}
@@ -54,9 +53,12 @@ class FilePoints:
 
 def decode(buf: np.ndarray, records: Records, file: str) -> FilePoints:
     """All scalar points of the records, chunk by chunk (bounded scratch memory)."""
-    parts = [_decode_chunk(buf, records.data[a:a + _CHUNK_RECORDS],
-                           records.size[a:a + _CHUNK_RECORDS], file)
-             for a in range(0, len(records.data), _CHUNK_RECORDS)]
+    parts = [
+        _decode_chunk(
+            buf, records.data[a : a + _CHUNK_RECORDS], records.size[a : a + _CHUNK_RECORDS], file
+        )
+        for a in range(0, len(records.data), _CHUNK_RECORDS)
+    ]
     return _merge(parts)
 
 
@@ -81,13 +83,14 @@ def _decode_chunk(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str
     rest = np.flatnonzero(~fast.ok)
     generic, from_tensor, plugins, bad = _generic(buf, data[rest], size[rest])
     key, tag_pos, tag_size, step, value, wall = (
-        np.concatenate([f, g]) if len(g) else f
-        for f, g in zip(fast.points(), generic, strict=True))
+        np.concatenate([f, g]) if len(g) else f for f, g in zip(fast.points(), generic, strict=True)
+    )
     from_tensor = np.concatenate([fast.tensor[fast.ok], from_tensor])
     if len(generic[0]):
         order = np.argsort(key, kind="stable")
         key, tag_pos, tag_size, step, value, wall, from_tensor = (
-            c[order] for c in (key, tag_pos, tag_size, step, value, wall, from_tensor))
+            c[order] for c in (key, tag_pos, tag_size, step, value, wall, from_tensor)
+        )
     codes, tags = factorize_spans(buf, tag_pos, tag_size)
     chunk = _Chunk(key, codes, step, value, wall, tags, [], from_tensor, plugins)
     if bad.size:
@@ -108,8 +111,14 @@ class _Simple:
 
     def points(self) -> tuple[np.ndarray, ...]:
         ok = self.ok
-        return (self.key[ok], self.tag_pos[ok], self.tag_size[ok], self.step[ok],
-                self.value[ok], self.wall[ok])
+        return (
+            self.key[ok],
+            self.tag_pos[ok],
+            self.tag_size[ok],
+            self.step[ok],
+            self.value[ok],
+            self.wall[ok],
+        )
 
 
 def _simple_layout(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> _Simple:
@@ -154,8 +163,9 @@ def _simple_layout(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> _Simp
     if maybe.size:
         qm, em = q[maybe], end[maybe]
         tensor = _bytes_at(buf, qm, _KERAS_TENSOR) & (
-            (qm + 12 == em) | ((qm + 12 + len(_SCALARS_META) == em)
-                               & _bytes_at(buf, qm + 12, _SCALARS_META)))
+            (qm + 12 == em)
+            | ((qm + 12 + len(_SCALARS_META) == em) & _bytes_at(buf, qm + 12, _SCALARS_META))
+        )
         simple[maybe[tensor]] = True
         is_tensor[maybe[tensor]] = True
         value_at[maybe[tensor]] = qm[tensor] + len(_KERAS_TENSOR)
@@ -174,8 +184,9 @@ def _bytes_at(buf: np.ndarray, pos: np.ndarray, expected: bytes) -> np.ndarray:
     return match
 
 
-def _generic(buf: np.ndarray, data: np.ndarray, size: np.ndarray
-             ) -> tuple[tuple[np.ndarray, ...], np.ndarray, dict[str, str], np.ndarray]:
+def _generic(
+    buf: np.ndarray, data: np.ndarray, size: np.ndarray
+) -> tuple[tuple[np.ndarray, ...], np.ndarray, dict[str, str], np.ndarray]:
     """Points of any Event layout, by walking each level of the tree. Returns the points (key,
     tag_pos, tag_size, step, value, wall), which of them are tensors, the plugin each tensor
     tag's metadata names, and the indices of the records that did not parse."""
@@ -203,8 +214,14 @@ def _generic(buf: np.ndarray, data: np.ndarray, size: np.ndarray
     bad_rec[s_rec[summary.bad]] = True
     bad_rec[v_rec[values.bad | t_bad]] = True
     keep = is_point & ~bad_rec[v_rec]
-    points = (v_pos[keep], tag_pos[keep], tag_size[keep], step[v_rec[keep]], point_value[keep],
-              wall[v_rec[keep]])
+    points = (
+        v_pos[keep],
+        tag_pos[keep],
+        tag_size[keep],
+        step[v_rec[keep]],
+        point_value[keep],
+        wall[v_rec[keep]],
+    )
     return points, from_tensor[keep], plugins, np.flatnonzero(bad_rec)
 
 
@@ -214,8 +231,9 @@ def _unsorted(a: np.ndarray) -> bool:
 
 def _event_doubles(buf: np.ndarray, events: FieldTable, n: int) -> np.ndarray:
     rows = events.select(1, 1)
-    return last_value(n, events.msg[rows], gather_fixed(buf, events.pos[rows], "<f8"),
-                      fill=np.float64(np.nan))
+    return last_value(
+        n, events.msg[rows], gather_fixed(buf, events.pos[rows], "<f8"), fill=np.float64(np.nan)
+    )
 
 
 def _varint_field(table: FieldTable, number: int) -> tuple[np.ndarray, np.ndarray]:
@@ -230,8 +248,9 @@ def _tag_spans(values: FieldTable, n: int) -> tuple[np.ndarray, np.ndarray]:
     return pos, size
 
 
-def _value_numbers(buf: np.ndarray, values: FieldTable, n: int
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _value_numbers(
+    buf: np.ndarray, values: FieldTable, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(is a scalar point, its value, its tensor did not parse, it holds a tensor) per Value."""
     out = np.full(n, np.nan)
     simple = values.select(2, 5)
@@ -263,14 +282,18 @@ def _tensor_scalars(buf: np.ndarray, t: FieldTable, n: int) -> tuple[np.ndarray,
     floats = np.concatenate([t.select(5, 2), t.select(5, 5)])
     doubles = np.concatenate([t.select(6, 2), t.select(6, 1)])
     halves = np.concatenate([t.select(13, 2), t.select(13, 0)])
-    sources = sum(np.bincount(t.msg[rows], minlength=n)
-                  for rows in (content, floats, doubles, halves))
+    sources = sum(
+        np.bincount(t.msg[rows], minlength=n) for rows in (content, floats, doubles, halves)
+    )
     number = np.full(n, np.nan)
     decoded = np.zeros(n, dtype=bool)
     for rows, code, width, fmt in (
-        (content, _DT_FLOAT, 4, "<f4"), (content, _DT_DOUBLE, 8, "<f8"),
-        (content, _DT_HALF, 2, "<f2"), (content, _DT_BFLOAT16, 2, "bf16"),
-        (floats, _DT_FLOAT, 4, "<f4"), (doubles, _DT_DOUBLE, 8, "<f8"),
+        (content, _DT_FLOAT, 4, "<f4"),
+        (content, _DT_DOUBLE, 8, "<f8"),
+        (content, _DT_HALF, 2, "<f2"),
+        (content, _DT_BFLOAT16, 2, "bf16"),
+        (floats, _DT_FLOAT, 4, "<f4"),
+        (doubles, _DT_DOUBLE, 8, "<f8"),
     ):
         sel = rows[(dtype[t.msg[rows]] == code) & (t.size[rows] == width)]
         number[t.msg[sel]] = _as_float(buf, t.pos[sel], fmt)
@@ -280,8 +303,11 @@ def _tensor_scalars(buf: np.ndarray, t: FieldTable, n: int) -> tuple[np.ndarray,
     fits = bits < (1 << 16)
     halves, bits = halves[fits], bits[fits].astype(np.uint16)
     is_bf16 = dtype[t.msg[halves]] == _DT_BFLOAT16
-    number[t.msg[halves]] = np.where(is_bf16, (bits.astype(np.uint32) << 16).view(np.float32),
-                                     bits.view(np.float16).astype(np.float32))
+    number[t.msg[halves]] = np.where(
+        is_bf16,
+        (bits.astype(np.uint32) << 16).view(np.float32),
+        bits.view(np.float16).astype(np.float32),
+    )
     decoded[t.msg[halves]] = True
     return decoded & (sources == 1) & ~ranked, number
 
@@ -306,8 +332,13 @@ def _as_float(buf: np.ndarray, pos: np.ndarray, fmt: str) -> np.ndarray:
     return gather_fixed(buf, pos, fmt).astype(np.float64)
 
 
-def _tag_plugins(buf: np.ndarray, values: FieldTable, tag_pos: np.ndarray,
-                 tag_size: np.ndarray, from_tensor: np.ndarray) -> dict[str, str]:
+def _tag_plugins(
+    buf: np.ndarray,
+    values: FieldTable,
+    tag_pos: np.ndarray,
+    tag_size: np.ndarray,
+    from_tensor: np.ndarray,
+) -> dict[str, str]:
     """The plugin named by the first metadata of each tensor tag (TF writes a tag's metadata
     with its first value only, so the verdict is applied per tag, per file, in `_merge`)."""
     rows = values.select(9, 2)
@@ -323,14 +354,16 @@ def _tag_plugins(buf: np.ndarray, values: FieldTable, tag_pos: np.ndarray,
     name_rows = plugin.select(1, 2)
     names = dict.fromkeys((tags[c] for c in codes[first].tolist()), "")
     owner = meta.msg[plugin_rows][plugin.msg[name_rows]]
-    for i, p, size in zip(owner.tolist(), plugin.pos[name_rows].tolist(),
-                          plugin.size[name_rows].tolist(), strict=True):
-        names[tags[codes[first[i]]]] = buf[p:p + size].tobytes().decode("utf-8", "replace")
+    for i, p, size in zip(
+        owner.tolist(), plugin.pos[name_rows].tolist(), plugin.size[name_rows].tolist(), strict=True
+    ):
+        names[tags[codes[first[i]]]] = buf[p : p + size].tobytes().decode("utf-8", "replace")
     return names
 
 
-def _with_fallback(buf: np.ndarray, chunk: _Chunk, data: np.ndarray, size: np.ndarray,
-                   file: str) -> _Chunk:
+def _with_fallback(
+    buf: np.ndarray, chunk: _Chunk, data: np.ndarray, size: np.ndarray, file: str
+) -> _Chunk:
     """Add the points the protobuf runtime finds in the records the wire walker rejected."""
     points, warnings = decode_records(buf, data, size, file)
     if not points:
@@ -340,16 +373,20 @@ def _with_fallback(buf: np.ndarray, chunk: _Chunk, data: np.ndarray, size: np.nd
     names = list(chunk.tags)
     index = {t: i for i, t in enumerate(names)}
     codes = np.array([index.setdefault(t, len(index)) for t in tags.tolist()], dtype=np.int32)
-    names.extend(list(index)[len(names):])
+    names.extend(list(index)[len(names) :])
     key = np.concatenate([chunk.key, keys.astype(np.int64)])
     order = np.argsort(key, kind="stable")
-    return _Chunk(key[order], np.concatenate([chunk.tag, codes])[order],
-                  np.concatenate([chunk.step, steps.astype(np.int64)])[order],
-                  np.concatenate([chunk.value, vals.astype(np.float64)])[order],
-                  np.concatenate([chunk.wall_time, walls.astype(np.float64)])[order],
-                  names, chunk.warnings + warnings,
-                  np.concatenate([chunk.from_tensor, np.zeros(len(keys), dtype=bool)])[order],
-                  chunk.plugins)
+    return _Chunk(
+        key[order],
+        np.concatenate([chunk.tag, codes])[order],
+        np.concatenate([chunk.step, steps.astype(np.int64)])[order],
+        np.concatenate([chunk.value, vals.astype(np.float64)])[order],
+        np.concatenate([chunk.wall_time, walls.astype(np.float64)])[order],
+        names,
+        chunk.warnings + warnings,
+        np.concatenate([chunk.from_tensor, np.zeros(len(keys), dtype=bool)])[order],
+        chunk.plugins,
+    )
 
 
 def _merge(parts: list[_Chunk]) -> FilePoints:

@@ -9,8 +9,7 @@ import math
 import struct
 
 import numpy as np
-
-from app.ingest.base import ReadWarning
+from lossforensics.ingest.base import ReadWarning
 
 _SCALAR_PLUGINS = {"scalars", ""}
 _FORMATS = {1: ("<f", 4), 2: ("<d", 8), 19: ("<e", 2)}  # DT_FLOAT, DT_DOUBLE, DT_HALF
@@ -20,22 +19,28 @@ _MAX_LISTED = 5  # undecodable records listed one by one before the rest are cou
 Point = tuple[int, str, int, float, float]  # (order key, tag, step, value, wall_time)
 
 
-def decode_records(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str
-                   ) -> tuple[list[Point], list[ReadWarning]]:
+def decode_records(
+    buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str
+) -> tuple[list[Point], list[ReadWarning]]:
     """Scalar points of the given records, ordered by record then value; warnings for the
     records that are not Events."""
     try:
         from google.protobuf.message import DecodeError
         from tensorboard.compat.proto import event_pb2
     except ImportError:
-        return [], [ReadWarning(f"{len(data)} record(s) need the protobuf decoder and tensorboard "
-                                "is not installed: skipped", file=file,
-                                byte=int(data[0]) - 12 if len(data) else None)]
+        return [], [
+            ReadWarning(
+                f"{len(data)} record(s) need the protobuf decoder and tensorboard "
+                "is not installed: skipped",
+                file=file,
+                byte=int(data[0]) - 12 if len(data) else None,
+            )
+        ]
     points: list[Point] = []
     failed: list[int] = []
     for start, length in zip(data.tolist(), size.tolist(), strict=True):
         try:
-            event = event_pb2.Event.FromString(buf[start:start + length].tobytes())
+            event = event_pb2.Event.FromString(buf[start : start + length].tobytes())
         except (DecodeError, RuntimeError, ValueError):
             failed.append(start - 12)
             continue
@@ -44,11 +49,18 @@ def decode_records(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: st
             number = _scalar(value)
             if number is not None:
                 points.append((start + k, value.tag, event.step, number, wall))
-    warnings = [ReadWarning("record is not a valid Event: skipped", file=file, byte=at)
-                for at in failed[:_MAX_LISTED]]
+    warnings = [
+        ReadWarning("record is not a valid Event: skipped", file=file, byte=at)
+        for at in failed[:_MAX_LISTED]
+    ]
     if len(failed) > _MAX_LISTED:
-        warnings.append(ReadWarning(f"{len(failed) - _MAX_LISTED} more records that are not valid "
-                                    "Events skipped", file=file, byte=failed[_MAX_LISTED]))
+        warnings.append(
+            ReadWarning(
+                f"{len(failed) - _MAX_LISTED} more records that are not valid Events skipped",
+                file=file,
+                byte=failed[_MAX_LISTED],
+            )
+        )
     return points, warnings
 
 
@@ -65,14 +77,21 @@ def _tensor_scalar(tensor: object) -> float | None:
     """The one value of a rank-0 float/double/half/bfloat16 TensorProto, else None."""
     if len(tensor.tensor_shape.dim):
         return None
-    sources = [s for s in (tensor.tensor_content, tensor.float_val, tensor.double_val,
-                           tensor.half_val) if len(s)]
+    sources = [
+        s
+        for s in (tensor.tensor_content, tensor.float_val, tensor.double_val, tensor.half_val)
+        if len(s)
+    ]
     if len(sources) != 1:
         return None
     if tensor.dtype == _DT_BFLOAT16:
-        bits = (tensor.tensor_content[:2] if tensor.tensor_content
-                else struct.pack("<H", tensor.half_val[0] & 0xFFFF) if len(tensor.half_val) == 1
-                else b"")
+        bits = (
+            tensor.tensor_content[:2]
+            if tensor.tensor_content
+            else struct.pack("<H", tensor.half_val[0] & 0xFFFF)
+            if len(tensor.half_val) == 1
+            else b""
+        )
         return struct.unpack("<f", b"\0\0" + bits)[0] if len(bits) == 2 else None
     fmt = _FORMATS.get(tensor.dtype)
     if fmt is None:

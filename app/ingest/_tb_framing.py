@@ -23,12 +23,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from app.ingest._tb_crc import masked_crc_one, masked_crcs
-from app.ingest._tb_walk import record_starts
-from app.ingest._tb_wire import gather_fixed
-from app.ingest.base import ReadWarning
-from classifiers.errors import CorruptInputError
+from lossforensics.classifiers.errors import CorruptInputError
+from lossforensics.ingest._tb_crc import masked_crc_one, masked_crcs
+from lossforensics.ingest._tb_walk import record_starts
+from lossforensics.ingest._tb_wire import gather_fixed
+from lossforensics.ingest.base import ReadWarning
 
 HEADER = 12  # uint64 length + uint32 masked crc of it
 FOOTER = 4  # uint32 masked crc of the data
@@ -64,8 +63,9 @@ def file_bytes(path: Path) -> Iterator[bytes | mmap.mmap]:
                 except BufferError:  # a view is still referenced (an exception traceback)
                     pass
     except OSError as exc:
-        raise CorruptInputError(f"cannot read event file: {exc.strerror or exc}",
-                                file=str(path)) from None
+        raise CorruptInputError(
+            f"cannot read event file: {exc.strerror or exc}", file=str(path)
+        ) from None
 
 
 def first_record_frames(head: bytes) -> bool:
@@ -86,18 +86,24 @@ def walk(raw: bytes | mmap.mmap, file: str) -> tuple[Records, list[ReadWarning]]
         del buf
 
 
-def _check(raw: bytes | mmap.mmap, buf: np.ndarray, starts: np.ndarray, total: int,
-           file: str) -> tuple[Records, list[ReadWarning]]:
+def _check(
+    raw: bytes | mmap.mmap, buf: np.ndarray, starts: np.ndarray, total: int, file: str
+) -> tuple[Records, list[ReadWarning]]:
     warnings: list[ReadWarning] = []
     end = int(starts[-1]) + HEADER + FOOTER + _length_at(buf, starts[-1:])[0] if starts.size else 0
     header_ok = _length_crcs(_length_at(buf, starts)) == _u32_at(buf, starts + 8)
     broken = np.flatnonzero(~header_ok)
     if broken.size:
         at = int(starts[broken[0]])
-        warnings.append(ReadWarning(
-            f"record length checksum mismatch: framing lost, {total - at} bytes from here on "
-            "not read", file=file, byte=at))
-        starts = starts[:broken[0]]
+        warnings.append(
+            ReadWarning(
+                f"record length checksum mismatch: framing lost, {total - at} bytes from here on "
+                "not read",
+                file=file,
+                byte=at,
+            )
+        )
+        starts = starts[: broken[0]]
     elif end < total:
         warnings.append(_tail_warning(raw, end, total, file))
     size = _length_at(buf, starts)
@@ -105,12 +111,19 @@ def _check(raw: bytes | mmap.mmap, buf: np.ndarray, starts: np.ndarray, total: i
     data_ok = masked_crcs(buf, raw, data, size) == _u32_at(buf, data + size)
     failed = np.flatnonzero(~data_ok)
     for i in failed[:_MAX_LISTED].tolist():
-        warnings.append(ReadWarning("record data checksum mismatch: record skipped",
-                                    file=file, byte=int(starts[i])))
+        warnings.append(
+            ReadWarning(
+                "record data checksum mismatch: record skipped", file=file, byte=int(starts[i])
+            )
+        )
     if failed.size > _MAX_LISTED:
-        warnings.append(ReadWarning(
-            f"{failed.size - _MAX_LISTED} more records with a data checksum mismatch skipped",
-            file=file, byte=int(starts[failed[_MAX_LISTED]])))
+        warnings.append(
+            ReadWarning(
+                f"{failed.size - _MAX_LISTED} more records with a data checksum mismatch skipped",
+                file=file,
+                byte=int(starts[failed[_MAX_LISTED]]),
+            )
+        )
     keep = np.flatnonzero(data_ok) if failed.size else slice(None)
     return Records(starts[keep], data[keep], size[keep]), warnings
 
@@ -119,18 +132,21 @@ def _length_crcs(lengths: np.ndarray) -> np.ndarray:
     """Masked CRC of each 8-byte length field: a file has few distinct record lengths, so one C
     call per distinct length, then a lookup."""
     codes, distinct = pd.factorize(lengths)
-    crcs = np.array([masked_crc_one(struct.pack("<Q", int(n))) for n in distinct],
-                    dtype=np.uint32)
+    crcs = np.array([masked_crc_one(struct.pack("<Q", int(n))) for n in distinct], dtype=np.uint32)
     return crcs[codes] if len(crcs) else np.zeros(0, dtype=np.uint32)
 
 
 def _tail_warning(raw: bytes | mmap.mmap, at: int, total: int, file: str) -> ReadWarning:
     left = total - at
-    if left >= HEADER and not first_record_frames(bytes(raw[at:at + HEADER])):
-        return ReadWarning(f"unreadable record header, last {left} bytes not read",
-                           file=file, byte=at)
-    return ReadWarning(f"truncated last record ({left} bytes; file still being written?): "
-                       "not read", file=file, byte=at)
+    if left >= HEADER and not first_record_frames(bytes(raw[at : at + HEADER])):
+        return ReadWarning(
+            f"unreadable record header, last {left} bytes not read", file=file, byte=at
+        )
+    return ReadWarning(
+        f"truncated last record ({left} bytes; file still being written?): not read",
+        file=file,
+        byte=at,
+    )
 
 
 def _length_at(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from classifiers.errors import NoLogsFoundError
+from lossforensics.classifiers.errors import NoLogsFoundError
 
 _SPLITS = {"train", "training", "validation", "valid", "val", "eval", "evaluation", "test"}
 _STAMP = re.compile(r"tfevents\.(\d+)")
@@ -73,8 +73,9 @@ def find_runs(path: Path) -> list[RunFiles]:
         return [RunFiles(run_dir.name or path.stem, [(path, split)])]
     files = event_files(path)
     if not files:
-        raise NoLogsFoundError("no TensorBoard event files (*tfevents*) in this directory",
-                               file=str(path))
+        raise NoLogsFoundError(
+            "no TensorBoard event files (*tfevents*) in this directory", file=str(path)
+        )
     runs: dict[Path, RunFiles] = {}
     for f in files:
         split = split_of(f.parent)

@@ -13,8 +13,9 @@ _CHUNK_BYTES = 1 << 23  # bounds the gather index (8 bytes per tag byte)
 _CHUNK_SPANS = 1 << 20
 
 
-def factorize_spans(buf: np.ndarray, pos: np.ndarray, size: np.ndarray
-                    ) -> tuple[np.ndarray, list[str]]:
+def factorize_spans(
+    buf: np.ndarray, pos: np.ndarray, size: np.ndarray
+) -> tuple[np.ndarray, list[str]]:
     """Codes (int32, one per span) and the distinct strings they index (UTF-8, invalid bytes
     replaced), in order of first appearance."""
     codes = np.empty(len(pos), dtype=np.int32)
@@ -31,7 +32,7 @@ def factorize_spans(buf: np.ndarray, pos: np.ndarray, size: np.ndarray
 
 def _chunk_end(size: np.ndarray, a: int) -> int:
     """End of a run of spans from `a` holding about _CHUNK_BYTES bytes (at least one span)."""
-    total = np.cumsum(size[a:a + _CHUNK_SPANS])
+    total = np.cumsum(size[a : a + _CHUNK_SPANS])
     return a + max(1, int(np.searchsorted(total, _CHUNK_BYTES)))
 
 
@@ -42,7 +43,8 @@ def _encode(buf: np.ndarray, pos: np.ndarray, size: np.ndarray) -> tuple[np.ndar
     index = np.repeat(pos - offsets[:-1], size) + np.arange(total, dtype=np.int64)
     data = buf[index]
     array = pa.LargeBinaryArray.from_buffers(
-        pa.large_binary(), len(pos), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+        pa.large_binary(), len(pos), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
     encoded = array.dictionary_encode()
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
     return codes, encoded.dictionary.to_pylist()

@@ -22,8 +22,7 @@ import mmap
 import struct
 
 import numpy as np
-
-from app.ingest._tb_wire import gather_fixed
+from lossforensics.ingest._tb_wire import gather_fixed
 
 OVERHEAD = 16  # 8-byte length, 4-byte length CRC, 4-byte data CRC
 _LEARN = 256  # records walked by the loop before each guess
@@ -54,8 +53,9 @@ def record_starts(raw: bytes | mmap.mmap, buf: np.ndarray) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
-def _loop(raw: bytes | mmap.mmap, unpack: object, pos: int, total: int
-          ) -> tuple[np.ndarray, np.ndarray, int, bool]:
+def _loop(
+    raw: bytes | mmap.mmap, unpack: object, pos: int, total: int
+) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Walk up to _LEARN records from `pos`: (starts, lengths, next position, reached the end)."""
     starts: list[int] = []
     lengths: list[int] = []
@@ -82,8 +82,9 @@ def _period(lengths: np.ndarray) -> int | None:
     return None
 
 
-def _speculate(buf: np.ndarray, pos: int, total: int, pattern: np.ndarray, count: int
-               ) -> tuple[np.ndarray, int]:
+def _speculate(
+    buf: np.ndarray, pos: int, total: int, pattern: np.ndarray, count: int
+) -> tuple[np.ndarray, int]:
     """Predict `count` records from `pos` repeating `pattern`; keep the verified prefix."""
     reps = -(-count // len(pattern))
     lengths = np.tile(pattern, reps)[:count]

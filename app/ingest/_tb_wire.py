@@ -43,8 +43,9 @@ class FieldTable:
         return np.flatnonzero((self.field == field) & (self.wire == wire))
 
 
-def read_varints(buf: np.ndarray, pos: np.ndarray, limit: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def read_varints(
+    buf: np.ndarray, pos: np.ndarray, limit: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Decode one varint at each of `pos`; returns (value uint64, position after it, ok). A varint
     that runs to `limit` or past 10 bytes is not ok."""
     last = len(buf) - 1
@@ -110,13 +111,22 @@ def scan(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> FieldTable:
     if parts:
         cols = [np.concatenate(c) for c in zip(*parts, strict=True)]
     else:
-        cols = [np.zeros(0, dtype=t) for t in (np.int64, np.int64, np.int8, np.int64, np.int64,
-                                                np.uint64)]
+        cols = [
+            np.zeros(0, dtype=t)
+            for t in (np.int64, np.int64, np.int8, np.int64, np.int64, np.uint64)
+        ]
     table = FieldTable(*cols, bad=bad)
     if bad.any():
         keep = ~bad[table.msg]
-        table = FieldTable(table.msg[keep], table.field[keep], table.wire[keep], table.pos[keep],
-                           table.size[keep], table.value[keep], bad)
+        table = FieldTable(
+            table.msg[keep],
+            table.field[keep],
+            table.wire[keep],
+            table.pos[keep],
+            table.size[keep],
+            table.value[keep],
+            bad,
+        )
     return table
 
 
@@ -136,5 +146,5 @@ def gather_fixed(buf: np.ndarray, pos: np.ndarray, dtype: str) -> np.ndarray:
     columns = np.arange(dt.itemsize, dtype=np.intp)
     raw = out.view(np.uint8).reshape(len(pos), dt.itemsize)
     for a in range(0, len(pos), _GATHER_BLOCK):
-        raw[a:a + _GATHER_BLOCK] = buf[pos[a:a + _GATHER_BLOCK, None] + columns]
+        raw[a : a + _GATHER_BLOCK] = buf[pos[a : a + _GATHER_BLOCK, None] + columns]
     return out

@@ -16,25 +16,59 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.ingest._csv import sniff_header
-from app.ingest._registry import READERS
-from app.ingest._source import read_head, require_nonempty
-from app.ingest.wandb_csv import is_runs_table
-from classifiers.errors import InputError, NoLogsFoundError, UnknownFormatError
+from lossforensics.classifiers.errors import InputError, NoLogsFoundError, UnknownFormatError
+from lossforensics.ingest._csv import sniff_header
+from lossforensics.ingest._registry import READERS
+from lossforensics.ingest._source import read_head, require_nonempty
+from lossforensics.ingest.wandb_csv import is_runs_table
 
 MAX_FILES = 5000
 MAX_DEPTH = 8
 _SKIP_DIRS = {"__pycache__", "node_modules", "artifacts", "site-packages"}
 _SKIP_SUFFIXES = {
-    ".py", ".md", ".rst", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".png", ".jpg", ".jpeg",
-    ".gif", ".svg", ".pdf", ".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".h5", ".pb",
-    ".onnx", ".npy", ".npz", ".pkl", ".zip", ".gz", ".tar", ".ipynb", ".html", ".wandb",
-    ".sh", ".lock",
+    ".py",
+    ".md",
+    ".rst",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".svg",
+    ".pdf",
+    ".pt",
+    ".pth",
+    ".ckpt",
+    ".bin",
+    ".safetensors",
+    ".h5",
+    ".pb",
+    ".onnx",
+    ".npy",
+    ".npz",
+    ".pkl",
+    ".zip",
+    ".gz",
+    ".tar",
+    ".ipynb",
+    ".html",
+    ".wandb",
+    ".sh",
+    ".lock",
 }
 CSV_FAMILY = {"wandb_csv", "lightning_csv", "keras_csv", "csv"}
 _NAME_CLAIMS = {  # suffix -> formats whose content fits that name
-    ".jsonl": {"jsonl"}, ".ndjson": {"jsonl"}, ".json": {"jsonl", "hf_trainer"},
-    ".csv": CSV_FAMILY, ".tsv": CSV_FAMILY, ".db": {"mlflow"}, ".sqlite": {"mlflow"},
+    ".jsonl": {"jsonl"},
+    ".ndjson": {"jsonl"},
+    ".json": {"jsonl", "hf_trainer"},
+    ".csv": CSV_FAMILY,
+    ".tsv": CSV_FAMILY,
+    ".db": {"mlflow"},
+    ".sqlite": {"mlflow"},
 }
 _LFS_POINTER = b"version https://git-lfs"
 
@@ -51,18 +85,29 @@ def _unknown(path: Path) -> UnknownFormatError:
     """The most helpful 'not recognised' for this file."""
     head = read_head(path, 512)
     if head.startswith(_LFS_POINTER):
-        return UnknownFormatError("a git-LFS pointer, not the file itself: run `git lfs pull`",
-                                  file=str(path), line=1)
+        return UnknownFormatError(
+            "a git-LFS pointer, not the file itself: run `git lfs pull`", file=str(path), line=1
+        )
     header = sniff_header(path)
     if header is not None and is_runs_table(header):
-        return UnknownFormatError("a W&B runs-table export (one row per run, no steps): export "
-                                  "a chart's CSV instead", file=str(path), line=1)
+        return UnknownFormatError(
+            "a W&B runs-table export (one row per run, no steps): export a chart's CSV instead",
+            file=str(path),
+            line=1,
+        )
     if header is not None:
         return UnknownFormatError(
             f"a table without a step column (columns: {', '.join(header.stripped[:6])}); "
-            "name one 'step', 'iter' or 'epoch'", file=str(path), line=1)
-    return UnknownFormatError(f"no reader recognises this file (formats: {', '.join(READERS)})",
-                              file=str(path), line=1, byte=0)
+            "name one 'step', 'iter' or 'epoch'",
+            file=str(path),
+            line=1,
+        )
+    return UnknownFormatError(
+        f"no reader recognises this file (formats: {', '.join(READERS)})",
+        file=str(path),
+        line=1,
+        byte=0,
+    )
 
 
 def name_mismatch(path: Path, fmt: str) -> str | None:
@@ -87,8 +132,9 @@ def _walk(root: Path) -> tuple[list[Path], bool]:
     files: list[Path] = []
     for current, dirs, names in os.walk(root):
         depth = len(Path(current).relative_to(root).parts)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS
-                         and depth < MAX_DEPTH)
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and depth < MAX_DEPTH
+        )
         for name in sorted(names):
             if name.startswith(".") or Path(name).suffix.lower() in _SKIP_SUFFIXES:
                 continue
@@ -124,8 +170,10 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
     order = [f for f in READERS if f in found and format in (None, f)]
     if not order:
         what = f"no {format} logs" if format else "no training logs in a format we read"
-        raise NoLogsFoundError(f"{what} ({len(files)} file(s) looked at; formats: "
-                               f"{', '.join(READERS)})", file=str(root))
+        raise NoLogsFoundError(
+            f"{what} ({len(files)} file(s) looked at; formats: {', '.join(READERS)})",
+            file=str(root),
+        )
     chosen = order[0]
     ignored = {f: paths for f, paths in found.items() if f != chosen}
     return Plan(chosen, found[chosen], ignored, truncated)

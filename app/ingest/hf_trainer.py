@@ -17,14 +17,18 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from app.ingest._builder import FrameBuilder, Warnings
-from app.ingest._jsonlines import parse_json
-from app.ingest._source import apply_run_name, default_run_name, head_text, require_nonempty
-from app.ingest._steps import integral_steps
-from app.ingest._values import json_cells
-from app.ingest.base import IngestResult
-from classifiers.errors import CorruptInputError, EmptyInputError, UnknownFormatError
+from lossforensics.classifiers.errors import CorruptInputError, EmptyInputError, UnknownFormatError
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._jsonlines import parse_json
+from lossforensics.ingest._source import (
+    apply_run_name,
+    default_run_name,
+    head_text,
+    require_nonempty,
+)
+from lossforensics.ingest._steps import integral_steps
+from lossforensics.ingest._values import json_cells
+from lossforensics.ingest.base import IngestResult
 
 FORMAT = "hf_trainer"
 SUMMARY_KEYS = ("train_runtime", "train_samples_per_second", "train_steps_per_second")
@@ -45,13 +49,13 @@ def _load(path: Path) -> dict:
         with open(path, "rb") as fh:
             doc = parse_json(fh.read())
     except json.JSONDecodeError as exc:
-        raise CorruptInputError(f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno,
-                                byte=exc.pos) from None
+        raise CorruptInputError(
+            f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno, byte=exc.pos
+        ) from None
     except (ValueError, RecursionError) as exc:
         raise CorruptInputError(f"not valid JSON: {exc}", file=str(path)) from None
     if not isinstance(doc, dict) or "log_history" not in doc:
-        raise UnknownFormatError("not a trainer_state.json: no 'log_history' key",
-                                 file=str(path))
+        raise UnknownFormatError("not a trainer_state.json: no 'log_history' key", file=str(path))
     if not isinstance(doc["log_history"], list):
         raise CorruptInputError("'log_history' is not a list", file=str(path))
     return doc
@@ -93,8 +97,9 @@ def read(
         cells = json_cells(frame["step"])
         steps, ok = integral_steps(np.where(cells.keep, cells.values, np.nan))
         if not ok.all():
-            warns.add(f"{int((~ok).sum())} log_history entries without a whole-number 'step' "
-                      "skipped")
+            warns.add(
+                f"{int((~ok).sum())} log_history entries without a whole-number 'step' skipped"
+            )
     else:
         steps, ok = np.arange(n, dtype=np.int64), np.ones(n, bool)
         warns.add("log_history entries have no 'step': the entry order is used")

@@ -22,21 +22,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from app.ingest._builder import FrameBuilder, Warnings
-from app.ingest._jsonlines import RecordChunk, iter_records, parse_json
-from app.ingest._source import (
+from lossforensics.classifiers.errors import EmptyInputError
+from lossforensics.classifiers.roles import ROLES
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._jsonlines import RecordChunk, iter_records, parse_json
+from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
     first_line,
     head_text,
     require_nonempty,
 )
-from app.ingest._steps import choose_step_key, integral_steps
-from app.ingest._values import json_cells
-from app.ingest.base import IngestResult
-from classifiers.errors import EmptyInputError
-from classifiers.roles import ROLES
+from lossforensics.ingest._steps import choose_step_key, integral_steps
+from lossforensics.ingest._values import json_cells
+from lossforensics.ingest.base import IngestResult
 
 FORMAT = "jsonl"
 _METRIC_KEYS = ("metric", "tag", "key", "name")
@@ -124,8 +123,11 @@ def _flat_frame(records: list[dict]) -> pd.DataFrame:
     """Records as columns; nested objects flattened with '/' (json_normalize is slow, so only
     when an object column actually holds a dict)."""
     frame = pd.DataFrame.from_records(records)
-    nested = any(frame[c].map(lambda v: isinstance(v, dict)).any()
-                 for c in frame.columns if frame[c].dtype == object)
+    nested = any(
+        frame[c].map(lambda v: isinstance(v, dict)).any()
+        for c in frame.columns
+        if frame[c].dtype == object
+    )
     return pd.json_normalize(records, sep="/") if nested else frame
 
 
@@ -136,22 +138,30 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
         state.step_key = choose_step_key(list(frame.columns))
         state.wall_key = next((k for k in _WALL_KEYS if k in frame.columns), None)
         if state.step_key is not None and _fractional(frame[state.step_key]):
-            state.warns.add(f"{state.step_key!r} has fractional values: the line order is "
-                            f"used as the step and {state.step_key!r} is kept as a series")
+            state.warns.add(
+                f"{state.step_key!r} has fractional values: the line order is "
+                f"used as the step and {state.step_key!r} is kept as a series"
+            )
             state.step_key = None
         elif state.step_key is None:
-            state.warns.add("no step key (step, global_step, _step, iter, iteration, epoch): "
-                            "the line order is used as the step")
-    step_col = frame[state.step_key] if state.step_key in frame.columns else (
-        None if state.step_key is None else pd.Series([None] * len(frame), dtype=object))
+            state.warns.add(
+                "no step key (step, global_step, _step, iter, iteration, epoch): "
+                "the line order is used as the step"
+            )
+    step_col = (
+        frame[state.step_key]
+        if state.step_key in frame.columns
+        else (None if state.step_key is None else pd.Series([None] * len(frame), dtype=object))
+    )
     steps, ok = state.steps(step_col, lines)
     wall = None
     if state.wall_key in frame.columns:
         w = json_cells(frame[state.wall_key])
         wall = _wall_seconds(np.where(w.keep, w.values, np.nan))
     skip = {state.step_key, state.wall_key}
-    columns = [c for c in frame.columns
-               if c not in skip and not str(c).startswith(_DROPPED_PREFIXES)]
+    columns = [
+        c for c in frame.columns if c not in skip and not str(c).startswith(_DROPPED_PREFIXES)
+    ]
     n = len(frame)
     values = np.empty((n, len(columns)))
     keep = np.empty((n, len(columns)), dtype=bool)
@@ -162,8 +172,13 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
     keep &= ok[:, None]
     rows, cols = np.nonzero(keep)
     codes = np.array([state.builder.metrics.code(str(c)) for c in columns], dtype=np.int32)
-    state.builder.add(state.run_code, codes[cols], steps[rows], values[rows, cols],
-                      None if wall is None else wall[rows])
+    state.builder.add(
+        state.run_code,
+        codes[cols],
+        steps[rows],
+        values[rows, cols],
+        None if wall is None else wall[rows],
+    )
 
 
 def _long(state: _State, chunk: RecordChunk) -> None:
@@ -175,8 +190,9 @@ def _long(state: _State, chunk: RecordChunk) -> None:
     state.note_bad(~named, lines, key)
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key([c for c in frame.columns if c != key])
-    steps, ok = state.steps(frame[state.step_key] if state.step_key in frame.columns else None,
-                            lines)
+    steps, ok = state.steps(
+        frame[state.step_key] if state.step_key in frame.columns else None, lines
+    )
     cells = json_cells(frame["value"]) if "value" in frame.columns else None
     keep = named & ok & (cells.keep if cells is not None else False)
     if cells is not None:
@@ -211,24 +227,29 @@ def read(
         if state.long is None:
             first = chunk.records[0]
             state.long = "value" in first and any(
-                isinstance(first.get(k), str) for k in _METRIC_KEYS)
+                isinstance(first.get(k), str) for k in _METRIC_KEYS
+            )
         (_long if state.long else _wide)(state, chunk)
         state.records += len(chunk.records)
     if state.unstepped:
-        state.warns.add(f"{state.unstepped} line(s) before the first {state.step_key!r} "
-                        "skipped: no step to give them")
+        state.warns.add(
+            f"{state.unstepped} line(s) before the first {state.step_key!r} "
+            "skipped: no step to give them"
+        )
     if state.carried:
-        state.warns.add(f"{state.carried} line(s) without {state.step_key!r} took the step "
-                        "of the line before")
+        state.warns.add(
+            f"{state.carried} line(s) without {state.step_key!r} took the step of the line before"
+        )
     if state.bad and state.first_bad:
         line, key = state.first_bad
-        state.warns.add(f"{state.bad} non-numeric value(s) skipped (first: key {key!r})",
-                        line=line)
+        state.warns.add(f"{state.bad} non-numeric value(s) skipped (first: key {key!r})", line=line)
     if state.builder.points == 0:
         found = state.warns.finish()  # why the objects gave nothing, when the reader noticed
         why = f" ({'; '.join(w.message for w in found[:2])})" if found else ""
-        raise EmptyInputError(f"no numeric points in {state.records} JSON object(s){why}",
-                              file=str(path))
+        raise EmptyInputError(
+            f"no numeric points in {state.records} JSON object(s){why}", file=str(path)
+        )
     frame = state.builder.build(roles, default_roles=state.defaults)
-    return IngestResult(apply_run_name(frame, run), state.warns.finish(), format=FORMAT,
-                        files=[str(path)])
+    return IngestResult(
+        apply_run_name(frame, run), state.warns.finish(), format=FORMAT, files=[str(path)]
+    )

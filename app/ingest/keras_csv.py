@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.ingest._csv import CsvHeader, is_long_form, sniff_header
-from app.ingest._source import default_run_name, require_nonempty
-from app.ingest._table import read_step_table
-from app.ingest.base import IngestResult
-from classifiers.errors import UnknownFormatError
+from lossforensics.classifiers.errors import UnknownFormatError
+from lossforensics.ingest._csv import CsvHeader, is_long_form, sniff_header
+from lossforensics.ingest._source import default_run_name, require_nonempty
+from lossforensics.ingest._table import read_step_table
+from lossforensics.ingest.base import IngestResult
 
 FORMAT = "keras_csv"
 
@@ -23,8 +23,13 @@ FORMAT = "keras_csv"
 def _is_keras(header: CsvHeader) -> bool:
     names = header.stripped
     low = {n.lower() for n in names}
-    return (names[0] == "epoch" and not header.padded and "step" not in low
-            and not is_long_form(names) and not any("/" in n or " - " in n for n in names))
+    return (
+        names[0] == "epoch"
+        and not header.padded
+        and "step" not in low
+        and not is_long_form(names)
+        and not any("/" in n or " - " in n for n in names)
+    )
 
 
 def sniff(path: Path) -> bool:
@@ -40,11 +45,19 @@ def read(
     require_nonempty(path)
     header = sniff_header(path)
     if header is None or "epoch" not in header.stripped:
-        raise UnknownFormatError("not a Keras CSVLogger file: no delimited header with an "
-                                 "'epoch' column on line 1", file=str(path), line=1)
+        raise UnknownFormatError(
+            "not a Keras CSVLogger file: no delimited header with an 'epoch' column on line 1",
+            file=str(path),
+            line=1,
+        )
     # steps are the 0-based epoch indices Keras logs: that is the file's normal axis, not a
     # problem with it, so it is documented rather than warned about on every read
     return read_step_table(
-        path, header, fmt=FORMAT, run=run or default_run_name(path),
-        step_col=header.stripped.index("epoch"), roles=roles, na_values=("", "NA"),
+        path,
+        header,
+        fmt=FORMAT,
+        run=run or default_run_name(path),
+        step_col=header.stripped.index("epoch"),
+        roles=roles,
+        na_values=("", "NA"),
     )

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from app.ingest._csv import CsvHeader, is_long_form, sniff_header
-from app.ingest._source import require_nonempty
-from app.ingest._table import read_step_table
-from app.ingest.base import IngestResult, ReadWarning
-from classifiers.errors import NoLogsFoundError, UnknownFormatError
+from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
+from lossforensics.ingest._csv import CsvHeader, is_long_form, sniff_header
+from lossforensics.ingest._source import require_nonempty
+from lossforensics.ingest._table import read_step_table
+from lossforensics.ingest.base import IngestResult, ReadWarning
 
 FORMAT = "lightning_csv"
 FILENAME = "metrics.csv"
@@ -24,8 +24,12 @@ FILENAME = "metrics.csv"
 
 def _is_lightning(header: CsvHeader) -> bool:
     names = header.stripped
-    return ("step" in names and not header.padded and not is_long_form(names)
-            and not any(" - " in n for n in names))
+    return (
+        "step" in names
+        and not header.padded
+        and not is_long_form(names)
+        and not any(" - " in n for n in names)
+    )
 
 
 def sniff(path: Path) -> bool:
@@ -60,15 +64,17 @@ def read(
     require_nonempty(path)
     header = sniff_header(path)
     if header is None:
-        raise UnknownFormatError("not a Lightning metrics.csv: no delimited header on line 1",
-                                 file=str(path), line=1)
+        raise UnknownFormatError(
+            "not a Lightning metrics.csv: no delimited header on line 1", file=str(path), line=1
+        )
     names = header.stripped
     step_col = names.index("step") if "step" in names else None
     warnings_first = []
     if step_col is None and "epoch" in names:
         step_col = names.index("epoch")
         warnings_first.append("no 'step' column: epochs are used as steps")
-    result = read_step_table(path, header, fmt=FORMAT, run=run or run_name(path),
-                             step_col=step_col, roles=roles)
+    result = read_step_table(
+        path, header, fmt=FORMAT, run=run or run_name(path), step_col=step_col, roles=roles
+    )
     result.warnings[:0] = [ReadWarning(m, str(path)) for m in warnings_first]
     return result

@@ -13,12 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
-
-from app.ingest import _mlflow_db, _mlflow_files
-from app.ingest._builder import FrameBuilder, Warnings
-from app.ingest._source import apply_run_name, head_text, require_nonempty
-from app.ingest.base import IngestResult
-from classifiers.errors import EmptyInputError, NoLogsFoundError, UnknownFormatError
+from lossforensics.classifiers.errors import EmptyInputError, NoLogsFoundError, UnknownFormatError
+from lossforensics.ingest import _mlflow_db, _mlflow_files
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._source import apply_run_name, head_text, require_nonempty
+from lossforensics.ingest.base import IngestResult
 
 FORMAT = "mlflow"
 DB_NAME = "mlflow.db"
@@ -37,8 +36,9 @@ def sniff(path: Path) -> bool:
     file store or an `mlflow.db`."""
     path = Path(path)
     if path.is_dir():
-        return (bool(_mlflow_files.find_run_dirs(path, limit=1))
-                or _mlflow_db.is_tracking_db(path / DB_NAME))
+        return bool(_mlflow_files.find_run_dirs(path, limit=1)) or _mlflow_db.is_tracking_db(
+            path / DB_NAME
+        )
     if _mlflow_db.is_sqlite(path):
         return _mlflow_db.is_tracking_db(path)
     if _metric_file_run(path) is None:
@@ -53,18 +53,24 @@ def _unique_names(runs: list[tuple[str, str]]) -> dict[str, str]:
     counts: dict[str, int] = {}
     for _, name in runs:
         counts[name] = counts.get(name, 0) + 1
-    return {rid: (f"{name} [{rid[:8]}]" if counts[name] > 1 and name != rid else name)
-            for rid, name in runs}
+    return {
+        rid: (f"{name} [{rid[:8]}]" if counts[name] > 1 and name != rid else name)
+        for rid, name in runs
+    }
 
 
-def _read_file_store(run_dirs: list[Path], only: Path | None, warns: Warnings,
-                     builder: FrameBuilder) -> list[str]:
-    runs = sorted((_mlflow_files.describe(d, warns) for d in run_dirs),
-                  key=lambda r: (r.start_time, str(r.path)))
+def _read_file_store(
+    run_dirs: list[Path], only: Path | None, warns: Warnings, builder: FrameBuilder
+) -> list[str]:
+    runs = sorted(
+        (_mlflow_files.describe(d, warns) for d in run_dirs),
+        key=lambda r: (r.start_time, str(r.path)),
+    )
     deleted = [r for r in runs if r.deleted]
     if deleted:
-        warns.add(f"{len(deleted)} deleted run(s) skipped: "
-                  f"{', '.join(r.name for r in deleted[:5])}")
+        warns.add(
+            f"{len(deleted)} deleted run(s) skipped: {', '.join(r.name for r in deleted[:5])}"
+        )
     live = [r for r in runs if not r.deleted]
     names = _unique_names([(r.run_id, r.name) for r in live])
     files: list[str] = []
@@ -76,8 +82,9 @@ def _read_file_store(run_dirs: list[Path], only: Path | None, warns: Warnings,
             file_warns = Warnings(str(path))
             steps, values, wall, _ = _mlflow_files.read_metric_file(path, file_warns)
             warns.items.extend(file_warns.finish())
-            builder.add(code, np.full(len(steps), builder.metrics.code(key), np.int32),
-                        steps, values, wall)
+            builder.add(
+                code, np.full(len(steps), builder.metrics.code(key), np.int32), steps, values, wall
+            )
             files.append(str(path))
     return files
 
@@ -88,8 +95,9 @@ def _read_db(path: Path, warns: Warnings, builder: FrameBuilder) -> None:
     for runs, chunk in _mlflow_db.iter_metric_rows(path):
         if names is None:
             live = runs[~runs["deleted"].astype(bool)]
-            names = _unique_names(list(zip(live["run_uuid"], live["name"].astype(str),
-                                           strict=True)))
+            names = _unique_names(
+                list(zip(live["run_uuid"], live["name"].astype(str), strict=True))
+            )
             deleted_seen = set(runs.loc[runs["deleted"].astype(bool), "run_uuid"])
         keep = ~chunk["run_uuid"].isin(deleted_seen).to_numpy()
         chunk = chunk[keep]
@@ -97,9 +105,13 @@ def _read_db(path: Path, warns: Warnings, builder: FrameBuilder) -> None:
         run_names = ids.map(names).fillna(ids)
         steps = chunk["step"].fillna(0).to_numpy(np.int64)
         wall = chunk["timestamp"].astype("float64").to_numpy() / 1000.0
-        builder.add(builder.runs.codes(run_names),
-                    builder.metrics.codes(chunk["key"].astype(str)), steps,
-                    chunk["value"].to_numpy(np.float64), wall)
+        builder.add(
+            builder.runs.codes(run_names),
+            builder.metrics.codes(chunk["key"].astype(str)),
+            steps,
+            chunk["value"].to_numpy(np.float64),
+            wall,
+        )
     if deleted_seen:
         warns.add(f"{len(deleted_seen)} deleted run(s) skipped")
 
@@ -119,8 +131,10 @@ def read(
             _read_db(path / DB_NAME, warns, builder)
             files = [str(path / DB_NAME)]
         else:
-            raise NoLogsFoundError("no MLflow runs here (no <run>/meta.yaml with metrics/, "
-                                   "no mlflow.db)", file=str(path))
+            raise NoLogsFoundError(
+                "no MLflow runs here (no <run>/meta.yaml with metrics/, no mlflow.db)",
+                file=str(path),
+            )
     else:
         require_nonempty(path)
         if _mlflow_db.is_sqlite(path):
@@ -129,9 +143,11 @@ def read(
         elif (run_dir := _metric_file_run(path)) is not None:
             files = _read_file_store([run_dir], path, warns, builder)
         else:
-            raise UnknownFormatError("not an MLflow store: expected an mlruns/ folder, a run "
-                                     "folder, a metric file in one, or mlflow.db",
-                                     file=str(path))
+            raise UnknownFormatError(
+                "not an MLflow store: expected an mlruns/ folder, a run "
+                "folder, a metric file in one, or mlflow.db",
+                file=str(path),
+            )
     if builder.points == 0:
         raise EmptyInputError("the MLflow store has no metric points", file=str(path))
     frame = apply_run_name(builder.build(roles, order="wall_time"), run)

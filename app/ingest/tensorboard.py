@@ -26,19 +26,23 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from app.ingest._tb_decode import FilePoints, decode
-from app.ingest._tb_framing import HEADER, file_bytes, first_record_frames, walk
-from app.ingest._tb_layout import RunFiles, find_runs, is_event_file_name, iter_event_files
-from app.ingest.base import IngestResult, ReadWarning
-from classifiers.errors import (
+from lossforensics.classifiers.errors import (
     CorruptInputError,
     InputError,
     LossForensicsError,
     NoLogsFoundError,
     UnknownFormatError,
 )
-from classifiers.frame import make_frame
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.ingest._tb_decode import FilePoints, decode
+from lossforensics.ingest._tb_framing import HEADER, file_bytes, first_record_frames, walk
+from lossforensics.ingest._tb_layout import (
+    RunFiles,
+    find_runs,
+    is_event_file_name,
+    iter_event_files,
+)
+from lossforensics.ingest.base import IngestResult, ReadWarning
 
 FORMAT = "tensorboard"
 _SNIFF_MAX_FILES = 64
@@ -64,8 +68,9 @@ def _frames(path: Path) -> bool:
         return first_record_frames(fh.read(HEADER))
 
 
-def read(path: Path, *, run: str | None = None,
-         roles: Mapping[str, str] | None = None) -> IngestResult:
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
     """Every scalar point of the event file or directory at `path`, one run per run directory.
     `run` names the run (with several runs it prefixes their names); `roles` overrides roles."""
     path = Path(path)
@@ -87,8 +92,9 @@ def read(path: Path, *, run: str | None = None,
                 if single:
                     raise
                 unreadable.append(exc)
-                warnings.append(ReadWarning(f"not read: {exc.message}", file=str(file),
-                                            byte=exc.byte))
+                warnings.append(
+                    ReadWarning(f"not read: {exc.message}", file=str(file), byte=exc.byte)
+                )
                 continue
             warnings.extend(points.warnings)
             parts.append((points, split))
@@ -97,8 +103,12 @@ def read(path: Path, *, run: str | None = None,
         raise unreadable[0]
     frame = _build_frame(collected, roles)
     if not len(frame):
-        warnings.append(ReadWarning("no scalar values found (only metadata, text, images, "
-                                    "histograms or empty files)", file=str(path)))
+        warnings.append(
+            ReadWarning(
+                "no scalar values found (only metadata, text, images, histograms or empty files)",
+                file=str(path),
+            )
+        )
     return IngestResult(frame, warnings, format=FORMAT, files=files)
 
 
@@ -118,15 +128,21 @@ def _read_file(file: Path) -> FilePoints:
             return _no_points(ReadWarning("empty event file", file=name, byte=0))
         head = bytes(raw[:HEADER])
         if head.startswith(_LFS_POINTER[:HEADER]) and bytes(raw[:64]).startswith(_LFS_POINTER):
-            raise UnknownFormatError("a git-LFS pointer, not the event file itself "
-                                     "(fetch it with `git lfs pull`)", file=name)
+            raise UnknownFormatError(
+                "a git-LFS pointer, not the event file itself (fetch it with `git lfs pull`)",
+                file=name,
+            )
         if total < HEADER:
-            return _no_points(ReadWarning(f"truncated first record ({total} bytes)",
-                                          file=name, byte=0))
+            return _no_points(
+                ReadWarning(f"truncated first record ({total} bytes)", file=name, byte=0)
+            )
         if not first_record_frames(head):
-            raise UnknownFormatError("not a TensorBoard event file: the first record does "
-                                     "not frame as TFRecord (length checksum mismatch)",
-                                     file=name, byte=0)
+            raise UnknownFormatError(
+                "not a TensorBoard event file: the first record does "
+                "not frame as TFRecord (length checksum mismatch)",
+                file=name,
+                byte=0,
+            )
         try:
             records, warnings = walk(raw, name)
             buf = np.frombuffer(raw, dtype=np.uint8)
@@ -137,16 +153,18 @@ def _read_file(file: Path) -> FilePoints:
         except LossForensicsError:
             raise
         except (ValueError, IndexError, TypeError, OverflowError, MemoryError) as exc:
-            raise CorruptInputError(f"could not decode event file ({type(exc).__name__}: {exc})",
-                                    file=name) from exc
+            raise CorruptInputError(
+                f"could not decode event file ({type(exc).__name__}: {exc})", file=name
+            ) from exc
     points.warnings[:0] = warnings
     return points
 
 
 def _no_points(warning: ReadWarning) -> FilePoints:
     empty = np.zeros(0)
-    return FilePoints(np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64), empty, empty,
-                      [], [warning])
+    return FilePoints(
+        np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64), empty, empty, [], [warning]
+    )
 
 
 @dataclass
@@ -158,8 +176,10 @@ class _Columns:
     wall_time: list[np.ndarray]
 
 
-def _build_frame(collected: list[tuple[str, list[tuple[FilePoints, str | None]]]],
-                 roles: Mapping[str, str] | None) -> pd.DataFrame:
+def _build_frame(
+    collected: list[tuple[str, list[tuple[FilePoints, str | None]]]],
+    roles: Mapping[str, str] | None,
+) -> pd.DataFrame:
     """One make_frame call for all runs: run and metric go in as codes + names (Categorical)."""
     cols = _Columns([], [], [], [], [])
     metric_index: dict[str, int] = {}
@@ -172,8 +192,9 @@ def _build_frame(collected: list[tuple[str, list[tuple[FilePoints, str | None]]]
             names = [f"{split}/{t}" if split else t for t in points.tags]
             if split:
                 splits.update(dict.fromkeys(names, split))
-            lookup = np.array([metric_index.setdefault(n, len(metric_index)) for n in names],
-                              dtype=np.int32)
+            lookup = np.array(
+                [metric_index.setdefault(n, len(metric_index)) for n in names], dtype=np.int32
+            )
             cols.metric.append(lookup[points.tag] if len(points) else points.tag)
             cols.run.append(np.full(len(points), run_code, dtype=np.int32))
             cols.step.append(points.step)
@@ -185,8 +206,15 @@ def _build_frame(collected: list[tuple[str, list[tuple[FilePoints, str | None]]]
 
     run = pd.Categorical.from_codes(cat(cols.run, np.int32), categories=_distinct(run_names))
     metric = pd.Categorical.from_codes(cat(cols.metric, np.int32), categories=list(metric_index))
-    return make_frame(run, metric, cat(cols.step, np.int64), cat(cols.value, np.float64),
-                      cat(cols.wall_time, np.float64), roles=roles, splits=splits)
+    return make_frame(
+        run,
+        metric,
+        cat(cols.step, np.int64),
+        cat(cols.value, np.float64),
+        cat(cols.wall_time, np.float64),
+        roles=roles,
+        splits=splits,
+    )
 
 
 def _distinct(names: list[str]) -> list[str]:

@@ -21,20 +21,25 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
-
-from app.ingest._builder import FrameBuilder, Warnings
-from app.ingest._csv import BadCells, CsvHeader, iter_chunks, melt_chunk, sniff_header
-from app.ingest._source import apply_run_name, default_run_name, require_nonempty
-from app.ingest._steps import integral_steps
-from app.ingest._values import text_cells
-from app.ingest.base import IngestResult
-from classifiers.errors import EmptyInputError, UnknownFormatError
+from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._csv import BadCells, CsvHeader, iter_chunks, melt_chunk, sniff_header
+from lossforensics.ingest._source import apply_run_name, default_run_name, require_nonempty
+from lossforensics.ingest._steps import integral_steps
+from lossforensics.ingest._values import text_cells
+from lossforensics.ingest.base import IngestResult
 
 FORMAT = "wandb_csv"
 SEPARATOR = " - "
 COMPANIONS = ("__MIN", "__MAX")
-_TIME_AXES = {"wall time", "relative time (process)", "relative time (wall)", "_timestamp",
-              "_runtime", "time"}
+_TIME_AXES = {
+    "wall time",
+    "relative time (process)",
+    "relative time (wall)",
+    "_timestamp",
+    "_runtime",
+    "time",
+}
 _RUNS_TABLE_HINTS = {"state", "notes", "user", "tags", "created", "runtime", "sweep"}
 
 
@@ -91,8 +96,9 @@ def _x_axis(chunk_x, is_time: bool | None, start: int, warns: Warnings, line: in
         return steps, np.ones(n, bool), wall
     steps, ok = integral_steps(x)
     if (~ok & np.isfinite(x)).any():
-        warns.add("x-axis values that are not whole numbers: rows skipped", line=line,
-                  kind="fractional x")
+        warns.add(
+            "x-axis values that are not whole numbers: rows skipped", line=line, kind="fractional x"
+        )
     return steps, ok, None
 
 
@@ -103,8 +109,12 @@ def read(
     require_nonempty(path)
     header = sniff_header(path)
     if header is None or not _is_wandb(header):
-        raise UnknownFormatError("not a W&B chart export: expected an x-axis column then "
-                                 "'<run> - <metric>' columns on line 1", file=str(path), line=1)
+        raise UnknownFormatError(
+            "not a W&B chart export: expected an x-axis column then "
+            "'<run> - <metric>' columns on line 1",
+            file=str(path),
+            line=1,
+        )
     warns = Warnings(str(path))
     builder = FrameBuilder()
     names = header.stripped
@@ -132,8 +142,7 @@ def read(
             warns.add(f"x-axis {names[0]!r} has fractional values: steps are the row order")
             is_time = None
         steps, ok, wall = _x_axis(chunk.frame[0], is_time, rows, warns, chunk.first_line)
-        melt_chunk(chunk, header, columns, metric_codes, run_codes, steps, ok, builder, bad,
-                   wall)
+        melt_chunk(chunk, header, columns, metric_codes, run_codes, steps, ok, builder, bad, wall)
         for base_col, max_col, r, m in watch:
             if (r, m) not in bucketed:
                 base = text_cells(chunk.frame[base_col]).values
@@ -143,9 +152,11 @@ def read(
         rows += len(chunk.frame)
     if bucketed:
         shown = ", ".join(f"{r} - {m}" for r, m in list(bucketed)[:3])
-        warns.add(f"export is bucketed: values are bucket means and spikes may show only in "
-                  f"the __MAX column(s) ({shown}{', ...' if len(bucketed) > 3 else ''}); "
-                  f"they have role 'other' unless you override it")
+        warns.add(
+            f"export is bucketed: values are bucket means and spikes may show only in "
+            f"the __MAX column(s) ({shown}{', ...' if len(bucketed) > 3 else ''}); "
+            f"they have role 'other' unless you override it"
+        )
     bad.report(warns)
     if builder.points == 0:
         raise EmptyInputError(f"no numeric points in {rows} data row(s)", file=str(path))

@@ -14,11 +14,10 @@ import threading
 
 import numpy as np
 import pandas as pd
+from lossforensics.classifiers.diagnosis import Diagnosis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.transforms import blended_transform_factory
-
-from classifiers.diagnosis import Diagnosis
 
 PANELS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("loss", ("train_loss", "val_loss")),
@@ -67,15 +66,25 @@ def _panels(frame: pd.DataFrame) -> list[tuple[str, list[str]]]:
 def _mark_nonfinite(ax, step: np.ndarray, value: np.ndarray, color: str) -> int:
     trans = blended_transform_factory(ax.transData, ax.transAxes)
     count = 0
-    for mask, y, marker, text in ((np.isnan(value), 0.97, "x", "NaN"),
-                                  (value == np.inf, 0.97, "^", "+inf"),
-                                  (value == -np.inf, 0.03, "v", "-inf")):
+    for mask, y, marker, text in (
+        (np.isnan(value), 0.97, "x", "NaN"),
+        (value == np.inf, 0.97, "^", "+inf"),
+        (value == -np.inf, 0.03, "v", "-inf"),
+    ):
         xs = np.unique(step[mask])
         if xs.size:
             xs = xs[np.linspace(0, xs.size - 1, min(xs.size, 500)).astype(np.int64)]
-            ax.plot(xs, np.full(xs.size, y), linestyle="none", marker=marker, color=color,
-                    markersize=6, transform=trans, label=f"{text} ({int(mask.sum())})",
-                    clip_on=False)
+            ax.plot(
+                xs,
+                np.full(xs.size, y),
+                linestyle="none",
+                marker=marker,
+                color=color,
+                markersize=6,
+                transform=trans,
+                label=f"{text} ({int(mask.sum())})",
+                clip_on=False,
+            )
             count += int(mask.sum())
     return count
 
@@ -91,8 +100,16 @@ def _draw_panel(ax, frame: pd.DataFrame, roles: list[str], buckets: int) -> None
         x, y = envelope(step, value, buckets)
         color = f"C{i}"
         style = "--" if str(part["role"].iloc[0]).startswith("val") else "-"
-        ax.plot(x, y, style, color=color, linewidth=1.1, label=metric,
-                marker="o" if len(step) < 60 else None, markersize=3)
+        ax.plot(
+            x,
+            y,
+            style,
+            color=color,
+            linewidth=1.1,
+            label=metric,
+            marker="o" if len(step) < 60 else None,
+            markersize=3,
+        )
         _mark_nonfinite(ax, step, value, color)
         all_finite.append(value[np.isfinite(value)])
     if all_finite and wants_log(np.concatenate(all_finite)):
@@ -113,13 +130,22 @@ def _shade_findings(axes, diagnosis: Diagnosis | None) -> None:
             else:
                 ax.axvline(start, color=color, alpha=0.6, linewidth=1.5)
         trans = blended_transform_factory(axes[0].transData, axes[0].transAxes)
-        axes[0].text(start, 1.01 + 0.07 * (i % 3), f"{finding.label} ({finding.confidence:.2f})",
-                     transform=trans, color=color, fontsize=8, fontweight="bold",
-                     va="bottom", clip_on=False)
+        axes[0].text(
+            start,
+            1.01 + 0.07 * (i % 3),
+            f"{finding.label} ({finding.confidence:.2f})",
+            transform=trans,
+            color=color,
+            fontsize=8,
+            fontweight="bold",
+            va="bottom",
+            clip_on=False,
+        )
 
 
-def plot_run(frame: pd.DataFrame, diagnosis: Diagnosis | None = None, *,
-             size: tuple[int, int] = (1000, 700)) -> bytes:
+def plot_run(
+    frame: pd.DataFrame, diagnosis: Diagnosis | None = None, *, size: tuple[int, int] = (1000, 700)
+) -> bytes:
     """PNG bytes of the run's curves, `size` = (width, height) in pixels."""
     if diagnosis is not None and len(frame) and (frame["run"].astype(str) == diagnosis.run).any():
         frame = frame[frame["run"].astype(str) == diagnosis.run]

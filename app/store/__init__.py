@@ -1,7 +1,7 @@
 """Stored runs: metadata and diagnoses in SQL (SQLite by default, PostgreSQL by URL), each run's
 frame in one Parquet file under the data dir. See runs.py for the atomicity rules."""
 
-from app.store.records import NewRun, RunPage, RunRecord
-from app.store.runs import RunStore
+from lossforensics.store.records import NewRun, RunPage, RunRecord
+from lossforensics.store.runs import RunStore
 
 __all__ = ["NewRun", "RunPage", "RunRecord", "RunStore"]

@@ -21,8 +21,8 @@ def make_engine(url: str) -> sa.Engine:
     if parsed.get_backend_name() != "sqlite":
         return sa.create_engine(url, pool_pre_ping=True, pool_size=8, max_overflow=16)
     engine = sa.create_engine(
-        url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8,
-        max_overflow=16)
+        url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8, max_overflow=16
+    )
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:

@@ -15,8 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
-
-from classifiers.frame import validate_frame
+from lossforensics.classifiers.frame import validate_frame
 
 SUFFIX = ".parquet"
 TMP_SUFFIX = ".tmp"
@@ -64,7 +63,8 @@ class FrameFiles:
         removed = 0
         for p in self.root.iterdir():
             orphan = p.name.endswith(TMP_SUFFIX) or (
-                p.name.endswith(SUFFIX) and p.name[: -len(SUFFIX)] not in keep)
+                p.name.endswith(SUFFIX) and p.name[: -len(SUFFIX)] not in keep
+            )
             if orphan and _mtime(p) <= cutoff:
                 p.unlink(missing_ok=True)
                 removed += 1

@@ -12,17 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
-
-from app.ingest.base import IngestResult
-from app.store.records import NewRun, RunRecord
-from app.store.runs import RunStore
-from classifiers.diagnosis import Diagnosis
-from classifiers.errors import (
+from lossforensics.classifiers.diagnosis import Diagnosis
+from lossforensics.classifiers.errors import (
     CorruptInputError,
     EmptyInputError,
     LimitExceededError,
     LossForensicsError,
 )
+from lossforensics.ingest.base import IngestResult
+from lossforensics.store.records import NewRun, RunRecord
+from lossforensics.store.runs import RunStore
 
 log = logging.getLogger("lossforensics.store")
 
@@ -38,9 +37,9 @@ class DiagnosedRun:
 
 
 def ingest(path: Path, *, display_name: str | None = None) -> IngestResult:
-    """`app.ingest.load_run`, with any reader crash on hostile bytes turned into a typed error
+    """`ingest.load_run`, with any reader crash on hostile bytes turned into a typed error
     (logged with its traceback) so no input ever reaches the caller as an unexplained failure."""
-    from app.ingest import load_run
+    from lossforensics.ingest import load_run
 
     try:
         return load_run(path)
@@ -48,8 +47,9 @@ def ingest(path: Path, *, display_name: str | None = None) -> IngestResult:
         raise
     except Exception as exc:
         log.exception("reader failed on %s", path)
-        raise CorruptInputError(f"unreadable input ({type(exc).__name__}: {exc})",
-                                file=display_name or path.name) from exc
+        raise CorruptInputError(
+            f"unreadable input ({type(exc).__name__}: {exc})", file=display_name or path.name
+        ) from exc
 
 
 def split_runs(result: IngestResult, *, max_points: int) -> list[tuple[str, pd.DataFrame]]:
@@ -63,14 +63,15 @@ def split_runs(result: IngestResult, *, max_points: int) -> list[tuple[str, pd.D
         if len(part) > max_points:
             raise LimitExceededError(
                 f"run {name!r} has {len(part)} points; the limit is {max_points}",
-                file=(result.files or [None])[0])
+                file=(result.files or [None])[0],
+            )
         out.append((str(name), part.reset_index(drop=True)))
     return out
 
 
 def diagnose_result(result: IngestResult, *, max_points: int) -> list[DiagnosedRun]:
     """Diagnose every run of an ingested source (one Diagnosis per run)."""
-    from classifiers.diagnose import diagnose_all
+    from lossforensics.classifiers.diagnose import diagnose_all
 
     parts = split_runs(result, max_points=max_points)
     if not parts:
@@ -91,14 +92,22 @@ def to_new_runs(diagnosed: Sequence[DiagnosedRun], *, origin: str | None = None)
     out = []
     for i, d in enumerate(diagnosed):
         run_origin = None if origin is None else (origin if i == 0 else f"{origin}#{d.name}")
-        out.append(NewRun(name=d.name, frame=d.frame, diagnosis=d.diagnosis,
-                          format=d.result.format, files=list(d.result.files), origin=run_origin))
+        out.append(
+            NewRun(
+                name=d.name,
+                frame=d.frame,
+                diagnosis=d.diagnosis,
+                format=d.result.format,
+                files=list(d.result.files),
+                origin=run_origin,
+            )
+        )
     return out
 
 
 def rediagnose(store: RunStore, project: str, run_id: str) -> RunRecord:
     """Diagnose a stored run again from its stored frame (the classifiers may have changed)."""
-    from classifiers.diagnose import diagnose_all
+    from lossforensics.classifiers.diagnose import diagnose_all
 
     record = store.get(project, run_id)
     frame = store.frame(project, run_id)

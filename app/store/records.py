@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
-
-from classifiers.diagnosis import Diagnosis
+from lossforensics.classifiers.diagnosis import Diagnosis
 
 
 @dataclass(frozen=True)
@@ -47,10 +46,16 @@ class RunRecord:
     def summary(self) -> dict[str, Any]:
         """Everything but the diagnosis body (what a listing returns)."""
         return {
-            "id": self.id, "name": self.name, "project": self.project,
-            "created_at": self.created_at, "diagnosed_at": self.diagnosed_at,
-            "format": self.format, "files": list(self.files), "points": self.points,
-            "verdict": self.verdict, "labels": list(self.labels),
+            "id": self.id,
+            "name": self.name,
+            "project": self.project,
+            "created_at": self.created_at,
+            "diagnosed_at": self.diagnosed_at,
+            "format": self.format,
+            "files": list(self.files),
+            "points": self.points,
+            "verdict": self.verdict,
+            "labels": list(self.labels),
         }
 
     def to_dict(self) -> dict[str, Any]:

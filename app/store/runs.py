@@ -16,13 +16,12 @@ from typing import Any
 
 import pandas as pd
 import sqlalchemy as sa
-
-from app.store.engine import WRITE, make_engine
-from app.store.frames import FrameFiles
-from app.store.records import NewRun, RunPage, RunRecord, labels_of
-from app.store.tables import metadata, run_labels, runs
-from classifiers.diagnosis import Diagnosis
-from classifiers.errors import NotFoundError
+from lossforensics.classifiers.diagnosis import Diagnosis
+from lossforensics.classifiers.errors import NotFoundError
+from lossforensics.store.engine import WRITE, make_engine
+from lossforensics.store.frames import FrameFiles
+from lossforensics.store.records import NewRun, RunPage, RunRecord, labels_of
+from lossforensics.store.tables import metadata, run_labels, runs
 
 _SUMMARY_COLS = [c for c in runs.c if c.name != "diagnosis"]
 
@@ -67,8 +66,10 @@ class RunStore:
             with self.engine.connect().execution_options(**WRITE) as conn, conn.begin():
                 for rec in records:
                     conn.execute(runs.insert().values(self._row(rec)))
-                    conn.execute(run_labels.insert(),
-                                 [{"run_id": rec.id, "label": lab} for lab in rec.labels])
+                    conn.execute(
+                        run_labels.insert(),
+                        [{"run_id": rec.id, "label": lab} for lab in rec.labels],
+                    )
         except BaseException:
             for run_id in written:
                 self.frames.delete(run_id)
@@ -83,23 +84,35 @@ class RunStore:
         labels = labels_of(diagnosis)
         now = self.clock()
         with self.engine.connect().execution_options(**WRITE) as conn, conn.begin():
-            res = conn.execute(runs.update().where(runs.c.id == run_id, runs.c.project == project)
-                               .values(diagnosis=body, verdict=diagnosis.verdict,
-                                       diagnosed_at=now))
+            res = conn.execute(
+                runs.update()
+                .where(runs.c.id == run_id, runs.c.project == project)
+                .values(diagnosis=body, verdict=diagnosis.verdict, diagnosed_at=now)
+            )
             if res.rowcount == 0:
                 raise NotFoundError(f"no run {run_id!r}")
             conn.execute(run_labels.delete().where(run_labels.c.run_id == run_id))
             conn.execute(run_labels.insert(), [{"run_id": run_id, "label": lab} for lab in labels])
-        return RunRecord(**{**record.__dict__, "diagnosis": body, "verdict": diagnosis.verdict,
-                            "labels": labels, "diagnosed_at": now})
+        return RunRecord(
+            **{
+                **record.__dict__,
+                "diagnosis": body,
+                "verdict": diagnosis.verdict,
+                "labels": labels,
+                "diagnosed_at": now,
+            }
+        )
 
     def delete(self, project: str, run_id: str) -> None:
         with self.engine.connect().execution_options(**WRITE) as conn, conn.begin():
-            conn.execute(run_labels.delete().where(
-                run_labels.c.run_id.in_(sa.select(runs.c.id).where(
-                    runs.c.id == run_id, runs.c.project == project))))
-            res = conn.execute(runs.delete().where(runs.c.id == run_id,
-                                                   runs.c.project == project))
+            conn.execute(
+                run_labels.delete().where(
+                    run_labels.c.run_id.in_(
+                        sa.select(runs.c.id).where(runs.c.id == run_id, runs.c.project == project)
+                    )
+                )
+            )
+            res = conn.execute(runs.delete().where(runs.c.id == run_id, runs.c.project == project))
             if res.rowcount == 0:
                 raise NotFoundError(f"no run {run_id!r}")
         self.frames.delete(run_id)
@@ -114,8 +127,11 @@ class RunStore:
 
     def get(self, project: str, run_id: str) -> RunRecord:
         with self.engine.connect() as conn:
-            row = conn.execute(sa.select(runs).where(
-                runs.c.id == run_id, runs.c.project == project)).mappings().first()
+            row = (
+                conn.execute(sa.select(runs).where(runs.c.id == run_id, runs.c.project == project))
+                .mappings()
+                .first()
+            )
             if row is None:
                 raise NotFoundError(f"no run {run_id!r}")
             return self._from_row(row, self._labels(conn, [run_id])[run_id])
@@ -125,36 +141,56 @@ class RunStore:
         return self.frames.read(run_id)
 
     def list(
-        self, project: str, *, label: str | None = None, name: str | None = None,
-        limit: int = 50, offset: int = 0,
+        self,
+        project: str,
+        *,
+        label: str | None = None,
+        name: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
     ) -> RunPage:
         """Newest first. The diagnosis body is left out of listed records (it is `{}`)."""
         cond = [runs.c.project == project]
         if label:
-            cond.append(runs.c.id.in_(sa.select(run_labels.c.run_id)
-                                      .where(run_labels.c.label == label)))
+            cond.append(
+                runs.c.id.in_(sa.select(run_labels.c.run_id).where(run_labels.c.label == label))
+            )
         if name:
             cond.append(runs.c.name == name)
         with self.engine.connect() as conn:
-            total = conn.execute(sa.select(sa.func.count()).select_from(runs)
-                                 .where(*cond)).scalar_one()
-            rows = conn.execute(sa.select(*_SUMMARY_COLS).where(*cond)
-                                .order_by(runs.c.created_at.desc(), runs.c.id.desc())
-                                .limit(limit).offset(offset)).mappings().all()
+            total = conn.execute(
+                sa.select(sa.func.count()).select_from(runs).where(*cond)
+            ).scalar_one()
+            rows = (
+                conn.execute(
+                    sa.select(*_SUMMARY_COLS)
+                    .where(*cond)
+                    .order_by(runs.c.created_at.desc(), runs.c.id.desc())
+                    .limit(limit)
+                    .offset(offset)
+                )
+                .mappings()
+                .all()
+            )
             labels = self._labels(conn, [r["id"] for r in rows])
         items = [self._from_row(r, labels[r["id"]]) for r in rows]
         return RunPage(items=items, total=int(total), limit=limit, offset=offset)
 
     def has_origin(self, project: str, origin: str) -> bool:
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(runs.c.id).where(
-                runs.c.project == project, runs.c.origin == origin)).first() is not None
+            return (
+                conn.execute(
+                    sa.select(runs.c.id).where(runs.c.project == project, runs.c.origin == origin)
+                ).first()
+                is not None
+            )
 
     def iter_ids(self) -> Iterator[tuple[str, str]]:
         """(project, run id) of every stored run, oldest first."""
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(runs.c.project, runs.c.id)
-                                .order_by(runs.c.created_at, runs.c.id)).all()
+            rows = conn.execute(
+                sa.select(runs.c.project, runs.c.id).order_by(runs.c.created_at, runs.c.id)
+            ).all()
         yield from ((p, i) for p, i in rows)
 
     # -- rows ---------------------------------------------------------------------------------
@@ -165,7 +201,8 @@ class RunStore:
         if ids:
             for run_id, label in conn.execute(
                 sa.select(run_labels.c.run_id, run_labels.c.label)
-                .where(run_labels.c.run_id.in_(ids)).order_by(run_labels.c.label)
+                .where(run_labels.c.run_id.in_(ids))
+                .order_by(run_labels.c.label)
             ):
                 out[run_id].append(label)
         return out
@@ -175,10 +212,19 @@ class RunStore:
         diagnosis = Diagnosis.from_dict(new.diagnosis.to_dict())
         diagnosis.id = None
         return RunRecord(
-            id=run_id, project=project, name=new.name, created_at=now, diagnosed_at=now,
-            format=new.format, files=list(new.files), points=len(new.frame),
-            verdict=diagnosis.verdict, labels=labels_of(diagnosis),
-            diagnosis=diagnosis.to_dict(), origin=new.origin)
+            id=run_id,
+            project=project,
+            name=new.name,
+            created_at=now,
+            diagnosed_at=now,
+            format=new.format,
+            files=list(new.files),
+            points=len(new.frame),
+            verdict=diagnosis.verdict,
+            labels=labels_of(diagnosis),
+            diagnosis=diagnosis.to_dict(),
+            origin=new.origin,
+        )
 
     @staticmethod
     def _row(rec: RunRecord) -> dict[str, Any]:
@@ -189,8 +235,16 @@ class RunStore:
     @staticmethod
     def _from_row(row: Any, labels: list[str]) -> RunRecord:
         return RunRecord(
-            id=row["id"], project=row["project"], name=row["name"],
-            created_at=float(row["created_at"]), diagnosed_at=float(row["diagnosed_at"]),
-            format=row["format"], files=list(row["files"] or []), points=int(row["points"]),
-            verdict=row["verdict"], labels=labels, diagnosis=dict(row.get("diagnosis") or {}),
-            origin=row["origin"])
+            id=row["id"],
+            project=row["project"],
+            name=row["name"],
+            created_at=float(row["created_at"]),
+            diagnosed_at=float(row["diagnosed_at"]),
+            format=row["format"],
+            files=list(row["files"] or []),
+            points=int(row["points"]),
+            verdict=row["verdict"],
+            labels=labels,
+            diagnosis=dict(row.get("diagnosis") or {}),
+            origin=row["origin"],
+        )

@@ -32,8 +32,9 @@ runs = sa.Table(
 run_labels = sa.Table(
     "lf_run_labels",
     metadata,
-    sa.Column("run_id", sa.String(32), sa.ForeignKey("lf_runs.id", ondelete="CASCADE"),
-              primary_key=True),
+    sa.Column(
+        "run_id", sa.String(32), sa.ForeignKey("lf_runs.id", ondelete="CASCADE"), primary_key=True
+    ),
     sa.Column("label", sa.String(64), primary_key=True),
     sa.Index("ix_lf_run_labels_label", "label"),
 )

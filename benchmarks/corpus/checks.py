@@ -35,8 +35,7 @@ def _val(run: LoggedRun) -> np.ndarray:
 
 def nan(run: LoggedRun) -> bool:
     """A loss (train or validation) or the gradient norm became NaN or infinite."""
-    return any(not np.all(np.isfinite(run.series(k)[1])) for k in ("loss", "val_loss",
-                                                                  "grad_norm"))
+    return any(not np.all(np.isfinite(run.series(k)[1])) for k in ("loss", "val_loss", "grad_norm"))
 
 
 def exploding(run: LoggedRun) -> bool:
@@ -46,10 +45,10 @@ def exploding(run: LoggedRun) -> bool:
     if len(f) < 6:
         return False
     i = int(np.argmin(f))
-    after = f[i + 1:]
+    after = f[i + 1 :]
     if len(after) < 3:
         return False
-    tail = after[-max(3, len(after) // 5):]
+    tail = after[-max(3, len(after) // 5) :]
     level = float(np.median(tail))
     return level >= 2 * max(f[i], 1e-6) and level >= 0.9 * f[0]
 
@@ -100,8 +99,9 @@ def loss_spikes(run: LoggedRun) -> bool:
     if hot.mean() >= 0.10:
         return False
     starts = np.nonzero(hot & ~np.r_[False, hot[:-1]])[0]
-    recovered = np.array([s for s in starts
-                          if np.any(f[s + 1: s + 11] < 1.2 * trend[s + 1: s + 11])], dtype=int)
+    recovered = np.array(
+        [s for s in starts if np.any(f[s + 1 : s + 11] < 1.2 * trend[s + 1 : s + 11])], dtype=int
+    )
     if len(recovered) < 2:
         return False
     # jumps that recur at one position within the epoch (sorted data) are a sawtooth, not spikes
@@ -142,8 +142,13 @@ def overfit(run: LoggedRun) -> bool:
     end = float(np.mean(v[-2:]))
     if not (i <= 0.75 * (len(v) - 1) and v[0] >= 1.05 * v[i] and end >= 1.10 * v[i]):
         return False
-    t_at = float(np.median(t[(ts <= vs[i]) & (ts > vs[i] - max(run.steps_per_epoch, 1))]
-                           if np.any(ts <= vs[i]) else t[:1]))
+    t_at = float(
+        np.median(
+            t[(ts <= vs[i]) & (ts > vs[i] - max(run.steps_per_epoch, 1))]
+            if np.any(ts <= vs[i])
+            else t[:1]
+        )
+    )
     return _seg(t, 0.9, 1.0) <= 0.9 * t_at
 
 
@@ -230,10 +235,10 @@ def resume_discontinuity(run: LoggedRun) -> bool:
         return False
     i = int(back[0]) + 1
     k = 1 if run.cadence == "epoch" else 3
-    pre, post = f[max(0, i - k):i], f[i:i + k]
+    pre, post = f[max(0, i - k) : i], f[i : i + k]
     if len(pre) < k or len(post) < k:
         return False
-    noise = np.median(np.abs(np.diff(f[max(0, i - 20):i]))) if i > 3 else 0.0
+    noise = np.median(np.abs(np.diff(f[max(0, i - 20) : i]))) if i > 3 else 0.0
     jump = float(np.median(post) - np.median(pre))
     return jump >= 0.15 * float(np.median(pre)) and jump > 3 * noise * (k == 3)
 
@@ -249,10 +254,25 @@ def metric_mismatch(run: LoggedRun) -> bool:
     return v_gain >= 0.2 and a_gain < 0.03
 
 
-CHECKS = {f.__name__: f for f in (
-    nan, exploding, plateau, oscillating, loss_spikes, unshuffled, overfit,
-    distribution_mismatch, lr_decayed_too_early, underfit, vanishing_gradients, over_clipping,
-    resume_discontinuity, metric_mismatch)}
+CHECKS = {
+    f.__name__: f
+    for f in (
+        nan,
+        exploding,
+        plateau,
+        oscillating,
+        loss_spikes,
+        unshuffled,
+        overfit,
+        distribution_mismatch,
+        lr_decayed_too_early,
+        underfit,
+        vanishing_gradients,
+        over_clipping,
+        resume_discontinuity,
+        metric_mismatch,
+    )
+}
 
 
 def fired(run: LoggedRun) -> set[str]:

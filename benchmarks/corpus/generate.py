@@ -90,13 +90,18 @@ def _attempt(task: tuple[str, int, str]) -> tuple[tuple[str, int, str], Outcome 
 def _entry(out: Outcome, files: list[str]) -> dict:
     c = out.plan.cfg
     return {
-        "format": out.format, "variant": out.variant, "label": out.labels,
-        "recipe": out.recipe, "seed": out.seed, "files": files,
+        "format": out.format,
+        "variant": out.variant,
+        "label": out.labels,
+        "recipe": out.recipe,
+        "seed": out.seed,
+        "files": files,
         "cadence": f"{out.run.cadence} (every {out.run.log_every})"
-        if out.run.cadence == "step" else "epoch",
+        if out.run.cadence == "step"
+        else "epoch",
         "notes": f"{out.recipe}/{out.plan.variant or 'default'}: {c.model} on {c.task}, "
-                 f"{c.optimizer} lr={c.lr:.3g}, {c.epochs} epochs x {out.run.steps_per_epoch} "
-                 "steps",
+        f"{c.optimizer} lr={c.lr:.3g}, {c.epochs} epochs x {out.run.steps_per_epoch} "
+        "steps",
     }
 
 
@@ -117,9 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of the attempts")
     ap.add_argument("--jobs", type=int, default=1, help="processes (<= 2 on a shared machine)")
-    ap.add_argument("--max-minutes", type=float, default=None,
-                    help="stop training after this long and pack what is done (then the set "
-                         "depends on machine speed; a full run does not)")
+    ap.add_argument(
+        "--max-minutes",
+        type=float,
+        default=None,
+        help="stop training after this long and pack what is done (then the set "
+        "depends on machine speed; a full run does not)",
+    )
     args = ap.parse_args(argv)
     tasks = attempts(args.scale)
     print(f"{len(tasks)} attempts, {args.jobs} process(es)", flush=True)
@@ -130,16 +139,25 @@ def main(argv: list[str] | None = None) -> int:
         for k, (task, res, dt) in enumerate(pool.imap_unordered(_attempt, tasks), 1):
             results[task] = res
             verdict = res if isinstance(res, str) else (res.labels or res.reason)
-            print(f"[{k}/{len(tasks)} {time.perf_counter() - t0:6.0f}s] {task[0]} {task[2]} "
-                  f"seed {task[1]} ({dt:.1f}s): {verdict}", flush=True)
+            print(
+                f"[{k}/{len(tasks)} {time.perf_counter() - t0:6.0f}s] {task[0]} {task[2]} "
+                f"seed {task[1]} ({dt:.1f}s): {verdict}",
+                flush=True,
+            )
             if args.max_minutes and time.perf_counter() - t0 > 60 * args.max_minutes:
                 print("time limit reached: packing what is done", flush=True)
                 pool.terminate()
                 break
     kept: list[Outcome] = []
     for recipe, (target, _) in PLAN.items():
-        ok = [r for t in tasks if t[0] == recipe and t in results
-              and not isinstance(r := results[t], str) and r.labels is not None]
+        ok = [
+            r
+            for t in tasks
+            if t[0] == recipe
+            and t in results
+            and not isinstance(r := results[t], str)
+            and r.labels is not None
+        ]
         kept += ok[: max(1, round(target * args.scale))]
     labels: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -154,14 +172,16 @@ def main(argv: list[str] | None = None) -> int:
         n = 0
         for members in groups.values():
             for i in range(0, len(members), 3):
-                chunk = members[i:i + 3]
+                chunk = members[i : i + 3]
                 name = f"wandb_export-{n:03d}"
                 n += 1
                 files = FORMATS["wandb_csv"].write([o.run for o in chunk], root / "runs" / name)
                 labels[name] = {
-                    "format": "wandb_csv", "variant": "wandb",
+                    "format": "wandb_csv",
+                    "variant": "wandb",
                     "label": sorted({lab for o in chunk for lab in o.labels}),
-                    "files": files, "notes": f"{len(chunk)} runs in one W&B export",
+                    "files": files,
+                    "notes": f"{len(chunk)} runs in one W&B export",
                     "per_run": {o.run.name: o.labels for o in chunk},
                     "runs": {o.run.name: _entry(o, files) for o in chunk},
                 }
@@ -169,8 +189,10 @@ def main(argv: list[str] | None = None) -> int:
         _pack(root, args.out)
     per_label = Counter(lab for o in kept for lab in o.labels)
     per_format = Counter(o.format for o in kept)
-    print(f"kept {len(kept)} runs in {len(labels)} entries -> {args.out} "
-          f"({args.out.stat().st_size / 1e6:.1f} MB, {time.perf_counter() - t0:.0f}s)")
+    print(
+        f"kept {len(kept)} runs in {len(labels)} entries -> {args.out} "
+        f"({args.out.stat().st_size / 1e6:.1f} MB, {time.perf_counter() - t0:.0f}s)"
+    )
     print("per label:", dict(sorted(per_label.items())))
     print("per format:", dict(sorted(per_format.items())))
     shortfall = {r: (sum(1 for o in kept if o.recipe == r), t) for r, (t, _) in PLAN.items()}

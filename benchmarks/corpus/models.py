@@ -8,8 +8,16 @@ from torch import nn
 _ACTS = {"relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "gelu": nn.GELU}
 
 
-def mlp(n_in: int, n_out: int, *, hidden: int = 64, depth: int = 2, act: str = "relu",
-        dropout: float = 0.0, norm: bool = False) -> nn.Module:
+def mlp(
+    n_in: int,
+    n_out: int,
+    *,
+    hidden: int = 64,
+    depth: int = 2,
+    act: str = "relu",
+    dropout: float = 0.0,
+    norm: bool = False,
+) -> nn.Module:
     """`depth` hidden layers; depth 0 is a linear model."""
     layers: list[nn.Module] = [nn.Flatten()]
     width = n_in
@@ -28,9 +36,14 @@ def mlp(n_in: int, n_out: int, *, hidden: int = 64, depth: int = 2, act: str = "
 def cnn(n_out: int, *, channels: int = 8) -> nn.Module:
     """Two conv blocks on 12x12 images."""
     return nn.Sequential(
-        nn.Conv2d(1, channels, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(channels, 2 * channels, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(2 * channels * 9, n_out),
+        nn.Conv2d(1, channels, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(channels, 2 * channels, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(2 * channels * 9, n_out),
     )
 
 
@@ -55,8 +68,9 @@ class TinyTransformerLM(nn.Module):
         super().__init__()
         self.emb = nn.Embedding(vocab, d)
         self.pos = nn.Parameter(torch.zeros(1, length, d))
-        self.block = nn.TransformerEncoderLayer(d, heads, 2 * d, dropout=0.0, batch_first=True,
-                                                norm_first=True)
+        self.block = nn.TransformerEncoderLayer(
+            d, heads, 2 * d, dropout=0.0, batch_first=True, norm_first=True
+        )
         self.head = nn.Linear(d, vocab)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

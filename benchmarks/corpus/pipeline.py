@@ -61,15 +61,23 @@ def _view(plan: Plan, fmt: str, rng: np.random.Generator, spe: int) -> StepView 
     step = f.step_level and (plan.step_level or not f.epoch_level or rng.random() < 0.7)
     if not step:
         return EpochView(acc=True, lr=plan.lr, val=plan.val, val_acc=plan.val_acc)
-    choices = [e for e in (1, 1, 2, 5, 10) if spe // e >= (6 if "unshuffled" in plan.labels
-                                                             else 2)] or [1]
+    choices = [
+        e for e in (1, 1, 2, 5, 10) if spe // e >= (6 if "unshuffled" in plan.labels else 2)
+    ] or [1]
     every = int(rng.choice(choices))
     if "loss_spikes" in plan.labels and plan.variant.startswith("every"):
         every = int(plan.variant[5:])
     hf = fmt == "hf_trainer_state"
-    return StepView(every=every, aggregate="mean" if hf else "last", acc=rng.random() < 0.3,
-                    lr=plan.lr or hf, grad_norm=plan.grad_norm or ("pre" if hf else None),
-                    max_grad_norm=plan.max_grad_norm, val=plan.val, val_acc=plan.val_acc)
+    return StepView(
+        every=every,
+        aggregate="mean" if hf else "last",
+        acc=rng.random() < 0.3,
+        lr=plan.lr or hf,
+        grad_norm=plan.grad_norm or ("pre" if hf else None),
+        max_grad_norm=plan.max_grad_norm,
+        val=plan.val,
+        val_acc=plan.val_acc,
+    )
 
 
 def verify(plan: Plan, run: LoggedRun) -> tuple[list[str] | None, str]:
@@ -85,8 +93,7 @@ def verify(plan: Plan, run: LoggedRun) -> tuple[list[str] | None, str]:
     if "healthy" in plan.labels:
         t = run.series("loss")[1]
         n = max(1, len(t) // 20)
-        progress = (np.median(t[:n]) - np.median(t[-n:])) / max(np.median(t[:n]) - run.floor,
-                                                                1e-8)
+        progress = (np.median(t[:n]) - np.median(t[-n:])) / max(np.median(t[:n]) - run.floor, 1e-8)
         if progress < 0.5:
             return None, f"healthy run made only {progress:.0%} progress"
         return ["healthy"], "ok"
@@ -111,9 +118,17 @@ def build_run(recipe: str, seed: int, fmt: str | None = None) -> Outcome:
         variant = "autolog"
     name = f"{recipe}-{fmt}-{seed:05d}"
     c = plan.cfg
-    meta = {"task": c.task, "model": c.model, "optimizer": c.optimizer, "lr": c.lr,
-            "batch_size": c.batch_size, "epochs": c.epochs, "n_val": c.n_val, "seed": seed,
-            "_keras_iterations": bool(rng.random() < 0.5)}
+    meta = {
+        "task": c.task,
+        "model": c.model,
+        "optimizer": c.optimizer,
+        "lr": c.lr,
+        "batch_size": c.batch_size,
+        "epochs": c.epochs,
+        "n_val": c.n_val,
+        "seed": seed,
+        "_keras_iterations": bool(rng.random() < 0.5),
+    }
     if isinstance(view, StepView):
         run = step_view(rec, view, name, seed, meta)
     else:

@@ -31,14 +31,18 @@ class Plan:
     variant: str = ""
 
 
-def _task(rng: np.random.Generator, seed: int, allow=("blobs", "spirals", "sine", "digits",
-                                                       "charlang")) -> Config:
+def _task(
+    rng: np.random.Generator, seed: int, allow=("blobs", "spirals", "sine", "digits", "charlang")
+) -> Config:
     """A healthy baseline configuration on one of the synthetic tasks."""
     task = str(rng.choice(list(allow)))
     c = Config(seed=seed, task=task, epochs=int(rng.integers(10, 21)))
     if task == "blobs":
-        c.task_kw = {"k": int(rng.integers(4, 7)), "sep": float(rng.uniform(0.7, 1.2)),
-                     "d": int(rng.choice([8, 16, 32]))}
+        c.task_kw = {
+            "k": int(rng.integers(4, 7)),
+            "sep": float(rng.uniform(0.7, 1.2)),
+            "d": int(rng.choice([8, 16, 32])),
+        }
         c.n_train = int(rng.choice([640, 1024, 1536]))
         c.model_kw = {"hidden": int(rng.choice([32, 64, 128])), "depth": int(rng.integers(1, 3))}
     elif task == "spirals":
@@ -69,8 +73,13 @@ def _task(rng: np.random.Generator, seed: int, allow=("blobs", "spirals", "sine"
 
 def healthy(rng, seed) -> Plan:
     c = _task(rng, seed)
-    return Plan(c, {"healthy"}, val_acc=bool(rng.random() < 0.5), lr=bool(rng.random() < 0.6),
-                grad_norm="pre" if rng.random() < 0.4 else None)
+    return Plan(
+        c,
+        {"healthy"},
+        val_acc=bool(rng.random() < 0.5),
+        lr=bool(rng.random() < 0.6),
+        grad_norm="pre" if rng.random() < 0.4 else None,
+    )
 
 
 def nan(rng, seed) -> Plan:
@@ -91,8 +100,14 @@ def nan(rng, seed) -> Plan:
         c.optimizer, c.lr, c.schedule = "adam", float(rng.uniform(3e-3, 1e-2)), None
         c.unsafe_log = float(rng.uniform(20.0, 60.0))  # a temperature bug scales the logits
     c.nan_tail = int(rng.integers(5, 60))
-    return Plan(c, {"nan"}, {"exploding"}, lr=bool(rng.random() < 0.5),
-                grad_norm="pre" if rng.random() < 0.5 else None, variant=variant)
+    return Plan(
+        c,
+        {"nan"},
+        {"exploding"},
+        lr=bool(rng.random() < 0.5),
+        grad_norm="pre" if rng.random() < 0.5 else None,
+        variant=variant,
+    )
 
 
 def exploding(rng, seed) -> Plan:
@@ -102,8 +117,14 @@ def exploding(rng, seed) -> Plan:
     c.lr = 1e-3 if c.optimizer == "adam" else 1e-2
     c.schedule_kw = {"peak": float(rng.uniform(500, 3000)), "frac": float(rng.uniform(0.4, 0.6))}
     c.momentum = 0.9
-    return Plan(c, {"exploding"}, {"nan", "loss_spikes"}, lr=bool(rng.random() < 0.6),
-                grad_norm="pre" if rng.random() < 0.5 else None, variant="lr_ramp")
+    return Plan(
+        c,
+        {"exploding"},
+        {"nan", "loss_spikes"},
+        lr=bool(rng.random() < 0.6),
+        grad_norm="pre" if rng.random() < 0.5 else None,
+        variant="lr_ramp",
+    )
 
 
 def plateau(rng, seed) -> Plan:
@@ -120,8 +141,14 @@ def plateau(rng, seed) -> Plan:
     else:
         c.task, c.model, c.model_kw = "spirals", "mlp", {"depth": 0}
         c.optimizer, c.lr, c.schedule = "adam", 0.02, None
-    return Plan(c, {"plateau"}, val=False, lr=bool(rng.random() < 0.3),
-                grad_norm="pre" if rng.random() < 0.3 else None, variant=variant)
+    return Plan(
+        c,
+        {"plateau"},
+        val=False,
+        lr=bool(rng.random() < 0.3),
+        grad_norm="pre" if rng.random() < 0.3 else None,
+        variant=variant,
+    )
 
 
 def oscillating(rng, seed) -> Plan:
@@ -132,8 +159,14 @@ def oscillating(rng, seed) -> Plan:
     c.batch_size = int(rng.choice([8, 16]))
     c.n_train = 768
     c.epochs = int(rng.integers(4, 8))
-    return Plan(c, {"oscillating"}, step_level=True, val=bool(rng.random() < 0.3),
-                lr=bool(rng.random() < 0.4), variant="adam_high_lr")
+    return Plan(
+        c,
+        {"oscillating"},
+        step_level=True,
+        val=bool(rng.random() < 0.3),
+        lr=bool(rng.random() < 0.4),
+        variant="adam_high_lr",
+    )
 
 
 def overfit(rng, seed) -> Plan:
@@ -149,8 +182,7 @@ def overfit(rng, seed) -> Plan:
         c.label_noise = float(rng.uniform(0.1, 0.3))
         c.optimizer, c.lr = "adam", float(rng.uniform(2e-3, 6e-3))
         if c.model == "mlp":
-            c.task_kw = {"k": int(rng.integers(3, 6)), "sep": float(rng.uniform(0.5, 0.8)),
-                         "d": 32}
+            c.task_kw = {"k": int(rng.integers(3, 6)), "sep": float(rng.uniform(0.5, 0.8)), "d": 32}
             c.model_kw = {"hidden": 256, "depth": int(rng.integers(2, 4))}
         else:
             c.model_kw = {"channels": 16}
@@ -159,12 +191,21 @@ def overfit(rng, seed) -> Plan:
 
 def distribution_mismatch(rng, seed) -> Plan:
     c = _task(rng, seed)
-    kinds = {"blobs": ["scale", "permute_features", "relabel"], "spirals": ["scale", "relabel"],
-             "digits": ["invert", "relabel"], "sine": ["target_shift"],
-             "charlang": ["other_language"]}[c.task]
+    kinds = {
+        "blobs": ["scale", "permute_features", "relabel"],
+        "spirals": ["scale", "relabel"],
+        "digits": ["invert", "relabel"],
+        "sine": ["target_shift"],
+        "charlang": ["other_language"],
+    }[c.task]
     c.val_shift = str(rng.choice(kinds))
-    return Plan(c, {"distribution_mismatch"}, val_acc=bool(rng.random() < 0.4),
-                lr=bool(rng.random() < 0.3), variant=c.val_shift)
+    return Plan(
+        c,
+        {"distribution_mismatch"},
+        val_acc=bool(rng.random() < 0.4),
+        lr=bool(rng.random() < 0.3),
+        variant=c.val_shift,
+    )
 
 
 def lr_decayed_too_early(rng, seed) -> Plan:
@@ -178,14 +219,22 @@ def lr_decayed_too_early(rng, seed) -> Plan:
         c.lr = 0.05
     if rng.random() < 0.7:
         c.schedule = "step"
-        c.schedule_kw = {"milestones": [float(rng.uniform(0.15, 0.3))],
-                         "gamma": float(rng.uniform(0.001, 0.01))}
+        c.schedule_kw = {
+            "milestones": [float(rng.uniform(0.15, 0.3))],
+            "gamma": float(rng.uniform(0.001, 0.01)),
+        }
     else:
         c.schedule = "exp"
         total = (c.n_train // c.batch_size) * c.epochs
         c.schedule_kw = {"gamma": float(0.001 ** (1 / (rng.uniform(0.15, 0.3) * total)))}
-    return Plan(c, {"lr_decayed_too_early"}, {"plateau", "underfit"}, lr=True,
-                val=bool(rng.random() < 0.5), variant=c.schedule)
+    return Plan(
+        c,
+        {"lr_decayed_too_early"},
+        {"plateau", "underfit"},
+        lr=True,
+        val=bool(rng.random() < 0.5),
+        variant=c.schedule,
+    )
 
 
 def loss_spikes(rng, seed) -> Plan:
@@ -194,12 +243,17 @@ def loss_spikes(rng, seed) -> Plan:
     total = (c.n_train // c.batch_size) * c.epochs
     n = int(rng.integers(3, 8))
     every = int(rng.choice([1, 1, 2]))
-    pos = np.sort(rng.choice(np.arange(int(0.15 * total), total - 10) // every, n,
-                             replace=False)) * every + every - 1
+    pos = (
+        np.sort(rng.choice(np.arange(int(0.15 * total), total - 10) // every, n, replace=False))
+        * every
+        + every
+        - 1
+    )
     c.corrupt_steps = tuple(int(p) for p in pos)
     c.corrupt_factor = float(rng.uniform(15, 40))
-    return Plan(c, {"loss_spikes"}, step_level=True, lr=bool(rng.random() < 0.3),
-                variant=f"every{every}")
+    return Plan(
+        c, {"loss_spikes"}, step_level=True, lr=bool(rng.random() < 0.3), variant=f"every{every}"
+    )
 
 
 def unshuffled(rng, seed) -> Plan:
@@ -229,8 +283,14 @@ def underfit(rng, seed) -> Plan:
         c.optimizer, c.momentum = "sgd", 0.9
         c.weight_decay = float(rng.uniform(0.05, 0.3))
         c.lr = 0.05
-    return Plan(c, {"underfit"}, {"plateau"}, val_acc=bool(rng.random() < 0.4),
-                lr=bool(rng.random() < 0.3), variant=variant)
+    return Plan(
+        c,
+        {"underfit"},
+        {"plateau"},
+        val_acc=bool(rng.random() < 0.4),
+        lr=bool(rng.random() < 0.3),
+        variant=variant,
+    )
 
 
 def vanishing_gradients(rng, seed) -> Plan:
@@ -242,9 +302,15 @@ def vanishing_gradients(rng, seed) -> Plan:
     c.lr = float(rng.uniform(0.01, 0.08))
     c.head_scale = float(rng.uniform(3.0, 8.0))
     c.schedule = None
-    return Plan(c, {"vanishing_gradients"}, {"plateau", "underfit"}, step_level=True,
-                grad_norm="pre",
-                lr=bool(rng.random() < 0.3), val=bool(rng.random() < 0.5))
+    return Plan(
+        c,
+        {"vanishing_gradients"},
+        {"plateau", "underfit"},
+        step_level=True,
+        grad_norm="pre",
+        lr=bool(rng.random() < 0.3),
+        val=bool(rng.random() < 0.5),
+    )
 
 
 def over_clipping(rng, seed) -> Plan:
@@ -253,9 +319,16 @@ def over_clipping(rng, seed) -> Plan:
     c.optimizer = "sgd"
     c.lr = float(rng.uniform(0.05, 0.2))
     post = rng.random() < 0.3
-    return Plan(c, {"over_clipping"}, {"plateau"}, step_level=True,
-                grad_norm="post" if post else "pre", max_grad_norm=not post,
-                lr=bool(rng.random() < 0.3), variant="post_clip" if post else "pre_clip")
+    return Plan(
+        c,
+        {"over_clipping"},
+        {"plateau"},
+        step_level=True,
+        grad_norm="post" if post else "pre",
+        max_grad_norm=not post,
+        lr=bool(rng.random() < 0.3),
+        variant="post_clip" if post else "pre_clip",
+    )
 
 
 def resume_discontinuity(rng, seed) -> Plan:
@@ -263,26 +336,48 @@ def resume_discontinuity(rng, seed) -> Plan:
     c.epochs = max(c.epochs, 12)
     c.schedule = str(rng.choice(["cosine", "step", "none"]))
     c.schedule = None if c.schedule == "none" else c.schedule
-    c.schedule_kw = {"floor": 0.02} if c.schedule == "cosine" else {"milestones": [0.3],
-                                                                     "gamma": 0.1}
+    c.schedule_kw = (
+        {"floor": 0.02} if c.schedule == "cosine" else {"milestones": [0.3], "gamma": 0.1}
+    )
     # the crash comes while the loss still falls fast; the checkpoint used is a few epochs old
     c.resume_epoch = int(rng.integers(max(3, int(0.25 * c.epochs)), int(0.5 * c.epochs) + 1))
     c.resume_back = int(rng.integers(2, min(5, c.resume_epoch) + 1))
     restart = bool(rng.random() < 0.5)
     c.resume_restart_step = restart
-    return Plan(c, {"resume_discontinuity"}, resumable=True, lr=bool(rng.random() < 0.5),
-                variant="restart_at_0" if restart else "repeat_steps")
+    return Plan(
+        c,
+        {"resume_discontinuity"},
+        resumable=True,
+        lr=bool(rng.random() < 0.5),
+        variant="restart_at_0" if restart else "repeat_steps",
+    )
 
 
 def metric_mismatch(rng, seed) -> Plan:
     c = _task(rng, seed, ("blobs", "spirals", "digits", "charlang"))
     c.metric_bug = str(rng.choice(["roll", "stale", "wrong_dim"]))
-    return Plan(c, {"metric_mismatch"}, val_acc=True, lr=bool(rng.random() < 0.3),
-                variant=c.metric_bug)
+    return Plan(
+        c, {"metric_mismatch"}, val_acc=True, lr=bool(rng.random() < 0.3), variant=c.metric_bug
+    )
 
 
 RECIPES: dict[str, Callable[[np.random.Generator, int], Plan]] = {
-    f.__name__: f for f in (
-        healthy, nan, exploding, plateau, oscillating, overfit, distribution_mismatch,
-        lr_decayed_too_early, loss_spikes, unshuffled, underfit, vanishing_gradients,
-        over_clipping, resume_discontinuity, metric_mismatch)}
+    f.__name__: f
+    for f in (
+        healthy,
+        nan,
+        exploding,
+        plateau,
+        oscillating,
+        overfit,
+        distribution_mismatch,
+        lr_decayed_too_early,
+        loss_spikes,
+        unshuffled,
+        underfit,
+        vanishing_gradients,
+        over_clipping,
+        resume_discontinuity,
+        metric_mismatch,
+    )
+}

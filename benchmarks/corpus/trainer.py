@@ -91,8 +91,9 @@ class Record:
 
 def _make_optimizer(cfg: Config, params) -> torch.optim.Optimizer:
     if cfg.optimizer == "sgd":
-        return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum,
-                               weight_decay=cfg.weight_decay)
+        return torch.optim.SGD(
+            params, lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay
+        )
     if cfg.optimizer == "adam":
         return torch.optim.Adam(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
     if cfg.optimizer == "adamw":
@@ -112,15 +113,16 @@ def lr_factor(cfg: Config, total: int):
         return lambda t: floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * min(t, total) / total))
     if cfg.schedule == "warmup_cosine":
         w = max(1, int(kw.get("warmup", 0.05) * total))
-        return lambda t: (t + 1) / w if t < w else 0.5 * (
-            1 + math.cos(math.pi * (t - w) / max(1, total - w)))
+        return lambda t: (
+            (t + 1) / w if t < w else 0.5 * (1 + math.cos(math.pi * (t - w) / max(1, total - w)))
+        )
     if cfg.schedule == "step":
         milestones = [int(f * total) for f in kw["milestones"]]
         gamma = kw["gamma"]
         return lambda t: gamma ** sum(t >= m for m in milestones)
     if cfg.schedule == "exp":
         gamma = kw["gamma"]
-        return lambda t: gamma ** t
+        return lambda t: gamma**t
     if cfg.schedule == "ramp":  # LR grows `peak`-fold over the first `frac` of the run, then holds
         peak, frac = kw["peak"], kw.get("frac", 1.0)
         return lambda t: peak ** min(t / (frac * total), 1.0)
@@ -131,10 +133,12 @@ def _loss_fn(cfg: Config, ds: datasets.Dataset):
     if not ds.n_classes:
         return lambda out, y: F.mse_loss(out, y)
     if cfg.unsafe_log:
+
         def unsafe(out, y):
             out = out.reshape(-1, out.shape[-1])
             p = torch.softmax(out * cfg.unsafe_log, dim=-1).gather(1, y.reshape(-1, 1))
             return -torch.log(p).mean()
+
         return unsafe
     return lambda out, y: F.cross_entropy(out.reshape(-1, out.shape[-1]), y.reshape(-1))
 
@@ -234,7 +238,7 @@ def train(cfg: Config) -> Record:
         ep_losses, ep_accs = [], []
         model.train()
         for b in range(spe):
-            idx = order[b * cfg.batch_size:(b + 1) * cfg.batch_size]
+            idx = order[b * cfg.batch_size : (b + 1) * cfg.batch_size]
             x, y = ds.x_train[idx], ds.y_train[idx]
             if exec_step in cfg.corrupt_steps:
                 if ds.is_lm:
@@ -252,15 +256,17 @@ def train(cfg: Config) -> Record:
             lr_now = opt.param_groups[0]["lr"]
             opt.zero_grad(set_to_none=False)
             loss.backward()
-            gn = float(torch.nn.utils.clip_grad_norm_(
-                params, cfg.clip if cfg.clip else float("inf")))
+            gn = float(
+                torch.nn.utils.clip_grad_norm_(params, cfg.clip if cfg.clip else float("inf"))
+            )
             gnp = gn if not cfg.clip else gn * min(1.0, cfg.clip / (gn + 1e-6))
             opt.step()
             sched.step()
             lv = float(loss.detach())
             acc = _accuracy(out.detach(), y) if classification else float("nan")
-            for k, v in zip(rows, (logged_step, logged_epoch, lv, acc, lr_now, gn, gnp),
-                            strict=True):
+            for k, v in zip(
+                rows, (logged_step, logged_epoch, lv, acc, lr_now, gn, gnp), strict=True
+            ):
                 rows[k].append(v)
             ep_losses.append(lv)
             ep_accs.append(acc)
@@ -274,9 +280,20 @@ def train(cfg: Config) -> Record:
         validated = (logged_epoch + 1) % cfg.val_every == 0
         if validated:
             vl, va = _evaluate(model, metric_model, ds, loss_fn, cfg.metric_bug, classification)
-        for k, v in zip(ep, (logged_epoch, logged_step - 1, float(np.mean(ep_losses)),
-                             float(np.mean(ep_accs)), opt.param_groups[0]["lr"], vl, va,
-                             validated), strict=True):
+        for k, v in zip(
+            ep,
+            (
+                logged_epoch,
+                logged_step - 1,
+                float(np.mean(ep_losses)),
+                float(np.mean(ep_accs)),
+                opt.param_groups[0]["lr"],
+                vl,
+                va,
+                validated,
+            ),
+            strict=True,
+        ):
             ep[k].append(v)
         logged_epoch += 1
         if first_bad is not None and exec_step - first_bad > cfg.nan_tail:
@@ -284,18 +301,24 @@ def train(cfg: Config) -> Record:
     f32 = np.float32
     return Record(
         steps_per_epoch=spe,
-        step=np.array(rows["step"], dtype=np.int64), epoch=np.array(rows["epoch"]),
+        step=np.array(rows["step"], dtype=np.int64),
+        epoch=np.array(rows["epoch"]),
         loss=np.array(rows["loss"], dtype=f32).astype(float),
         acc=np.array(rows["acc"], dtype=f32).astype(float),
-        lr=np.array(rows["lr"]), grad_norm=np.array(rows["gn"], dtype=f32).astype(float),
+        lr=np.array(rows["lr"]),
+        grad_norm=np.array(rows["gn"], dtype=f32).astype(float),
         grad_norm_post=np.array(rows["gnp"], dtype=f32).astype(float),
-        ep_epoch=np.array(ep["epoch"]), ep_step=np.array(ep["step"], dtype=np.int64),
+        ep_epoch=np.array(ep["epoch"]),
+        ep_step=np.array(ep["step"], dtype=np.int64),
         ep_loss=np.array(ep["loss"], dtype=f32).astype(float),
-        ep_acc=np.array(ep["acc"], dtype=f32).astype(float), ep_lr=np.array(ep["lr"]),
+        ep_acc=np.array(ep["acc"], dtype=f32).astype(float),
+        ep_lr=np.array(ep["lr"]),
         ep_val_loss=np.array(ep["vl"], dtype=f32).astype(float),
         ep_val_acc=np.array(ep["va"], dtype=f32).astype(float),
         ep_validated=np.array(ep["ok"], dtype=bool),
-        classification=classification, clip=cfg.clip, floor=ds.floor,
+        classification=classification,
+        clip=cfg.clip,
+        floor=ds.floor,
         n_classes=ds.vocab or ds.n_classes,
     )
 

@@ -94,7 +94,7 @@ def step_view(rec: Record, view: StepView, name: str, seed: int, meta: dict) -> 
         if i and rec.step[i] <= rec.step[i - 1]:
             start = i  # a resumed run starts a new interval
         if logged[i]:
-            loss = rec.loss[start:i + 1].mean() if view.aggregate == "mean" else rec.loss[i]
+            loss = rec.loss[start : i + 1].mean() if view.aggregate == "mean" else rec.loss[i]
             vals: dict[str, float] = {"loss": float(loss)}
             if view.acc and rec.classification:
                 vals["acc"] = float(rec.acc[i])
@@ -113,10 +113,12 @@ def step_view(rec: Record, view: StepView, name: str, seed: int, meta: dict) -> 
             vals = {"val_loss": float(rec.ep_val_loss[j]), "loss_epoch": float(rec.ep_loss[j])}
             if view.val_acc and rec.classification:
                 vals["val_acc"] = float(rec.ep_val_acc[j])
-            rows.append(Row("eval", int(rec.ep_step[j]), int(rec.ep_epoch[j]), vals,
-                            float(clock[i]) + 0.5))
-    return LoggedRun(name, rows, "step", view.every, rec.steps_per_epoch, rec.classification,
-                     rec.floor, meta)
+            rows.append(
+                Row("eval", int(rec.ep_step[j]), int(rec.ep_epoch[j]), vals, float(clock[i]) + 0.5)
+            )
+    return LoggedRun(
+        name, rows, "step", view.every, rec.steps_per_epoch, rec.classification, rec.floor, meta
+    )
 
 
 def _epoch_end_index(rec: Record) -> np.ndarray:
@@ -141,7 +143,9 @@ def epoch_view(rec: Record, view: EpochView, name: str, seed: int, meta: dict) -
             vals["val_loss"] = float(rec.ep_val_loss[j])
             if view.val_acc and rec.classification:
                 vals["val_acc"] = float(rec.ep_val_acc[j])
-        rows.append(Row("epoch", int(rec.ep_step[j]), int(rec.ep_epoch[j]), vals,
-                        float(clock[i]) + 0.5))
-    return LoggedRun(name, rows, "epoch", 1, rec.steps_per_epoch, rec.classification, rec.floor,
-                     meta)
+        rows.append(
+            Row("epoch", int(rec.ep_step[j]), int(rec.ep_epoch[j]), vals, float(clock[i]) + 0.5)
+        )
+    return LoggedRun(
+        name, rows, "epoch", 1, rec.steps_per_epoch, rec.classification, rec.floor, meta
+    )

@@ -34,12 +34,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from classifiers.diagnosis import Cause, Finding
-from classifiers.labels import PROBES, SEVERITY
-from classifiers.playbook._rules import TIERS, Rule
-from classifiers.playbook.generalisation import RULES as _GENERALISATION
-from classifiers.playbook.optimisation import RULES as _OPTIMISATION
-from classifiers.playbook.progress import RULES as _PROGRESS
+from lossforensics.classifiers.diagnosis import Cause, Finding
+from lossforensics.classifiers.labels import PROBES, SEVERITY
+from lossforensics.classifiers.playbook._rules import TIERS, Rule
+from lossforensics.classifiers.playbook.generalisation import RULES as _GENERALISATION
+from lossforensics.classifiers.playbook.optimisation import RULES as _OPTIMISATION
+from lossforensics.classifiers.playbook.progress import RULES as _PROGRESS
 
 PLAYBOOK: dict[str, tuple[Rule, ...]] = {**_OPTIMISATION, **_PROGRESS, **_GENERALISATION}
 
@@ -54,11 +54,15 @@ if _bad_probes:  # pragma: no cover
 def rank_causes(label: str, evidence: dict | None = None) -> tuple[Cause, ...]:
     """The label's causes, scored from `evidence`, best first (empty for an unknown label)."""
     ev = dict(evidence or {})
-    scored = [(rule.score(ev), TIERS.index(rule.tier), i, rule)
-              for i, rule in enumerate(PLAYBOOK.get(label, ()))]
+    scored = [
+        (rule.score(ev), TIERS.index(rule.tier), i, rule)
+        for i, rule in enumerate(PLAYBOOK.get(label, ()))
+    ]
     scored.sort(key=lambda t: (-t[0], t[1], t[2]))
-    return tuple(Cause(rank, rule.cause, round(score, 4), rule.checks, rule.probe)
-                 for rank, (score, _, _, rule) in enumerate(scored, start=1))
+    return tuple(
+        Cause(rank, rule.cause, round(score, 4), rule.checks, rule.probe)
+        for rank, (score, _, _, rule) in enumerate(scored, start=1)
+    )
 
 
 def attach_causes(finding: Finding) -> Finding:

@@ -3,74 +3,132 @@ distribution_mismatch, resume_discontinuity, metric_mismatch."""
 
 from __future__ import annotations
 
-from classifiers.playbook._rules import Rule, above, below, flag
+from lossforensics.classifiers.playbook._rules import Rule, above, below, flag
 
 OVERFIT = (
-    Rule("too little training data for the model (memorisation)", "data", 0.45,
-         ("Compare the parameter count with the number of training samples or tokens.",
-          "Add data or augmentation; check for duplicates inflating the train set."),
-         "batch_inspect",
-         lambda ev: 0.2 * below(ev, "val_min_fraction", 0.25)),
-    Rule("model too large, or no regularisation", "model", 0.35,
-         ("Add weight decay (AdamW) and dropout; try a smaller model.",)),
-    Rule("trained past the best point (no early stopping)", "procedure", 0.35,
-         ("Keep the checkpoint at the validation minimum; add early stopping.",),
-         None,
-         lambda ev: 0.2 * above(ev, "val_min_fraction", 0.5)),
-    Rule("learning rate or schedule keeps driving train loss down too fast", "hyperparameters",
-         0.15,
-         ("Try a lower peak LR or stronger weight decay and compare the val minimum.",),
-         "lr_drop"),
+    Rule(
+        "too little training data for the model (memorisation)",
+        "data",
+        0.45,
+        (
+            "Compare the parameter count with the number of training samples or tokens.",
+            "Add data or augmentation; check for duplicates inflating the train set.",
+        ),
+        "batch_inspect",
+        lambda ev: 0.2 * below(ev, "val_min_fraction", 0.25),
+    ),
+    Rule(
+        "model too large, or no regularisation",
+        "model",
+        0.35,
+        ("Add weight decay (AdamW) and dropout; try a smaller model.",),
+    ),
+    Rule(
+        "trained past the best point (no early stopping)",
+        "procedure",
+        0.35,
+        ("Keep the checkpoint at the validation minimum; add early stopping.",),
+        None,
+        lambda ev: 0.2 * above(ev, "val_min_fraction", 0.5),
+    ),
+    Rule(
+        "learning rate or schedule keeps driving train loss down too fast",
+        "hyperparameters",
+        0.15,
+        ("Try a lower peak LR or stronger weight decay and compare the val minimum.",),
+        "lr_drop",
+    ),
 )
 
 DISTRIBUTION_MISMATCH = (
-    Rule("preprocessing differs between train and validation (normalisation, tokenizer, "
-         "resizing, augmentation left on)", "data", 0.5,
-         ("Compare summary statistics of a train batch and a val batch.",
-          "Route both splits through one preprocessing function."),
-         "batch_inspect"),
-    Rule("validation drawn from another distribution, or labels differ between splits", "data",
-         0.4,
-         ("Check how the splits were made; compare label distributions.",),
-         "batch_inspect",
-         lambda ev: 0.15 * (flag(ev, "val_flat") or below(ev, "val_improvement_pct", 5.0))),
-    Rule("evaluation mode differs from training (BatchNorm stats, dropout, a wrong loss)",
-         "procedure", 0.3,
-         ("Compute the loss on the same batch in train and eval mode.",),
-         "train_eval_parity",
-         lambda ev: 0.15 * below(ev, "correlation", 0.0)),
+    Rule(
+        "preprocessing differs between train and validation (normalisation, tokenizer, "
+        "resizing, augmentation left on)",
+        "data",
+        0.5,
+        (
+            "Compare summary statistics of a train batch and a val batch.",
+            "Route both splits through one preprocessing function.",
+        ),
+        "batch_inspect",
+    ),
+    Rule(
+        "validation drawn from another distribution, or labels differ between splits",
+        "data",
+        0.4,
+        ("Check how the splits were made; compare label distributions.",),
+        "batch_inspect",
+        lambda ev: 0.15 * (flag(ev, "val_flat") or below(ev, "val_improvement_pct", 5.0)),
+    ),
+    Rule(
+        "evaluation mode differs from training (BatchNorm stats, dropout, a wrong loss)",
+        "procedure",
+        0.3,
+        ("Compute the loss on the same batch in train and eval mode.",),
+        "train_eval_parity",
+        lambda ev: 0.15 * below(ev, "correlation", 0.0),
+    ),
 )
 
 RESUME = (
-    Rule("sampler or data position not restored (epoch replayed or skipped)", "data", 0.25,
-         ("Check the data loader resumes at the saved position and epoch.",)),
-    Rule("optimizer state not restored (fresh momentum / Adam moments)", "procedure", 0.45,
-         ("Save and load optimizer.state_dict() with the model; test a resume on a short run.",),
-         None,
-         lambda ev: 0.1 * above(ev, "loss_jump", 5.0)),
-    Rule("LR scheduler not restored (warmup or schedule restarted)", "procedure", 0.35,
-         ("Save and load scheduler.state_dict(); plot the LR across the resume.",),
-         None,
-         lambda ev: 0.35 * flag(ev, "lr_jump")),
-    Rule("RNG or mixed-precision scaler state not restored", "procedure", 0.15,
-         ("Save RNG states and the gradient scaler's state with the checkpoint.",),
-         "precision"),
+    Rule(
+        "sampler or data position not restored (epoch replayed or skipped)",
+        "data",
+        0.25,
+        ("Check the data loader resumes at the saved position and epoch.",),
+    ),
+    Rule(
+        "optimizer state not restored (fresh momentum / Adam moments)",
+        "procedure",
+        0.45,
+        ("Save and load optimizer.state_dict() with the model; test a resume on a short run.",),
+        None,
+        lambda ev: 0.1 * above(ev, "loss_jump", 5.0),
+    ),
+    Rule(
+        "LR scheduler not restored (warmup or schedule restarted)",
+        "procedure",
+        0.35,
+        ("Save and load scheduler.state_dict(); plot the LR across the resume.",),
+        None,
+        lambda ev: 0.35 * flag(ev, "lr_jump"),
+    ),
+    Rule(
+        "RNG or mixed-precision scaler state not restored",
+        "procedure",
+        0.15,
+        ("Save RNG states and the gradient scaler's state with the checkpoint.",),
+        "precision",
+    ),
 )
 
 METRIC_MISMATCH = (
-    Rule("class imbalance or label smoothing decoupling loss from the metric", "data", 0.3,
-         ("Check the class balance and whether the loss uses label smoothing or weights.",)),
-    Rule("model becoming over- or under-confident (calibration drift)", "model", 0.3,
-         ("Plot a reliability diagram at two checkpoints.",),
-         None,
-         lambda ev: 0.1 * (ev.get("direction") == "metric_improves")),
-    Rule("a bug in the metric code (wrong argmax axis, threshold, averaging, ignore index)",
-         "procedure", 0.4,
-         ("Recompute the metric by hand on a few samples and compare.",),
-         "train_eval_parity"),
+    Rule(
+        "class imbalance or label smoothing decoupling loss from the metric",
+        "data",
+        0.3,
+        ("Check the class balance and whether the loss uses label smoothing or weights.",),
+    ),
+    Rule(
+        "model becoming over- or under-confident (calibration drift)",
+        "model",
+        0.3,
+        ("Plot a reliability diagram at two checkpoints.",),
+        None,
+        lambda ev: 0.1 * (ev.get("direction") == "metric_improves"),
+    ),
+    Rule(
+        "a bug in the metric code (wrong argmax axis, threshold, averaging, ignore index)",
+        "procedure",
+        0.4,
+        ("Recompute the metric by hand on a few samples and compare.",),
+        "train_eval_parity",
+    ),
 )
 
 RULES: dict[str, tuple[Rule, ...]] = {
-    "overfit": OVERFIT, "distribution_mismatch": DISTRIBUTION_MISMATCH,
-    "resume_discontinuity": RESUME, "metric_mismatch": METRIC_MISMATCH,
+    "overfit": OVERFIT,
+    "distribution_mismatch": DISTRIBUTION_MISMATCH,
+    "resume_discontinuity": RESUME,
+    "metric_mismatch": METRIC_MISMATCH,
 }

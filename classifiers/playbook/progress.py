@@ -3,7 +3,7 @@ lr_decayed_too_early, unshuffled."""
 
 from __future__ import annotations
 
-from classifiers.playbook._rules import Evidence, Rule, above, below, flag
+from lossforensics.classifiers.playbook._rules import Evidence, Rule, above, below, flag
 
 
 def _flat_start(ev: Evidence) -> bool:
@@ -15,82 +15,146 @@ def _stuck(ev: Evidence) -> bool:
 
 
 PLATEAU = (
-    Rule("labels that do not match the inputs (shuffled apart, wrong column, wrong mapping)",
-         "data", 0.25,
-         ("Look at a few samples with their labels; check the label distribution.",
-          "Overfit one small batch: the loss must go to about 0."),
-         "overfit_one_batch",
-         lambda ev: 0.15 * _flat_start(ev)),
-    Rule("no gradient reaches the weights (detached graph, frozen parameters, optimizer "
-         "built without them, zero_grad/backward/step misplaced)", "procedure", 0.25,
-         ("Check requires_grad on the parameters and that the optimizer's param groups hold them.",
-          "Overfit one small batch: if the loss does not move, the wiring is broken."),
-         "overfit_one_batch",
-         lambda ev: 0.45 * _flat_start(ev) - 0.1 * _stuck(ev)),
-    Rule("dead or saturated units (dead ReLUs, saturated sigmoids), or a capacity limit",
-         "model", 0.3,
-         ("Measure the fraction of dead or saturated activations per layer.",
-          "Try a wider or deeper model on a small subset."),
-         "activation_health",
-         lambda ev: 0.15 * _stuck(ev)),
-    Rule("learning rate too low, or the schedule already decayed it", "hyperparameters", 0.25,
-         ("Plot the LR; run an LR range test and restart from the stalled checkpoint.",),
-         "lr_range_test",
-         lambda ev: 0.2 * _stuck(ev) + 0.25 * below(ev, "lr_final_ratio", 0.05)),
-    Rule("learning rate so high that the model sits at a trivial solution", "hyperparameters",
-         0.15,
-         ("Divide the LR by 10 and compare the first few hundred steps.",),
-         "lr_drop",
-         lambda ev: 0.1 * _flat_start(ev)),
+    Rule(
+        "labels that do not match the inputs (shuffled apart, wrong column, wrong mapping)",
+        "data",
+        0.25,
+        (
+            "Look at a few samples with their labels; check the label distribution.",
+            "Overfit one small batch: the loss must go to about 0.",
+        ),
+        "overfit_one_batch",
+        lambda ev: 0.15 * _flat_start(ev),
+    ),
+    Rule(
+        "no gradient reaches the weights (detached graph, frozen parameters, optimizer "
+        "built without them, zero_grad/backward/step misplaced)",
+        "procedure",
+        0.25,
+        (
+            "Check requires_grad on the parameters and that the optimizer's param groups "
+            "hold them.",
+            "Overfit one small batch: if the loss does not move, the wiring is broken.",
+        ),
+        "overfit_one_batch",
+        lambda ev: 0.45 * _flat_start(ev) - 0.1 * _stuck(ev),
+    ),
+    Rule(
+        "dead or saturated units (dead ReLUs, saturated sigmoids), or a capacity limit",
+        "model",
+        0.3,
+        (
+            "Measure the fraction of dead or saturated activations per layer.",
+            "Try a wider or deeper model on a small subset.",
+        ),
+        "activation_health",
+        lambda ev: 0.15 * _stuck(ev),
+    ),
+    Rule(
+        "learning rate too low, or the schedule already decayed it",
+        "hyperparameters",
+        0.25,
+        ("Plot the LR; run an LR range test and restart from the stalled checkpoint.",),
+        "lr_range_test",
+        lambda ev: 0.2 * _stuck(ev) + 0.25 * below(ev, "lr_final_ratio", 0.05),
+    ),
+    Rule(
+        "learning rate so high that the model sits at a trivial solution",
+        "hyperparameters",
+        0.15,
+        ("Divide the LR by 10 and compare the first few hundred steps.",),
+        "lr_drop",
+        lambda ev: 0.1 * _flat_start(ev),
+    ),
 )
 
 UNDERFIT = (
-    Rule("features that carry too little signal, or preprocessing that destroys it", "data",
-         0.3,
-         ("Check normalisation and that inputs reach the model as intended.",),
-         "batch_inspect"),
-    Rule("model too small for the task", "model", 0.4,
-         ("Train a larger model on a small subset; it should reach a much lower loss.",),
-         "overfit_one_batch",
-         lambda ev: 0.1 * below(ev, "improvement", 0.3)),
-    Rule("too much regularisation (dropout, weight decay, augmentation)", "procedure", 0.3,
-         ("Turn regularisation off on a subset and see whether train loss drops.",)),
-    Rule("learning rate too low to get anywhere in the budget", "hyperparameters", 0.25,
-         ("Run an LR range test; try a 3-10x higher LR.",),
-         "lr_range_test"),
+    Rule(
+        "features that carry too little signal, or preprocessing that destroys it",
+        "data",
+        0.3,
+        ("Check normalisation and that inputs reach the model as intended.",),
+        "batch_inspect",
+    ),
+    Rule(
+        "model too small for the task",
+        "model",
+        0.4,
+        ("Train a larger model on a small subset; it should reach a much lower loss.",),
+        "overfit_one_batch",
+        lambda ev: 0.1 * below(ev, "improvement", 0.3),
+    ),
+    Rule(
+        "too much regularisation (dropout, weight decay, augmentation)",
+        "procedure",
+        0.3,
+        ("Turn regularisation off on a subset and see whether train loss drops.",),
+    ),
+    Rule(
+        "learning rate too low to get anywhere in the budget",
+        "hyperparameters",
+        0.25,
+        ("Run an LR range test; try a 3-10x higher LR.",),
+        "lr_range_test",
+    ),
 )
 
 LR_DECAYED = (
-    Rule("schedule milestones or decay rate wrong for the run length", "procedure", 0.5,
-         ("Plot the LR against the step count; check milestones and gamma.",),
-         "lr_range_test",
-         lambda ev: 0.15 * below(ev, "decay_fraction", 0.5)),
-    Rule("scheduler's total steps mis-set (epochs vs steps, or stepped per batch)", "procedure",
-         0.35,
-         ("Check what the scheduler counts and how often scheduler.step() is called.",),
-         None,
-         lambda ev: 0.1 * above(ev, "lr_drop_factor", 100.0)),
-    Rule("plateau-triggered decay too aggressive (patience too short, factor too small)",
-         "hyperparameters", 0.25,
-         ("Raise ReduceLROnPlateau's patience and factor; set a higher min_lr.",),
-         "lr_range_test",
-         lambda ev: 0.3 * above(ev, "cuts", 2)),
+    Rule(
+        "schedule milestones or decay rate wrong for the run length",
+        "procedure",
+        0.5,
+        ("Plot the LR against the step count; check milestones and gamma.",),
+        "lr_range_test",
+        lambda ev: 0.15 * below(ev, "decay_fraction", 0.5),
+    ),
+    Rule(
+        "scheduler's total steps mis-set (epochs vs steps, or stepped per batch)",
+        "procedure",
+        0.35,
+        ("Check what the scheduler counts and how often scheduler.step() is called.",),
+        None,
+        lambda ev: 0.1 * above(ev, "lr_drop_factor", 100.0),
+    ),
+    Rule(
+        "plateau-triggered decay too aggressive (patience too short, factor too small)",
+        "hyperparameters",
+        0.25,
+        ("Raise ReduceLROnPlateau's patience and factor; set a higher min_lr.",),
+        "lr_range_test",
+        lambda ev: 0.3 * above(ev, "cuts", 2),
+    ),
 )
 
 UNSHUFFLED = (
-    Rule("data sorted (by class, length or source) and not shuffled", "data", 0.6,
-         ("Print the labels of the first batches of an epoch: they should be mixed.",
-          "Set shuffle=True (or a shuffling sampler) for the training loader."),
-         "batch_inspect",
-         lambda ev: 0.2 * flag(ev, "epoch_match")),
-    Rule("sampler or shuffling seeded identically every epoch, or shuffled once only",
-         "procedure", 0.3,
-         ("Check the sampler's set_epoch()/seed handling in distributed training.",)),
-    Rule("curriculum or length bucketing that cycles every epoch", "data", 0.2,
-         ("Check whether batches are built by length or difficulty.",)),
+    Rule(
+        "data sorted (by class, length or source) and not shuffled",
+        "data",
+        0.6,
+        (
+            "Print the labels of the first batches of an epoch: they should be mixed.",
+            "Set shuffle=True (or a shuffling sampler) for the training loader.",
+        ),
+        "batch_inspect",
+        lambda ev: 0.2 * flag(ev, "epoch_match"),
+    ),
+    Rule(
+        "sampler or shuffling seeded identically every epoch, or shuffled once only",
+        "procedure",
+        0.3,
+        ("Check the sampler's set_epoch()/seed handling in distributed training.",),
+    ),
+    Rule(
+        "curriculum or length bucketing that cycles every epoch",
+        "data",
+        0.2,
+        ("Check whether batches are built by length or difficulty.",),
+    ),
 )
 
 RULES: dict[str, tuple[Rule, ...]] = {
-    "plateau": PLATEAU, "underfit": UNDERFIT, "lr_decayed_too_early": LR_DECAYED,
+    "plateau": PLATEAU,
+    "underfit": UNDERFIT,
+    "lr_decayed_too_early": LR_DECAYED,
     "unshuffled": UNSHUFFLED,
 }

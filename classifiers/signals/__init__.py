@@ -1,6 +1,6 @@
 """Shared signal primitives: what every label file measures a curve with.
 
-    from classifiers import signals
+    from lossforensics.classifiers import signals
     x, y = signals.finite_points(curve.steps, curve.values)
     steps, level = signals.smooth(x, y)        # reduce.py, smoothing.py
     signals.trend(x, y), signals.scale(y)     # trends.py, spread.py
@@ -22,8 +22,8 @@ content: plateau, underfit, exploding and loss_spikes all smooth the same traini
 
 from __future__ import annotations
 
-from classifiers.signals._memo import memo_scope
-from classifiers.signals.events import (
+from lossforensics.classifiers.signals._memo import memo_scope
+from lossforensics.classifiers.signals.events import (
     Periodicity,
     Spikes,
     autocorrelation,
@@ -31,8 +31,8 @@ from classifiers.signals.events import (
     find_spikes,
     loss_cycle,
 )
-from classifiers.signals.reduce import bucket, finite_points
-from classifiers.signals.smoothing import (
+from lossforensics.classifiers.signals.reduce import bucket, finite_points
+from lossforensics.classifiers.signals.smoothing import (
     ewma,
     odd_window,
     rolling_mean,
@@ -41,7 +41,7 @@ from classifiers.signals.smoothing import (
     shave_spikes,
     smooth,
 )
-from classifiers.signals.spread import (
+from lossforensics.classifiers.signals.spread import (
     MAD_TO_SIGMA,
     TINY,
     all_positive,
@@ -55,13 +55,46 @@ from classifiers.signals.spread import (
     scale,
     tail_level,
 )
-from classifiers.signals.trends import Trend, best_so_far, change_points, stall_index, trend
+from lossforensics.classifiers.signals.trends import (
+    Trend,
+    best_so_far,
+    change_points,
+    stall_index,
+    trend,
+)
 
 __all__ = [
-    "MAD_TO_SIGMA", "Periodicity", "Spikes", "TINY", "Trend", "all_positive", "autocorrelation",
-    "best_so_far", "bucket", "change_points", "dominant_period", "ewma", "find_spikes",
-    "finite_points", "head_level", "log_ratio", "loss_cycle", "memo_scope", "noise_level",
+    "MAD_TO_SIGMA",
+    "Periodicity",
+    "Spikes",
+    "TINY",
+    "Trend",
+    "all_positive",
+    "autocorrelation",
+    "best_so_far",
+    "bucket",
+    "change_points",
+    "dominant_period",
+    "ewma",
+    "find_spikes",
+    "finite_points",
+    "head_level",
+    "log_ratio",
+    "loss_cycle",
+    "memo_scope",
+    "noise_level",
     "odd_window",
-    "relative_change", "robust_range", "robust_spread", "rolling_mean", "rolling_median",
-    "safe_log", "savgol", "scale", "shave_spikes", "smooth", "stall_index", "tail_level", "trend",
+    "relative_change",
+    "robust_range",
+    "robust_spread",
+    "rolling_mean",
+    "rolling_median",
+    "safe_log",
+    "savgol",
+    "scale",
+    "shave_spikes",
+    "smooth",
+    "stall_index",
+    "tail_level",
+    "trend",
 ]

@@ -16,7 +16,8 @@ from contextvars import ContextVar
 import numpy as np
 
 _SCOPE: ContextVar[dict[Hashable, tuple[np.ndarray, ...]] | None] = ContextVar(
-    "signals_memo", default=None)
+    "signals_memo", default=None
+)
 
 
 def array_key(*arrays: np.ndarray) -> bytes:
@@ -39,8 +40,9 @@ def memo_scope() -> Iterator[None]:
         _SCOPE.reset(token)
 
 
-def remembered(key: Callable[[], Hashable], compute: Callable[[], tuple[np.ndarray, ...]]
-               ) -> tuple[np.ndarray, ...]:
+def remembered(
+    key: Callable[[], Hashable], compute: Callable[[], tuple[np.ndarray, ...]]
+) -> tuple[np.ndarray, ...]:
     """compute(), or a copy of what it gave for the same key earlier in this scope."""
     memo = _SCOPE.get()
     if memo is None:

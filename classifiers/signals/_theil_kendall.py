@@ -44,9 +44,11 @@ def _rank_tie_stats(groups: np.ndarray) -> tuple[int, int, int]:
     if groups.max() <= 1:  # no ties (the usual case)
         return 0, 0, 0
     cnt = groups[groups > 1].astype("int64", copy=False)
-    return (int((cnt * (cnt - 1) // 2).sum()),
-            int((cnt * (cnt - 1.) * (cnt - 2)).sum()),
-            int((cnt * (cnt - 1.) * (2 * cnt + 5)).sum()))
+    return (
+        int((cnt * (cnt - 1) // 2).sum()),
+        int((cnt * (cnt - 1.0) * (cnt - 2)).sum()),
+        int((cnt * (cnt - 1.0) * (2 * cnt + 5)).sum()),
+    )
 
 
 @lru_cache(maxsize=8)
@@ -66,7 +68,7 @@ def _order_stats(values: np.ndarray, ranks: list[int]) -> list[float]:
         return [float("nan")] * len(ranks)
     mid = sorted(inside)[len(inside) // 2]
     part = np.partition(values, mid)
-    below, above = part[:mid], part[mid + 1:]
+    below, above = part[:mid], part[mid + 1 :]
     found = {mid: float(part[mid])}
     for r in inside:
         if r in found:
@@ -105,12 +107,12 @@ def theil_kendall(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, fl
     nt = len(slopes)
     mid = nt // 2
     x_groups, y_groups = _tie_groups(x), _tie_groups(y)
-    sigsq = 1 / 18. * (n * (n - 1) * (2 * n + 5) - _sen_sum(x_groups) - _sen_sum(y_groups))
+    sigsq = 1 / 18.0 * (n * (n - 1) * (2 * n + 5) - _sen_sum(x_groups) - _sen_sum(y_groups))
     try:  # heavy ties in both x and y can make sigsq negative: no interval (as scipy)
         with np.errstate(invalid="ignore"):
             sigma = np.sqrt(sigsq)
-        ru = min(int(np.round((nt - _Z * sigma) / 2.)), nt - 1)
-        rl = max(int(np.round((nt + _Z * sigma) / 2.)) - 1, 0)
+        ru = min(int(np.round((nt - _Z * sigma) / 2.0)), nt - 1)
+        rl = max(int(np.round((nt + _Z * sigma) / 2.0)) - 1, 0)
     except ValueError:
         ru = rl = -1
     lo_mid, hi_mid, low, high = _order_stats(slopes, [mid - 1, mid, rl, ru])
@@ -125,13 +127,15 @@ def theil_kendall(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, fl
         return float(slope), float(low), float(high), float("nan"), float("nan")
     con_minus_dis = tot - xtie - ytie + ntie - 2 * dis
     tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)
-    tau = np.minimum(1., max(-1., tau))
+    tau = np.minimum(1.0, max(-1.0, tau))
     if xtie == 0 and ytie == 0 and (n <= 33 or min(dis, tot - dis) <= 1):
-        p = (_kendall_p_exact(n, tot - dis, "two-sided") if _kendall_p_exact is not None
-             else stats.kendalltau(x, y).pvalue)  # scipy's exact null distribution
+        p = (
+            _kendall_p_exact(n, tot - dis, "two-sided")
+            if _kendall_p_exact is not None
+            else stats.kendalltau(x, y).pvalue
+        )  # scipy's exact null distribution
     else:
-        m = n * (n - 1.)
-        var = ((m * (2 * n + 5) - x1 - y1) / 18 +
-               (2 * xtie * ytie) / m + x0 * y0 / (9 * m * (n - 2)))
+        m = n * (n - 1.0)
+        var = (m * (2 * n + 5) - x1 - y1) / 18 + (2 * xtie * ytie) / m + x0 * y0 / (9 * m * (n - 2))
         p = 2 * special.ndtr(-np.abs(con_minus_dis / np.sqrt(var)))
     return float(slope), float(low), float(high), float(tau), float(p)

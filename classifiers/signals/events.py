@@ -6,11 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from lossforensics.classifiers.signals.reduce import _blocks, _reduce_blocks, bucket
+from lossforensics.classifiers.signals.smoothing import (
+    odd_window,
+    rolling_mean,
+    rolling_median,
+    shave_spikes,
+)
+from lossforensics.classifiers.signals.spread import TINY, noise_level, safe_log
 from scipy import signal as sps
-
-from classifiers.signals.reduce import _blocks, _reduce_blocks, bucket
-from classifiers.signals.smoothing import odd_window, rolling_mean, rolling_median, shave_spikes
-from classifiers.signals.spread import TINY, noise_level, safe_log
 
 
 @dataclass(frozen=True)
@@ -18,12 +22,12 @@ class Spikes:
     """Upward excursions that came back down, like scipy.signal.find_peaks: indices into the
     input plus their properties (one entry per excursion)."""
 
-    indices: np.ndarray     # index of each excursion's highest point
-    heights: np.ndarray     # value minus the level before it
-    z: np.ndarray           # height in units of the point-to-point noise
-    before: np.ndarray      # level just before (median of the preceding window)
-    widths: np.ndarray      # points above the threshold
-    recovered: np.ndarray   # bool: came back to within half the height
+    indices: np.ndarray  # index of each excursion's highest point
+    heights: np.ndarray  # value minus the level before it
+    z: np.ndarray  # height in units of the point-to-point noise
+    before: np.ndarray  # level just before (median of the preceding window)
+    widths: np.ndarray  # points above the threshold
+    recovered: np.ndarray  # bool: came back to within half the height
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -84,8 +88,14 @@ def find_spikes(
     heights = excess[top]
     # came back within half its height, with at least two points after it to show it
     recovered = ((after - base) <= 0.5 * heights) & (ends + 2 <= n)
-    return Spikes(origin[top].astype(np.int64), heights, heights / sigma, base,
-                  (ends - starts) * size, recovered)
+    return Spikes(
+        origin[top].astype(np.int64),
+        heights,
+        heights / sigma,
+        base,
+        (ends - starts) * size,
+        recovered,
+    )
 
 
 # ------------------------------------------------------------------------------ periodicity
@@ -93,9 +103,9 @@ def find_spikes(
 
 @dataclass(frozen=True)
 class Periodicity:
-    period: float      # in points of the input (0 when none)
-    strength: float    # autocorrelation of the detrended series at that lag, in [-1, 1]
-    cycles: float      # how many periods the series holds
+    period: float  # in points of the input (0 when none)
+    strength: float  # autocorrelation of the detrended series at that lag, in [-1, 1]
+    cycles: float  # how many periods the series holds
     prominence: float = 0.0  # strength minus the lowest autocorrelation at a shorter lag
 
 
@@ -150,7 +160,8 @@ def loss_cycle(
     xb, yb = bucket(np.asarray(x, np.float64), np.asarray(y, np.float64), max_points, "mean")
     if len(yb) < 8:
         return Periodicity(0.0, 0.0, 0.0, 0.0)
-    per = dominant_period(safe_log(shave_spikes(yb)), min_period=4,
-                          max_period=max(int(len(yb) / min_cycles), 5))
+    per = dominant_period(
+        safe_log(shave_spikes(yb)), min_period=4, max_period=max(int(len(yb) / min_cycles), 5)
+    )
     step = float(np.median(np.diff(xb)))
     return Periodicity(per.period * step, per.strength, per.cycles, per.prominence)

@@ -30,7 +30,7 @@ def median(y: np.ndarray) -> float:
     else:
         part = np.partition(a, (h - 1, h))
         mid = (part[h - 1] + part[h]) / 2.0
-    if np.isnan(mid) or np.isnan(part[n - 1:]).any() or np.isnan(a).any():
+    if np.isnan(mid) or np.isnan(part[n - 1 :]).any() or np.isnan(a).any():
         return float(np.median(a))
     return float(mid)
 
@@ -65,7 +65,7 @@ def _reduce_blocks(y: np.ndarray, size: int, how: str) -> np.ndarray:
     full = len(y) // size
     out = fn(np.asarray(y[: full * size], dtype=np.float64).reshape(full, size), axis=1)
     if len(y) > full * size:
-        tail = y[full * size:]
+        tail = y[full * size :]
         out = np.append(out, median(tail) if how == "median" else fn(tail))
     return out
 

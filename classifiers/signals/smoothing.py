@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from lossforensics.classifiers.signals._memo import array_key, remembered
+from lossforensics.classifiers.signals.reduce import bucket
 from scipy import ndimage
 from scipy import signal as sps
-
-from classifiers.signals._memo import array_key, remembered
-from classifiers.signals.reduce import bucket
 
 try:  # the kernels behind Series.rolling().median()/.mean() (private; the venv pins pandas)
     from pandas._libs.window.aggregations import roll_mean as _roll_mean_c
@@ -61,8 +60,10 @@ def _sorted_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarra
         cols = [windows[:, k].copy() for k in range(window)]
         for r in range(window):  # odd-even transposition sort of the columns
             for k in range(r % 2, window - 1, 2):
-                cols[k], cols[k + 1] = np.minimum(cols[k], cols[k + 1]), \
-                    np.maximum(cols[k], cols[k + 1])
+                cols[k], cols[k + 1] = (
+                    np.minimum(cols[k], cols[k + 1]),
+                    np.maximum(cols[k], cols[k + 1]),
+                )
         rows = np.stack(cols, axis=1)
     else:
         rows = np.sort(windows, axis=1)
@@ -117,8 +118,11 @@ def ewma(x: np.ndarray, y: np.ndarray, halflife: float) -> np.ndarray:
         return np.asarray(y, dtype=np.float64)
     times = pd.to_datetime(np.asarray(x, dtype=np.float64) - float(x[0]), unit="s")
     s = pd.Series(np.asarray(y, dtype=np.float64), index=times)
-    return s.ewm(halflife=pd.Timedelta(seconds=max(float(halflife), 1e-9)),
-                 times=times).mean().to_numpy()
+    return (
+        s.ewm(halflife=pd.Timedelta(seconds=max(float(halflife), 1e-9)), times=times)
+        .mean()
+        .to_numpy()
+    )
 
 
 def savgol(y: np.ndarray, window: int, polyorder: int = 2) -> np.ndarray:
@@ -141,8 +145,9 @@ def smooth(
         xb, yb = bucket(x, y, max_points, "median")
         return xb, rolling_median(yb, odd_window(len(yb), frac))
 
-    xs, level = remembered(lambda: ("smooth", float(frac), int(max_points), array_key(x, y)),
-                           compute)
+    xs, level = remembered(
+        lambda: ("smooth", float(frac), int(max_points), array_key(x, y)), compute
+    )
     return xs, level
 
 

@@ -4,8 +4,7 @@ robust head/tail levels. Negative and near-zero losses are scaled by spread, nev
 from __future__ import annotations
 
 import numpy as np
-
-from classifiers.signals.reduce import median
+from lossforensics.classifiers.signals.reduce import median
 
 MAD_TO_SIGMA = 1.4826
 TINY = 1e-12

@@ -6,11 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from lossforensics.classifiers.signals._theil_kendall import theil_kendall
+from lossforensics.classifiers.signals.reduce import bucket
+from lossforensics.classifiers.signals.spread import TINY, noise_level
 from scipy import stats
-
-from classifiers.signals._theil_kendall import theil_kendall
-from classifiers.signals.reduce import bucket
-from classifiers.signals.spread import TINY, noise_level
 
 
 @dataclass(frozen=True)
@@ -43,8 +42,14 @@ def trend(x: np.ndarray, y: np.ndarray, max_points: int = 300) -> Trend:
     else:
         slope, _, low, high = stats.theilslopes(y, x)
         tau, p = stats.kendalltau(x, y)
-    return Trend(float(slope), float(low), float(high), float(np.nan_to_num(tau)),
-                 float(1.0 if np.isnan(p) else p), n)
+    return Trend(
+        float(slope),
+        float(low),
+        float(high),
+        float(np.nan_to_num(tau)),
+        float(1.0 if np.isnan(p) else p),
+        n,
+    )
 
 
 def best_so_far(y: np.ndarray) -> np.ndarray:

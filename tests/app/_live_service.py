@@ -21,14 +21,14 @@ def _free_port() -> int:
 def live_service(data_dir: Path, *, tokens: str = "") -> Iterator[str]:
     """Yield the base URL of a running service; shut it down on exit."""
     import uvicorn
-
-    from app.api.app import create_app
-    from app.settings import Settings
+    from lossforensics.api.app import create_app
+    from lossforensics.settings import Settings
 
     settings = Settings(data_dir=data_dir, tokens=tokens)
     port = _free_port()
-    config = uvicorn.Config(create_app(settings), host="127.0.0.1", port=port,
-                            log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="lossforensics-test-service", daemon=True)
     thread.start()

@@ -3,11 +3,10 @@ import json
 
 import numpy as np
 import pytest
+from lossforensics.classifiers.labels import ALL_LABELS
+from lossforensics.cli import main
+from lossforensics.commands.diagnose import diagnose_path, render
 from rich.console import Console
-
-from app.cli import main
-from app.commands.diagnose import diagnose_path, render
-from classifiers.labels import ALL_LABELS
 
 TOP_KEYS = {"run", "source", "metrics", "verdict", "findings", "skipped", "warnings"}
 FINDING_KEYS = {"label", "confidence", "span", "evidence", "summary", "causes"}
@@ -75,8 +74,17 @@ def test_readable_output_shows_verdict_causes_checks_and_skips(real_runs, capsys
 
 
 def test_role_overrides_reach_the_classifiers(overfit_jsonl, capsys):
-    args = ["diagnose", str(overfit_jsonl), "--json", "--format", "jsonl",
-            "--role", "objective=train_loss", "--role", "held_out=val_loss"]
+    args = [
+        "diagnose",
+        str(overfit_jsonl),
+        "--json",
+        "--format",
+        "jsonl",
+        "--role",
+        "objective=train_loss",
+        "--role",
+        "held_out=val_loss",
+    ]
     assert main(args) == 0
     d = json.loads(capsys.readouterr().out)
     _assert_schema(d)

@@ -1,5 +1,5 @@
 """The notebook client against a real service on loopback: uploads (file, folder, frame),
-listing, series, plots, typed errors; the HTML rendering; `import app.client` stays light."""
+listing, series, plots, typed errors; the HTML rendering; the client import stays light."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ import httpx
 import numpy as np
 import pandas as pd
 import pytest
+from lossforensics.classifiers.errors import AuthError, NotFoundError, UnknownFormatError
+from lossforensics.classifiers.frame import COLUMNS, make_frame
+from lossforensics.client import Client
+from lossforensics.client_frames import frame_to_jsonl
+from lossforensics.display import Diagnoses, Diagnosis
 
-from app.client import Client, frame_to_jsonl
-from app.display import Diagnoses, Diagnosis
-from classifiers.errors import AuthError, NotFoundError, UnknownFormatError
-from classifiers.frame import COLUMNS, make_frame
 from tests.app._live_service import live_service
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,15 +30,19 @@ def _curve(n: int, *, explode: bool) -> tuple[np.ndarray, np.ndarray]:
     if explode:
         start = int(n * 0.6)
         loss = np.where(steps >= start, loss * np.exp(np.clip((steps - start) / 8, 0, 40)), loss)
-        loss[int(n * 0.85):] = np.nan
+        loss[int(n * 0.85) :] = np.nan
     return steps, loss
 
 
 def _write_jsonl(path: Path, *, explode: bool, n: int = 300) -> Path:
     steps, loss = _curve(n, explode=explode)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps({"step": int(s), "train/loss": float(v)}) + "\n"
-                            for s, v in zip(steps, loss, strict=True)))
+    path.write_text(
+        "".join(
+            json.dumps({"step": int(s), "train/loss": float(v)}) + "\n"
+            for s, v in zip(steps, loss, strict=True)
+        )
+    )
     return path
 
 
@@ -89,8 +94,9 @@ def test_upload_folder_is_zipped_and_names_each_run(client: Client, tmp_path: Pa
 
 def test_upload_dataframe_round_trips_nan_and_roles(client: Client) -> None:
     steps, loss = _curve(200, explode=True)
-    frame = make_frame("from-notebook", ["my_loss"] * 200, steps, loss,
-                       roles={"my_loss": "train_loss"})
+    frame = make_frame(
+        "from-notebook", ["my_loss"] * 200, steps, loss, roles={"my_loss": "train_loss"}
+    )
     d = client.upload(frame, name="nb")
     assert d.verdict == "nan"
     back = client.series(d.id)
@@ -140,25 +146,39 @@ def test_bearer_token(tmp_path: Path) -> None:
 
 
 def test_unreachable_service_is_a_library_error() -> None:
-    from classifiers.errors import LossForensicsError
+    from lossforensics.classifiers.errors import LossForensicsError
 
-    with Client("http://127.0.0.1:9", timeout=2) as c, pytest.raises(LossForensicsError,
-                                                                      match="cannot reach"):
+    with (
+        Client("http://127.0.0.1:9", timeout=2) as c,
+        pytest.raises(LossForensicsError, match="cannot reach"),
+    ):
         c.runs()
 
 
 def test_injected_transport_maps_problem_json() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(422, json={"type": "urn:x", "title": "t", "status": 422,
-                                         "detail": "d", "code": "corrupt_input",
-                                         "message": "bad record", "file": "a.tfevents",
-                                         "line": None, "byte": 120},
-                              headers={"content-type": "application/problem+json"})
+        return httpx.Response(
+            422,
+            json={
+                "type": "urn:x",
+                "title": "t",
+                "status": 422,
+                "detail": "d",
+                "code": "corrupt_input",
+                "message": "bad record",
+                "file": "a.tfevents",
+                "line": None,
+                "byte": 120,
+            },
+            headers={"content-type": "application/problem+json"},
+        )
 
-    from classifiers.errors import CorruptInputError
+    from lossforensics.classifiers.errors import CorruptInputError
 
-    with Client("http://test", transport=httpx.MockTransport(handler)) as c, \
-            pytest.raises(CorruptInputError) as err:
+    with (
+        Client("http://test", transport=httpx.MockTransport(handler)) as c,
+        pytest.raises(CorruptInputError) as err,
+    ):
         c.diagnosis("abc")
     assert (err.value.file, err.value.byte) == ("a.tfevents", 120)
     assert str(err.value) == "a.tfevents, byte 120: bad record"
@@ -172,9 +192,13 @@ def test_frame_to_jsonl_keeps_non_finite_tokens() -> None:
 
 
 def test_import_app_client_does_not_import_fastapi() -> None:
-    code = ("import sys, app.client, app.display, app.local, app; "
-            "bad = [m for m in ('fastapi', 'starlette', 'uvicorn', 'matplotlib') "
-            "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    code = (
+        "import sys, lossforensics.client, lossforensics.display; "
+        "bad = [m for m in ('fastapi', 'starlette', 'uvicorn', 'matplotlib', 'pandas', "
+        "'scipy') "
+        "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

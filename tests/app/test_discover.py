@@ -8,9 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-
-from app.discover import discover_runs, require_runs
-from classifiers.errors import NoLogsFoundError
+from lossforensics.classifiers.errors import NoLogsFoundError
+from lossforensics.discover import discover_runs, require_runs
 
 
 def _write(path: Path, text: str) -> Path:
@@ -31,15 +30,20 @@ def tree(tmp_path: Path) -> Path:
     _events(root / "keras_run" / "validation" / "events.out.tfevents.2.host.v2")
     _events(root / "sweep" / "lr-3e-2" / "seed1" / "events.out.tfevents.3.host")
     _events(root / "sweep" / "lr-1e-3" / "seed1" / "events.out.tfevents.4.host")
-    _write(root / "hf" / "trainer_state.json",
-           json.dumps({"log_history": [{"step": 1, "loss": 2.0}]}))
+    _write(
+        root / "hf" / "trainer_state.json", json.dumps({"log_history": [{"step": 1, "loss": 2.0}]})
+    )
     _write(root / "hf" / "config.json", json.dumps({"learning_rate": 0.1}))
-    _write(root / "lightning" / "version_3" / "metrics.csv",
-           "epoch,step,train_loss_step,val_loss\n0,49,2.0,\n0,99,1.9,\n")
+    _write(
+        root / "lightning" / "version_3" / "metrics.csv",
+        "epoch,step,train_loss_step,val_loss\n0,49,2.0,\n0,99,1.9,\n",
+    )
     _write(root / "lightning" / "version_3" / "hparams.yaml", "lr: 0.001\n")
     _write(root / "keras_csv" / "training.log", "epoch,loss,val_loss\n0,1.0,1.1\n")
-    _write(root / "exports" / "wandb_export.csv",
-           '"Step","a - train/loss","b - train/loss"\n"1","2.0","3.0"\n')
+    _write(
+        root / "exports" / "wandb_export.csv",
+        '"Step","a - train/loss","b - train/loss"\n"1","2.0","3.0"\n',
+    )
     _write(root / "nano" / "log.jsonl", '{"iter": 0, "train/loss": 10.0}\n')
     mlrun = root / "mlruns" / "1" / "abc123"
     _write(mlrun / "meta.yaml", "run_id: abc123\n")
@@ -104,7 +108,7 @@ def test_unreadable_directory_is_reported_and_the_walk_goes_on(
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr("app.discover.os.scandir", scandir)
+    monkeypatch.setattr("lossforensics.discover.os.scandir", scandir)
     found = discover_runs(tree)
     assert [(p.kind, p.path) for p in found.problems] == [("unreadable", locked)]
     assert "sweep/lr-3e-2/seed1" in {s.name for s in found.sources}
@@ -147,11 +151,15 @@ def test_event_files_nested_in_a_tensorboard_run_are_not_listed_twice(tmp_path: 
     # reads a TensorBoard directory recursively, so only the outer directory is a source
     _events(tmp_path / "runs" / "Mar24" / "events.out.tfevents.1.host")
     _events(tmp_path / "runs" / "Mar24" / "1742884204.123" / "events.out.tfevents.2.host")
-    _write(tmp_path / "runs" / "Mar24" / "1742884204.123" / "trainer_state.json",
-           json.dumps({"log_history": [{"step": 1, "loss": 2.0}]}))
+    _write(
+        tmp_path / "runs" / "Mar24" / "1742884204.123" / "trainer_state.json",
+        json.dumps({"log_history": [{"step": 1, "loss": 2.0}]}),
+    )
     got = [(s.name, s.format) for s in discover_runs(tmp_path).sources]
-    assert got == [("runs/Mar24", "tensorboard"),
-                   ("runs/Mar24/1742884204.123/trainer_state.json", "hf_trainer")]
+    assert got == [
+        ("runs/Mar24", "tensorboard"),
+        ("runs/Mar24/1742884204.123/trainer_state.json", "hf_trainer"),
+    ]
 
 
 def test_a_file_named_like_a_log_that_no_reader_takes_is_reported(tmp_path: Path) -> None:
@@ -161,4 +169,5 @@ def test_a_file_named_like_a_log_that_no_reader_takes_is_reported(tmp_path: Path
     found = discover_runs(tmp_path)
     assert found.sources == []
     assert [(Path(p.path).name, p.kind) for p in found.problems] == [
-        ("training.log", "unrecognised")]
+        ("training.log", "unrecognised")
+    ]

@@ -6,11 +6,11 @@ import pickle
 from pathlib import Path
 
 import pytest
+from lossforensics import diagnose_path
+from lossforensics.classifiers.diagnosis import Diagnosis as CoreDiagnosis
+from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
+from lossforensics.display import Diagnoses, Diagnosis
 
-from app import diagnose_path
-from app.display import Diagnoses, Diagnosis
-from classifiers.diagnosis import Diagnosis as CoreDiagnosis
-from classifiers.errors import NoLogsFoundError, UnknownFormatError
 from tests.app.audit.conftest import write_jsonl_run, write_keras_run
 
 

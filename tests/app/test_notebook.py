@@ -22,15 +22,19 @@ def test_example_notebook_executes(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     with live_service(tmp_path / "data") as url:
         monkeypatch.setenv("LOSSFORENSICS_URL", url)
         monkeypatch.delenv("LOSSFORENSICS_EXAMPLE_RUN", raising=False)
-        monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-            [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]))
-        client = nbclient.NotebookClient(nb, timeout=180, kernel_name="python3",
-                                         resources={"metadata": {"path": str(REPO)}})
+        monkeypatch.setenv(
+            "PYTHONPATH",
+            os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        )
+        client = nbclient.NotebookClient(
+            nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(REPO)}}
+        )
         client.execute()
 
     def html_of(source_start: str) -> str:
-        cell = next(c for c in nb.cells
-                    if c.cell_type == "code" and c.source.startswith(source_start))
+        cell = next(
+            c for c in nb.cells if c.cell_type == "code" and c.source.startswith(source_start)
+        )
         return "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
 
     remote = html_of("c = Client(")

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from classifiers.base import Classifier
-from classifiers.diagnosis import Finding
-from classifiers.frame import make_frame
-from classifiers.run import RunSeries, split_runs
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnosis import Finding
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.classifiers.run import RunSeries, split_runs
 
 
 def frame_of(run: str = "r", **series: tuple[np.ndarray, np.ndarray]) -> pd.DataFrame:
@@ -40,7 +39,7 @@ def judge(clf: Classifier, run: RunSeries) -> Finding | None:
 
 @cache
 def _load(path: str) -> pd.DataFrame:
-    from app.ingest import load_run
+    from lossforensics.ingest import load_run
 
     return load_run(path).frame
 
@@ -57,8 +56,9 @@ def real_outcomes(real_runs: Path, clf: Classifier) -> list[tuple[str, bool, boo
             for run in runs:
                 truth = next((v for k, v in per_run.items() if run.name.endswith(k)), None)
                 if truth is not None:
-                    rows.append((f"{entry}:{run.name}", judge(clf, run) is not None,
-                                 clf.label in truth))
+                    rows.append(
+                        (f"{entry}:{run.name}", judge(clf, run) is not None, clf.label in truth)
+                    )
         else:
             fired = any(judge(clf, run) is not None for run in runs)
             rows.append((entry, fired, clf.label in meta["label"]))
@@ -66,6 +66,5 @@ def real_outcomes(real_runs: Path, clf: Classifier) -> list[tuple[str, bool, boo
 
 
 def assert_matches_real_labels(real_runs: Path, clf: Classifier) -> None:
-    wrong = [(e, fired, want) for e, fired, want in real_outcomes(real_runs, clf)
-             if fired != want]
+    wrong = [(e, fired, want) for e, fired, want in real_outcomes(real_runs, clf) if fired != want]
     assert not wrong, f"{clf.label} disagrees with labels.json on (entry, fired, expected): {wrong}"

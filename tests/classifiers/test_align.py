@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
-
-from classifiers._align import (
+from lossforensics.classifiers._align import (
     closest_name,
     detrended_noise,
     finite_curve,
     levels_at,
     shared_axis,
 )
+
 from tests.classifiers._labelled import run_of
 
 

@@ -15,14 +15,13 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from classifiers.base import Classifier
-from classifiers.diagnose import diagnose
-from classifiers.diagnosis import Finding
-from classifiers.frame import make_frame
-from classifiers.labels import LABELS
-from classifiers.registry import all_classifiers
-from classifiers.run import RunSeries
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnose import diagnose
+from lossforensics.classifiers.diagnosis import Finding
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.classifiers.labels import LABELS
+from lossforensics.classifiers.registry import all_classifiers
+from lossforensics.classifiers.run import RunSeries
 
 CLASSIFIERS = all_classifiers()
 IDS = [c.label for c in CLASSIFIERS]
@@ -34,7 +33,7 @@ def _frame(steps, train, *, val_every=None, lr=None, seed=0) -> pd.DataFrame:
     steps = np.asarray(steps)
     cols = {"loss": (steps, train)}
     every = val_every or max(1, len(steps) // 20)
-    vs = steps[every - 1::every]
+    vs = steps[every - 1 :: every]
     vi = np.searchsorted(steps, vs)
     smooth = pd.Series(train).rolling(max(1, every), min_periods=1).mean().to_numpy()
     cols["val_loss"] = (vs, smooth[vi] * 1.05)
@@ -124,8 +123,7 @@ def _odd_frames() -> dict[str, pd.DataFrame]:
         "huge": _frame(s, base * 1e30),
         "tiny": _frame(s, base * 1e-30),
         "unsorted": make_frame("run", ["loss"] * len(s), s[shuffled], base[shuffled]),
-        "duplicates": make_frame("run", ["loss"] * len(dup), dup,
-                                 np.r_[base, base[200:] + 0.5]),
+        "duplicates": make_frame("run", ["loss"] * len(dup), dup, np.r_[base, base[200:] + 0.5]),
         "two_points": make_frame("run", ["loss", "loss", "val_loss"], [0, 1, 1], [1, 2, 3]),
         "only_val": make_frame("run", ["val_loss"] * 20, np.arange(20), np.linspace(2, 1, 20)),
     }
@@ -159,14 +157,17 @@ def test_a_nan_burst_is_reported_as_nan():
     assert "nan" in diagnose(ODD["nan_burst"]).labels
 
 
-_values = st.floats(min_value=-1e6, max_value=1e6) | \
-    st.sampled_from([np.nan, np.inf, -np.inf, 0.0, 1e30])
+_values = st.floats(min_value=-1e6, max_value=1e6) | st.sampled_from(
+    [np.nan, np.inf, -np.inf, 0.0, 1e30]
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(values=st.lists(_values, min_size=0, max_size=80),
-       steps=st.lists(st.integers(0, 50), min_size=0, max_size=80),
-       with_val=st.booleans())
+@given(
+    values=st.lists(_values, min_size=0, max_size=80),
+    steps=st.lists(st.integers(0, 50), min_size=0, max_size=80),
+    with_val=st.booleans(),
+)
 def test_property_any_curve_gives_a_well_formed_diagnosis(values, steps, with_val):
     n = min(len(values), len(steps))
     names = ["loss"] * n

@@ -2,13 +2,12 @@ import json
 
 import numpy as np
 import pytest
-
-from classifiers.base import Classifier
-from classifiers.diagnose import diagnose, diagnose_all, order_findings
-from classifiers.diagnosis import Diagnosis, Finding, Span
-from classifiers.errors import InputError, InvalidFrameError
-from classifiers.frame import concat_frames, make_frame
-from classifiers.labels import severity_rank
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnose import diagnose, diagnose_all, order_findings
+from lossforensics.classifiers.diagnosis import Diagnosis, Finding, Span
+from lossforensics.classifiers.errors import InputError, InvalidFrameError
+from lossforensics.classifiers.frame import concat_frames, make_frame
+from lossforensics.classifiers.labels import severity_rank
 
 RNG = np.random.default_rng(11)
 S = np.arange(1000)
@@ -24,16 +23,19 @@ def _blown(run="bad"):
     loss[600:] += np.linspace(0, 30, 400)
     loss[950:] = np.nan
     grad = np.r_[np.ones(600), np.linspace(1, 100, 400)]
-    return make_frame(run, ["loss"] * len(S) + ["grad_norm"] * len(S), np.r_[S, S],
-                      np.r_[loss, grad])
+    return make_frame(
+        run, ["loss"] * len(S) + ["grad_norm"] * len(S), np.r_[S, S], np.r_[loss, grad]
+    )
 
 
 def test_healthy_run_has_a_healthy_verdict_metrics_and_skips_with_reasons():
-    d = diagnose(_healthy(), source={"format": "jsonl", "files": ["a.jsonl"]},
-                 warnings=["line 3: skipped"])
+    d = diagnose(
+        _healthy(), source={"format": "jsonl", "files": ["a.jsonl"]}, warnings=["line 3: skipped"]
+    )
     assert d.verdict == "healthy" and d.findings == [] and d.run == "ok"
-    assert [(m.metric, m.role, m.points, m.first_step, m.last_step) for m in d.metrics] == \
-        [("loss", "train_loss", 1000, 0, 999)]
+    assert [(m.metric, m.role, m.points, m.first_step, m.last_step) for m in d.metrics] == [
+        ("loss", "train_loss", 1000, 0, 999)
+    ]
     skipped = {s.label: s.reason for s in d.skipped}
     assert skipped["overfit"] == "no validation loss logged"
     assert d.source["format"] == "jsonl" and d.warnings == ["line 3: skipped"]
@@ -90,7 +92,7 @@ class _Broken(Classifier):
 
 
 def test_a_classifier_bug_costs_only_its_own_label_and_is_logged(caplog):
-    from classifiers.registry import all_classifiers
+    from lossforensics.classifiers.registry import all_classifiers
 
     others = [c for c in all_classifiers() if c.label != "nan"]
     spiky = _healthy()
@@ -118,8 +120,8 @@ def test_a_million_points_diagnose_without_a_false_alarm():
 
 
 def test_metric_infos_match_a_pandas_groupby_on_interleaved_metrics_and_repeated_steps():
-    from classifiers.diagnose import _metric_infos_grouped, metric_infos
-    from classifiers.run import RunSeries
+    from lossforensics.classifiers.diagnose import _metric_infos_grouped, metric_infos
+    from lossforensics.classifiers.run import RunSeries
 
     rng = np.random.default_rng(4)
     names = np.array(["val_loss", "loss", "lr", "grad_norm", "accuracy"])

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
+from lossforensics.classifiers.distribution_mismatch import DistributionMismatch
 
-from classifiers.distribution_mismatch import DistributionMismatch
 from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
 
 RNG = np.random.default_rng(11)
@@ -71,8 +71,10 @@ def test_train_that_barely_moves_is_not_a_mismatch():
 def test_val_logged_sparsely_on_a_step_axis():
     steps = np.arange(0, 10001)
     evals = np.arange(500, 10001, 500)
-    run = run_of(loss=(steps, 0.1 + 2.0 * np.exp(-steps / 2000)),
-                 val_loss=(evals, 2.2 + 0.01 * RNG.standard_normal(len(evals))))
+    run = run_of(
+        loss=(steps, 0.1 + 2.0 * np.exp(-steps / 2000)),
+        val_loss=(evals, 2.2 + 0.01 * RNG.standard_normal(len(evals))),
+    )
     f = judge(DistributionMismatch(), run)
     assert f is not None and f.span.start_step == 500
 
@@ -85,10 +87,21 @@ def test_negative_losses():
 
 
 def test_judge_alone():
-    m = {"train_improvement_pct": 80.0, "coverage": 0.9, "val_rise_vs_train": 0.0,
-         "val_follow_ratio": 0.02, "val_improvement_pct": 1.0, "val_head": 2.3,
-         "val_tail": 2.3, "train_head": 2.0, "train_tail": 0.2, "correlation": 0.1,
-         "start_step": 0, "end_step": 9, "val_rebound": 0.0}
+    m = {
+        "train_improvement_pct": 80.0,
+        "coverage": 0.9,
+        "val_rise_vs_train": 0.0,
+        "val_follow_ratio": 0.02,
+        "val_improvement_pct": 1.0,
+        "val_head": 2.3,
+        "val_tail": 2.3,
+        "train_head": 2.0,
+        "train_tail": 0.2,
+        "correlation": 0.1,
+        "start_step": 0,
+        "end_step": 9,
+        "val_rebound": 0.0,
+    }
     clf = DistributionMismatch()
     assert clf.judge(dict(m)) is not None
     assert clf.judge({**m, "coverage": 0.2}) is None

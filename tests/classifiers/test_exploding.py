@@ -1,6 +1,6 @@
 import numpy as np
+from lossforensics.classifiers.exploding import Exploding
 
-from classifiers.exploding import Exploding
 from tests.classifiers._labelled import judge, real_outcomes, run_of
 
 RNG = np.random.default_rng(2)

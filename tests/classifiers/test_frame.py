@@ -1,9 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
-
-from classifiers.errors import InvalidFrameError, InvalidRoleError
-from classifiers.frame import (
+from lossforensics.classifiers.errors import InvalidFrameError, InvalidRoleError
+from lossforensics.classifiers.frame import (
     COLUMNS,
     DTYPES,
     concat_frames,
@@ -11,7 +10,7 @@ from classifiers.frame import (
     make_frame,
     validate_frame,
 )
-from classifiers.roles import infer_role
+from lossforensics.classifiers.roles import infer_role
 
 
 def test_make_frame_has_schema_and_keeps_nonfinite():
@@ -39,8 +38,13 @@ def test_validate_names_the_bad_column():
 
 
 def test_role_override_exact_and_glob_and_unknown():
-    f = make_frame("r", ["weird", "acc_top"], [0, 0], [1.0, 2.0],
-                   roles={"weird": "val_loss", "acc_*": "val_score"})
+    f = make_frame(
+        "r",
+        ["weird", "acc_top"],
+        [0, 0],
+        [1.0, 2.0],
+        roles={"weird": "val_loss", "acc_*": "val_score"},
+    )
     assert list(f["role"]) == ["val_loss", "val_score"]
     with pytest.raises(InvalidRoleError):
         make_frame("r", ["x"], [0], [1.0], roles={"x": "nonsense"})
@@ -56,17 +60,35 @@ def test_split_context_makes_val():
 @pytest.mark.parametrize(
     "name,role",
     [
-        ("train/loss", "train_loss"), ("loss", "train_loss"), ("total_loss", "train_loss"),
-        ("eval_loss", "val_loss"), ("val/loss", "val_loss"), ("val_loss", "val_loss"),
-        ("eval_g0_loss", "val_loss"), ("validation/epoch_loss", "val_loss"),
-        ("learning_rate", "lr"), ("lr", "lr"), ("lr-AdamW", "lr"), ("x/lr0", "lr"),
-        ("grad_norm", "grad_norm"), ("train/grad_norm", "grad_norm"),
-        ("accuracy", "train_score"), ("val_acc", "val_score"), ("eval_wer", "val_score"),
-        ("train_samples_per_second", "throughput"), ("epoch", "other"), ("eval_runtime", "other"),
-        ("trainLoss", "train_loss"), ("test/accuracy", "val_score"),
+        ("train/loss", "train_loss"),
+        ("loss", "train_loss"),
+        ("total_loss", "train_loss"),
+        ("eval_loss", "val_loss"),
+        ("val/loss", "val_loss"),
+        ("val_loss", "val_loss"),
+        ("eval_g0_loss", "val_loss"),
+        ("validation/epoch_loss", "val_loss"),
+        ("learning_rate", "lr"),
+        ("lr", "lr"),
+        ("lr-AdamW", "lr"),
+        ("x/lr0", "lr"),
+        ("grad_norm", "grad_norm"),
+        ("train/grad_norm", "grad_norm"),
+        ("accuracy", "train_score"),
+        ("val_acc", "val_score"),
+        ("eval_wer", "val_score"),
+        ("train_samples_per_second", "throughput"),
+        ("epoch", "other"),
+        ("eval_runtime", "other"),
+        ("trainLoss", "train_loss"),
+        ("test/accuracy", "val_score"),
         # acronyms stay whole: mAP is not "m" + "ap", mIoU not "m" + "io" + "u"
-        ("val_mAP", "val_score"), ("val/mAP50", "val_score"), ("eval_mIoU", "val_score"),
-        ("valMAE", "val_score"), ("valAccuracy", "val_score"), ("evalBLEU", "val_score"),
+        ("val_mAP", "val_score"),
+        ("val/mAP50", "val_score"),
+        ("eval_mIoU", "val_score"),
+        ("valMAE", "val_score"),
+        ("valAccuracy", "val_score"),
+        ("evalBLEU", "val_score"),
     ],
 )
 def test_infer_role(name, role):
@@ -84,11 +106,15 @@ def test_concat_renumbers_seq():
 def test_a_detection_loss_split_into_parts_is_read_by_its_box_part_not_dfl():
     # Ultralytics logs no total: box, cls and dfl parts. The DFL part (a distribution focal
     # loss on box edges) must not become "the" loss just because its name is not a known part
-    from classifiers.run import RunSeries
+    from lossforensics.classifiers.run import RunSeries
 
     names = [f"{split}/{part}_loss" for split in ("train", "val") for part in ("box", "cls", "dfl")]
-    frame = make_frame("yolo", names * 3, [s for s in range(3) for _ in names],
-                       np.linspace(2.0, 1.0, 3 * len(names)))
+    frame = make_frame(
+        "yolo",
+        names * 3,
+        [s for s in range(3) for _ in names],
+        np.linspace(2.0, 1.0, 3 * len(names)),
+    )
     run = RunSeries(frame)
     assert run.primary("train_loss") == "train/box_loss"
     assert run.primary("val_loss") == "val/box_loss"

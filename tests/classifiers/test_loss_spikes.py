@@ -1,6 +1,6 @@
 import numpy as np
+from lossforensics.classifiers.loss_spikes import LossSpikes
 
-from classifiers.loss_spikes import LossSpikes
 from tests.classifiers._labelled import judge, real_outcomes, run_of
 
 RNG = np.random.default_rng(5)
@@ -63,8 +63,9 @@ def test_lightning_step_series_is_read_when_the_epoch_average_is_primary():
     loss = _loss()
     loss[[400, 900, 1200]] *= 6.0
     epochs = np.arange(99, 1500, 100)
-    run = run_of(train_loss_step=(STEPS, loss),
-                 train_loss_epoch=(epochs, 0.4 + 2.0 * np.exp(-epochs / 300)))
+    run = run_of(
+        train_loss_step=(STEPS, loss), train_loss_epoch=(epochs, 0.4 + 2.0 * np.exp(-epochs / 300))
+    )
     assert run.primary("train_loss") == "train_loss_epoch"
     f = judge(LossSpikes(), run)
     assert f is not None and f.evidence["metric"] == "train_loss_step"

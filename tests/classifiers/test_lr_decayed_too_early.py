@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
+from lossforensics.classifiers.lr_decayed_too_early import LrDecayedTooEarly
 
-from classifiers.lr_decayed_too_early import LrDecayedTooEarly
 from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
 
 RNG = np.random.default_rng(3)

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.classifiers.metric_mismatch import MetricMismatch, name_direction
+from lossforensics.classifiers.run import RunSeries
 
-from classifiers.frame import make_frame
-from classifiers.metric_mismatch import MetricMismatch, name_direction
-from classifiers.run import RunSeries
 from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
 
 RNG = np.random.default_rng(17)
@@ -39,10 +39,44 @@ def test_a_noisy_val_loss_beside_an_improving_wer_is_not_a_mismatch():
     # Whisper fine-tune: the val loss wanders 0.21-0.27 (its noise), WER falls 14 -> 10;
     # a loss swinging by 20% is noisy, not flat, so it says nothing against the metric
     ep = np.arange(1000, 15001, 1000)
-    loss = np.array([0.2718, 0.26, 0.2386, 0.2415, 0.2389, 0.253, 0.2273, 0.2433, 0.2225,
-                     0.2621, 0.2194, 0.2088, 0.2155, 0.2494, 0.2393])
-    wer = np.array([14.31, 12.47, 12.36, 11.52, 11.17, 10.56, 10.73, 10.44, 10.18, 9.97, 9.92,
-                    9.86, 9.77, 9.75, 9.62])
+    loss = np.array(
+        [
+            0.2718,
+            0.26,
+            0.2386,
+            0.2415,
+            0.2389,
+            0.253,
+            0.2273,
+            0.2433,
+            0.2225,
+            0.2621,
+            0.2194,
+            0.2088,
+            0.2155,
+            0.2494,
+            0.2393,
+        ]
+    )
+    wer = np.array(
+        [
+            14.31,
+            12.47,
+            12.36,
+            11.52,
+            11.17,
+            10.56,
+            10.73,
+            10.44,
+            10.18,
+            9.97,
+            9.92,
+            9.86,
+            9.77,
+            9.75,
+            9.62,
+        ]
+    )
     assert judge(MetricMismatch(), run_of(eval_loss=(ep, loss), eval_wer=(ep, wer))) is None
 
 
@@ -70,8 +104,13 @@ def test_near_miss_saturated_accuracy_still_creeping_up():
 
 def test_unknown_direction_comes_from_the_correlation():
     good = 0.5 + 0.4 * (1 - np.exp(-EP / 5))
-    frame = make_frame("r", ["val_loss"] * 20 + ["quality"] * 20, np.r_[EP, EP],
-                       np.r_[_val_loss(), good], roles={"quality": "val_score"})
+    frame = make_frame(
+        "r",
+        ["val_loss"] * 20 + ["quality"] * 20,
+        np.r_[EP, EP],
+        np.r_[_val_loss(), good],
+        roles={"quality": "val_score"},
+    )
     m = MetricMismatch().measure(RunSeries(frame))
     assert m["direction_source"] == "correlation" and m["score_direction"] == "higher"
     assert MetricMismatch().judge(m) is None
@@ -86,8 +125,12 @@ def test_pairs_the_score_of_the_same_eval_set():
     loss0, loss1 = _val_loss(), _val_loss()
     chance = 0.1 + 0.01 * RNG.standard_normal(20)
     good = 0.5 + 0.4 * (1 - np.exp(-EP / 5))
-    run = run_of(eval_g0_loss=(EP, loss0), eval_g0_accuracy=(EP, good),
-                 eval_g1_loss=(EP, loss1), eval_g1_accuracy=(EP, chance))
+    run = run_of(
+        eval_g0_loss=(EP, loss0),
+        eval_g0_accuracy=(EP, good),
+        eval_g1_loss=(EP, loss1),
+        eval_g1_accuracy=(EP, chance),
+    )
     assert judge(MetricMismatch(), run) is None
 
 

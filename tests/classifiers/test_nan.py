@@ -1,7 +1,7 @@
 import numpy as np
+from lossforensics.classifiers.nan import NaN
+from lossforensics.classifiers.playbook import rank_causes
 
-from classifiers.nan import NaN
-from classifiers.playbook import rank_causes
 from tests.classifiers._labelled import judge, real_outcomes, run_of
 
 RNG = np.random.default_rng(1)

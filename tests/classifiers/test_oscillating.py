@@ -1,6 +1,6 @@
 import numpy as np
+from lossforensics.classifiers.oscillating import Oscillating
 
-from classifiers.oscillating import Oscillating
 from tests.classifiers._labelled import judge, real_outcomes, run_of
 
 RNG = np.random.default_rng(4)
@@ -37,5 +37,6 @@ def test_per_epoch_logging_is_skipped_with_a_reason():
 
 
 def test_no_real_run_is_called_oscillating_where_it_is_not(real_runs):
-    assert not [e for e, fired, want in real_outcomes(real_runs, Oscillating())
-                if fired and not want]
+    assert not [
+        e for e, fired, want in real_outcomes(real_runs, Oscillating()) if fired and not want
+    ]

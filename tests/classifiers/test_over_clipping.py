@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
+from lossforensics.classifiers.over_clipping import OverClipping, threshold_metric
 
-from classifiers.over_clipping import OverClipping, threshold_metric
 from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
 
 RNG = np.random.default_rng(9)
@@ -10,8 +10,11 @@ STEPS = np.arange(1000)
 
 def test_pre_clip_norm_above_a_logged_threshold_on_most_steps():
     grad = np.exp(RNG.normal(np.log(2.0), 0.3, len(STEPS)))
-    run = run_of(loss=(STEPS, np.ones(1000)), grad_norm=(STEPS, grad),
-                 max_grad_norm=(np.array([0]), np.array([1.0])))
+    run = run_of(
+        loss=(STEPS, np.ones(1000)),
+        grad_norm=(STEPS, grad),
+        max_grad_norm=(np.array([0]), np.array([1.0])),
+    )
     f = judge(OverClipping(), run)
     assert f is not None and f.label == "over_clipping"
     assert f.evidence["threshold_source"] == "metric" and f.evidence["clip_threshold"] == 1.0
@@ -29,8 +32,11 @@ def test_post_clip_norm_pinned_at_its_ceiling():
 
 def test_occasional_clipping_is_healthy():
     grad = np.exp(RNG.normal(np.log(0.5), 0.3, len(STEPS)))
-    run = run_of(loss=(STEPS, np.ones(1000)), grad_norm=(STEPS, grad),
-                 max_grad_norm=(np.array([0]), np.array([1.0])))
+    run = run_of(
+        loss=(STEPS, np.ones(1000)),
+        grad_norm=(STEPS, grad),
+        max_grad_norm=(np.array([0]), np.array([1.0])),
+    )
     assert judge(OverClipping(), run) is None
 
 
@@ -48,14 +54,20 @@ def test_skipped_when_neither_threshold_nor_ceiling_exists():
 
 def test_a_varying_series_named_like_a_threshold_is_not_one():
     grad = np.exp(RNG.normal(0.0, 0.3, len(STEPS)))
-    run = run_of(loss=(STEPS, np.ones(1000)), clip_grad_norm=(STEPS, grad),
-                 clip_fraction=(STEPS, np.full(1000, 0.5)))
+    run = run_of(
+        loss=(STEPS, np.ones(1000)),
+        clip_grad_norm=(STEPS, grad),
+        clip_fraction=(STEPS, np.full(1000, 0.5)),
+    )
     assert threshold_metric(run) is None
 
 
 def test_threshold_named_in_other_roles_is_found():
-    run = run_of(loss=(STEPS, np.ones(1000)), grad_norm=(STEPS, np.ones(1000)),
-                 gradient_clip_val=(np.array([0]), np.array([0.5])))
+    run = run_of(
+        loss=(STEPS, np.ones(1000)),
+        grad_norm=(STEPS, np.ones(1000)),
+        gradient_clip_val=(np.array([0]), np.array([0.5])),
+    )
     assert threshold_metric(run) == "gradient_clip_val"
 
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
+from lossforensics.classifiers.overfit import Overfit
 
-from classifiers.overfit import Overfit
 from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
 
 RNG = np.random.default_rng(7)
@@ -30,8 +30,10 @@ def test_fires_after_the_val_minimum_with_its_span():
 def test_val_logged_100x_less_often_and_in_other_units_of_time():
     steps = np.arange(0, 20001)
     evals = np.arange(1000, 20001, 1000)
-    run = run_of(loss=(steps, _train(steps) + 0.05 * RNG.standard_normal(len(steps))),
-                 val_loss=(evals, _overfit_val(evals, min_at=6000)))
+    run = run_of(
+        loss=(steps, _train(steps) + 0.05 * RNG.standard_normal(len(steps))),
+        val_loss=(evals, _overfit_val(evals, min_at=6000)),
+    )
     f = judge(Overfit(), run)
     assert f is not None and 5000 <= f.span.start_step <= 8000
 
@@ -39,8 +41,10 @@ def test_val_logged_100x_less_often_and_in_other_units_of_time():
 def test_five_evaluations_are_enough_when_the_rise_is_clear():
     steps = np.arange(25, 5001, 25)
     evals = np.array([1000, 2000, 3000, 4000, 5000])
-    run = run_of(loss=(steps, 0.3 * np.exp(-steps / 250) + 2e-4),
-                 eval_loss=(evals, np.array([0.321, 0.3585, 0.3937, 0.4123, 0.42])))
+    run = run_of(
+        loss=(steps, 0.3 * np.exp(-steps / 250) + 2e-4),
+        eval_loss=(evals, np.array([0.321, 0.3585, 0.3937, 0.4123, 0.42])),
+    )
     assert judge(Overfit(), run) is not None
 
 
@@ -92,10 +96,21 @@ def test_skips_without_enough_evaluations():
 
 def test_judge_is_separate_from_measure():
     clf = Overfit()
-    m = {"evaluations_after": 5, "train_drop": 0.9, "train_fall_after": 0.3,
-         "val_rise_z": 10.0, "val_rise_frac": 0.5, "val_min_fraction": 0.3, "val_min": 1.0,
-         "val_late": 1.5, "val_rise_pct": 50.0, "val_min_step": 3, "val_end_step": 9,
-         "val_drop_before_z": 5.0, "train_done_before_eval": 0.1}
+    m = {
+        "evaluations_after": 5,
+        "train_drop": 0.9,
+        "train_fall_after": 0.3,
+        "val_rise_z": 10.0,
+        "val_rise_frac": 0.5,
+        "val_min_fraction": 0.3,
+        "val_min": 1.0,
+        "val_late": 1.5,
+        "val_rise_pct": 50.0,
+        "val_min_step": 3,
+        "val_end_step": 9,
+        "val_drop_before_z": 5.0,
+        "train_done_before_eval": 0.1,
+    }
     assert clf.judge(m) is not None
     assert clf.judge({**m, "val_rise_z": 0.2}) is None
     assert clf.judge({**m, "train_drop": 0.01}) is None

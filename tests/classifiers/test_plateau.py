@@ -1,6 +1,6 @@
 import numpy as np
+from lossforensics.classifiers.plateau import Plateau
 
-from classifiers.plateau import Plateau
 from tests.classifiers._labelled import judge, real_outcomes, run_of
 
 RNG = np.random.default_rng(3)
@@ -86,8 +86,29 @@ def test_a_tail_that_got_worse_is_not_flat():
 
 def test_slow_creep_witnessed_by_a_flat_validation_loss():
     ep = np.arange(19)  # a fast drop, then a creep too gradual to show a knee on its own
-    train = np.array([1.062, 0.646, 0.588, 0.576, 0.579, 0.574, 0.565, 0.566, 0.56, 0.557,
-                      0.554, 0.552, 0.551, 0.55, 0.55, 0.546, 0.547, 0.546, 0.544])
+    train = np.array(
+        [
+            1.062,
+            0.646,
+            0.588,
+            0.576,
+            0.579,
+            0.574,
+            0.565,
+            0.566,
+            0.56,
+            0.557,
+            0.554,
+            0.552,
+            0.551,
+            0.55,
+            0.55,
+            0.546,
+            0.547,
+            0.546,
+            0.544,
+        ]
+    )
     assert judge(Plateau(), run_of(loss=(ep, train))) is None
     val = 0.62 + 0.16 * np.exp(-ep / 0.8) + 0.002 * RNG.standard_normal(19)
     f = judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, val)))
@@ -146,7 +167,6 @@ def test_near_miss_a_short_noisy_log_whose_drop_is_within_its_noise():
     wobble = np.exp(0.12 * np.random.default_rng(8).standard_normal(12))
     loss = (1.0 + 0.25 * np.exp(-ep / 2)) * wobble
     assert judge(Plateau(), run_of(loss=(ep, loss))) is None
-
 
 
 def test_noisy_short_logs_that_dropped_then_stuck_are_mostly_found():

@@ -1,8 +1,7 @@
 import pytest
-
-from classifiers.diagnosis import Finding
-from classifiers.labels import PROBES, SEVERITY
-from classifiers.playbook import PLAYBOOK, TIERS, attach_causes, rank_causes
+from lossforensics.classifiers.diagnosis import Finding
+from lossforensics.classifiers.labels import PROBES, SEVERITY
+from lossforensics.classifiers.playbook import PLAYBOOK, TIERS, attach_causes, rank_causes
 
 
 def test_every_label_has_ranked_causes_with_checks_and_known_probes():
@@ -66,8 +65,8 @@ def test_garbage_evidence_moves_nothing_and_attach_keeps_the_finding():
 def _positives():
     """One run each label of engineer A's fires on, with every role its evidence can read."""
     import numpy as np
+    from lossforensics.classifiers.registry import get
 
-    from classifiers.registry import get
     from tests.classifiers._labelled import judge, run_of
 
     rng = np.random.default_rng(0)

@@ -2,10 +2,9 @@ import sys
 import textwrap
 
 import pytest
-
-from classifiers.base import Classifier
-from classifiers.labels import LABELS
-from classifiers.registry import (
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.labels import LABELS
+from lossforensics.classifiers.registry import (
     RegistryError,
     all_classifiers,
     build_registry,
@@ -18,8 +17,15 @@ from classifiers.registry import (
 def test_discovers_every_label_file_sorted_and_validated():
     names = label_modules()
     assert names == sorted(names) and set(names) <= LABELS
-    assert {"nan", "exploding", "plateau", "oscillating", "loss_spikes", "underfit",
-            "unshuffled"} <= set(names)
+    assert {
+        "nan",
+        "exploding",
+        "plateau",
+        "oscillating",
+        "loss_spikes",
+        "underfit",
+        "unshuffled",
+    } <= set(names)
     reg = registry()
     assert list(reg) == names
     for label, cls in reg.items():
@@ -42,6 +48,7 @@ def test_get_names_what_exists():
 @pytest.fixture
 def plugin_pkgs(tmp_path, monkeypatch):
     """Two throwaway packages of label modules, importable for this test only."""
+
     def write(pkg, name, body):
         d = tmp_path / pkg
         d.mkdir(exist_ok=True)
@@ -55,7 +62,7 @@ def plugin_pkgs(tmp_path, monkeypatch):
 
 
 GOOD = """
-from classifiers.base import Classifier
+from lossforensics.classifiers.base import Classifier
 class Thing(Classifier):
     label = "{label}"
     needs = frozenset({{"train_loss"}})
@@ -71,17 +78,27 @@ def test_duplicate_label_is_a_loud_error_not_an_overwrite(plugin_pkgs):
         build_registry(["plug_a.nan", "plug_b.nan"])
 
 
-@pytest.mark.parametrize("body, message", [
-    (GOOD.format(label="plateau"), "must equal its file's stem"),
-    (GOOD.format(label="not_a_label"), "not one of classifiers.labels.LABELS"),
-    (GOOD.format(label="nan").replace('"train_loss"', '"loss"'), "needs must be"),
-    (GOOD.format(label="nan") + "    min_points = 0\n", "min_points"),
-    (GOOD.format(label="nan").replace("    def detect(self, run):\n        return None\n",
-                                      ""), "does not implement detect"),
-    ("x = 1\n", "exactly one Classifier subclass, found: none"),
-    (GOOD.format(label="nan") + GOOD.format(label="nan").replace("Thing", "Other")
-     .split("\n", 2)[2], "found: Other, Thing"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (GOOD.format(label="plateau"), "must equal its file's stem"),
+        (GOOD.format(label="not_a_label"), "not one of lossforensics.classifiers.labels.LABELS"),
+        (GOOD.format(label="nan").replace('"train_loss"', '"loss"'), "needs must be"),
+        (GOOD.format(label="nan") + "    min_points = 0\n", "min_points"),
+        (
+            GOOD.format(label="nan").replace(
+                "    def detect(self, run):\n        return None\n", ""
+            ),
+            "does not implement detect",
+        ),
+        ("x = 1\n", "exactly one Classifier subclass, found: none"),
+        (
+            GOOD.format(label="nan")
+            + GOOD.format(label="nan").replace("Thing", "Other").split("\n", 2)[2],
+            "found: Other, Thing",
+        ),
+    ],
+)
 def test_a_broken_label_module_fails_on_load(plugin_pkgs, body, message):
     plugin_pkgs("plug_a", "nan", body)
     with pytest.raises(RegistryError, match=message):
@@ -89,6 +106,9 @@ def test_a_broken_label_module_fails_on_load(plugin_pkgs, body, message):
 
 
 def test_imported_helper_classes_do_not_count(plugin_pkgs):
-    plugin_pkgs("plug_a", "nan", "from classifiers.plateau import Plateau\n"
-                + GOOD.format(label="nan"))
+    plugin_pkgs(
+        "plug_a",
+        "nan",
+        "from lossforensics.classifiers.plateau import Plateau\n" + GOOD.format(label="nan"),
+    )
     assert build_registry(["plug_a.nan"])["nan"].__name__ == "Thing"

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.classifiers.resume_discontinuity import ResumeDiscontinuity
+from lossforensics.classifiers.run import RunSeries
 
-from classifiers.frame import make_frame
-from classifiers.resume_discontinuity import ResumeDiscontinuity
-from classifiers.run import RunSeries
 from tests.classifiers._labelled import assert_matches_real_labels, judge
 
 RNG = np.random.default_rng(13)
@@ -68,8 +68,7 @@ def test_scheduler_restart_is_reported_with_the_jump():
     after = _loss(second) + np.where(second < 5000, 1.2, 0.0)
     lr_steps = np.r_[first, second]
     lr = np.r_[np.full(len(first), 1e-4), np.full(len(second), 1e-3)]
-    f = judge(ResumeDiscontinuity(),
-              _run(lr_steps, np.r_[_loss(first), after], lr=(lr_steps, lr)))
+    f = judge(ResumeDiscontinuity(), _run(lr_steps, np.r_[_loss(first), after], lr=(lr_steps, lr)))
     assert f is not None and f.evidence["lr_jump"] is True
 
 

@@ -2,8 +2,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from classifiers import signals
+from lossforensics.classifiers import signals
 
 RNG = np.random.default_rng(0)
 

@@ -6,10 +6,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from lossforensics.classifiers import signals
+from lossforensics.classifiers.signals._theil_kendall import theil_kendall
 from scipy import stats
-
-from classifiers import signals
-from classifiers.signals._theil_kendall import theil_kendall
 
 
 def _scipy(x: np.ndarray, y: np.ndarray) -> tuple[float, ...]:

@@ -1,6 +1,6 @@
 import numpy as np
+from lossforensics.classifiers.underfit import Underfit
 
-from classifiers.underfit import Underfit
 from tests.classifiers._labelled import judge, real_outcomes, run_of
 
 RNG = np.random.default_rng(6)
@@ -24,16 +24,24 @@ def test_per_step_train_with_sparse_val():
     steps = np.arange(4000)
     train = 1.0 + 0.6 * np.exp(-steps / 300) + 0.05 * RNG.standard_normal(len(steps))
     val_steps = steps[199::200]
-    assert judge(Underfit(), run_of(loss=(steps, train),
-                                    val_loss=(val_steps, 1.02 + 0.6 * np.exp(-val_steps / 300)))
-                 ) is not None
+    assert (
+        judge(
+            Underfit(),
+            run_of(
+                loss=(steps, train), val_loss=(val_steps, 1.02 + 0.6 * np.exp(-val_steps / 300))
+            ),
+        )
+        is not None
+    )
 
 
 def test_healthy_fit_and_overfit_are_not_underfit():
     train = _knee(1.6, 0.05, tau=4)
     assert judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, train + 0.02))) is None
-    assert judge(Underfit(), run_of(loss=(EP, _knee(1.6, 1.1)),
-                                    val_loss=(EP, _knee(1.6, 1.6)))) is None
+    assert (
+        judge(Underfit(), run_of(loss=(EP, _knee(1.6, 1.1)), val_loss=(EP, _knee(1.6, 1.6))))
+        is None
+    )
 
 
 def test_a_run_that_halved_its_loss_is_not_called_underfit():

@@ -1,7 +1,7 @@
 import numpy as np
+from lossforensics.classifiers._epochs import epoch_length
+from lossforensics.classifiers.unshuffled import Unshuffled
 
-from classifiers._epochs import epoch_length
-from classifiers.unshuffled import Unshuffled
 from tests.classifiers._labelled import judge, real_outcomes, run_of
 
 RNG = np.random.default_rng(8)
@@ -87,7 +87,7 @@ def test_the_same_blocks_shuffled_each_epoch_are_not_unshuffled():
     steps, loss, spe = _short_class_blocks()
     rng = np.random.default_rng(4)
     for e in range(len(steps) // spe):  # reshuffle the order of the points inside each epoch
-        loss[e * spe:(e + 1) * spe] = rng.permutation(loss[e * spe:(e + 1) * spe])
+        loss[e * spe : (e + 1) * spe] = rng.permutation(loss[e * spe : (e + 1) * spe])
     assert judge(Unshuffled(), run_of(loss=(steps, loss), epoch=(steps, steps / spe))) is None
 
 

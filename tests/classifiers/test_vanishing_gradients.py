@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
+from lossforensics.classifiers.vanishing_gradients import VanishingGradients
 
-from classifiers.vanishing_gradients import VanishingGradients
 from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
 
 RNG = np.random.default_rng(5)
@@ -15,7 +15,8 @@ def _noisy(y, rel=0.1):
 def test_grad_norm_collapsing_while_loss_stalls_fires_from_the_onset():
     grad = _noisy(np.where(STEPS < 1000, 1.0, 10 ** (-(STEPS - 1000) / 800)))
     loss = np.where(STEPS < 1000, 2.3 - 0.3 * STEPS / 1000, 2.0) + 0.01 * RNG.standard_normal(
-        len(STEPS))
+        len(STEPS)
+    )
     f = judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad)))
     assert f is not None and f.label == "vanishing_gradients"
     assert 1500 <= f.span.start_step <= 2200 and f.span.end_step == STEPS[-1]

@@ -11,6 +11,7 @@ import pytest
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     try:
         import torch
+
         cuda = torch.cuda.is_available()
     except ImportError:
         cuda = False

@@ -10,31 +10,43 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import torch.nn.functional as F  # noqa: E402
+from lossforensics.classifiers.diagnosis import Cause, Diagnosis, Finding  # noqa: E402
+from lossforensics.classifiers.errors import ProbeError  # noqa: E402
+from lossforensics.classifiers.playbook import rank_causes  # noqa: E402
+from lossforensics.probes import CONFIRMED, REFUTED, confirm, plan  # noqa: E402
+from lossforensics.probes.confirm import UNTESTED  # noqa: E402
 
-from classifiers.diagnosis import Cause, Diagnosis, Finding  # noqa: E402
-from classifiers.errors import ProbeError  # noqa: E402
-from classifiers.playbook import rank_causes  # noqa: E402
-from probes import CONFIRMED, REFUTED, confirm, plan  # noqa: E402
-from probes.confirm import UNTESTED  # noqa: E402
 from tests.probes import toys  # noqa: E402
 from tests.probes.helpers import FINE, TOO_HIGH, sgd  # noqa: E402
 
 
 def _diagnosis(*findings: tuple[str, tuple[Cause, ...]]) -> Diagnosis:
-    return Diagnosis("broken", findings[0][0] if findings else "healthy",
-                     [Finding(label, 0.9, None, {}, "", causes) for label, causes in findings])
+    return Diagnosis(
+        "broken",
+        findings[0][0] if findings else "healthy",
+        [Finding(label, 0.9, None, {}, "", causes) for label, causes in findings],
+    )
 
 
 def _lr_first() -> tuple[Cause, ...]:
     """exploding's playbook causes with the LR one ranked last, so confirm has to lift it."""
     causes = sorted(rank_causes("exploding", {}), key=lambda c: c.probe == "lr_drop")
-    return tuple(Cause(i, c.cause, c.score, c.checks, c.probe)
-                 for i, c in enumerate(causes, start=1))
+    return tuple(
+        Cause(i, c.cause, c.score, c.checks, c.probe) for i, c in enumerate(causes, start=1)
+    )
 
 
 def _confirm(diagnosis, lr, tmp_path, **kw):
-    return confirm(diagnosis, model_fn=toys.regressor, data=toys.regression(),
-                   loss_fn=F.mse_loss, optimizer_fn=sgd(lr), steps=30, log_dir=tmp_path, **kw)
+    return confirm(
+        diagnosis,
+        model_fn=toys.regressor,
+        data=toys.regression(),
+        loss_fn=F.mse_loss,
+        optimizer_fn=sgd(lr),
+        steps=30,
+        log_dir=tmp_path,
+        **kw,
+    )
 
 
 def test_confirm_lifts_the_lr_cause_it_confirms_and_logs_the_runs(tmp_path):
@@ -46,8 +58,9 @@ def test_confirm_lifts_the_lr_cause_it_confirms_and_logs_the_runs(tmp_path):
     assert lr.verdict == CONFIRMED and lr.original_rank == len(causes)
     assert lr.rank <= sum(c.verdict == CONFIRMED for c in causes) < len(causes)
     verdicts = [c.verdict for c in causes]
-    assert verdicts == sorted(verdicts, key={CONFIRMED: 0, "inconclusive": 1, UNTESTED: 1,
-                                             REFUTED: 2}.get)
+    assert verdicts == sorted(
+        verdicts, key={CONFIRMED: 0, "inconclusive": 1, UNTESTED: 1, REFUTED: 2}.get
+    )
     assert (tmp_path / "lr_drop" / "lr.jsonl").is_file()
     text = repr(result)
     assert "exploding" in text and "confirmed" in text and "lr_drop" in text
@@ -88,8 +101,15 @@ def test_nothing_starts_past_the_time_budget(tmp_path):
 def test_a_failing_probe_is_reported_not_raised(tmp_path):
     diag = _diagnosis(("nan", (Cause(1, "a layer's numerics", 0.9, (), "nan_origin"),)))
     bad = [(torch.zeros(4, toys.FEATURES), torch.zeros(4, 2, 2, 2))]  # mse cannot broadcast
-    result = confirm(diag, model_fn=toys.regressor, data=bad, loss_fn=F.mse_loss,
-                     optimizer_fn=sgd(0.1), steps=5, log_dir=tmp_path)
+    result = confirm(
+        diag,
+        model_fn=toys.regressor,
+        data=bad,
+        loss_fn=F.mse_loss,
+        optimizer_fn=sgd(0.1),
+        steps=5,
+        log_dir=tmp_path,
+    )
     assert "nan_origin" in result.not_run and "failed" in result.not_run["nan_origin"]
     assert result.causes[0].verdict == UNTESTED
 
@@ -101,5 +121,10 @@ def test_confirm_takes_the_diagnosis_json_and_rejects_other_things(tmp_path):
     with pytest.raises(ProbeError, match="Diagnosis"):
         _confirm(["not", "a", "diagnosis"], TOO_HIGH, tmp_path)
     with pytest.raises(ProbeError, match="re-iterable"):
-        confirm(diag, model_fn=toys.regressor, data=iter(toys.regression()),
-                loss_fn=F.mse_loss, optimizer_fn=sgd(0.1))
+        confirm(
+            diag,
+            model_fn=toys.regressor,
+            data=iter(toys.regression()),
+            loss_fn=F.mse_loss,
+            optimizer_fn=sgd(0.1),
+        )

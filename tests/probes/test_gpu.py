@@ -8,9 +8,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import torch.nn.functional as F  # noqa: E402
+from lossforensics.classifiers.playbook import rank_causes  # noqa: E402
+from lossforensics.probes import CONFIRMED, REFUTED, confirm, run_probe  # noqa: E402
 
-from classifiers.playbook import rank_causes  # noqa: E402
-from probes import CONFIRMED, REFUTED, confirm, run_probe  # noqa: E402
 from tests.probes import toys  # noqa: E402
 from tests.probes.helpers import TOO_HIGH, classify, sgd  # noqa: E402
 from tests.probes.test_confirm import _diagnosis  # noqa: E402
@@ -34,9 +34,17 @@ def test_precision_blames_bf16_cancellation_on_cuda(tmp_path):
 
 def test_confirm_on_cuda_confirms_the_lr_cause(tmp_path):
     diag = _diagnosis(("exploding", rank_causes("exploding", {})))
-    result = confirm(diag, model_fn=toys.regressor, data=toys.regression(), loss_fn=F.mse_loss,
-                     optimizer_fn=sgd(TOO_HIGH), steps=30, device="cuda", log_dir=tmp_path,
-                     top=5)
+    result = confirm(
+        diag,
+        model_fn=toys.regressor,
+        data=toys.regression(),
+        loss_fn=F.mse_loss,
+        optimizer_fn=sgd(TOO_HIGH),
+        steps=30,
+        device="cuda",
+        log_dir=tmp_path,
+        top=5,
+    )
     lr = next(c for c in result.causes if c.probe == "lr_drop")
     assert lr.verdict == CONFIRMED and result.device.startswith("cuda")
 

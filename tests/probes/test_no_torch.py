@@ -21,11 +21,12 @@ SCRIPT = textwrap.dedent("""
             return None
 
     sys.meta_path.insert(0, NoTorch())
-    import probes                        # an eager `import torch` would raise here
-    from probes import confirm
-    from classifiers.diagnosis import Diagnosis
-    from classifiers.errors import ProbeError
-    print("app imported:", any(m == "app" or m.startswith("app.") for m in sys.modules))
+    from lossforensics import probes  # an eager `import torch` would raise here
+    from lossforensics.probes import confirm
+    from lossforensics.classifiers.diagnosis import Diagnosis
+    from lossforensics.classifiers.errors import ProbeError
+    service = ("lossforensics.api", "lossforensics.store", "lossforensics.cli")
+    print("app imported:", any(m.startswith(service) for m in sys.modules))
     try:
         confirm(Diagnosis("r", "healthy"), model_fn=object, data=[], loss_fn=object)
     except ProbeError as exc:
@@ -36,8 +37,9 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_probes_import_lazily_and_fail_without_torch_with_the_install_hint():
-    out = subprocess.run([sys.executable, "-c", SCRIPT], cwd=REPO, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert "app imported: False" in out.stdout
     assert "pip install 'lossforensics[torch]'" in out.stdout

@@ -9,9 +9,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from lossforensics.probes import CONFIRMED, INCONCLUSIVE, REFUTED, REGISTRY, run_probe  # noqa: E402
 from torch import nn  # noqa: E402
 
-from probes import CONFIRMED, INCONCLUSIVE, REFUTED, REGISTRY, run_probe  # noqa: E402
 from tests.probes import toys  # noqa: E402
 from tests.probes.helpers import FINE, TOO_HIGH, classify, regress  # noqa: E402
 
@@ -48,8 +48,9 @@ def test_clip_stabilises_the_diverging_run_and_refutes_on_a_healthy_one(tmp_path
     assert healthy.verdict == REFUTED
     # over_clipping's cause reads the share of steps above the threshold instead
     tight = "clip threshold too low for this model's normal gradient scale"
-    assert REGISTRY["clip"].verdict_for(run_probe("clip", regress(FINE, tmp_path)),
-                                        tight) == CONFIRMED
+    assert (
+        REGISTRY["clip"].verdict_for(run_probe("clip", regress(FINE, tmp_path)), tight) == CONFIRMED
+    )
 
 
 def test_precision_blames_bf16_for_a_cancellation_that_fp32_survives(tmp_path):
@@ -117,8 +118,11 @@ def test_grad_flow_sees_a_fully_detached_loss_and_an_optimizer_missing_params(tm
 
 
 def test_grad_flow_flags_vanishing_gradients_in_a_deep_saturated_net(tmp_path):
-    r = run_probe("grad_flow", classify(lambda: toys.deep_sigmoid(depth=12, gain=8.0), tmp_path),
-                  vanishing_ratio=1e-2)
+    r = run_probe(
+        "grad_flow",
+        classify(lambda: toys.deep_sigmoid(depth=12, gain=8.0), tmp_path),
+        vanishing_ratio=1e-2,
+    )
     assert r.verdict == CONFIRMED
     assert "vanishing" in r.numbers["flagged"].values()
 
@@ -163,8 +167,10 @@ def test_nan_origin_refutes_on_a_healthy_run_and_sees_an_lr_blow_up(tmp_path):
     assert run_probe("nan_origin", classify(toys.mlp, tmp_path)).verdict == REFUTED
     r = run_probe("nan_origin", regress(5.0, tmp_path))
     assert r.verdict == CONFIRMED and r.numbers["kind"] == "optimisation"
-    assert REGISTRY["nan_origin"].verdict_for(
-        r, "optimisation blow-up: learning rate too high") == CONFIRMED
+    assert (
+        REGISTRY["nan_origin"].verdict_for(r, "optimisation blow-up: learning rate too high")
+        == CONFIRMED
+    )
 
 
 def test_batch_inspect_flags_scale_labels_and_sorted_batches(tmp_path):
@@ -178,7 +184,7 @@ def test_batch_inspect_flags_scale_labels_and_sorted_batches(tmp_path):
     x = torch.cat([b[0] for b in toys.blobs()])
     y = torch.cat([b[1] for b in toys.blobs()])
     order = torch.argsort(y, stable=True)
-    ordered = [(x[order][i:i + 16], y[order][i:i + 16]) for i in range(0, 96, 16)]
+    ordered = [(x[order][i : i + 16], y[order][i : i + 16]) for i in range(0, 96, 16)]
     sorted_ = run_probe("batch_inspect", classify(toys.mlp, tmp_path, data=ordered))
     unshuffled = "data sorted (by class, length or source) and not shuffled"
     assert REGISTRY["batch_inspect"].verdict_for(sorted_, unshuffled) == CONFIRMED

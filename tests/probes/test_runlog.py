@@ -7,13 +7,12 @@ import math
 
 import numpy as np
 import pytest
-
-from classifiers.frame import validate_frame
+from lossforensics.classifiers.frame import validate_frame
 
 pytest.importorskip("torch")
 
-from probes.runlog import frame_of, write_jsonl  # noqa: E402
-from probes.train import TrainLog, stability  # noqa: E402
+from lossforensics.probes.runlog import frame_of, write_jsonl  # noqa: E402
+from lossforensics.probes.train import TrainLog, stability  # noqa: E402
 
 
 def _log() -> TrainLog:
@@ -40,8 +39,9 @@ def test_frame_of_a_log_has_the_roles_the_classifiers_read():
 def test_steps_a_grad_scaler_skipped_are_marked_and_hidden_from_the_classifiers(tmp_path):
     log = _log()
     log.skipped[2] = True
-    rows = [json.loads(line) for line in write_jsonl(log, tmp_path / "s.jsonl").read_text()
-            .splitlines()]
+    rows = [
+        json.loads(line) for line in write_jsonl(log, tmp_path / "s.jsonl").read_text().splitlines()
+    ]
     assert rows[2]["scaler_skipped"] is True and "scaler_skipped" not in rows[1]
     frame = frame_of(log, "probe/run")
     grad = frame[frame["metric"] == "grad_norm"]

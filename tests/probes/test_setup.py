@@ -8,11 +8,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import torch.nn.functional as F  # noqa: E402
+from lossforensics.classifiers.errors import ProbeError  # noqa: E402
+from lossforensics.probes import REFUTED, ProbeSetup, run_probe  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.utils.data import DataLoader, TensorDataset  # noqa: E402
 
-from classifiers.errors import ProbeError  # noqa: E402
-from probes import REFUTED, ProbeSetup, run_probe  # noqa: E402
 from tests.probes import toys  # noqa: E402
 from tests.probes.helpers import adam  # noqa: E402
 
@@ -50,18 +50,27 @@ def test_tuple_and_dict_inputs_reach_the_model(tmp_path):
         assert result.verdict == REFUTED and set(result.numbers["layers"]) == {"a", "b"}
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [
-    ({"data": iter(toys.blobs())}, "re-iterable"),
-    ({"model_fn": None}, "model_fn"),
-    ({"loss_fn": None}, "loss_fn"),
-    ({"loss_fn": "cross_entropy"}, "callable"),
-    ({"steps": 0}, "steps"),
-    ({"device": "tpu:9"}, "device"),
-    ({"model_fn": None, "model": "a model"}, "nn.Module"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"data": iter(toys.blobs())}, "re-iterable"),
+        ({"model_fn": None}, "model_fn"),
+        ({"loss_fn": None}, "loss_fn"),
+        ({"loss_fn": "cross_entropy"}, "callable"),
+        ({"steps": 0}, "steps"),
+        ({"device": "tpu:9"}, "device"),
+        ({"model_fn": None, "model": "a model"}, "nn.Module"),
+    ],
+)
 def test_bad_setups_fail_with_probe_error(kwargs, match, tmp_path):
-    args = {"model_fn": toys.mlp, "data": toys.blobs(), "loss_fn": F.cross_entropy,
-            "optimizer_fn": adam(), "log_dir": tmp_path, **kwargs}
+    args = {
+        "model_fn": toys.mlp,
+        "data": toys.blobs(),
+        "loss_fn": F.cross_entropy,
+        "optimizer_fn": adam(),
+        "log_dir": tmp_path,
+        **kwargs,
+    }
     with pytest.raises(ProbeError, match=match):
         ProbeSetup(**args)
 

@@ -10,9 +10,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import torch.nn.functional as F  # noqa: E402
+from lossforensics.classifiers.labels import PROBES  # noqa: E402
+from lossforensics.probes import ProbeSetup, run_probe  # noqa: E402
 
-from classifiers.labels import PROBES  # noqa: E402
-from probes import ProbeSetup, run_probe  # noqa: E402
 from tests.probes import toys  # noqa: E402
 
 
@@ -30,11 +30,14 @@ def _trained() -> tuple[torch.nn.Module, torch.optim.Optimizer]:
 
 
 def _snapshot(model, opt):
-    return ({k: v.clone() for k, v in model.state_dict().items()},
-            [None if p.grad is None else p.grad.clone() for p in model.parameters()],
-            [m.training for m in model.modules()],
-            [p.requires_grad for p in model.parameters()],
-            copy.deepcopy(opt.state_dict()), torch.get_rng_state())
+    return (
+        {k: v.clone() for k, v in model.state_dict().items()},
+        [None if p.grad is None else p.grad.clone() for p in model.parameters()],
+        [m.training for m in model.modules()],
+        [p.requires_grad for p in model.parameters()],
+        copy.deepcopy(opt.state_dict()),
+        torch.get_rng_state(),
+    )
 
 
 def _same_state(a, b) -> bool:
@@ -51,26 +54,42 @@ def _same_state(a, b) -> bool:
 def test_probe_restores_the_live_model_and_optimizer(name, tmp_path):
     model, opt = _trained()
     before = _snapshot(model, opt)
-    setup = ProbeSetup(None, toys.blobs(), F.cross_entropy,
-                       lambda p: torch.optim.Adam(p, lr=1e-2), steps=15, model=model,
-                       optimizer=opt, log_dir=tmp_path)
+    setup = ProbeSetup(
+        None,
+        toys.blobs(),
+        F.cross_entropy,
+        lambda p: torch.optim.Adam(p, lr=1e-2),
+        steps=15,
+        model=model,
+        optimizer=opt,
+        log_dir=tmp_path,
+    )
     run_probe(name, setup)
     after = _snapshot(model, opt)
     labels = ("weights", "grads", "train/eval flags", "requires_grad", "optimizer", "rng")
     for label, old, new in zip(labels, before, after, strict=True):
         assert _same_state(old, new), f"{name} changed the {label}"
     # the optimizer still drives the same parameter objects
-    assert all(p is q for p, q in zip(opt.param_groups[0]["params"], model.parameters(),
-                                      strict=True))
+    assert all(
+        p is q for p, q in zip(opt.param_groups[0]["params"], model.parameters(), strict=True)
+    )
 
 
 def test_state_is_restored_when_the_probe_fails(tmp_path):
     model, opt = _trained()
     before = _snapshot(model, opt)
     bad = [(torch.zeros(4, toys.FEATURES), torch.zeros(4, 7))]  # a target cross_entropy rejects
-    setup = ProbeSetup(None, bad, F.cross_entropy, lambda p: torch.optim.Adam(p, lr=1e-2),
-                       steps=5, model=model, optimizer=opt, log_dir=tmp_path)
-    from classifiers.errors import ProbeError
+    setup = ProbeSetup(
+        None,
+        bad,
+        F.cross_entropy,
+        lambda p: torch.optim.Adam(p, lr=1e-2),
+        steps=5,
+        model=model,
+        optimizer=opt,
+        log_dir=tmp_path,
+    )
+    from lossforensics.classifiers.errors import ProbeError
 
     with pytest.raises(ProbeError, match="lr_drop"):
         run_probe("lr_drop", setup)

@@ -9,23 +9,25 @@ from torch import nn
 FEATURES, CLASSES = 6, 3
 
 
-def blobs(n: int = 96, batch: int = 16, seed: int = 0, *, scale: float = 1.0
-          ) -> list[tuple[torch.Tensor, torch.Tensor]]:
+def blobs(
+    n: int = 96, batch: int = 16, seed: int = 0, *, scale: float = 1.0
+) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Three Gaussian blobs in 6-D, as a re-iterable list of (x, y) batches."""
     g = torch.Generator().manual_seed(seed)
     y = torch.randint(0, CLASSES, (n,), generator=g)
     centres = torch.randn(CLASSES, FEATURES, generator=g) * 2.0
     x = (centres[y] + 0.5 * torch.randn(n, FEATURES, generator=g)) * scale
-    return [(x[i:i + batch], y[i:i + batch]) for i in range(0, n, batch)]
+    return [(x[i : i + batch], y[i : i + batch]) for i in range(0, n, batch)]
 
 
-def regression(n: int = 96, batch: int = 16, seed: int = 0
-               ) -> list[tuple[torch.Tensor, torch.Tensor]]:
+def regression(
+    n: int = 96, batch: int = 16, seed: int = 0
+) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """y = x @ w + noise; features with a large scale, so plain SGD diverges at a high LR."""
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(n, FEATURES, generator=g) * 3.0
     y = x @ torch.randn(FEATURES, 1, generator=g) + 0.1 * torch.randn(n, 1, generator=g)
-    return [(x[i:i + batch], y[i:i + batch]) for i in range(0, n, batch)]
+    return [(x[i : i + batch], y[i : i + batch]) for i in range(0, n, batch)]
 
 
 def mlp(hidden: int = 16) -> nn.Module:
@@ -83,8 +85,15 @@ class MixesBatch(nn.Module):
 
 
 def dropout_heavy() -> nn.Module:
-    return nn.Sequential(nn.Linear(FEATURES, 32), nn.ReLU(), nn.Dropout(0.7),
-                         nn.Linear(32, 32), nn.ReLU(), nn.Dropout(0.7), nn.Linear(32, CLASSES))
+    return nn.Sequential(
+        nn.Linear(FEATURES, 32),
+        nn.ReLU(),
+        nn.Dropout(0.7),
+        nn.Linear(32, 32),
+        nn.ReLU(),
+        nn.Dropout(0.7),
+        nn.Linear(32, CLASSES),
+    )
 
 
 def deep_sigmoid(depth: int = 8, width: int = 8, gain: float = 6.0) -> nn.Module:

@@ -45,13 +45,27 @@ class Format:
 FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
-        Format("tensorboard", write_tensorboard, TB_VARIANTS, True, True, True,
-               no_clip_threshold=("hf",)),
+        Format(
+            "tensorboard",
+            write_tensorboard,
+            TB_VARIANTS,
+            True,
+            True,
+            True,
+            no_clip_threshold=("hf",),
+        ),
         Format("tensorboard_keras", write_tensorboard_keras, ("keras",), False, True, True),
         Format("wandb_csv", write_wandb_csv, ("wandb",), True, False, False, multi_run=True),
         Format("jsonl", write_jsonl, JSONL_VARIANTS, True, True, True),
-        Format("hf_trainer_state", write_hf_trainer_state, ("hf",), True, False, False,
-               no_clip_threshold=("hf",)),
+        Format(
+            "hf_trainer_state",
+            write_hf_trainer_state,
+            ("hf",),
+            True,
+            False,
+            False,
+            no_clip_threshold=("hf",),
+        ),
         Format("lightning_csv", write_lightning_csv, ("lightning",), True, False, False),
         Format("keras_csv", write_keras_csv, KERAS_VARIANTS, False, True, True),
         Format("mlflow", write_mlflow, MLFLOW_VARIANTS, True, True, True),

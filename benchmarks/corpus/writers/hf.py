@@ -28,16 +28,25 @@ def write_hf_trainer_state(run: LoggedRun, dest: Path, *, variant: str = "hf") -
         step = r.step + 1
         epoch = round(step / spe, 4)
         if r.kind == "train":
-            e = {"epoch": epoch, "learning_rate": r.values.get("lr", 0.0),
-                 "loss": round(r.values["loss"], 4), "step": step}
+            e = {
+                "epoch": epoch,
+                "learning_rate": r.values.get("lr", 0.0),
+                "loss": round(r.values["loss"], 4),
+                "step": step,
+            }
             if "grad_norm" in r.values:
                 e["grad_norm"] = r.values["grad_norm"]
             train_losses.append(r.values["loss"])
         else:
             runtime = round(0.002 * n_val + 0.1, 4)
-            e = {"epoch": epoch, "eval_loss": r.values["val_loss"], "eval_runtime": runtime,
-                 "eval_samples_per_second": round(n_val / runtime, 3),
-                 "eval_steps_per_second": round(n_val / 64 / runtime, 3), "step": step}
+            e = {
+                "epoch": epoch,
+                "eval_loss": r.values["val_loss"],
+                "eval_runtime": runtime,
+                "eval_samples_per_second": round(n_val / runtime, 3),
+                "eval_steps_per_second": round(n_val / 64 / runtime, 3),
+                "step": step,
+            }
             if "val_acc" in r.values:
                 e["eval_accuracy"] = r.values["val_acc"]
             if np.isfinite(r.values["val_loss"]) and (best is None or r.values["val_loss"] < best):
@@ -46,19 +55,22 @@ def write_hf_trainer_state(run: LoggedRun, dest: Path, *, variant: str = "hf") -
     last = run.rows[-1].step + 1
     runtime = round(run.rows[-1].wall_time - run.rows[0].wall_time + 1.0, 4)
     bs = int(run.meta.get("batch_size", 32))
-    history.append({
-        "epoch": round(last / spe, 4), "step": last, "total_flos": float(bs * last * 1e6),
-        "train_loss": float(np.mean(train_losses)) if train_losses else 0.0,
-        "train_runtime": runtime,
-        "train_samples_per_second": round(bs * last / runtime, 3),
-        "train_steps_per_second": round(last / runtime, 3),
-    })
+    history.append(
+        {
+            "epoch": round(last / spe, 4),
+            "step": last,
+            "total_flos": float(bs * last * 1e6),
+            "train_loss": float(np.mean(train_losses)) if train_losses else 0.0,
+            "train_runtime": runtime,
+            "train_samples_per_second": round(bs * last / runtime, 3),
+            "train_steps_per_second": round(last / runtime, 3),
+        }
+    )
     every = run.log_every
     state = {
         "best_global_step": best_step,
         "best_metric": best,
-        "best_model_checkpoint": None if best_step is None else
-        f"./results/checkpoint-{best_step}",
+        "best_model_checkpoint": None if best_step is None else f"./results/checkpoint-{best_step}",
         "epoch": round(last / spe, 4),
         "eval_steps": spe,
         "global_step": last,
@@ -71,10 +83,18 @@ def write_hf_trainer_state(run: LoggedRun, dest: Path, *, variant: str = "hf") -
         "num_input_tokens_seen": 0,
         "num_train_epochs": int(run.meta.get("epochs", 1)),
         "save_steps": spe,
-        "stateful_callbacks": {"TrainerControl": {
-            "args": {"should_epoch_stop": False, "should_evaluate": False, "should_log": False,
-                     "should_save": True, "should_training_stop": True},
-            "attributes": {}}},
+        "stateful_callbacks": {
+            "TrainerControl": {
+                "args": {
+                    "should_epoch_stop": False,
+                    "should_evaluate": False,
+                    "should_log": False,
+                    "should_save": True,
+                    "should_training_stop": True,
+                },
+                "attributes": {},
+            }
+        },
         "total_flos": float(bs * last * 1e6),
         "train_batch_size": bs,
         "trial_name": None,

@@ -1,9 +1,9 @@
 """JSON-lines metric logs, one object per logging call, in the shapes people write them:
 
-    slash      {"step": 120, "train/loss": 0.53, "lr": 0.001}       nanoGPT-style scripts
-    plain      {"iter": 120, "loss": 0.53, "val_loss": 0.61}          hand-rolled loggers
-    nested     {"step": 120, "train": {"loss": 0.53, "lr": 0.001}}    nested dicts
-    detectron  {"iteration": 119, "total_loss": 0.53, "lr": ...}      detectron2 metrics.json
+slash      {"step": 120, "train/loss": 0.53, "lr": 0.001}       nanoGPT-style scripts
+plain      {"iter": 120, "loss": 0.53, "val_loss": 0.61}          hand-rolled loggers
+nested     {"step": 120, "train": {"loss": 0.53, "lr": 0.001}}    nested dicts
+detectron  {"iteration": 119, "total_loss": 0.53, "lr": ...}      detectron2 metrics.json
 """
 
 from __future__ import annotations
@@ -16,19 +16,52 @@ from benchmarks.corpus.views import LoggedRun
 JSONL_VARIANTS = ("slash", "plain", "nested", "detectron")
 
 _FLAT = {
-    "slash": ("step", {"loss": "train/loss", "acc": "train/acc", "lr": "lr",
-                       "grad_norm": "train/grad_norm", "max_grad_norm": "max_grad_norm",
-                       "val_loss": "val/loss", "val_acc": "val/acc"}),
-    "plain": ("iter", {"loss": "loss", "acc": "acc", "lr": "lr", "grad_norm": "grad_norm",
-                       "max_grad_norm": "max_grad_norm", "val_loss": "val_loss",
-                       "val_acc": "val_acc"}),
-    "detectron": ("iteration", {"loss": "total_loss", "acc": "cls_accuracy", "lr": "lr",
-                                "grad_norm": "grad_norm", "max_grad_norm": "max_grad_norm",
-                                "val_loss": "validation_loss", "val_acc": "validation_accuracy"}),
+    "slash": (
+        "step",
+        {
+            "loss": "train/loss",
+            "acc": "train/acc",
+            "lr": "lr",
+            "grad_norm": "train/grad_norm",
+            "max_grad_norm": "max_grad_norm",
+            "val_loss": "val/loss",
+            "val_acc": "val/acc",
+        },
+    ),
+    "plain": (
+        "iter",
+        {
+            "loss": "loss",
+            "acc": "acc",
+            "lr": "lr",
+            "grad_norm": "grad_norm",
+            "max_grad_norm": "max_grad_norm",
+            "val_loss": "val_loss",
+            "val_acc": "val_acc",
+        },
+    ),
+    "detectron": (
+        "iteration",
+        {
+            "loss": "total_loss",
+            "acc": "cls_accuracy",
+            "lr": "lr",
+            "grad_norm": "grad_norm",
+            "max_grad_norm": "max_grad_norm",
+            "val_loss": "validation_loss",
+            "val_acc": "validation_accuracy",
+        },
+    ),
 }
-_NESTED = {"loss": ("train", "loss"), "acc": ("train", "acc"), "lr": ("train", "lr"),
-           "grad_norm": ("train", "grad_norm"), "max_grad_norm": ("train", "max_grad_norm"),
-           "val_loss": ("val", "loss"), "val_acc": ("val", "acc")}
+_NESTED = {
+    "loss": ("train", "loss"),
+    "acc": ("train", "acc"),
+    "lr": ("train", "lr"),
+    "grad_norm": ("train", "grad_norm"),
+    "max_grad_norm": ("train", "max_grad_norm"),
+    "val_loss": ("val", "loss"),
+    "val_acc": ("val", "acc"),
+}
 
 
 def _obj(row, variant: str, step_offset: int) -> dict | None:

@@ -18,12 +18,21 @@ from benchmarks.corpus.writers.common import pyfloat
 KERAS_VARIANTS = ("tf2", "keras3", "old")
 
 _NAMES = {
-    "tf2": {"loss": "loss", "acc": "accuracy", "lr": "lr", "val_loss": "val_loss",
-            "val_acc": "val_accuracy"},
-    "keras3": {"loss": "loss", "acc": "accuracy", "lr": "learning_rate", "val_loss": "val_loss",
-               "val_acc": "val_accuracy"},
-    "old": {"loss": "loss", "acc": "acc", "lr": "lr", "val_loss": "val_loss",
-            "val_acc": "val_acc"},
+    "tf2": {
+        "loss": "loss",
+        "acc": "accuracy",
+        "lr": "lr",
+        "val_loss": "val_loss",
+        "val_acc": "val_accuracy",
+    },
+    "keras3": {
+        "loss": "loss",
+        "acc": "accuracy",
+        "lr": "learning_rate",
+        "val_loss": "val_loss",
+        "val_acc": "val_accuracy",
+    },
+    "old": {"loss": "loss", "acc": "acc", "lr": "lr", "val_loss": "val_loss", "val_acc": "val_acc"},
 }
 
 

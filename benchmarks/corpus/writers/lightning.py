@@ -20,8 +20,9 @@ from benchmarks.corpus.writers.common import hparams, pyfloat
 
 def _rows(run: LoggedRun) -> list[dict]:
     opt = str(run.meta.get("optimizer", "adamw"))
-    lr_key = "lr-" + {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD",
-                      "rmsprop": "RMSprop"}.get(opt, opt)
+    lr_key = "lr-" + {"adamw": "AdamW", "adam": "Adam", "sgd": "SGD", "rmsprop": "RMSprop"}.get(
+        opt, opt
+    )
     out: list[dict] = []
     for r in run.rows:
         v = r.values
@@ -46,8 +47,9 @@ def _rows(run: LoggedRun) -> list[dict]:
     return out
 
 
-def write_lightning_csv(run: LoggedRun, dest: Path, *, variant: str = "lightning",
-                        version: int = 0) -> list[str]:
+def write_lightning_csv(
+    run: LoggedRun, dest: Path, *, variant: str = "lightning", version: int = 0
+) -> list[str]:
     folder = dest / f"version_{version}"
     folder.mkdir(parents=True, exist_ok=True)
     rows = _rows(run)

@@ -21,14 +21,32 @@ from benchmarks.corpus.writers.common import segments
 TB_VARIANTS = ("slash", "tutorial", "hf")
 
 _TAGS = {
-    "slash": {"loss": "train/loss", "acc": "train/acc", "lr": "train/lr",
-              "grad_norm": "train/grad_norm", "max_grad_norm": "train/max_grad_norm",
-              "val_loss": "val/loss", "val_acc": "val/acc"},
-    "tutorial": {"loss": "Loss/train", "acc": "Accuracy/train", "lr": "learning_rate",
-                 "grad_norm": "grad_norm", "max_grad_norm": "max_grad_norm",
-                 "val_loss": "Loss/val", "val_acc": "Accuracy/val"},
-    "hf": {"loss": "train/loss", "acc": "train/accuracy", "lr": "train/learning_rate",
-           "grad_norm": "train/grad_norm", "val_loss": "eval/loss", "val_acc": "eval/accuracy"},
+    "slash": {
+        "loss": "train/loss",
+        "acc": "train/acc",
+        "lr": "train/lr",
+        "grad_norm": "train/grad_norm",
+        "max_grad_norm": "train/max_grad_norm",
+        "val_loss": "val/loss",
+        "val_acc": "val/acc",
+    },
+    "tutorial": {
+        "loss": "Loss/train",
+        "acc": "Accuracy/train",
+        "lr": "learning_rate",
+        "grad_norm": "grad_norm",
+        "max_grad_norm": "max_grad_norm",
+        "val_loss": "Loss/val",
+        "val_acc": "Accuracy/val",
+    },
+    "hf": {
+        "loss": "train/loss",
+        "acc": "train/accuracy",
+        "lr": "train/learning_rate",
+        "grad_norm": "train/grad_norm",
+        "val_loss": "eval/loss",
+        "val_acc": "eval/accuracy",
+    },
 }
 
 Scalar = tuple[str, float, int, float]  # tag, value, step, wall time
@@ -38,9 +56,10 @@ def _event_file(folder: Path, scalars: list[Scalar], seq: int, new_style: bool =
     """Write the scalars with one SummaryWriter into `folder`; return the event file."""
     folder.mkdir(parents=True, exist_ok=True)
     t0 = scalars[0][3] if scalars else 1.7e9
-    with tempfile.TemporaryDirectory() as tmp, \
-            mock.patch("tensorboard.summary.writer.event_file_writer.time.time",
-                       return_value=t0):
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        mock.patch("tensorboard.summary.writer.event_file_writer.time.time", return_value=t0),
+    ):
         writer = SummaryWriter(log_dir=tmp, flush_secs=3600, max_queue=100_000)
         for tag, value, step, wall in scalars:
             writer.add_scalar(tag, value, step, walltime=wall, new_style=new_style)
@@ -53,8 +72,12 @@ def _event_file(folder: Path, scalars: list[Scalar], seq: int, new_style: bool =
 
 
 def _scalars(rows: Iterable, tags: dict[str, str], step_of=lambda r: r.step) -> list[Scalar]:
-    return [(tags[k], v, step_of(r), r.wall_time)
-            for r in rows for k, v in r.values.items() if k in tags]
+    return [
+        (tags[k], v, step_of(r), r.wall_time)
+        for r in rows
+        for k, v in r.values.items()
+        if k in tags
+    ]
 
 
 def write_tensorboard(run: LoggedRun, dest: Path, *, variant: str = "slash") -> list[str]:
@@ -74,12 +97,18 @@ def write_tensorboard_keras(run: LoggedRun, dest: Path, *, variant: str = "keras
     files = []
     train_tags = {"loss": "epoch_loss", "acc": "epoch_accuracy", "lr": "epoch_learning_rate"}
     val_tags = {"val_loss": "epoch_loss", "val_acc": "epoch_accuracy"}
-    iter_tags = {"val_loss": "evaluation_loss_vs_iterations",
-                 "val_acc": "evaluation_accuracy_vs_iterations"}
+    iter_tags = {
+        "val_loss": "evaluation_loss_vs_iterations",
+        "val_acc": "evaluation_accuracy_vs_iterations",
+    }
     spe = run.steps_per_epoch
     for k, seg in enumerate(segments(run)):
-        p = _event_file(dest / "train", _scalars(seg, train_tags, lambda r: r.epoch),
-                        2000 + 2 * k, new_style=True)
+        p = _event_file(
+            dest / "train",
+            _scalars(seg, train_tags, lambda r: r.epoch),
+            2000 + 2 * k,
+            new_style=True,
+        )
         files.append(str(p.relative_to(dest)))
         val_rows = [r for r in seg if "val_loss" in r.values]
         if not val_rows:

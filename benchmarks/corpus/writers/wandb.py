@@ -14,8 +14,15 @@ from pathlib import Path
 
 from benchmarks.corpus.views import LoggedRun
 
-_NAMES = {"loss": "train/loss", "acc": "train/acc", "val_loss": "val/loss", "val_acc": "val/acc",
-          "grad_norm": "train/grad_norm", "lr": "train/lr", "max_grad_norm": "train/max_grad_norm"}
+_NAMES = {
+    "loss": "train/loss",
+    "acc": "train/acc",
+    "val_loss": "val/loss",
+    "val_acc": "val/acc",
+    "grad_norm": "train/grad_norm",
+    "lr": "train/lr",
+    "max_grad_norm": "train/max_grad_norm",
+}
 
 
 def _js(v: float) -> str:
@@ -26,8 +33,9 @@ def _js(v: float) -> str:
     return repr(float(v))
 
 
-def write_wandb_csv(runs: list[LoggedRun], dest: Path, *, variant: str = "wandb",
-                    filename: str = "wandb_export.csv") -> list[str]:
+def write_wandb_csv(
+    runs: list[LoggedRun], dest: Path, *, variant: str = "wandb", filename: str = "wandb_export.csv"
+) -> list[str]:
     """One CSV holding every run in `runs` (they should share metric keys)."""
     dest.mkdir(parents=True, exist_ok=True)
     keys = [k for k in _NAMES if any(k in r.keys() for r in runs)]

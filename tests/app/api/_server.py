@@ -24,8 +24,9 @@ def free_port() -> int:
 class Server:
     """Start with `start()`, stop with `stop()` (SIGTERM) or `kill()` (SIGKILL)."""
 
-    def __init__(self, data_dir: Path, *, env: dict[str, str] | None = None,
-                 args: list[str] | None = None) -> None:
+    def __init__(
+        self, data_dir: Path, *, env: dict[str, str] | None = None, args: list[str] | None = None
+    ) -> None:
         self.data_dir = data_dir
         self.env = env or {}
         self.args = args or []
@@ -40,17 +41,31 @@ class Server:
     def start(self, timeout: float = 60.0) -> Server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LOSSFORENSICS_")}
         env.update(self.env)
-        cmd = [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1",
-               "--port", str(self.port), "--data-dir", str(self.data_dir),
-               "--log-level", "warning", *self.args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "lossforensics.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--data-dir",
+            str(self.data_dir),
+            "--log-level",
+            "warning",
+            *self.args,
+        ]
         self._log_fh = open(self.log, "ab")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=self._log_fh,
-                                     stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            cmd, cwd=REPO, env=env, stdout=self._log_fh, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited with {self.proc.returncode}:\n"
-                                   f"{self.log.read_text()[-4000:]}")
+                raise RuntimeError(
+                    f"server exited with {self.proc.returncode}:\n{self.log.read_text()[-4000:]}"
+                )
             try:
                 if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
                     return self

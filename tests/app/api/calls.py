@@ -7,10 +7,12 @@ from pathlib import Path
 import httpx
 
 
-def upload(client: httpx.Client, *paths: Path, url: str = "/v1/runs",
-           names: list[str] | None = None, **kw) -> httpx.Response:
-    files = [("file", ((names[i] if names else p.name), p.read_bytes()))
-             for i, p in enumerate(paths)]
+def upload(
+    client: httpx.Client, *paths: Path, url: str = "/v1/runs", names: list[str] | None = None, **kw
+) -> httpx.Response:
+    files = [
+        ("file", ((names[i] if names else p.name), p.read_bytes())) for i, p in enumerate(paths)
+    ]
     return client.post(url, files=files, **kw)
 
 

@@ -51,6 +51,5 @@ def keras_run_dir(log_dir: Path) -> Path:
     """A Keras TensorBoard layout: train/ and validation/ each with an `epoch_loss` series."""
     root = log_dir / "keras_run"
     logs.write_tfevents(root / "train", tag="epoch_loss", n=60, overfit=True, which="train")
-    logs.write_tfevents(root / "validation", tag="epoch_loss", n=60, overfit=True,
-                        which="val")
+    logs.write_tfevents(root / "validation", tag="epoch_loss", n=60, overfit=True, which="val")
     return root

@@ -25,8 +25,12 @@ def write_jsonl(path: Path, n: int = STEPS, *, overfit: bool = False) -> Path:
     steps, train, val = curves(n, overfit=overfit)
     with open(path, "w") as fh:
         for s, t, v in zip(steps, train, val, strict=True):
-            fh.write(json.dumps({"step": int(s), "train/loss": float(t), "val/loss": float(v),
-                                 "lr": 1e-3}) + "\n")
+            fh.write(
+                json.dumps(
+                    {"step": int(s), "train/loss": float(t), "val/loss": float(v), "lr": 1e-3}
+                )
+                + "\n"
+            )
     return path
 
 
@@ -38,8 +42,9 @@ def write_keras_csv(path: Path, n: int = 40, *, overfit: bool = True) -> Path:
     return path
 
 
-def write_tfevents(folder: Path, tag: str = "loss", n: int = STEPS, *,
-                   overfit: bool = False, which: str = "train") -> Path:
+def write_tfevents(
+    folder: Path, tag: str = "loss", n: int = STEPS, *, overfit: bool = False, which: str = "train"
+) -> Path:
     """An event file written by TensorBoard's own writer."""
     from tensorboard.compat.proto.event_pb2 import Event
     from tensorboard.compat.proto.summary_pb2 import Summary

@@ -41,9 +41,14 @@ def test_projects_see_only_their_runs(authed, jsonl_file):
         assert run["project"] == "projA"
         rid = run["id"]
         assert a.get(f"/v1/runs/{rid}").status_code == 200
-        for resp in (b.get(f"/v1/runs/{rid}"), b.get(f"/v1/runs/{rid}/series"),
-                     b.get(f"/v1/runs/{rid}/plot.png"), b.get(f"/v1/runs/{rid}/report.html"),
-                     b.post(f"/v1/runs/{rid}/diagnose"), b.delete(f"/v1/runs/{rid}")):
+        for resp in (
+            b.get(f"/v1/runs/{rid}"),
+            b.get(f"/v1/runs/{rid}/series"),
+            b.get(f"/v1/runs/{rid}/plot.png"),
+            b.get(f"/v1/runs/{rid}/report.html"),
+            b.post(f"/v1/runs/{rid}/diagnose"),
+            b.delete(f"/v1/runs/{rid}"),
+        ):
             assert_problem(resp, 404, "not_found")
         assert rid not in {r["id"] for r in b.get("/v1/runs").json()["items"]}
         assert rid in {r["id"] for r in a.get("/v1/runs").json()["items"]}

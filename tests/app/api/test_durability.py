@@ -18,8 +18,9 @@ from tests.app.api.calls import upload
 def test_50_concurrent_uploads_are_all_stored_and_listed(tmp_path, jsonl_file):
     srv = Server(tmp_path / "data").start()
     try:
-        with httpx.Client(base_url=srv.url, timeout=120,
-                          limits=httpx.Limits(max_connections=50)) as c:
+        with httpx.Client(
+            base_url=srv.url, timeout=120, limits=httpx.Limits(max_connections=50)
+        ) as c:
             with ThreadPoolExecutor(50) as pool:
                 answers = list(pool.map(lambda _: upload(c, jsonl_file), range(50)))
             assert [a.status_code for a in answers] == [201] * 50
@@ -72,5 +73,3 @@ def test_kill_9_during_uploads_leaves_whole_runs_only(tmp_path, jsonl_file):
         assert not list((data / "frames").glob("*.tmp"))
     finally:
         srv.stop()
-
-

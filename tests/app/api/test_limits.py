@@ -48,14 +48,19 @@ def test_chunked_upload_over_limit_is_413_without_content_length(c):
     boundary = "b0undary"
 
     def body() -> Iterator[bytes]:
-        yield (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-               f'filename="x.jsonl"\r\n\r\n').encode()
+        yield (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="x.jsonl"\r\n\r\n'
+        ).encode()
         for _ in range(40):
             yield b'{"step": 1, "loss": 1.0}\n' * 400  # 10 kB a chunk, 400 kB in all
         yield f"\r\n--{boundary}--\r\n".encode()
 
-    resp = c.post("/v1/runs", content=body(),
-                  headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+    resp = c.post(
+        "/v1/runs",
+        content=body(),
+        headers={"content-type": f"multipart/form-data; boundary={boundary}"},
+    )
     assert_problem(resp, 413, "too_large")
 
 
@@ -90,8 +95,10 @@ def _zip(path: Path, name: str, *, mode: int | None = None) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", ["../evil.jsonl", "run/../../evil.jsonl", "/etc/evil.jsonl",
-                                  "C:/evil.jsonl", "..\\evil.jsonl"])
+@pytest.mark.parametrize(
+    "name",
+    ["../evil.jsonl", "run/../../evil.jsonl", "/etc/evil.jsonl", "C:/evil.jsonl", "..\\evil.jsonl"],
+)
 def test_zip_member_escaping_is_refused(c, tmp_path, name, small):
     body = assert_problem(upload(c, _zip(tmp_path / "x.zip", name)), 400, "unsafe_archive")
     assert body["file"] == "x.zip"
@@ -99,8 +106,9 @@ def test_zip_member_escaping_is_refused(c, tmp_path, name, small):
 
 
 def test_zip_symlink_is_refused(c, tmp_path):
-    assert_problem(upload(c, _zip(tmp_path / "l.zip", "run/link", mode=0o120777)), 400,
-                   "unsafe_archive")
+    assert_problem(
+        upload(c, _zip(tmp_path / "l.zip", "run/link", mode=0o120777)), 400, "unsafe_archive"
+    )
 
 
 def _member(name: str, kind: bytes, linkname: str = "") -> tarfile.TarInfo:
@@ -110,15 +118,19 @@ def _member(name: str, kind: bytes, linkname: str = "") -> tarfile.TarInfo:
     return info
 
 
-@pytest.mark.parametrize("member", [
-    _member("run/link", tarfile.SYMTYPE, "/etc/passwd"),
-    _member("run/hard", tarfile.LNKTYPE, "run/x"),
-    _member("run/dev", tarfile.CHRTYPE),
-    _member("run/blk", tarfile.BLKTYPE),
-    _member("run/fifo", tarfile.FIFOTYPE),
-    _member("../up.jsonl", tarfile.REGTYPE),
-    _member("/abs.jsonl", tarfile.REGTYPE),
-], ids=lambda m: m.name)
+@pytest.mark.parametrize(
+    "member",
+    [
+        _member("run/link", tarfile.SYMTYPE, "/etc/passwd"),
+        _member("run/hard", tarfile.LNKTYPE, "run/x"),
+        _member("run/dev", tarfile.CHRTYPE),
+        _member("run/blk", tarfile.BLKTYPE),
+        _member("run/fifo", tarfile.FIFOTYPE),
+        _member("../up.jsonl", tarfile.REGTYPE),
+        _member("/abs.jsonl", tarfile.REGTYPE),
+    ],
+    ids=lambda m: m.name,
+)
 def test_tar_unsafe_members_are_refused(c, tmp_path, member):
     path = logs.tar_with(tmp_path / "x.tar.gz", [member])
     assert_problem(upload(c, path), 400, "unsafe_archive")

@@ -21,8 +21,9 @@ def test_service_on_postgres_stores_lists_filters_and_deletes(tmp_path, jsonl_fi
                 a = upload(c, jsonl_file).json()["runs"][0]
                 b = upload(c, overfit_jsonl).json()["runs"][0]
                 assert c.get("/v1/runs").json()["total"] == 2
-                assert [r["id"] for r in c.get("/v1/runs", params={"label": "overfit"})
-                        .json()["items"]] == [b["id"]]
+                assert [
+                    r["id"] for r in c.get("/v1/runs", params={"label": "overfit"}).json()["items"]
+                ] == [b["id"]]
                 assert c.get(f"/v1/runs/{a['id']}").json()["diagnosis"] == a["diagnosis"]
                 assert c.delete(f"/v1/runs/{a['id']}").status_code == 204
                 assert c.get("/v1/runs").json()["total"] == 1

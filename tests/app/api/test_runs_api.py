@@ -31,8 +31,9 @@ def test_jsonl_round_trip_get_series_plot_report_delete(client, jsonl_file):
     got = client.get(f"/v1/runs/{run_id}").json()
     assert got["diagnosis"] == run["diagnosis"] and got["name"] == run["name"]
 
-    csv_resp = client.get(f"/v1/runs/{run_id}/series",
-                          params={"metric": "train/loss", "format": "csv"})
+    csv_resp = client.get(
+        f"/v1/runs/{run_id}/series", params={"metric": "train/loss", "format": "csv"}
+    )
     assert csv_resp.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(csv_resp.text)))
     assert len(rows) == logs.STEPS and {r["metric"] for r in rows} == {"train/loss"}
@@ -60,15 +61,18 @@ def test_jsonl_round_trip_get_series_plot_report_delete(client, jsonl_file):
 
 def test_unknown_metric_is_404_naming_the_metrics(client, jsonl_file):
     run_id = upload(client, jsonl_file).json()["runs"][0]["id"]
-    body = assert_problem(client.get(f"/v1/runs/{run_id}/series",
-                                     params={"metric": "nope"}), 404, "not_found")
+    body = assert_problem(
+        client.get(f"/v1/runs/{run_id}/series", params={"metric": "nope"}), 404, "not_found"
+    )
     assert "train/loss" in body["detail"]
 
 
 def test_nonfinite_values_survive_as_labels(client, tmp_path):
     path = tmp_path / "nan.jsonl"
-    path.write_text('{"step": 0, "loss": 1.0}\n{"step": 1, "loss": NaN}\n'
-                    '{"step": 2, "loss": Infinity}\n{"step": 3, "loss": 0.5}\n')
+    path.write_text(
+        '{"step": 0, "loss": 1.0}\n{"step": 1, "loss": NaN}\n'
+        '{"step": 2, "loss": Infinity}\n{"step": 3, "loss": 0.5}\n'
+    )
     run_id = upload(client, path).json()["runs"][0]["id"]
     (series,) = client.get(f"/v1/runs/{run_id}/series", params={"metric": "loss"}).json()["series"]
     assert series["value"] == [1.0, "nan", "inf", 0.5]
@@ -118,8 +122,9 @@ def test_list_filters_by_label_and_paginates(client, tmp_path, overfit_jsonl):
     seen = [r["id"] for r in page["items"] + rest["items"]]
     assert len(seen) == len(set(seen)) == min(4, page["total"])
     assert {r["id"] for r in project_runs} <= {
-        r["id"] for r in client.get("/v1/runs", params={"label": "overfit", "limit": 500})
-        .json()["items"]}
+        r["id"]
+        for r in client.get("/v1/runs", params={"label": "overfit", "limit": 500}).json()["items"]
+    }
     assert client.get("/v1/runs", params={"label": "no-such-label"}).json()["total"] == 0
 
 
@@ -157,16 +162,16 @@ def test_empty_file_is_422_empty_input_naming_it(client, tmp_path):
 
 def test_request_without_file_or_multipart(client):
     assert_problem(client.post("/v1/runs", json={"a": 1}), 415, "unknown_format")
-    assert_problem(client.post("/v1/runs", data={"other": "x"}, files=[]), 415,
-                   "unknown_format")
+    assert_problem(client.post("/v1/runs", data={"other": "x"}, files=[]), 415, "unknown_format")
     resp = client.post("/v1/runs", data={"note": "x"}, files={"nofile": ("", b"")})
     assert resp.status_code in (400, 422) and resp.json()["code"] in ("bad_input", "empty_input")
 
 
 def test_truncated_multipart_is_a_problem_not_a_crash(client):
-    body = b"--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.jsonl\"\r\n\r\n{"
-    resp = client.post("/v1/runs", content=body,
-                       headers={"content-type": "multipart/form-data; boundary=xyz"})
+    body = b'--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n{'
+    resp = client.post(
+        "/v1/runs", content=body, headers={"content-type": "multipart/form-data; boundary=xyz"}
+    )
     assert 400 <= resp.status_code < 500
     assert resp.headers["content-type"].startswith("application/problem+json")
 
@@ -180,8 +185,14 @@ def test_validation_and_routing_errors_are_problems(client):
 
 def test_openapi_and_docs_are_served(client):
     schema = client.get("/openapi.json").json()
-    assert {"/v1/runs", "/v1/runs/{run_id}", "/v1/diagnose", "/v1/runs/{run_id}/series",
-            "/v1/runs/{run_id}/plot.png", "/v1/runs/{run_id}/report.html"} <= set(schema["paths"])
+    assert {
+        "/v1/runs",
+        "/v1/runs/{run_id}",
+        "/v1/diagnose",
+        "/v1/runs/{run_id}/series",
+        "/v1/runs/{run_id}/plot.png",
+        "/v1/runs/{run_id}/report.html",
+    } <= set(schema["paths"])
     assert "multipart/form-data" in schema["paths"]["/v1/runs"]["post"]["requestBody"]["content"]
     assert client.get("/docs").status_code == 200
 
@@ -192,6 +203,11 @@ def test_runs_are_named_after_the_file_or_the_name_field(client, jsonl_file, ker
     assert named["name"] == "resnet_lr=0.1" and named["files"] == ["metrics.jsonl"]
     train = next((keras_run_dir / "train").glob("events*"))
     val = next((keras_run_dir / "validation").glob("events*"))
-    pair = upload(client, train, val, names=[f"train/{train.name}", f"validation/{val.name}"],
-                  data={"name": "keras_pair"}).json()["runs"][0]
+    pair = upload(
+        client,
+        train,
+        val,
+        names=[f"train/{train.name}", f"validation/{val.name}"],
+        data={"name": "keras_pair"},
+    ).json()["runs"][0]
     assert pair["name"] == "keras_pair"

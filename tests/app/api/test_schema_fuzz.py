@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-
-from classifiers.errors import ERRORS_BY_CODE
+from lossforensics.classifiers.errors import ERRORS_BY_CODE
 
 EXAMPLES = 25
 
@@ -20,8 +19,13 @@ def test_no_input_yields_a_server_error(server):
     for op in operations:
 
         @given(case=op.as_strategy())
-        @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def check(case: schemathesis.Case) -> None:
             resp = case.call(base_url=server.url, timeout=60)
             where = f"{case.method} {case.formatted_path}"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from lossforensics.cli import main
 
-from app.cli import main
 from tests.app.api import logs
 from tests.app.api._server import Server
 from tests.app.api.calls import upload

@@ -19,15 +19,17 @@ def loss_curve(lr: float, seed: int, n: int = 400) -> tuple[np.ndarray, np.ndarr
     if lr >= EXPLODE_LR:
         start = int(n * 0.6)
         loss = np.where(steps >= start, loss * np.exp(np.clip((steps - start) / 8, 0, 40)), loss)
-        loss[int(n * 0.85):] = np.nan
+        loss[int(n * 0.85) :] = np.nan
     return steps, loss
 
 
 def write_jsonl_run(d: Path, lr: float, seed: int) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     steps, loss = loss_curve(lr, seed)
-    lines = [json.dumps({"step": int(s), "train/loss": float(v), "lr": lr})
-             for s, v in zip(steps, loss, strict=True)]
+    lines = [
+        json.dumps({"step": int(s), "train/loss": float(v), "lr": lr})
+        for s, v in zip(steps, loss, strict=True)
+    ]
     (d / "log.jsonl").write_text("\n".join(lines) + "\n")
     return d / "log.jsonl"
 

@@ -9,18 +9,21 @@ import json
 from pathlib import Path
 
 import pytest
+from lossforensics.audit.audit import AuditOptions, audit_folder
+from lossforensics.classifiers.diagnosis import Diagnosis
+from lossforensics.classifiers.errors import InputError, NoLogsFoundError
+from lossforensics.cli import main
 from rich.console import Console
-
-from app.audit.audit import AuditOptions, audit_folder
-from app.cli import main
-from classifiers.diagnosis import Diagnosis
-from classifiers.errors import InputError, NoLogsFoundError
 
 
 def _run(folder: Path, **kw) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = audit_folder(folder, AuditOptions(**kw), console=Console(file=out, width=200),
-                        err_console=Console(file=err, width=200))
+    code = audit_folder(
+        folder,
+        AuditOptions(**kw),
+        console=Console(file=out, width=200),
+        err_console=Console(file=err, width=200),
+    )
     return code, out.getvalue(), err.getvalue()
 
 

@@ -9,17 +9,20 @@ import re
 from pathlib import Path
 
 import pytest
+from lossforensics.audit.audit import AuditOptions, audit_folder
+from lossforensics.audit.executor import open_executor, run_audit
+from lossforensics.discover import discover_runs
 from rich.console import Console
-
-from app.audit.audit import AuditOptions, audit_folder
-from app.audit.executor import open_executor, run_audit
-from app.discover import discover_runs
 
 
 def _audit(folder: Path, **kw) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    code = audit_folder(folder, AuditOptions(**kw), console=Console(file=out, width=200),
-                        err_console=Console(file=err, width=200))
+    code = audit_folder(
+        folder,
+        AuditOptions(**kw),
+        console=Console(file=out, width=200),
+        err_console=Console(file=err, width=200),
+    )
     return code, out.getvalue(), err.getvalue()
 
 
@@ -56,8 +59,9 @@ def test_pool_and_inline_agree(sweep: Path) -> None:
 @pytest.mark.slow
 def test_dask_cluster_runs_the_same_audit(sweep: Path) -> None:
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
         code, out, _ = _audit(sweep, format="json", dask=cluster.scheduler_address)
     _, serial, _ = _audit(sweep, format="json", jobs=1)
     assert code == 0
@@ -66,10 +70,12 @@ def test_dask_cluster_runs_the_same_audit(sweep: Path) -> None:
 
 def test_unreachable_dask_scheduler_is_a_typed_error(sweep: Path) -> None:
     pytest.importorskip("distributed")
-    from classifiers.errors import InputError
+    from lossforensics.classifiers.errors import InputError
 
-    with pytest.raises(InputError, match="Dask scheduler"), open_executor(
-            dask="tcp://127.0.0.1:9", dask_timeout=1):
+    with (
+        pytest.raises(InputError, match="Dask scheduler"),
+        open_executor(dask="tcp://127.0.0.1:9", dask_timeout=1),
+    ):
         pass
 
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
-
-from app.audit.sweep import find_effects
+from lossforensics.audit.sweep import find_effects
 
 
 def _sweep(lrs_bad, lrs_good, per=3, label="exploding"):
-    runs = [((label,), {"lr": lr, "batch_size": 32.0 * (1 + i % 2)})
-            for lr in lrs_bad for i in range(per)]
-    runs += [((), {"lr": lr, "batch_size": 32.0 * (1 + i % 2)})
-             for lr in lrs_good for i in range(per)]
+    runs = [
+        ((label,), {"lr": lr, "batch_size": 32.0 * (1 + i % 2)})
+        for lr in lrs_bad
+        for i in range(per)
+    ]
+    runs += [
+        ((), {"lr": lr, "batch_size": 32.0 * (1 + i % 2)}) for lr in lrs_good for i in range(per)
+    ]
     return runs
 
 
@@ -48,8 +51,10 @@ def test_too_little_support_is_not_reported() -> None:
 
 def test_unrelated_parameter_is_not_reported() -> None:
     rng = np.random.default_rng(0)
-    runs = [(("overfit",) if rng.random() < 0.4 else (), {"wd": float(rng.uniform(0, 1))})
-            for _ in range(40)]
+    runs = [
+        (("overfit",) if rng.random() < 0.4 else (), {"wd": float(rng.uniform(0, 1))})
+        for _ in range(40)
+    ]
     assert find_effects(runs) == []
 
 

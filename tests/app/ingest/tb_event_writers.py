@@ -45,14 +45,24 @@ def scalar_event(tag: str, step: int, value: float, wall_time: float) -> bytes:
     return event.SerializeToString()
 
 
-def tf2_event(tag: str, step: int, value: float, wall_time: float = 1.7e9, *,
-              dtype: int = DT_FLOAT, encoding: str = "content", shape: Sequence[int] = (),
-              plugin: str | None = "scalars") -> event_pb2.Event:
+def tf2_event(
+    tag: str,
+    step: int,
+    value: float,
+    wall_time: float = 1.7e9,
+    *,
+    dtype: int = DT_FLOAT,
+    encoding: str = "content",
+    shape: Sequence[int] = (),
+    plugin: str | None = "scalars",
+) -> event_pb2.Event:
     """A Keras-style tensor summary: rank-0 tensor + `scalars` plugin metadata."""
     tensor = tensor_pb2.TensorProto(
         dtype=dtype,
         tensor_shape=tensor_shape_pb2.TensorShapeProto(
-            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in shape]))
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in shape]
+        ),
+    )
     count = int(np.prod(shape)) if shape else 1
     values = np.full(count, value)
     np_type = {DT_FLOAT: "<f4", DT_DOUBLE: "<f8", DT_HALF: "<f2"}.get(dtype)
@@ -73,7 +83,8 @@ def tf2_event(tag: str, step: int, value: float, wall_time: float = 1.7e9, *,
     metadata = None
     if plugin is not None:
         metadata = summary_pb2.SummaryMetadata(
-            plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name=plugin))
+            plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name=plugin)
+        )
     event = event_pb2.Event(step=step, wall_time=wall_time)
     value_pb = event.summary.value.add(tag=tag, tensor=tensor)
     if metadata is not None:
@@ -132,12 +143,19 @@ def fast_scalar_payload(tag: bytes, step: int, value: float, wall_time: float) -
     val = b"\x0a" + _varint(len(tag)) + tag + b"\x15" + struct.pack("<f", value)
     summary = b"\x0a" + _varint(len(val)) + val
     step_field = b"\x10" + _varint(step) if step else b""
-    return (b"\x09" + struct.pack("<d", wall_time) + step_field + b"\x2a" + _varint(len(summary))
-            + summary)
+    return (
+        b"\x09"
+        + struct.pack("<d", wall_time)
+        + step_field
+        + b"\x2a"
+        + _varint(len(summary))
+        + summary
+    )
 
 
-def fast_scalar_file(path: Path, tags: Sequence[str], steps: int, start_time: float = 1.7e9
-                     ) -> np.ndarray:
+def fast_scalar_file(
+    path: Path, tags: Sequence[str], steps: int, start_time: float = 1.7e9
+) -> np.ndarray:
     """Write len(tags) * steps simple_value points (tag-interleaved) in the byte layout of
     `fast_scalar_payload`, with the per-tag and per-step pieces built once; returns the values
     (float32-exact) in file order."""
@@ -152,16 +170,31 @@ def fast_scalar_file(path: Path, tags: Sequence[str], steps: int, start_time: fl
         encoded = tag.encode()
         val_len = 1 + len(_varint(len(encoded))) + len(encoded) + 5
         summary_len = 1 + len(_varint(val_len)) + val_len
-        prefixes.append(b"\x2a" + _varint(summary_len) + b"\x0a" + _varint(val_len)
-                        + b"\x0a" + _varint(len(encoded)) + encoded + b"\x15")
+        prefixes.append(
+            b"\x2a"
+            + _varint(summary_len)
+            + b"\x0a"
+            + _varint(val_len)
+            + b"\x0a"
+            + _varint(len(encoded))
+            + encoded
+            + b"\x15"
+        )
     header_crcs: dict[int, bytes] = {}
     out = bytearray(frame_records([file_version_event(start_time)]))
     pack_len = struct.Struct("<Q").pack
     pack_crc = struct.Struct("<I").pack
     n_tags = len(tags)
     for i in range(n):
-        payload = b"".join((b"\x09", wall_bytes[8 * i:8 * i + 8], step_fields[i // n_tags],
-                            prefixes[i % n_tags], value_bytes[4 * i:4 * i + 4]))
+        payload = b"".join(
+            (
+                b"\x09",
+                wall_bytes[8 * i : 8 * i + 8],
+                step_fields[i // n_tags],
+                prefixes[i % n_tags],
+                value_bytes[4 * i : 4 * i + 4],
+            )
+        )
         size = len(payload)
         header = header_crcs.get(size)
         if header is None:

@@ -7,8 +7,7 @@ import json
 
 import pandas as pd
 import pytest
-
-from app.ingest import _csv, _jsonlines, jsonl, keras_csv, load_run, wandb_csv
+from lossforensics.ingest import _csv, _jsonlines, jsonl, keras_csv, load_run, wandb_csv
 
 
 @pytest.fixture
@@ -63,8 +62,9 @@ def test_jsonl_bad_lines_located_across_blocks(tmp_path, tiny_chunks):
 
 
 def test_csv_same_frame_and_bad_cell_line_with_tiny_chunks(tmp_path, monkeypatch, real_runs):
-    rows = ["epoch,loss,val_loss"] + [f"{i},{1 / (i + 1)},{'NA' if i % 2 else 0.5}"
-                                      for i in range(20)]
+    rows = ["epoch,loss,val_loss"] + [
+        f"{i},{1 / (i + 1)},{'NA' if i % 2 else 0.5}" for i in range(20)
+    ]
     rows[15] = "14,abc,0.5"
     path = tmp_path / "training.log"
     path.write_text("\r\n".join(rows) + "\r\n")

@@ -6,17 +6,17 @@ import io
 
 import pandas as pd
 import pytest
-
-from app.cli import main
-from app.ingest import load_run
-from classifiers.frame import COLUMNS
+from lossforensics.classifiers.frame import COLUMNS
+from lossforensics.cli import main
+from lossforensics.ingest import load_run
 
 D2 = "jsonl_detectron2_medwaste_lr_step/metrics.json"
 
 
 def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
-    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True),
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(
+        a.reset_index(drop=True), b.reset_index(drop=True), check_exact=True
+    )
 
 
 def test_csv_to_stdout_round_trips(real_runs, capsys, tmp_path):
@@ -58,8 +58,9 @@ def test_role_overrides_and_warnings_on_stderr(real_runs, capsys, tmp_path):
     text = (real_runs / "keras_csvlogger_voiceid_old_acc_cols" / "training.log").read_text()
     header = text.splitlines()[0].split(",")
     src.write_text(text + ",".join(["10"] + ["oops"] * (len(header) - 1)) + "\n")
-    code = main(["convert", str(src), "--to", "csv", "--role", "val_acc=other",
-                 "--role", "lo*=val_loss"])
+    code = main(
+        ["convert", str(src), "--to", "csv", "--role", "val_acc=other", "--role", "lo*=val_loss"]
+    )
     assert code == 0
     captured = capsys.readouterr()
     frame = pd.read_csv(io.StringIO(captured.out))
@@ -68,11 +69,14 @@ def test_role_overrides_and_warnings_on_stderr(real_runs, capsys, tmp_path):
     assert "warning:" in captured.err and "warning" not in captured.out
 
 
-@pytest.mark.parametrize("args", [
-    ["--role", "loss=nonsense"],
-    ["--role", "no-equals-sign"],
-    ["--to", "xlsx"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--role", "loss=nonsense"],
+        ["--role", "no-equals-sign"],
+        ["--to", "xlsx"],
+    ],
+)
 def test_bad_options_exit_2_with_one_line(real_runs, capsys, args):
     src = real_runs / D2
     assert main(["convert", str(src), *args]) == 2

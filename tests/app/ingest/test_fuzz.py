@@ -13,14 +13,23 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from app.ingest import READERS, load_run
-from classifiers.errors import LossForensicsError
-from classifiers.frame import validate_frame
+from lossforensics.classifiers.errors import LossForensicsError
+from lossforensics.classifiers.frame import validate_frame
+from lossforensics.ingest import READERS, load_run
 
 DATA = Path(__file__).parent / "data"
-NAMES = ("metrics.jsonl", "metrics.json", "training.log", "trainer_state.json", "metrics.csv",
-         "results.csv", "wandb_export.csv", "mlflow.db", "events.out.tfevents.1.host", "run")
+NAMES = (
+    "metrics.jsonl",
+    "metrics.json",
+    "training.log",
+    "trainer_state.json",
+    "metrics.csv",
+    "results.csv",
+    "wandb_export.csv",
+    "mlflow.db",
+    "events.out.tfevents.1.host",
+    "run",
+)
 REAL_FILES = (
     "jsonl_nanollama_overfit_run1/log.jsonl",
     "jsonl_detectron2_medwaste_lr_step/metrics.json",
@@ -34,9 +43,11 @@ REAL_FILES = (
     "events.out.tfevents.1742884204.DESKTOP-41L2EO3.107869.1",
     "tb_keras_imdb_overfit/validation/events.out.tfevents.1690485359.e-bnbobg-5l77j-0.80091.1.v2",
 )
-FUZZ = settings(max_examples=40, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                       HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 def only_typed_errors(path: Path) -> None:
@@ -72,7 +83,7 @@ def mangle(data: bytes, how: str, rng: random.Random) -> bytes:
         lines.insert(i, lines[rng.randrange(len(lines))])
     elif how == "splice":
         i = rng.randrange(len(lines))
-        lines[i] = lines[i][: rng.randrange(len(lines[i]) + 1)] + b"\x00\xff garbage,{\"x\":"
+        lines[i] = lines[i][: rng.randrange(len(lines[i]) + 1)] + b'\x00\xff garbage,{"x":'
     return b"\n".join(lines)
 
 
@@ -86,9 +97,12 @@ def test_random_bytes(data, name):
 
 
 @FUZZ
-@given(text=st.text(alphabet=st.sampled_from(list('{}[]":,0123456789.-eE \nNaInfy\r;\tabc')),
-                    max_size=300),
-       name=st.sampled_from(NAMES))
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(list('{}[]":,0123456789.-eE \nNaInfy\r;\tabc')), max_size=300
+    ),
+    name=st.sampled_from(NAMES),
+)
 def test_json_and_csv_shaped_text(text, name):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / name
@@ -97,9 +111,11 @@ def test_json_and_csv_shaped_text(text, name):
 
 
 @FUZZ
-@given(index=st.integers(0, len(REAL_FILES) - 1),
-       how=st.sampled_from(["truncate", "flip", "shuffle", "duplicate", "splice"]),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    index=st.integers(0, len(REAL_FILES) - 1),
+    how=st.sampled_from(["truncate", "flip", "shuffle", "duplicate", "splice"]),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_mangled_real_files(real_runs, index, how, seed):
     source = real_runs / REAL_FILES[index]
     with tempfile.TemporaryDirectory() as tmp:
@@ -109,8 +125,9 @@ def test_mangled_real_files(real_runs, index, how, seed):
 
 
 @settings(max_examples=20, deadline=None)
-@given(how=st.sampled_from(["truncate", "flip", "shuffle", "splice"]),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    how=st.sampled_from(["truncate", "flip", "shuffle", "splice"]), seed=st.integers(0, 2**32 - 1)
+)
 def test_mangled_mlflow_stores(how, seed):
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:

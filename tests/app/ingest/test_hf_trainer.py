@@ -6,9 +6,8 @@ import json
 import math
 
 import pytest
-
-from app.ingest import hf_trainer, load_run
-from classifiers.errors import CorruptInputError, EmptyInputError
+from lossforensics.classifiers.errors import CorruptInputError, EmptyInputError
+from lossforensics.ingest import hf_trainer, load_run
 
 
 def _roles(frame):
@@ -19,7 +18,8 @@ def test_six_eval_sets_are_six_validation_losses(real_runs):
     frame = hf_trainer.read(real_runs / "hf_multi_eval_overfit" / "trainer_state.json").frame
     roles = _roles(frame)
     assert [m for m, r in sorted(roles.items()) if r == "val_loss"] == [
-        f"eval_g{i}_loss" for i in range(6)]
+        f"eval_g{i}_loss" for i in range(6)
+    ]
     assert roles["loss"] == "train_loss" and roles["grad_norm"] == "grad_norm"
     assert roles["learning_rate"] == "lr" and roles["eval_g0_runtime"] == "other"
     g0 = frame[frame["metric"] == "eval_g0_loss"].sort_values("step")
@@ -31,16 +31,14 @@ def test_six_eval_sets_are_six_validation_losses(real_runs):
 def test_final_summary_entry_is_not_a_point(real_runs):
     frame = hf_trainer.read(real_runs / "hf_whisper_ja_overfit" / "trainer_state.json").frame
     metrics = set(frame["metric"])
-    assert not metrics & {"train_loss", "train_runtime", "total_flos",
-                          "train_samples_per_second"}
+    assert not metrics & {"train_loss", "train_runtime", "total_flos", "train_samples_per_second"}
     assert (frame["metric"] == "loss").sum() == 200
     assert (frame["metric"] == "eval_loss").sum() == 5
     assert frame.loc[frame["metric"] == "eval_wer", "role"].astype(str).unique() == ["val_score"]
 
 
 def test_epoch_is_kept_once_per_step(real_runs):
-    frame = hf_trainer.read(real_runs / "hf_trl_tinyllama_sft_healthy" /
-                            "trainer_state.json").frame
+    frame = hf_trainer.read(real_runs / "hf_trl_tinyllama_sft_healthy" / "trainer_state.json").frame
     epoch = frame[frame["metric"] == "epoch"]
     assert epoch["step"].is_unique
     assert _roles(frame)["mean_token_accuracy"] == "train_score"
@@ -50,12 +48,24 @@ def test_nan_loss_and_checkpoint_folder_name(tmp_path):
     folder = tmp_path / "my-finetune" / "checkpoint-500"
     folder.mkdir(parents=True)
     path = folder / "trainer_state.json"
-    state = {"best_metric": None, "epoch": 1.0, "global_step": 20, "log_history": [
-        {"epoch": 0.5, "learning_rate": 1e-4, "loss": 2.0, "step": 10},
-        {"epoch": 1.0, "learning_rate": 1e-4, "loss": float("nan"), "step": 20},
-        {"epoch": 1.0, "step": 20, "train_loss": 1.5, "train_runtime": 10.0,
-         "train_samples_per_second": 1.0, "train_steps_per_second": 2.0, "total_flos": 1.0},
-    ]}
+    state = {
+        "best_metric": None,
+        "epoch": 1.0,
+        "global_step": 20,
+        "log_history": [
+            {"epoch": 0.5, "learning_rate": 1e-4, "loss": 2.0, "step": 10},
+            {"epoch": 1.0, "learning_rate": 1e-4, "loss": float("nan"), "step": 20},
+            {
+                "epoch": 1.0,
+                "step": 20,
+                "train_loss": 1.5,
+                "train_runtime": 10.0,
+                "train_samples_per_second": 1.0,
+                "train_steps_per_second": 2.0,
+                "total_flos": 1.0,
+            },
+        ],
+    }
     path.write_text(json.dumps(state, indent=2, sort_keys=True))  # HF's own json.dumps call
     result = load_run(path)
     assert result.format == "hf_trainer" and result.runs == ["my-finetune"]
@@ -81,10 +91,27 @@ def test_empty_history(tmp_path):
 def test_a_history_with_only_the_final_summary_says_why_nothing_was_logged(tmp_path):
     # a real LoRA run: logging_steps larger than the whole run, so only the summary was written
     path = tmp_path / "trainer_state.json"
-    path.write_text(json.dumps({
-        "global_step": 768, "logging_steps": 996, "max_steps": 768,
-        "log_history": [{"epoch": 3.0, "step": 768, "train_loss": 0.97, "train_runtime": 5980.7,
-                         "train_samples_per_second": 14.4}]}))
-    with pytest.raises(EmptyInputError, match=r"only the end-of-training summary.*"
-                                              r"logging_steps 996 is more than the run's 768"):
+    path.write_text(
+        json.dumps(
+            {
+                "global_step": 768,
+                "logging_steps": 996,
+                "max_steps": 768,
+                "log_history": [
+                    {
+                        "epoch": 3.0,
+                        "step": 768,
+                        "train_loss": 0.97,
+                        "train_runtime": 5980.7,
+                        "train_samples_per_second": 14.4,
+                    }
+                ],
+            }
+        )
+    )
+    with pytest.raises(
+        EmptyInputError,
+        match=r"only the end-of-training summary.*"
+        r"logging_steps 996 is more than the run's 768",
+    ):
         hf_trainer.read(path)

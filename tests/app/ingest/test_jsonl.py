@@ -6,9 +6,8 @@ import json
 import math
 
 import pytest
-
-from app.ingest import jsonl, load_run
-from classifiers.errors import CorruptInputError, EmptyInputError
+from lossforensics.classifiers.errors import CorruptInputError, EmptyInputError
+from lossforensics.ingest import jsonl, load_run
 
 D2 = "jsonl_detectron2_medwaste_lr_step/metrics.json"
 
@@ -41,9 +40,11 @@ def test_nanollama_iter_key_and_default_run_name(real_runs):
 
 def test_nan_tokens_are_values_and_missing_keys_are_not(tmp_path):
     path = tmp_path / "run.jsonl"
-    path.write_text('{"step": 1, "loss": NaN, "grad_norm": Infinity}\n'
-                    '{"step": 2, "loss": 1.5}\n'
-                    '{"step": 3, "loss": -Infinity, "val_loss": 2.0}\n')
+    path.write_text(
+        '{"step": 1, "loss": NaN, "grad_norm": Infinity}\n'
+        '{"step": 2, "loss": 1.5}\n'
+        '{"step": 3, "loss": -Infinity, "val_loss": 2.0}\n'
+    )
     frame = jsonl.read(path).frame
     loss = _points(frame, "loss")
     assert [s for s, _ in loss] == [1, 2, 3]
@@ -80,9 +81,11 @@ def test_no_step_key_uses_line_order_with_a_warning(tmp_path):
 
 def test_non_numeric_values_are_counted_once_with_the_first_line(tmp_path):
     path = tmp_path / "run.jsonl"
-    path.write_text('{"step": 0, "loss": 1.0, "note": "warmup"}\n'
-                    '{"step": 1, "loss": "oops", "flag": true}\n'
-                    '{"step": 2, "loss": 0.5}\n')
+    path.write_text(
+        '{"step": 0, "loss": 1.0, "note": "warmup"}\n'
+        '{"step": 1, "loss": "oops", "flag": true}\n'
+        '{"step": 2, "loss": 0.5}\n'
+    )
     result = jsonl.read(path)
     assert _points(result.frame, "loss") == [(0, 1.0), (2, 0.5)]
     [warning] = [w for w in result.warnings if "non-numeric" in w.message]
@@ -137,8 +140,10 @@ def test_objects_without_numbers_are_empty_input(tmp_path):
 
 def test_wandb_history_timestamp_becomes_wall_time(tmp_path):
     path = tmp_path / "wandb-history.jsonl"
-    path.write_text('{"_step": 0, "_timestamp": 1700000000.5, "_runtime": 3, "loss": 1.0}\n'
-                    '{"_step": 1, "_timestamp": 1700000001.5, "_runtime": 4, "loss": 0.5}\n')
+    path.write_text(
+        '{"_step": 0, "_timestamp": 1700000000.5, "_runtime": 3, "loss": 1.0}\n'
+        '{"_step": 1, "_timestamp": 1700000001.5, "_runtime": 4, "loss": 0.5}\n'
+    )
     frame = jsonl.read(path).frame
     loss = frame[frame["metric"] == "loss"]
     assert loss["wall_time"].tolist() == [1700000000.5, 1700000001.5]
@@ -165,8 +170,13 @@ def test_lines_before_the_first_step_are_reported_not_silently_dropped(tmp_path)
 def test_no_points_says_what_the_reader_saw(tmp_path):
     # an experiment log whose "step" names a stage: the error says which key was not numeric
     path = tmp_path / "train_log.jsonl"
-    path.write_text("".join(json.dumps({"step": stage, "model": "m", "num_samples": 100}) + "\n"
-                            for stage in ("base_samples", "after_unlearning")))
-    with pytest.raises(EmptyInputError,
-                       match=r"no numeric points in 2 JSON object\(s\) \(.*'step'"):
+    path.write_text(
+        "".join(
+            json.dumps({"step": stage, "model": "m", "num_samples": 100}) + "\n"
+            for stage in ("base_samples", "after_unlearning")
+        )
+    )
+    with pytest.raises(
+        EmptyInputError, match=r"no numeric points in 2 JSON object\(s\) \(.*'step'"
+    ):
         jsonl.read(path)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from app.ingest import keras_csv, load_run
+from lossforensics.ingest import keras_csv, load_run
 
 VOICE = "keras_csvlogger_voiceid_old_acc_cols/training.log"
 
@@ -16,8 +15,12 @@ def test_crlf_file_with_old_acc_names(real_runs):
     assert b"\r\n" in path.read_bytes()
     frame = keras_csv.read(path).frame
     roles = frame.groupby("metric", observed=True)["role"].first().astype(str).to_dict()
-    assert roles == {"acc": "train_score", "loss": "train_loss", "val_acc": "val_score",
-                     "val_loss": "val_loss"}
+    assert roles == {
+        "acc": "train_score",
+        "loss": "train_loss",
+        "val_acc": "val_score",
+        "val_loss": "val_loss",
+    }
     val = frame[frame["metric"] == "val_loss"].sort_values("step")
     assert val["step"].tolist() == list(range(10))  # 0-based epochs as logged
     assert val["value"].iloc[0] == pytest.approx(0.42321571707725525, rel=0, abs=0)

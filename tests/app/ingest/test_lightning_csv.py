@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from app.ingest import lightning_csv, load_run
+from lossforensics.ingest import lightning_csv, load_run
 
 OVERFIT = "lightning_slm_sweep_overfit/version_5"
 
@@ -36,7 +35,8 @@ def test_lightning_logs_with_several_versions(tmp_path):
         (d / "hparams.yaml").write_text(f"lr: {lr}\n")
         (d / "metrics.csv").write_text(
             "epoch,lr-Adam,step,train_loss_step,val_loss\n"
-            "0,,0,,\n0,0.1,0,,\n0,,49,2.5,\n0,,99,,2.7\n1,,149,2.1,\n")
+            "0,,0,,\n0,0.1,0,,\n0,,49,2.5,\n0,,99,,2.7\n1,,149,2.1,\n"
+        )
     result = load_run(tmp_path / "lightning_logs")
     assert sorted(result.runs) == ["version_0", "version_1"]
     roles = result.frame.groupby("metric", observed=True)["role"].first().astype(str)

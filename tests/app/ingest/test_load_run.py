@@ -5,20 +5,24 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from app.ingest import READERS, detect_format, load_run
-from classifiers.errors import (
+from lossforensics.classifiers.errors import (
     EmptyInputError,
     InvalidRoleError,
     NoLogsFoundError,
     UnknownFormatError,
 )
-from classifiers.frame import validate_frame
+from lossforensics.classifiers.frame import validate_frame
+from lossforensics.ingest import READERS, detect_format, load_run
 
 EXPECTED_FORMAT = {
-    "hf_": "hf_trainer", "jsonl_": "jsonl", "keras_csvlogger_": "keras_csv",
-    "lightning_": "lightning_csv", "mlflow_": "mlflow", "tb_": "tensorboard",
-    "wandb_": "wandb_csv", "yolov5_": "tensorboard",
+    "hf_": "hf_trainer",
+    "jsonl_": "jsonl",
+    "keras_csvlogger_": "keras_csv",
+    "lightning_": "lightning_csv",
+    "mlflow_": "mlflow",
+    "tb_": "tensorboard",
+    "wandb_": "wandb_csv",
+    "yolov5_": "tensorboard",
 }
 
 
@@ -34,15 +38,18 @@ def test_every_real_run_loads_in_its_format(real_runs):
         assert result.frame["role"].isin(["train_loss", "val_loss"]).any(), d.name
 
 
-@pytest.mark.parametrize(("relpath", "fmt"), [
-    ("jsonl_detectron2_medwaste_lr_step/metrics.json", "jsonl"),
-    ("keras_csvlogger_brats_lr_decay/training.log", "keras_csv"),
-    ("hf_whisper_ja_overfit/trainer_state.json", "hf_trainer"),
-    ("lightning_slm_sweep_overfit/version_5/metrics.csv", "lightning_csv"),
-    ("wandb_nanogpt_tokenizer_variants/wandb_export.csv", "wandb_csv"),
-    ("yolov5_lego_healthy/results.csv", "csv"),
-    ("mlflow_keras_ctc_plateau/mlruns", "mlflow"),
-])
+@pytest.mark.parametrize(
+    ("relpath", "fmt"),
+    [
+        ("jsonl_detectron2_medwaste_lr_step/metrics.json", "jsonl"),
+        ("keras_csvlogger_brats_lr_decay/training.log", "keras_csv"),
+        ("hf_whisper_ja_overfit/trainer_state.json", "hf_trainer"),
+        ("lightning_slm_sweep_overfit/version_5/metrics.csv", "lightning_csv"),
+        ("wandb_nanogpt_tokenizer_variants/wandb_export.csv", "wandb_csv"),
+        ("yolov5_lego_healthy/results.csv", "csv"),
+        ("mlflow_keras_ctc_plateau/mlruns", "mlflow"),
+    ],
+)
 def test_detect_format_by_content(real_runs, tmp_path, relpath, fmt):
     assert detect_format(real_runs / relpath) == fmt
     if (real_runs / relpath).is_file():  # the name plays no part
@@ -52,8 +59,16 @@ def test_detect_format_by_content(real_runs, tmp_path, relpath, fmt):
 
 
 def test_readers_mapping_lists_every_format():
-    assert {"tensorboard", "mlflow", "hf_trainer", "jsonl", "wandb_csv", "lightning_csv",
-            "keras_csv", "csv"} <= set(READERS)
+    assert {
+        "tensorboard",
+        "mlflow",
+        "hf_trainer",
+        "jsonl",
+        "wandb_csv",
+        "lightning_csv",
+        "keras_csv",
+        "csv",
+    } <= set(READERS)
     for fmt in READERS:
         reader = READERS[fmt]
         assert reader.FORMAT == fmt and callable(reader.sniff) and callable(reader.read)
@@ -80,9 +95,11 @@ def test_unknown_content_names_the_file(tmp_path):
 
 def test_git_lfs_pointer_says_what_it_is(tmp_path):
     path = tmp_path / "trainer_state.json"
-    path.write_text("version https://git-lfs.github.com/spec/v1\n"
-                    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
-                    "size 12345\n")
+    path.write_text(
+        "version https://git-lfs.github.com/spec/v1\n"
+        "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+        "size 12345\n"
+    )
     with pytest.raises(UnknownFormatError, match="git-LFS"):
         load_run(path)
 
@@ -129,11 +146,13 @@ def test_a_format_whose_files_all_fail_gives_way_to_the_next(tmp_path):
     # HF is tried first, but its only trainer_state.json holds just the end-of-training
     # summary; the JSONL run beside it must still be read, and the failure said
     (tmp_path / "hf").mkdir()
-    (tmp_path / "hf" / "trainer_state.json").write_text(json.dumps(
-        {"global_step": 10, "log_history": [{"train_runtime": 5.0, "step": 10}]}))
+    (tmp_path / "hf" / "trainer_state.json").write_text(
+        json.dumps({"global_step": 10, "log_history": [{"train_runtime": 5.0, "step": 10}]})
+    )
     (tmp_path / "nano").mkdir()
     (tmp_path / "nano" / "log.jsonl").write_text(
-        "".join(json.dumps({"step": s, "loss": 2.0 / (s + 1)}) + "\n" for s in range(20)))
+        "".join(json.dumps({"step": s, "loss": 2.0 / (s + 1)}) + "\n" for s in range(20))
+    )
     result = load_run(tmp_path)
     assert result.format == "jsonl" and result.runs == ["nano"]
     said = [w.message for w in result.warnings]
@@ -143,8 +162,9 @@ def test_a_format_whose_files_all_fail_gives_way_to_the_next(tmp_path):
 
 def test_a_second_format_beside_the_first_is_named_with_the_cli_flag(tmp_path):
     (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "trainer_state.json").write_text(json.dumps(
-        {"log_history": [{"step": s, "loss": 1.0 / (s + 1)} for s in range(1, 6)]}))
+    (tmp_path / "a" / "trainer_state.json").write_text(
+        json.dumps({"log_history": [{"step": s, "loss": 1.0 / (s + 1)} for s in range(1, 6)]})
+    )
     (tmp_path / "b.jsonl").write_text('{"step": 0, "loss": 1.0}\n')
     result = load_run(tmp_path)
     note = next(w.message for w in result.warnings if "also found" in w.message)
@@ -153,8 +173,9 @@ def test_a_second_format_beside_the_first_is_named_with_the_cli_flag(tmp_path):
 
 def test_roles_and_run_pass_through(real_runs):
     path = real_runs / "jsonl_detectron2_medwaste_lr_step" / "metrics.json"
-    result = load_run(path, roles={"loss_*": "other", "fast_rcnn/cls_accuracy": "val_score"},
-                      run="d2")
+    result = load_run(
+        path, roles={"loss_*": "other", "fast_rcnn/cls_accuracy": "val_score"}, run="d2"
+    )
     roles = result.frame.groupby("metric", observed=True)["role"].first().astype(str)
     assert roles["loss_cls"] == "other" and roles["total_loss"] == "train_loss"
     assert roles["fast_rcnn/cls_accuracy"] == "val_score"

@@ -9,9 +9,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
-from app.ingest import load_run, mlflow
-from classifiers.errors import CorruptInputError, UnknownFormatError
+from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatError
+from lossforensics.ingest import load_run, mlflow
 
 DATA = Path(__file__).parent / "data"
 
@@ -42,8 +41,11 @@ def test_both_stores_give_the_same_runs(store):
 
 
 def test_one_run_folder_and_one_metric_file():
-    run_dir = next(p.parent.parent for p in (DATA / "mlruns").rglob("mlflow.runName")
-                   if p.read_text() == "lr-high")
+    run_dir = next(
+        p.parent.parent
+        for p in (DATA / "mlruns").rglob("mlflow.runName")
+        if p.read_text() == "lr-high"
+    )
     assert load_run(run_dir.parent).runs  # an experiment folder
     result = load_run(run_dir)
     assert result.runs == ["lr-high"] and len(result.frame) == 5

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ingest import _plain_csv, load_run
+from lossforensics.ingest import _plain_csv, load_run
 
 
 def test_yolov5_results_csv_with_padded_headers(real_runs):
@@ -27,9 +27,11 @@ def test_folder_with_events_and_results_reads_one_and_says_so(real_runs):
 
 def test_long_table_keeps_runs_and_roles(tmp_path):
     path = tmp_path / "points.csv"
-    path.write_text("run,metric,role,step,value,wall_time,seq\n"
-                    "a,score,train_loss,0,1.0,nan,0\n"
-                    "b,score,train_loss,0,2.0,1700000000.0,1\n")
+    path.write_text(
+        "run,metric,role,step,value,wall_time,seq\n"
+        "a,score,train_loss,0,1.0,nan,0\n"
+        "b,score,train_loss,0,2.0,1700000000.0,1\n"
+    )
     result = _plain_csv.read(path)
     frame = result.frame
     assert frame["run"].tolist() == ["a", "b"]
@@ -40,15 +42,23 @@ def test_long_table_keeps_runs_and_roles(tmp_path):
 def test_a_history_table_without_steps_reads_its_rows_in_order(tmp_path):
     # pd.DataFrame(history.history).to_csv(index=False): no epoch column, one row per epoch
     path = tmp_path / "training_log.csv"
-    path.write_text("loss,acc,val_loss,val_acc\n" + "".join(
-        f"{1.0 / (e + 1):.4f},{0.5 + e / 40:.4f},{1.1 / (e + 1):.4f},{0.45 + e / 40:.4f}\n"
-        for e in range(12)))
+    path.write_text(
+        "loss,acc,val_loss,val_acc\n"
+        + "".join(
+            f"{1.0 / (e + 1):.4f},{0.5 + e / 40:.4f},{1.1 / (e + 1):.4f},{0.45 + e / 40:.4f}\n"
+            for e in range(12)
+        )
+    )
     result = load_run(path)
     assert result.format == "csv"
     loss = result.frame[result.frame["metric"] == "val_loss"]
     assert list(loss["step"]) == list(range(12))
-    assert dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))[
-        "val_loss"] == "val_loss"
+    assert (
+        dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))[
+            "val_loss"
+        ]
+        == "val_loss"
+    )
     assert any("row order is used as the step" in w.message for w in result.warnings)
 
 

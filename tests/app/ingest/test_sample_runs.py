@@ -4,16 +4,16 @@ without error, in the format its folder says."""
 from __future__ import annotations
 
 import pytest
-
-from app.ingest import READERS, load_run
-from classifiers.frame import validate_frame
+from lossforensics.classifiers.frame import validate_frame
+from lossforensics.ingest import READERS, load_run
 
 
 def _entries(sample_runs):
     if not sample_runs.is_dir():
         return []
-    return sorted(p for p in sample_runs.iterdir()
-                  if p.is_dir() and not p.name.startswith((".", "_")))
+    return sorted(
+        p for p in sample_runs.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))
+    )
 
 
 def test_every_sample_run_loads(sample_runs):

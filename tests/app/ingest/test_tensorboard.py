@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from lossforensics.classifiers.errors import CorruptInputError, NoLogsFoundError, UnknownFormatError
+from lossforensics.classifiers.frame import validate_frame
+from lossforensics.ingest import tensorboard
 
-from app.ingest import tensorboard
-from classifiers.errors import CorruptInputError, NoLogsFoundError, UnknownFormatError
-from classifiers.frame import validate_frame
 from tests.app.ingest.tb_event_writers import (
     DT_BFLOAT16,
     DT_DOUBLE,
@@ -40,17 +40,21 @@ def f32(x: float) -> float:
 
 # --- PyTorch SummaryWriter ---------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def torch_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("torch") / "resnet-lr0.1"
     loss = [(s, 2.0 / (s + 1)) for s in range(0, 500, 5)]
     loss[40] = (loss[40][0], math.nan)
     loss[41] = (loss[41][0], math.inf)
-    return torch_run(directory, {
-        "train/loss": loss,
-        "train/lr": [(s, 0.1) for s in range(0, 500, 50)],
-        "val/loss": [(s, 1.5 - s / 1000) for s in range(0, 500, 100)],
-    })
+    return torch_run(
+        directory,
+        {
+            "train/loss": loss,
+            "train/lr": [(s, 0.1) for s in range(0, 500, 50)],
+            "val/loss": [(s, 1.5 - s / 1000) for s in range(0, 500, 100)],
+        },
+    )
 
 
 def test_torch_simple_values_read_exactly(torch_file: Path) -> None:
@@ -78,8 +82,13 @@ def test_same_points_as_tbparse(torch_file: Path) -> None:
     ours = tensorboard.read(torch_file).frame
     ref = tbparse.SummaryReader(str(torch_file)).scalars
     key = ["tag", "step"]
-    a = pd.DataFrame({"tag": ours["metric"].astype(str), "step": ours["step"],
-                      "value": ours["value"]}).sort_values(key).reset_index(drop=True)
+    a = (
+        pd.DataFrame(
+            {"tag": ours["metric"].astype(str), "step": ours["step"], "value": ours["value"]}
+        )
+        .sort_values(key)
+        .reset_index(drop=True)
+    )
     b = ref[["tag", "step", "value"]].astype({"tag": str}).sort_values(key).reset_index(drop=True)
     assert a["tag"].tolist() == b["tag"].tolist()
     assert a["step"].tolist() == b["step"].astype("int64").tolist()
@@ -93,6 +102,7 @@ def test_roles_override(torch_file: Path) -> None:
 
 # --- TF2 tensor summaries ----------------------------------------------------------------------
 
+
 def test_tf2_scalar_tensors_every_encoding(tmp_path: Path) -> None:
     cases = [
         ("content_f32", DT_FLOAT, "content", 0.3),
@@ -104,8 +114,11 @@ def test_tf2_scalar_tensors_every_encoding(tmp_path: Path) -> None:
         ("bf16_content", DT_BFLOAT16, "content", 3.0),
         ("bf16_val", DT_BFLOAT16, "val", -0.5),
     ]
-    events = [tf2_event(tag, step, value, dtype=dtype, encoding=enc)
-              for step in range(3) for tag, dtype, enc, value in cases]
+    events = [
+        tf2_event(tag, step, value, dtype=dtype, encoding=enc)
+        for step in range(3)
+        for tag, dtype, enc, value in cases
+    ]
     write_events(tmp_path / "run", events)
     frame = tensorboard.read(tmp_path / "run").frame
     for tag, dtype, _, value in cases:
@@ -135,8 +148,9 @@ def test_tf2_skips_what_is_not_a_scalar(tmp_path: Path) -> None:
 def test_tf2_plugin_named_once_per_tag(tmp_path: Path) -> None:
     """TF writes a tag's metadata with its first value only: later values of a `scalars` tag
     count, later values of an `hparams` tag do not."""
-    events = [tf2_event("loss", s, 1.0 / (s + 1), plugin="scalars" if s == 0 else None)
-              for s in range(4)]
+    events = [
+        tf2_event("loss", s, 1.0 / (s + 1), plugin="scalars" if s == 0 else None) for s in range(4)
+    ]
     events += [tf2_event("hp", s, 0.0, plugin="hparams" if s == 0 else None) for s in range(2)]
     write_events(tmp_path / "run", events)
     frame = tensorboard.read(tmp_path / "run").frame
@@ -144,11 +158,12 @@ def test_tf2_plugin_named_once_per_tag(tmp_path: Path) -> None:
     assert "hp" not in set(frame["metric"])
 
 
-def test_plugin_verdict_holds_across_decode_chunks(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_plugin_verdict_holds_across_decode_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Records are decoded in chunks; a tag's metadata seen in the first chunk still decides
     for its values in later chunks."""
-    from app.ingest import _tb_decode
+    from lossforensics.ingest import _tb_decode
 
     monkeypatch.setattr(_tb_decode, "_CHUNK_RECORDS", 2)
     events = [tf2_event("hp", s, 0.0, plugin="hparams" if s == 0 else None) for s in range(5)]
@@ -172,12 +187,15 @@ def test_multi_value_summaries_keep_order(tmp_path: Path) -> None:
 
 # --- layout: Keras splits, nested runs, restarts -----------------------------------------------
 
+
 def keras_run(root: Path, name: str = "imdb") -> Path:
     run = root / name
     write_events(run / "train", [tf2_event("epoch_loss", e, 1.0 / (e + 1)) for e in range(5)])
-    write_events(run / "validation",
-                 [tf2_event("epoch_loss", e, 0.5 + 0.01 * e) for e in range(5)]
-                 + [tf2_event("evaluation_loss_vs_iterations", 100 * e, 0.5) for e in range(5)])
+    write_events(
+        run / "validation",
+        [tf2_event("epoch_loss", e, 0.5 + 0.01 * e) for e in range(5)]
+        + [tf2_event("evaluation_loss_vs_iterations", 100 * e, 0.5) for e in range(5)],
+    )
     return run
 
 
@@ -187,8 +205,11 @@ def test_keras_train_validation_dirs_are_one_run(tmp_path: Path) -> None:
     frame = result.frame
     assert set(frame["run"]) == {"imdb"}
     roles = dict(zip(frame["metric"], frame["role"], strict=True))
-    assert roles == {"train/epoch_loss": "train_loss", "validation/epoch_loss": "val_loss",
-                     "validation/evaluation_loss_vs_iterations": "val_loss"}
+    assert roles == {
+        "train/epoch_loss": "train_loss",
+        "validation/epoch_loss": "val_loss",
+        "validation/evaluation_loss_vs_iterations": "val_loss",
+    }
     assert len(result.files) == 2
 
 
@@ -232,11 +253,13 @@ def test_step_zero_and_extreme_steps(tmp_path: Path) -> None:
 
 # --- bad input ---------------------------------------------------------------------------------
 
+
 def records_file(tmp_path: Path, n: int = 20) -> tuple[Path, list[int]]:
     """An event file of n scalar records (after a file_version record) and each record's
     byte offset."""
-    payloads = [file_version_event()] + [scalar_event("loss", s, float(s), 1e9 + s)
-                                         for s in range(n)]
+    payloads = [file_version_event()] + [
+        scalar_event("loss", s, float(s), 1e9 + s) for s in range(n)
+    ]
     offsets, pos = [], 0
     for p in payloads:
         offsets.append(pos)
@@ -249,7 +272,7 @@ def records_file(tmp_path: Path, n: int = 20) -> tuple[Path, list[int]]:
 def test_truncated_last_record_keeps_points_before(tmp_path: Path) -> None:
     path, offsets = records_file(tmp_path)
     data = path.read_bytes()
-    path.write_bytes(data[:offsets[-1] + 10])
+    path.write_bytes(data[: offsets[-1] + 10])
     result = tensorboard.read(path)
     assert result.frame["step"].tolist() == list(range(19))
     (warning,) = result.warnings
@@ -279,8 +302,11 @@ def test_length_checksum_failure_stops_at_the_broken_frame(tmp_path: Path) -> No
 
 
 def test_valid_checksum_but_not_an_event_is_a_warning(tmp_path: Path) -> None:
-    payloads = [scalar_event("loss", 1, 1.0, 1e9), b"\xff\xff\xff", scalar_event("loss", 2, 2.0,
-                                                                                 1e9)]
+    payloads = [
+        scalar_event("loss", 1, 1.0, 1e9),
+        b"\xff\xff\xff",
+        scalar_event("loss", 2, 2.0, 1e9),
+    ]
     path = tmp_path / timestamped_name(1)
     path.write_bytes(frame_records(payloads))
     result = tensorboard.read(path)
@@ -294,8 +320,9 @@ def test_protobuf_fallback_reads_what_the_fast_path_rejects(tmp_path: Path) -> N
     handle: the record goes to the protobuf runtime and its point is kept, in order."""
     odd = scalar_event("loss", 2, 2.0, 1e9) + b"\x9b\x06\x9c\x06"
     path = tmp_path / timestamped_name(1)
-    path.write_bytes(frame_records([scalar_event("loss", 1, 1.0, 1e9), odd,
-                                    scalar_event("loss", 3, 3.0, 1e9)]))
+    path.write_bytes(
+        frame_records([scalar_event("loss", 1, 1.0, 1e9), odd, scalar_event("loss", 3, 3.0, 1e9)])
+    )
     result = tensorboard.read(path)
     assert result.frame.sort_values("seq")["step"].tolist() == [1, 2, 3]
     assert result.warnings == []
@@ -381,8 +408,9 @@ def test_sniff(tmp_path: Path, torch_file: Path) -> None:
 def test_fast_writer_matches_protobuf_bytes() -> None:
     """The hand-framed payloads used for the million-point test are what protobuf writes."""
     for step in (0, 1, 300, 2**40):
-        assert (fast_scalar_payload(b"train/loss", step, 0.25, 1.7e9 + 0.5)
-                == scalar_event("train/loss", step, 0.25, 1.7e9 + 0.5))
+        assert fast_scalar_payload(b"train/loss", step, 0.25, 1.7e9 + 0.5) == scalar_event(
+            "train/loss", step, 0.25, 1.7e9 + 0.5
+        )
 
 
 def test_copied_run_reads_the_same(tmp_path: Path, torch_file: Path) -> None:

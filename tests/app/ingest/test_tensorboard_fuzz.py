@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lossforensics.classifiers.errors import LossForensicsError
+from lossforensics.ingest import tensorboard
+from lossforensics.ingest._tb_walk import record_starts
 from tensorboard.compat.proto import event_pb2
 
-from app.ingest import tensorboard
-from app.ingest._tb_walk import record_starts
-from classifiers.errors import LossForensicsError
 from tests.app.ingest.tb_event_writers import (
     DT_DOUBLE,
     DT_FLOAT,
@@ -28,8 +28,9 @@ from tests.app.ingest.tb_event_writers import (
     torch_run,
 )
 
-FUZZ = settings(max_examples=60, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 tags = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=0, max_size=40)
 steps = st.integers(-(2**63), 2**63 - 1)
@@ -50,10 +51,16 @@ def events(draw: st.DrawFn) -> tuple[event_pb2.Event, list[tuple[str, int, float
             value = draw(floats32)
             event.summary.value.add(tag=tag, simple_value=value)
         else:
-            value = draw(st.floats(allow_nan=True, allow_infinity=True,
-                                   width=64 if kind == "f64" else 32))
-            t = tf2_event(tag, step, value, dtype=DT_DOUBLE if kind == "f64" else DT_FLOAT,
-                          encoding="val" if kind == "f32_val" else "content")
+            value = draw(
+                st.floats(allow_nan=True, allow_infinity=True, width=64 if kind == "f64" else 32)
+            )
+            t = tf2_event(
+                tag,
+                step,
+                value,
+                dtype=DT_DOUBLE if kind == "f64" else DT_FLOAT,
+                encoding="val" if kind == "f32_val" else "content",
+            )
             event.summary.value.append(t.summary.value[0])
         expected.append((tag, step, value, wall if wall else math.nan))
     return event, expected
@@ -67,12 +74,12 @@ def same(a: float, b: float) -> bool:
 @given(st.lists(events(), min_size=0, max_size=30))
 def test_random_events_read_back_exactly(tmp_path: Path, evs: list) -> None:
     path = tmp_path / timestamped_name(1)
-    path.write_bytes(frame_records([file_version_event()]
-                                   + [e.SerializeToString() for e, _ in evs]))
+    path.write_bytes(
+        frame_records([file_version_event()] + [e.SerializeToString() for e, _ in evs])
+    )
     frame = tensorboard.read(path).frame.sort_values("seq")
     expected = [p for _, points in evs for p in points]
-    got = list(zip(frame["metric"], frame["step"], frame["value"], frame["wall_time"],
-                   strict=True))
+    got = list(zip(frame["metric"], frame["step"], frame["value"], frame["wall_time"], strict=True))
     assert len(got) == len(expected)
     for (tag, step, value, wall), (etag, estep, evalue, ewall) in zip(got, expected, strict=True):
         assert (tag, step) == (etag, estep)
@@ -97,15 +104,22 @@ def test_random_bytes_never_escape_untyped(tmp_path: Path, data: bytes) -> None:
 
 
 @pytest.fixture(scope="module")
-def sample_files(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
-                 ) -> list[bytes]:
+def sample_files(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> list[bytes]:
     """A torch SummaryWriter file, a TF2 tensor file, and the small published ones if present."""
     root = tmp_path_factory.mktemp("mangle")
-    torch_file = torch_run(root / "torch", {"loss": [(s, 1 / (s + 1)) for s in range(60)],
-                                            "lr": [(s, 0.1) for s in range(0, 60, 10)]})
+    torch_file = torch_run(
+        root / "torch",
+        {"loss": [(s, 1 / (s + 1)) for s in range(60)], "lr": [(s, 0.1) for s in range(0, 60, 10)]},
+    )
     tf2 = root / timestamped_name(2)
-    tf2.write_bytes(frame_records([file_version_event()] + [
-        tf2_event("epoch_loss", s, 0.5 / (s + 1)).SerializeToString() for s in range(40)]))
+    tf2.write_bytes(
+        frame_records(
+            [file_version_event()]
+            + [tf2_event("epoch_loss", s, 0.5 / (s + 1)).SerializeToString() for s in range(40)]
+        )
+    )
     out = [torch_file.read_bytes(), tf2.read_bytes()]
     real = Path(__file__).resolve().parents[3].parent / "shared" / "real_runs"
     for rel in ("tb_keras_imdb_overfit/validation", "yolov5_lego_healthy"):
@@ -117,10 +131,11 @@ def sample_files(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixtu
 
 @FUZZ
 @given(st.data())
-def test_mangled_event_files_never_escape_untyped(tmp_path: Path, sample_files: list[bytes],
-                                                  data: st.DataObject) -> None:
+def test_mangled_event_files_never_escape_untyped(
+    tmp_path: Path, sample_files: list[bytes], data: st.DataObject
+) -> None:
     original = sample_files[data.draw(st.integers(0, len(sample_files) - 1), label="file")]
-    mangled = bytearray(original[:data.draw(st.integers(0, len(original)))])
+    mangled = bytearray(original[: data.draw(st.integers(0, len(original)))])
     for _ in range(data.draw(st.integers(0, 6))):
         if mangled:
             mangled[data.draw(st.integers(0, len(mangled) - 1))] ^= data.draw(st.integers(1, 255))
@@ -131,8 +146,9 @@ def test_mangled_event_files_never_escape_untyped(tmp_path: Path, sample_files: 
 
 @FUZZ
 @given(st.data())
-def test_a_cut_file_reads_as_a_prefix(tmp_path: Path, sample_files: list[bytes],
-                                      data: st.DataObject) -> None:
+def test_a_cut_file_reads_as_a_prefix(
+    tmp_path: Path, sample_files: list[bytes], data: st.DataObject
+) -> None:
     original = sample_files[data.draw(st.integers(0, len(sample_files) - 1), label="file")]
     whole_path = tmp_path / "whole" / timestamped_name(4)
     whole_path.parent.mkdir(exist_ok=True)
@@ -140,7 +156,7 @@ def test_a_cut_file_reads_as_a_prefix(tmp_path: Path, sample_files: list[bytes],
     whole = tensorboard.read(whole_path).frame
     cut = tmp_path / "cut" / timestamped_name(4)
     cut.parent.mkdir(exist_ok=True)
-    cut.write_bytes(original[:data.draw(st.integers(1, len(original)))])
+    cut.write_bytes(original[: data.draw(st.integers(1, len(original)))])
     result = only_typed_errors(cut)
     if isinstance(result, LossForensicsError):
         return
@@ -165,18 +181,22 @@ def naive_starts(raw: bytes) -> list[int]:
 
 
 @FUZZ
-@given(pattern=st.lists(st.integers(0, 40), min_size=1, max_size=12),
-       repeats=st.integers(1, 400), noise=st.lists(st.integers(0, 5000), max_size=8),
-       cut=st.integers(0, 50))
+@given(
+    pattern=st.lists(st.integers(0, 40), min_size=1, max_size=12),
+    repeats=st.integers(1, 400),
+    noise=st.lists(st.integers(0, 5000), max_size=8),
+    cut=st.integers(0, 50),
+)
 def test_speculative_walk_finds_the_same_records_as_a_plain_loop(
-        pattern: list[int], repeats: int, noise: list[int], cut: int) -> None:
+    pattern: list[int], repeats: int, noise: list[int], cut: int
+) -> None:
     """Periodic lengths (tags logged in turn) broken by odd records at random places, and a
     cut tail: the vectorised guesses must land exactly where the record-by-record loop does."""
     lengths = pattern * repeats
     for i, at in enumerate(noise):
         lengths.insert(at % (len(lengths) + 1), 100 + i)
     raw = frame_records(bytes([k % 251]) * n for k, n in enumerate(lengths))
-    raw = raw[:max(0, len(raw) - cut)]
+    raw = raw[: max(0, len(raw) - cut)]
     got = record_starts(raw, np.frombuffer(raw, dtype=np.uint8))
     assert got.tolist() == naive_starts(raw)
 

@@ -8,14 +8,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from app.ingest import tensorboard
-from app.ingest._tb_layout import event_files, split_of
+from lossforensics.ingest import tensorboard
+from lossforensics.ingest._tb_layout import event_files, split_of
 
 RUNS_WITH_EVENTS = [
-    "tb_hf_t5_cnndm_slow_healthy", "tb_keras_hparam_exp13_rmsprop", "tb_keras_imdb_overfit",
-    "tb_keras_mnist_extra_metrics", "tb_keras_mnist_sgd_exp2", "tb_keras_reuters_mod1",
-    "tb_lightning_lstm_shakespeare_plateau", "yolov5_lego_healthy", "mlflow_keras_ctc_plateau",
+    "tb_hf_t5_cnndm_slow_healthy",
+    "tb_keras_hparam_exp13_rmsprop",
+    "tb_keras_imdb_overfit",
+    "tb_keras_mnist_extra_metrics",
+    "tb_keras_mnist_sgd_exp2",
+    "tb_keras_reuters_mod1",
+    "tb_lightning_lstm_shakespeare_plateau",
+    "yolov5_lego_healthy",
+    "mlflow_keras_ctc_plateau",
 ]
 
 
@@ -27,8 +32,11 @@ def tbparse_points(path: Path) -> pd.DataFrame:
     tensors = reader.tensors
     if len(tensors):
         is_float = tensors["value"].map(
-            lambda v: isinstance(v, float | np.floating)
-            or (isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind == "f"))
+            lambda v: (
+                isinstance(v, float | np.floating)
+                or (isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind == "f")
+            )
+        )
         tensors = tensors[is_float]
     parts = [p[["tag", "step", "value"]] for p in (scalars, tensors) if len(p)]
     if not parts:
@@ -43,8 +51,13 @@ def ours_points(path: Path) -> pd.DataFrame:
     split = split_of(path.parent)
     if split:
         tag = tag.str.slice(len(split) + 1)
-    return pd.DataFrame({"tag": tag.to_numpy(), "step": frame["step"].to_numpy(),
-                         "value": frame["value"].to_numpy()})
+    return pd.DataFrame(
+        {
+            "tag": tag.to_numpy(),
+            "step": frame["step"].to_numpy(),
+            "value": frame["value"].to_numpy(),
+        }
+    )
 
 
 def canonical(df: pd.DataFrame) -> pd.DataFrame:
@@ -81,8 +94,10 @@ def test_keras_imdb_is_one_run_with_train_and_val_loss(real_runs: Path) -> None:
 
 def test_keras_hparam_folder_holds_two_runs_and_no_plugin_payloads(real_runs: Path) -> None:
     frame = tensorboard.read(real_runs / "tb_keras_hparam_exp13_rmsprop").frame
-    assert sorted(set(frame["run"])) == ["experiments/Exp_13_rmsprop_512_0.2",
-                                         "hparam_tuning/Experiment 13_rmsprop_512_0.2"]
+    assert sorted(set(frame["run"])) == [
+        "experiments/Exp_13_rmsprop_512_0.2",
+        "hparam_tuning/Experiment 13_rmsprop_512_0.2",
+    ]
     session = frame[frame["run"] == "hparam_tuning/Experiment 13_rmsprop_512_0.2"]
     assert (session["metric"] == "batch_loss").sum() == 15000  # every step, not a sample
     assert not frame["metric"].str.startswith("_hparams_").any()

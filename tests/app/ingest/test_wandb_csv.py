@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from app.ingest import load_run, wandb_csv
-from classifiers.errors import UnknownFormatError
+from lossforensics.classifiers.errors import UnknownFormatError
+from lossforensics.ingest import load_run, wandb_csv
 
 EXPORT = "wandb_nanogpt_tokenizer_variants/wandb_export.csv"
 
@@ -38,13 +37,19 @@ def test_real_export_has_eight_runs_with_their_own_cadence(real_runs):
 def test_companions_are_their_own_metrics_with_role_other(real_runs):
     frame = wandb_csv.read(real_runs / EXPORT).frame
     roles = frame.groupby("metric", observed=True)["role"].first().astype(str).to_dict()
-    assert roles == {"train/loss": "train_loss", "train/loss__MIN": "other",
-                     "train/loss__MAX": "other"}
+    assert roles == {
+        "train/loss": "train_loss",
+        "train/loss__MIN": "other",
+        "train/loss__MAX": "other",
+    }
 
 
 def test_run_name_split_at_the_last_separator(tmp_path):
-    path = _export(tmp_path, ["Step", "lr=0.1 - warmup - train/loss", "b - val_loss"],
-                   [["0", "2.5", ""], ["10", "2.0", "2.2"]])
+    path = _export(
+        tmp_path,
+        ["Step", "lr=0.1 - warmup - train/loss", "b - val_loss"],
+        [["0", "2.5", ""], ["10", "2.0", "2.2"]],
+    )
     frame = wandb_csv.read(path).frame
     pairs = set(zip(frame["run"], frame["metric"], strict=True))
     assert pairs == {("lr=0.1 - warmup", "train/loss"), ("b", "val_loss")}
@@ -52,8 +57,11 @@ def test_run_name_split_at_the_last_separator(tmp_path):
 
 
 def test_bucketed_export_warns_that_spikes_hide_in_max(tmp_path):
-    path = _export(tmp_path, ["Step", "r - loss", "r - loss__MIN", "r - loss__MAX"],
-                   [["0", "2.0", "1.9", "2.1"], ["100", "1.5", "1.0", "9.0"]])
+    path = _export(
+        tmp_path,
+        ["Step", "r - loss", "r - loss__MIN", "r - loss__MAX"],
+        [["0", "2.0", "1.9", "2.1"], ["100", "1.5", "1.0", "9.0"]],
+    )
     result = wandb_csv.read(path)
     assert any("bucketed" in w.message and "loss__MAX" in w.message for w in result.warnings)
     promoted = wandb_csv.read(path, roles={"loss__MAX": "train_loss"}).frame
@@ -81,8 +89,10 @@ def test_epoch_x_axis_and_run_override(tmp_path):
 
 def test_runs_table_export_is_refused_with_a_reason(tmp_path):
     path = tmp_path / "wandb_export.csv"
-    path.write_text('"Name","State","Notes","User","Tags","Created","Runtime","lr"\n'
-                    '"run-1","finished","-","me","","2024-01-01","100","0.1"\n')
+    path.write_text(
+        '"Name","State","Notes","User","Tags","Created","Runtime","lr"\n'
+        '"run-1","finished","-","me","","2024-01-01","100","0.1"\n'
+    )
     with pytest.raises(UnknownFormatError, match="runs-table"):
         load_run(path)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import base64
 
-from app.report.html import render_report
-from classifiers.diagnosis import Cause, Diagnosis, Finding, MetricInfo, Skipped, Span
+from lossforensics.classifiers.diagnosis import Cause, Diagnosis, Finding, MetricInfo, Skipped, Span
+from lossforensics.report.html import render_report
 
 EVIL = '<script>alert("x")</script>'
 
@@ -13,13 +13,18 @@ EVIL = '<script>alert("x")</script>'
 def _diag() -> Diagnosis:
     cause = Cause(1, f"LR too high {EVIL}", 0.7, (f"Drop the LR {EVIL}",), "lr_drop")
     return Diagnosis(
-        run=f"run{EVIL}", verdict="exploding",
-        findings=[Finding("exploding", 0.94, Span(10, 20), {f"k{EVIL}": 1.5},
-                          f"Loss rose {EVIL}", (cause,))],
+        run=f"run{EVIL}",
+        verdict="exploding",
+        findings=[
+            Finding(
+                "exploding", 0.94, Span(10, 20), {f"k{EVIL}": 1.5}, f"Loss rose {EVIL}", (cause,)
+            )
+        ],
         skipped=[Skipped("overfit", f"no validation loss {EVIL}")],
         metrics=[MetricInfo(f"loss{EVIL}", "train_loss", 30, 0, 29)],
         source={"format": "jsonl", "files": ["a.jsonl"]},
-        warnings=[f"line 3: bad value {EVIL}"])
+        warnings=[f"line 3: bad value {EVIL}"],
+    )
 
 
 def test_every_section_is_there_and_nothing_is_unescaped():
@@ -28,8 +33,16 @@ def test_every_section_is_there_and_nothing_is_unescaped():
     assert "<script" not in page
     assert page.count("&lt;script&gt;") == 10  # run name x3 (title, h1, alt) + 7 fields
     assert f'src="data:image/png;base64,{base64.b64encode(png).decode()}"' in page
-    for text in ("exploding", "0.94", "10&ndash;20", "Likely causes", "lr_drop",
-                 "Checks skipped", "Reader warnings", "abc"):
+    for text in (
+        "exploding",
+        "0.94",
+        "10&ndash;20",
+        "Likely causes",
+        "lr_drop",
+        "Checks skipped",
+        "Reader warnings",
+        "abc",
+    ):
         assert text in page
 
 

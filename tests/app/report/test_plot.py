@@ -9,11 +9,10 @@ import sys
 
 import numpy as np
 import pytest
+from lossforensics.classifiers.diagnosis import Diagnosis, Finding, Span
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.report.plot import envelope, plot_run, wants_log
 from matplotlib.image import imread
-
-from app.report.plot import envelope, plot_run, wants_log
-from classifiers.diagnosis import Diagnosis, Finding, Span
-from classifiers.frame import make_frame
 
 
 def _frame(n: int = 500):
@@ -21,15 +20,23 @@ def _frame(n: int = 500):
     loss = 10.0 * np.exp(-steps / 50) + 1e-3
     loss[300] = np.nan
     loss[301] = np.inf
-    return make_frame("r", ["train/loss"] * n + ["lr"] * n + ["grad_norm"] * n,
-                      np.r_[steps, steps, steps], np.r_[loss, np.full(n, 1e-3), np.ones(n)])
+    return make_frame(
+        "r",
+        ["train/loss"] * n + ["lr"] * n + ["grad_norm"] * n,
+        np.r_[steps, steps, steps],
+        np.r_[loss, np.full(n, 1e-3), np.ones(n)],
+    )
 
 
 def _diag() -> Diagnosis:
-    return Diagnosis(run="r", verdict="nan", findings=[
-        Finding("nan", 0.9, Span(300, 301), {}, "NaN at 300"),
-        Finding("loss_spikes", 0.5, Span(100, 150), {}, "spikes"),
-    ])
+    return Diagnosis(
+        run="r",
+        verdict="nan",
+        findings=[
+            Finding("nan", 0.9, Span(300, 301), {}, "NaN at 300"),
+            Finding("loss_spikes", 0.5, Span(100, 150), {}, "spikes"),
+        ],
+    )
 
 
 def test_png_has_the_requested_size():
@@ -71,7 +78,9 @@ def test_envelope_keeps_extremes_and_bounds_points():
 
 @pytest.mark.slow
 def test_importable_without_fastapi():
-    code = ("import sys; import app.report.plot, app.report.html; "
-            "print('fastapi' in sys.modules or 'starlette' in sys.modules)")
+    code = (
+        "import sys; import lossforensics.report.plot, lossforensics.report.html; "
+        "print('fastapi' in sys.modules or 'starlette' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from lossforensics.classifiers.diagnose import diagnose_all
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.store import NewRun, RunStore
 
-from app.store import NewRun, RunStore
-from classifiers.diagnose import diagnose_all
-from classifiers.frame import make_frame
 from tests.app.store.pg import pg_schema_url
 
 
@@ -43,8 +43,9 @@ def frame_of(name: str, *, overfit: bool = False, n: int = 300) -> pd.DataFrame:
     steps = np.arange(n)
     train = 2.0 * np.exp(-steps / (n / 4)) + 0.1
     val = train + 0.05 + (np.maximum(0, steps - n / 3) / n * 2 if overfit else 0)
-    return make_frame(name, ["train/loss"] * n + ["val/loss"] * n, np.r_[steps, steps],
-                      np.r_[train, val])
+    return make_frame(
+        name, ["train/loss"] * n + ["val/loss"] * n, np.r_[steps, steps], np.r_[train, val]
+    )
 
 
 def new_run(name: str = "r", *, overfit: bool = False, origin: str | None = None) -> NewRun:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lossforensics.classifiers.diagnosis import Diagnosis
+from lossforensics.classifiers.errors import EmptyInputError, LimitExceededError
+from lossforensics.cli import main
+from lossforensics.store import RunStore
+from lossforensics.store.pipeline import diagnose_result, ingest, load_samples, rediagnose_all
 
-from app.cli import main
-from app.store import RunStore
-from app.store.pipeline import diagnose_result, ingest, load_samples, rediagnose_all
-from classifiers.diagnosis import Diagnosis
-from classifiers.errors import EmptyInputError, LimitExceededError
 from tests.app.api import logs
 
 
@@ -29,7 +29,9 @@ def test_load_samples_is_idempotent_and_skips_unreadable(tmp_path, samples):
     store = RunStore.open(tmp_path / "data")
     first = load_samples(store, samples, ["default", "other"], max_points=10_000)
     assert sorted(r.origin for r in first if r.project == "default") == [
-        "sample:healthy_jsonl", "sample:overfit_jsonl"]
+        "sample:healthy_jsonl",
+        "sample:overfit_jsonl",
+    ]
     assert load_samples(store, samples, ["default", "other"], max_points=10_000) == []
     assert store.list("default").total == 2 and store.list("other").total == 2
     assert store.list("default", label="overfit").total == 1
@@ -47,8 +49,11 @@ def test_points_limit_and_empty_input(tmp_path, samples):
 def test_rediagnose_all_restores_the_current_verdict(tmp_path, samples, capsys, monkeypatch):
     data = tmp_path / "data"
     store = RunStore.open(data)
-    (rec,) = [r for r in load_samples(store, samples, ["p"], max_points=10_000)
-              if r.origin == "sample:overfit_jsonl"]
+    (rec,) = [
+        r
+        for r in load_samples(store, samples, ["p"], max_points=10_000)
+        if r.origin == "sample:overfit_jsonl"
+    ]
     store.replace_diagnosis("p", rec.id, Diagnosis(run=rec.name, verdict="healthy"))  # stale
     assert store.get("p", rec.id).verdict == "healthy"
     store.close()

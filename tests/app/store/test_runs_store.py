@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import sqlalchemy as sa
+from lossforensics.classifiers.diagnosis import Diagnosis
+from lossforensics.classifiers.errors import NotFoundError
+from lossforensics.store import RunStore
+from lossforensics.store.tables import runs
 
-from app.store import RunStore
-from app.store.tables import runs
-from classifiers.diagnosis import Diagnosis
-from classifiers.errors import NotFoundError
 from tests.app.store.conftest import new_run
 
 

@@ -46,8 +46,16 @@ def log_runs(uri: str) -> None:
 
 def trim_db(db: Path) -> None:
     """Keep the tracking tables the reader uses (the full schema is ~70 tables, 900 KB)."""
-    keep = {"alembic_version", "runs", "metrics", "latest_metrics", "params", "tags",
-            "experiments", "experiment_tags"}
+    keep = {
+        "alembic_version",
+        "runs",
+        "metrics",
+        "latest_metrics",
+        "params",
+        "tags",
+        "experiments",
+        "experiment_tags",
+    }
     con = sqlite3.connect(db)
     con.execute("PRAGMA foreign_keys=OFF")
     tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
