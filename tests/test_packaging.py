@@ -177,7 +177,7 @@ def test_wheel_works_beside_a_users_own_app_package(wheel: Path, tmp_path: Path)
 
 @pytest.mark.skipif(
     not os.environ.get("LOSSFORENSICS_EXPECT_INSTALLED"),
-    reason="only where the package was installed as a wheel (CI sets LOSSFORENSICS_EXPECT_INSTALLED)",
+    reason="only where the package is installed as a wheel (CI sets this variable)",
 )
 def test_the_suite_runs_against_the_installed_package_not_the_source_tree():
     where = Path(lossforensics.__file__).resolve()
