@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MiB = 1024 * 1024
 ANONYMOUS_PROJECT = "default"
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 
 
 class Settings(BaseSettings):
@@ -37,6 +38,35 @@ class Settings(BaseSettings):
     max_archive_members: int = Field(10_000, gt=0, description="members per archive")
     max_points_per_run: int = Field(50_000_000, gt=0, description="points per stored run")
     max_files_per_upload: int = Field(1_000, gt=0, description="file parts per request")
+    max_points_per_upload: int = Field(
+        10_000_000, gt=0, description="points read from one upload, counted while reading"
+    )
+    max_columns: int = Field(
+        10_000, gt=0, description="columns of a CSV (a W&B export of n runs: 3n+1)"
+    )
+    max_metric_name_chars: int = Field(1024, gt=0, description="characters of a metric name")
+    max_run_name_chars: int = Field(1024, gt=0, description="characters of a run name")
+    max_line_bytes: int = Field(
+        16 * MiB, gt=0, description="bytes of one CSV header line or field (read whole up to this)"
+    )
+    isolate: bool = Field(True, description="read every upload in a limited worker process")
+    worker_processes: int = Field(2, ge=1, le=64, description="size of the parsing worker pool")
+    worker_memory_bytes: int = Field(
+        1024 * MiB, gt=0, description="memory a parsing worker may use above its start (413)"
+    )
+    worker_cpu_seconds: int = Field(120, gt=0, description="CPU seconds per upload (413)")
+    worker_wall_seconds: float = Field(300.0, gt=0, description="wall seconds per upload (413)")
+    worker_output_bytes: int = Field(
+        2048 * MiB, gt=0, description="bytes a worker may send back for one upload (413)"
+    )
+    allowed_hosts: str = Field(
+        "",
+        description="comma-separated Host names served; empty = localhost and loopback addresses "
+        "on a loopback bind (required on any other bind); '*' = any host",
+    )
+    allowed_origins: str = Field(
+        "", description="comma-separated extra origins (scheme://host:port) allowed to POST/DELETE"
+    )
     orphan_grace_seconds: float = Field(
         0.0,
         ge=0,
@@ -73,6 +103,17 @@ class Settings(BaseSettings):
     @property
     def binds_loopback(self) -> bool:
         return is_loopback(self.host)
+
+    @property
+    def host_allow_list(self) -> frozenset[str] | None:
+        """Host names requests may name (lower case, no port); None = any. Empty when the bind
+        is not loopback and no list is set: the server then refuses to start."""
+        names = {h.strip().lower().strip("[]") for h in self.allowed_hosts.split(",") if h.strip()}
+        if "*" in names:
+            return None
+        if not names and self.binds_loopback:
+            names = set(LOOPBACK_HOSTS)
+        return frozenset(names)
 
 
 def parse_tokens(spec: str) -> dict[str, str]:

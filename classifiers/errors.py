@@ -11,7 +11,10 @@
     ├── InvalidFrameError  code="invalid_frame"    a frame breaks the normalised schema
     ├── InvalidRoleError  code="invalid_role"     a role override names an unknown role
     ├── NotFoundError  code="not_found"        no such run (or not visible to you)
+    ├── ConflictError  code="conflict"         the request clashes with another (a reused key)
     ├── AuthError  code="unauthorized"     missing or unknown bearer token
+    ├── ForbiddenError  code="forbidden"       a foreign Host or a cross-site Origin
+    ├── StorageFullError  code="storage_full"  no space left where the service writes
     └── ProbeError  code="probe_failed"     a probe could not run on the model
 
 The API maps codes to statuses in one table (app/api/errors.py), the client maps codes back to
@@ -107,8 +110,20 @@ class NotFoundError(LossForensicsError):
     code = "not_found"
 
 
+class ConflictError(LossForensicsError):
+    code = "conflict"
+
+
 class AuthError(LossForensicsError):
     code = "unauthorized"
+
+
+class ForbiddenError(LossForensicsError):
+    code = "forbidden"
+
+
+class StorageFullError(LossForensicsError):
+    code = "storage_full"
 
 
 class ProbeError(LossForensicsError):

@@ -37,7 +37,10 @@ STATUS_BY_CODE: dict[str, int] = {
     "invalid_frame": 422,
     "invalid_role": 422,
     "not_found": 404,
+    "conflict": 409,
     "unauthorized": 401,
+    "forbidden": 403,
+    "storage_full": 507,
     "probe_failed": 422,
 }
 
