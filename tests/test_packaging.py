@@ -112,6 +112,10 @@ def test_wheel_installs_only_the_lossforensics_package(wheel: Path):
         "lossforensics/probes/__init__.py",
         "lossforensics/ingest/tensorboard.py",
         "lossforensics/report/report.html.j2",
+        "lossforensics/api/static/swagger-ui/swagger-ui-bundle.js",
+        "lossforensics/api/static/swagger-ui/LICENSE",
+        "lossforensics/api/static/redoc/redoc.standalone.js",
+        "lossforensics/api/static/redoc/LICENSE",
     ):
         assert needed in names
 

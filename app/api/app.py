@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
-from lossforensics.api import diagnose, errors, health, reports, runs, series
+from lossforensics.api import diagnose, docs, errors, health, reports, runs, series
 from lossforensics.api.upload_flow import UPLOADS
 from lossforensics.api.uploads import remove_tree
 from lossforensics.settings import Settings
@@ -64,10 +64,16 @@ def create_app(
             app.state.store.close()
 
     app = FastAPI(
-        title="lossforensics", version="0.1.0", description=DESCRIPTION, lifespan=lifespan
+        title="lossforensics",
+        version="0.1.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     errors.install(app)
+    docs.install(app)
     app.include_router(health.router)
     app.include_router(runs.router, prefix="/v1")
     app.include_router(series.router, prefix="/v1")
