@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from lossforensics.classifiers.errors import AuthError
+from lossforensics.report.cache import RenderCache
 from lossforensics.settings import ANONYMOUS_PROJECT, Settings
 from lossforensics.store import RunStore
 
@@ -28,7 +29,16 @@ async def get_store(request: Request) -> RunStore:
     return request.app.state.store
 
 
+async def get_render_cache(request: Request) -> RenderCache:
+    """The app's cache of drawn plots and reports (one per worker process)."""
+    cache = getattr(request.app.state, "render_cache", None)
+    if cache is None:
+        cache = request.app.state.render_cache = RenderCache()
+    return cache
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+RenderCacheDep = Annotated[RenderCache, Depends(get_render_cache)]
 StoreDep = Annotated[RunStore, Depends(get_store)]
 
 
