@@ -1,0 +1,371 @@
+"""IncrementalDiagnosis: a run diagnosed while it grows, one `tick()` at a time.
+
+    live = IncrementalDiagnosis("my-run")
+    live.log(step, loss=2.31, lr=3e-4)          # or add(metric, steps, values) / add_frame(frame)
+    if live.due():                              # cheap: always after a non-finite loss
+        tick = live.tick()
+        tick.new, tick.superseded, tick.diagnosis
+
+Contract: after every `tick()`, `tick.diagnosis` equals `diagnose()` of the same points (the
+tests compare the two on the corpus). What is incremental is everything around the classifiers:
+
+- points are appended to growable numpy buffers (amortised O(new points)); nothing is re-read,
+  re-parsed, re-factorised or re-sorted; metric codes and roles are kept per row, so the run's
+  view (RunSeries) is assembled from the buffers without the per-string work a frame costs;
+- a tick with no new points returns the last diagnosis without judging anything;
+- `due()` schedules the judging: at once when a new point is a non-finite or far-risen loss (the
+  nan and exploding signals, checked on the new tail only, O(new points)), else when the points
+  logged since the last tick have paid for it at `budget_s` a point. A caller that ticks only
+  when due spends at most about `budget_s` per logged point on diagnosis however long the run.
+
+Supersession: a finding present at one tick and absent at the next was explained otherwise by
+the later points (a jump later seen to be a resume, a plateau that resumed falling); the tick
+reports it in `superseded`, with the labels that appeared in its place, so a watcher can say so
+instead of staying silent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.diagnose import diagnose_run
+from lossforensics.classifiers.diagnosis import Diagnosis, Finding
+from lossforensics.classifiers.frame import COLUMNS, ROLE_DTYPE, validate_frame
+from lossforensics.classifiers.roles import infer_role, override_role
+from lossforensics.classifiers.run import RunSeries
+
+_LOSS_ROLES = frozenset({"train_loss", "val_loss"})
+# A new loss point this many times above the lowest loss so far makes the next tick due at
+# once (exploding's own rule needs a 30% rise of the smoothed level: this only schedules).
+_RISE_ALERT = 1.3
+_FIRST_CAPACITY = 1024
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """A finding that later points explained otherwise; `by` are the labels that came instead."""
+
+    finding: Finding
+    by: tuple[str, ...]
+
+    def describe(self) -> str:
+        instead = f" (now: {', '.join(self.by)})" if self.by else ""
+        return f"{self.finding.label} no longer holds given the later points{instead}"
+
+
+@dataclass(frozen=True)
+class Tick:
+    """What one tick found: the diagnosis of every point so far, the findings whose label is
+    new since the previous tick and the ones superseded."""
+
+    diagnosis: Diagnosis
+    new: list[Finding] = field(default_factory=list)
+    superseded: list[Superseded] = field(default_factory=list)
+    points: int = 0  # points added by this tick
+    judged: bool = True  # False: no new points, the previous diagnosis was returned
+
+
+class _Columns:
+    """Growable column buffers (capacity doubles: appending n points costs O(n) amortised)."""
+
+    def __init__(self, extra: Iterable[str]) -> None:
+        self.n = 0
+        self.cap = _FIRST_CAPACITY
+        self.dtypes: dict[str, Any] = {
+            "metric": np.int32,
+            "role": np.int8,
+            "step": np.int64,
+            "value": np.float64,
+            "wall_time": np.float64,
+            "seq": np.int64,
+            **{name: np.int64 for name in extra},
+        }
+        self.data = {k: np.empty(self.cap, dtype=t) for k, t in self.dtypes.items()}
+
+    def append(self, cols: Mapping[str, np.ndarray]) -> None:
+        k = len(cols["step"])
+        if self.n + k > self.cap:
+            while self.n + k > self.cap:
+                self.cap *= 2
+            for name, old in self.data.items():
+                new = np.empty(self.cap, dtype=old.dtype)
+                new[: self.n] = old[: self.n]
+                self.data[name] = new
+        for name, buf in self.data.items():
+            buf[self.n : self.n + k] = cols[name] if name in cols else 0
+        self.n += k
+
+    def view(self, name: str) -> np.ndarray:
+        return self.data[name][: self.n]
+
+
+class IncrementalDiagnosis:
+    """One run's points as they arrive; `tick()` diagnoses them all, exactly as `diagnose`.
+
+    Args:
+        run: the run's name (the Diagnosis's `run`).
+        roles: metric name (or glob) -> role, over the inferred roles of points added by name.
+        classifiers: the classifiers to run (default: every registered one).
+        source: passed to the Diagnosis (`{"format": ..., "files": [...]}`).
+        budget_s: seconds of diagnosis a logged point may pay for, for `due()`.
+        clock: a monotonic clock in seconds (tests pass a fake one).
+    """
+
+    def __init__(
+        self,
+        run: str = "run",
+        *,
+        roles: Mapping[str, str] | None = None,
+        classifiers: Iterable[Classifier] | None = None,
+        source: dict[str, Any] | None = None,
+        warnings: Iterable[Any] | None = None,
+        budget_s: float = 0.002,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.run = run
+        self.roles = dict(roles or {})
+        self.classifiers = list(classifiers) if classifiers is not None else None
+        self.source = source
+        self.warnings = list(warnings or ())
+        self.budget_s = budget_s
+        self.clock = clock
+        self.diagnosis: Diagnosis | None = None
+        self._extra = [c for c in COLUMNS if c not in _KNOWN]
+        self._cols = _Columns(self._extra)
+        self._names: list[str] = []
+        self._codes: dict[str, int] = {}
+        self._role_of: list[int] = []  # a metric's role code, for points added by name
+        self._pending: list[dict[str, np.ndarray]] = []
+        self._pending_points = 0
+        self._logged_since = 0  # log/add calls since the last tick (steps, for a callback)
+        self._alert = False
+        self._loss_min = np.inf
+        self._last_cost = 0.0
+        self._next_seq = 0
+
+    # -- adding points -------------------------------------------------------------------
+
+    @property
+    def points(self) -> int:
+        """Points judged by the last tick plus the ones waiting for the next."""
+        return self._cols.n + self._pending_points
+
+    @property
+    def pending(self) -> int:
+        return self._pending_points
+
+    def add(
+        self,
+        metric: str,
+        steps: Iterable[int] | int,
+        values: Iterable[float] | float,
+        wall_time: Iterable[float] | float | None = None,
+        *,
+        role: str | None = None,
+    ) -> None:
+        """Points of one metric, in the order logged. The role is inferred from the name (or
+        `roles`) unless given."""
+        step = np.atleast_1d(np.asarray(steps, dtype=np.int64))
+        value = np.atleast_1d(np.asarray(values, dtype=np.float64))
+        if len(step) != len(value):
+            raise ValueError(f"{metric}: {len(step)} steps but {len(value)} values")
+        wall = (
+            np.full(len(step), np.nan)
+            if wall_time is None
+            else np.broadcast_to(np.asarray(wall_time, dtype=np.float64), step.shape)
+        )
+        code = self._metric_code(metric, role)
+        self._push(
+            np.full(len(step), code, dtype=np.int32),
+            np.full(len(step), self._role_of[code], dtype=np.int8),
+            step,
+            value,
+            wall,
+            None,
+            {},
+        )
+
+    def log(self, step: int, wall_time: float | None = None, **metrics: float | None) -> None:
+        """One logged step of a hand-written loop: `log(100, loss=2.3, lr=3e-4)`. None values
+        are not points (a metric not logged at this step)."""
+        for name, value in metrics.items():
+            if value is not None:
+                self.add(name, step, float(value), wall_time)
+        self._logged_since += 1
+
+    def add_frame(self, frame: pd.DataFrame) -> None:
+        """Rows of a normalised frame of this run (roles and seq kept as they are)."""
+        frame = validate_frame(frame)
+        if not len(frame):
+            return
+        seq = frame["seq"].to_numpy(np.int64)
+        if len(seq) > 1 and not np.all(seq[1:] >= seq[:-1]):
+            frame = frame.sort_values("seq", kind="stable")
+            seq = frame["seq"].to_numpy(np.int64)
+        metric_codes, names = pd.factorize(frame["metric"], sort=False)
+        roles = np.asarray(frame["role"].array.codes, dtype=np.int8)
+        lookup = np.array([self._metric_code(str(n), None, known=True) for n in names])
+        codes = lookup[metric_codes].astype(np.int32)
+        first = np.unique(metric_codes, return_index=True)[1]
+        for code, row in zip(lookup.tolist(), first.tolist(), strict=True):
+            if self._role_of[code] < 0:
+                self._role_of[code] = int(roles[row])
+        extra = {c: frame[c].to_numpy(np.int64) for c in self._extra if c in frame.columns}
+        self._push(
+            codes,
+            roles,
+            frame["step"].to_numpy(np.int64),
+            frame["value"].to_numpy(np.float64),
+            frame["wall_time"].to_numpy(np.float64),
+            seq,
+            extra,
+        )
+
+    def _metric_code(self, name: str, role: str | None, *, known: bool = False) -> int:
+        code = self._codes.get(name)
+        if code is None:
+            code = self._codes[name] = len(self._names)
+            self._names.append(name)
+            if known:
+                self._role_of.append(-1)  # set from the frame's rows
+            else:
+                chosen = role or override_role(name, infer_role(name), self.roles)
+                self._role_of.append(ROLE_DTYPE.categories.get_loc(chosen))
+        return code
+
+    def _push(
+        self,
+        codes: np.ndarray,
+        roles: np.ndarray,
+        steps: np.ndarray,
+        values: np.ndarray,
+        wall: np.ndarray,
+        seq: np.ndarray | None,
+        extra: dict[str, np.ndarray],
+    ) -> None:
+        n = len(steps)
+        if not n:
+            return
+        if seq is None:
+            seq = np.arange(self._next_seq, self._next_seq + n, dtype=np.int64)
+        self._next_seq = max(self._next_seq, int(seq[-1]) + 1)
+        self._pending.append(
+            {
+                "metric": codes,
+                "role": roles,
+                "step": steps,
+                "value": values,
+                "wall_time": wall,
+                "seq": seq,
+                **extra,
+            }
+        )
+        self._pending_points += n
+        self._watch_tail(roles, values)
+
+    def _watch_tail(self, roles: np.ndarray, values: np.ndarray) -> None:
+        """The nan / exploding signals on the new points only: makes the next tick due now."""
+        loss = np.isin(roles, _LOSS_CODES)
+        if not loss.any():
+            return
+        tail = values[loss]
+        finite = np.isfinite(tail)
+        if not finite.all():
+            self._alert = True
+            return
+        if tail.max() > _RISE_ALERT * self._loss_min and self._loss_min > 0:
+            self._alert = True
+        self._loss_min = min(self._loss_min, float(tail.min()))
+
+    # -- judging -------------------------------------------------------------------------
+
+    def due(self) -> bool:
+        """Whether a tick is worth its cost now: a new non-finite or far-risen loss, or enough
+        logged points (or log() steps) since the last tick to pay for one at `budget_s` each."""
+        if not self._pending_points:
+            return False
+        if self._alert or self.diagnosis is None:
+            return True
+        paid = max(self._pending_points, self._logged_since) * self.budget_s
+        return paid >= self._last_cost
+
+    def tick(self) -> Tick:
+        """Take the pending points in and diagnose the run; the diagnosis equals `diagnose` of
+        the same points."""
+        added = self._pending_points
+        if not added and self.diagnosis is not None:
+            return Tick(self.diagnosis, points=0, judged=False)
+        start = self.clock()
+        for part in self._pending:
+            self._cols.append(part)
+        self._pending.clear()
+        self._pending_points = 0
+        self._logged_since = 0
+        self._alert = False
+        before = self.diagnosis
+        after = diagnose_run(
+            self.series(),
+            source=self.source,
+            warnings=self.warnings,
+            classifiers=self.classifiers,
+        )
+        self.diagnosis = after
+        self._last_cost = self.clock() - start
+        return Tick(after, *_changes(before, after), points=added)
+
+    def frame(self) -> pd.DataFrame:
+        """Every point taken in by the ticks so far, as a normalised frame."""
+        cols = self._cols
+        n = cols.n
+        names = pd.array(np.asarray(self._names, dtype=object), dtype="string")
+        data: dict[str, Any] = {
+            "run": pd.array([self.run], dtype="string").take(np.zeros(n, dtype=np.intp)),
+            "metric": names.take(cols.view("metric").astype(np.intp))
+            if n
+            else pd.array([], dtype="string"),
+            "role": pd.Categorical.from_codes(cols.view("role"), dtype=ROLE_DTYPE),
+            "step": cols.view("step"),
+            "value": cols.view("value"),
+            "wall_time": cols.view("wall_time"),
+            "seq": cols.view("seq"),
+            **{c: cols.view(c) for c in self._extra},
+        }
+        return validate_frame(pd.DataFrame({c: data[c] for c in COLUMNS}, copy=False))
+
+    def series(self) -> RunSeries:
+        """The run's view for the classifiers, with the metric codes the buffers already hold
+        (RunSeries would otherwise factorise a million metric strings again)."""
+        frame = self.frame()
+        run = RunSeries(frame, None)
+        run.name = self.run
+        if run.frame is frame:  # in seq order: the buffer's codes are the rows' codes
+            codes = self._cols.view("metric")
+            used = np.zeros(len(self._names), dtype=bool)
+            used[codes] = True
+            # RunSeries numbers metrics by first appearance; so does the buffer (dense, as used)
+            if used.all():
+                names = np.asarray(self._names, dtype=object)
+                run.__dict__["_metric_codes"] = (codes.astype(np.intp), names)
+        return run
+
+
+_KNOWN = frozenset({"run", "metric", "role", "step", "value", "wall_time", "seq"})
+_LOSS_CODES = np.array([ROLE_DTYPE.categories.get_loc(r) for r in sorted(_LOSS_ROLES)])
+
+
+def _changes(
+    before: Diagnosis | None, after: Diagnosis
+) -> tuple[list[Finding], list[Superseded]]:
+    """Findings whose label is new, and the earlier findings whose label is gone."""
+    old = {f.label: f for f in before.findings} if before else {}
+    now = {f.label for f in after.findings}
+    new = [f for f in after.findings if f.label not in old]
+    came = tuple(f.label for f in new)
+    gone = [Superseded(f, came) for label, f in old.items() if label not in now]
+    return new, gone
