@@ -6,8 +6,10 @@ attached.
 
 For each registered classifier: `skip_reason(run)` decides whether it can judge the run (the
 reason goes to `skipped`), else `detect(run)` may return a Finding. Findings are ordered by
-severity (classifiers.labels.SEVERITY) then confidence; the verdict is the first finding's label
-or "healthy"; the playbook ranks each finding's causes from its evidence.
+severity (classifiers.labels.SEVERITY) then confidence; the verdict is the first finding's label,
+else "healthy" when a check that reads the loss's course could judge the run, else
+"inconclusive" (too few points, no loss logged: the reasons are in `skipped`). The playbook
+ranks each finding's causes from its evidence.
 
 A classifier that raises is a bug in that classifier, not a property of the run: by default it
 costs only its own label (listed in `skipped` with the exception, the traceback logged on the
@@ -28,13 +30,17 @@ from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding, MetricInfo, Skipped
 from lossforensics.classifiers.errors import InputError
 from lossforensics.classifiers.frame import validate_frame
-from lossforensics.classifiers.labels import HEALTHY, severity_rank
+from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE, severity_rank
 from lossforensics.classifiers.playbook import attach_causes
 from lossforensics.classifiers.registry import all_classifiers
 from lossforensics.classifiers.run import RunSeries, split_runs
 from lossforensics.classifiers.signals import memo_scope
 
 log = logging.getLogger("lossforensics.classifiers")
+
+# Checks that judge single points (is any value finite), not the loss's course: a run only they
+# could judge is `inconclusive` when they find nothing.
+POINT_CHECKS = frozenset({"nan"})
 
 
 def diagnose(
@@ -114,8 +120,18 @@ def diagnose_run(
                 findings.append(attach_causes(finding))
     findings = order_findings(findings)
     notes = [str(w) for w in (warnings or ())]
+    skipped_labels = {s.label for s in skipped}
     judged = len(chosen) - len(skipped)
-    if not findings and judged < len(chosen) / 2:
+    course_judged = [c.label for c in chosen if c.label not in skipped_labels | POINT_CHECKS]
+    verdict = findings[0].label if findings else HEALTHY
+    if not findings and not course_judged:
+        # no finding is evidence of health only where a check could read the loss's course
+        verdict = INCONCLUSIVE
+        notes.append(
+            f"inconclusive: no check could judge how the loss went ({judged} of {len(chosen)} "
+            "could run, none of them on its course; the reasons are under 'skipped')"
+        )
+    elif not findings and judged < len(chosen) / 2:
         # "healthy" is the absence of findings: say when that absence means little
         notes.append(
             f"only {judged} of {len(chosen)} checks could judge this run (see "
@@ -124,7 +140,7 @@ def diagnose_run(
         )
     return Diagnosis(
         run=run.name,
-        verdict=findings[0].label if findings else HEALTHY,
+        verdict=verdict,
         findings=findings,
         skipped=sorted(skipped, key=lambda s: severity_rank(s.label)),
         metrics=metric_infos(run),

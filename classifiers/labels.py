@@ -2,11 +2,16 @@
 
 Label names come from the domain notes and never change: the evaluation, the API and stored
 diagnoses all use them. SEVERITY orders them for the verdict (first = most severe).
+
+A verdict is the most severe label found, `healthy` when the checks that could judge the run
+found nothing, or `inconclusive` when no check could judge how the loss went (too few points,
+no loss logged): an absence of evidence is never reported as a healthy run.
 """
 
 from __future__ import annotations
 
 HEALTHY = "healthy"
+INCONCLUSIVE = "inconclusive"
 
 SEVERITY: tuple[str, ...] = (
     "nan",
@@ -29,6 +34,8 @@ SEVERITY: tuple[str, ...] = (
 
 LABELS: frozenset[str] = frozenset(SEVERITY)
 ALL_LABELS: tuple[str, ...] = (HEALTHY, *SEVERITY)
+# Every value `Diagnosis.verdict` can take.
+VERDICTS: tuple[str, ...] = (*SEVERITY, HEALTHY, INCONCLUSIVE)
 
 # Probe names: each automates one first check (probes/ implements them; the playbook names them).
 PROBES: tuple[str, ...] = (
@@ -46,8 +53,8 @@ PROBES: tuple[str, ...] = (
 
 
 def severity_rank(label: str) -> int:
-    """0 for the most severe label; healthy and unknown labels sort last."""
+    """0 for the most severe label; then inconclusive, then healthy and unknown labels."""
     try:
         return SEVERITY.index(label)
     except ValueError:
-        return len(SEVERITY)
+        return len(SEVERITY) + (label != INCONCLUSIVE)

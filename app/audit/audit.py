@@ -17,7 +17,7 @@ from lossforensics.audit.output import print_table, to_csv, to_json
 from lossforensics.audit.summary import AuditSummary
 from lossforensics.audit.worker import ERROR
 from lossforensics.classifiers.errors import InputError
-from lossforensics.classifiers.labels import LABELS
+from lossforensics.classifiers.labels import INCONCLUSIVE, LABELS
 from lossforensics.discover import discover_runs, require_runs
 from rich.console import Console
 
@@ -36,13 +36,14 @@ class AuditOptions:
 
 
 def parse_fail_on(text: str | None) -> tuple[str, ...]:
-    """'nan, exploding' -> ('nan', 'exploding'); 'error' matches unreadable runs."""
+    """'nan, exploding' -> ('nan', 'exploding'); 'error' matches unreadable runs,
+    'inconclusive' runs that no check could judge."""
     names = tuple(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))
-    unknown = [n for n in names if n not in LABELS and n != ERROR]
+    unknown = [n for n in names if n not in LABELS and n not in (ERROR, INCONCLUSIVE)]
     if unknown:
         raise InputError(
             f"--fail-on: unknown label(s) {', '.join(unknown)}; "
-            f"choose from {', '.join(sorted(LABELS))} or 'error'"
+            f"choose from {', '.join(sorted(LABELS))}, '{INCONCLUSIVE}' or 'error'"
         )
     return names
 

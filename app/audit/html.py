@@ -17,7 +17,7 @@ import jinja2
 from lossforensics.audit.summary import AuditSummary
 from lossforensics.audit.worker import ERROR, RunAudit
 from lossforensics.classifiers.diagnosis import Diagnosis
-from lossforensics.classifiers.labels import HEALTHY, severity_rank
+from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE, severity_rank
 
 THUMB_SIZE = (480, 240)  # drawn at this size, shown at 320 px wide (sharp on HiDPI)
 LOSS_ROLES = ("train_loss", "val_loss")
@@ -80,6 +80,8 @@ def render_html(summary: AuditSummary, thumbnails: dict[str, bytes] | None = Non
 def _row(r: RunAudit, png: bytes | None) -> dict[str, object]:
     if r.verdict == HEALTHY:
         css = "v-healthy"
+    elif r.verdict == INCONCLUSIVE:
+        css = "v-inconclusive"
     elif r.verdict == ERROR:
         css = "v-error"
     else:

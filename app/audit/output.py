@@ -10,12 +10,18 @@ import json
 
 from lossforensics.audit.summary import AuditSummary
 from lossforensics.audit.worker import ERROR
-from lossforensics.classifiers.labels import HEALTHY
+from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-_VERDICT_STYLE = {HEALTHY: "green", ERROR: "magenta", "nan": "bold red", "exploding": "bold red"}
+_VERDICT_STYLE = {
+    HEALTHY: "green",
+    INCONCLUSIVE: "dim yellow",
+    ERROR: "magenta",
+    "nan": "bold red",
+    "exploding": "bold red",
+}
 
 
 def print_table(summary: AuditSummary, console: Console) -> None:
@@ -31,6 +37,8 @@ def print_table(summary: AuditSummary, console: Console) -> None:
         style = _VERDICT_STYLE.get(r.verdict, "yellow")
         conf = "" if r.confidence is None else f"{r.confidence:.2f}"
         cause = r.top_cause if r.diagnosis is not None else _error_text(r.error)
+        if r.verdict == INCONCLUSIVE and r.diagnosis is not None and r.diagnosis.skipped:
+            cause = f"not judged: {r.diagnosis.skipped[0].reason}"
         table.add_row(
             Text(r.name), Text(r.verdict, style=style), conf, Text(cause), Text(r.first_check)
         )

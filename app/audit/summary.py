@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from lossforensics.audit.sweep import HparamEffect, find_effects
 from lossforensics.audit.worker import ERROR, RunAudit
-from lossforensics.classifiers.labels import HEALTHY, severity_rank
+from lossforensics.classifiers.labels import severity_rank
 from lossforensics.discover import Problem
 
 
@@ -46,13 +46,13 @@ class AuditSummary:
 
     def label_counts(self) -> dict[str, int]:
         """Runs carrying each label (any finding, not only the verdict), most severe first;
-        'healthy' and 'error' count verdicts."""
+        'healthy', 'inconclusive' and 'error' count verdicts."""
         counts: Counter[str] = Counter()
         for r in self.runs:
             if r.diagnosis is None:
                 counts[ERROR] += 1
             elif not r.labels:
-                counts[HEALTHY] += 1
+                counts[r.verdict] += 1  # healthy, or inconclusive when nothing could judge
             else:
                 counts.update(set(r.labels))
         return dict(
@@ -72,13 +72,10 @@ class AuditSummary:
         return [(label, cause, n) for (label, cause), n in ranked[:top]]
 
     def runs_with(self, labels: Iterable[str]) -> list[RunAudit]:
-        """Runs carrying any of `labels` ('error' matches runs that could not be read)."""
+        """Runs carrying any of `labels` ('error' matches runs that could not be read,
+        'inconclusive' runs that no check could judge)."""
         wanted = set(labels)
-        return [
-            r
-            for r in self.runs
-            if (ERROR in wanted and r.diagnosis is None) or wanted & set(r.labels)
-        ]
+        return [r for r in self.runs if wanted & {r.verdict, *r.labels}]
 
     def headline(self) -> str:
         parts = [f"{n:,} {label}" for label, n in self.label_counts().items()]

@@ -4,6 +4,7 @@ lossforensics audit ~/experiments
 lossforensics audit ~/experiments --format html --out audit.html
 lossforensics audit ~/experiments --format json | jq ...
 lossforensics audit ~/experiments --fail-on nan,exploding     # exit 1 if any run has them
+lossforensics audit ~/experiments --fail-on inconclusive      # ... or if no check could judge one
 lossforensics audit /mnt/shared/runs --dask tcp://scheduler:8786
 """
 
@@ -36,8 +37,9 @@ def register(cli: typer.Typer) -> None:
             str,
             typer.Option(
                 "--fail-on",
-                help="Comma-separated labels ('error' = an unreadable run): "
-                "exit 1 if any run has one.",
+                help="Comma-separated labels ('error' = an unreadable run, 'inconclusive' = "
+                "a run no check could judge): exit 1 if any run has one. Inconclusive runs "
+                "exit 0 unless named here.",
             ),
         ] = "",
         jobs: Annotated[

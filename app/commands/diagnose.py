@@ -10,6 +10,10 @@ The default output is for a person: the verdict, each finding with its confidenc
 summary, its top causes with their first check, the labels that could not be judged (dimmed)
 and the reader's warnings. `--json` prints exactly `Diagnosis.to_dict()`: one object for one
 run, a list when PATH holds several.
+
+The verdict `inconclusive` means no check could judge how the loss went (too few points, no loss
+logged); it is not `healthy`, and the output says why. The exit code is 0 whatever the verdict,
+unless `--fail-on` names labels (or `inconclusive`): then 1 when any run has one of them.
 """
 
 from __future__ import annotations
@@ -21,14 +25,15 @@ from typing import Annotated
 import typer
 from lossforensics.classifiers.diagnose import diagnose_all
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding
-from lossforensics.classifiers.labels import HEALTHY
+from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE
 from lossforensics.commands.convert import parse_roles
 from lossforensics.ingest import load_run
 from rich.console import Console
 from rich.markup import escape
 
 TOP_CAUSES = 3
-_VERDICT_STYLE = {HEALTHY: "bold green"}
+_VERDICT_STYLE = {HEALTHY: "bold green", INCONCLUSIVE: "bold yellow"}
+EXIT_FAIL_ON = 1
 
 
 def diagnose_path(
@@ -62,16 +67,31 @@ def render_one(d: Diagnosis, console: Console) -> None:
         f"{d.verdict}[/]  [dim]({len(d.metrics)} metrics, {points} points, "
         f"{escape(str(d.source.get('format') or 'unknown format'))})[/]"
     )
-    if not d.findings:
+    if d.verdict == INCONCLUSIVE:
+        console.print(
+            "  [yellow]Inconclusive:[/] no check could judge how the loss went, so this is not "
+            "a healthy verdict. Why:"
+        )
+        for reason in dict.fromkeys(s.reason for s in d.skipped):
+            console.print(f"    {escape(reason)}")
+    elif not d.findings:
         console.print("  No problem found by the classifiers that could judge this run.")
     for f in d.findings:
         _render_finding(f, console)
-    if d.skipped:
+    if d.skipped and d.verdict != INCONCLUSIVE:
         console.print("  [dim]Not judged:[/]")
         for s in d.skipped:
             console.print(f"    [dim]{s.label}: {escape(s.reason)}[/]")
     for w in d.warnings:
+        if d.verdict == INCONCLUSIVE and str(w).startswith(f"{INCONCLUSIVE}:"):
+            continue  # said above, with the reasons
         console.print(f"  [yellow]warning:[/] {escape(str(w))}")
+
+
+def failing(diagnoses: list[Diagnosis], fail_on: tuple[str, ...]) -> list[Diagnosis]:
+    """The diagnoses whose verdict or findings name one of `fail_on`."""
+    wanted = set(fail_on)
+    return [d for d in diagnoses if wanted & {d.verdict, *d.labels}]
 
 
 def _render_finding(f: Finding, console: Console) -> None:
@@ -107,10 +127,25 @@ def register(cli: typer.Typer) -> None:
             str | None,
             typer.Option("--format", help="Input format, when detection should be skipped."),
         ] = None,
+        fail_on: Annotated[
+            str,
+            typer.Option(
+                "--fail-on",
+                help="Comma-separated labels, 'inconclusive' included: exit 1 if a run has one "
+                "(default: exit 0 whatever the verdict).",
+            ),
+        ] = "",
     ) -> None:
         """Diagnose the run(s) in PATH: verdict, findings, ranked causes and first checks."""
+        from lossforensics.audit.audit import parse_fail_on  # one parser for both commands
+
+        gate = parse_fail_on(fail_on)
         diagnoses = diagnose_path(path, roles=parse_roles(role or []), format=format)
         if as_json:
             typer.echo(to_json(diagnoses))
         else:
             render(diagnoses, Console(highlight=False))
+        hits = failing(diagnoses, gate)
+        if hits:
+            typer.echo(f"--fail-on: {len(hits)} run(s) have {', '.join(gate)}", err=True)
+            raise typer.Exit(EXIT_FAIL_ON)

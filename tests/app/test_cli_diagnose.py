@@ -3,7 +3,7 @@ import json
 
 import numpy as np
 import pytest
-from lossforensics.classifiers.labels import ALL_LABELS
+from lossforensics.classifiers.labels import ALL_LABELS, VERDICTS
 from lossforensics.cli import main
 from lossforensics.commands.diagnose import diagnose_path, render
 from rich.console import Console
@@ -16,7 +16,7 @@ CAUSE_KEYS = {"rank", "cause", "score", "checks", "probe"}
 def _assert_schema(d: dict) -> None:
     assert set(d) == TOP_KEYS
     assert set(d["source"]) == {"format", "files"} and d["source"]["files"]
-    assert d["verdict"] in ALL_LABELS
+    assert d["verdict"] in VERDICTS
     for m in d["metrics"]:
         assert set(m) == {"metric", "role", "points", "first_step", "last_step"}
     for f in d["findings"]:
@@ -27,7 +27,10 @@ def _assert_schema(d: dict) -> None:
         assert [c["rank"] for c in f["causes"]] == list(range(1, len(f["causes"]) + 1))
     for s in d["skipped"]:
         assert set(s) == {"label", "reason"} and s["label"] in ALL_LABELS
-    assert d["verdict"] == (d["findings"][0]["label"] if d["findings"] else "healthy")
+    if d["findings"]:
+        assert d["verdict"] == d["findings"][0]["label"]
+    else:
+        assert d["verdict"] in {"healthy", "inconclusive"}
 
 
 def _write_jsonl(path, train, val, train_name="loss", val_name="val_loss"):
@@ -110,3 +113,21 @@ def test_render_takes_the_console_and_says_healthy(tmp_path):
     render(diagnose_path(tmp_path / "ok.jsonl"), Console(file=buf, width=120))
     text = buf.getvalue()
     assert "verdict: healthy" in text and "No problem found" in text
+
+
+def test_a_run_nothing_could_judge_is_inconclusive_says_why_and_exits_0(tmp_path, capsys):
+    path = tmp_path / "short.jsonl"
+    _write_jsonl(path, [1.0, 0.9], [1.1, 1.0])
+    buf = io.StringIO()
+    render(diagnose_path(path), Console(file=buf, width=200))
+    text = buf.getvalue()
+    assert "verdict: inconclusive" in text and "not a healthy verdict" in text
+    assert "needs at least" in text  # the reasons
+    assert main(["diagnose", str(path), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    _assert_schema(d)
+    assert d["verdict"] == "inconclusive" and not d["findings"]
+    # exit 1 only when the user asks for it
+    assert main(["diagnose", str(path), "--fail-on", "inconclusive"]) == 1
+    assert "--fail-on: 1 run(s) have inconclusive" in capsys.readouterr().err
+    assert main(["diagnose", str(path), "--fail-on", "nan"]) == 0

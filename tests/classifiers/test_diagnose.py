@@ -73,7 +73,7 @@ def test_several_runs_need_diagnose_all_in_order_of_appearance():
 
 def test_empty_frame_and_a_bad_frame():
     d = diagnose(make_frame("r", [], [], []))
-    assert d.verdict == "healthy" and d.metrics == [] and len(d.skipped) >= 7
+    assert d.verdict == "inconclusive" and d.metrics == [] and len(d.skipped) >= 7
     assert diagnose_all(make_frame("r", [], [], [])) == []
     with pytest.raises(InvalidFrameError):
         diagnose(_healthy().drop(columns=["seq"]))
@@ -136,12 +136,34 @@ def test_metric_infos_match_a_pandas_groupby_on_interleaved_metrics_and_repeated
 
 
 def test_healthy_with_almost_nothing_judged_says_so():
-    # one validation loss, five points: nearly every check is skipped, so "healthy" is only
-    # the absence of findings, and the diagnosis must say that
-    d = diagnose(make_frame("thin", ["val_loss"] * 5, range(5), [1.0, 0.9, 0.85, 0.8, 0.8]))
+    # a training loss, six points: most checks are skipped, so "healthy" is only the absence
+    # of findings, and the diagnosis must say that
+    d = diagnose(make_frame("thin", ["loss"] * 6, range(6), [1.0, 0.8, 0.65, 0.55, 0.5, 0.47]))
     assert d.verdict == "healthy"
     assert any("checks could judge this run" in w for w in d.warnings), d.warnings
     # near miss: a train loss alone is enough for the checks that read it
     full = diagnose(_healthy())
     assert full.verdict == "healthy"
     assert not any("checks could judge" in w for w in full.warnings), full.skipped
+
+
+@pytest.mark.parametrize(
+    "metric, values, why",
+    [
+        ("loss", [1.0, 0.9, 0.8], "too few points"),
+        ("val_loss", [1.0, 0.9, 0.85], "no training loss"),
+        ("accuracy", list(np.linspace(0.1, 0.9, 40)), "no loss-like metric"),
+    ],
+)
+def test_a_run_no_check_could_judge_is_inconclusive_never_healthy(metric, values, why):
+    d = diagnose(make_frame("r", [metric] * len(values), range(len(values)), values))
+    assert d.verdict == "inconclusive", why
+    assert not d.findings and d.skipped
+    assert any(w.startswith("inconclusive:") for w in d.warnings)
+    assert d.to_dict()["verdict"] == "inconclusive"
+
+
+def test_a_short_run_a_course_check_could_judge_can_be_healthy():
+    d = diagnose(make_frame("r", ["loss"] * 6, range(6), [1.0, 0.8, 0.65, 0.55, 0.5, 0.47]))
+    assert d.verdict == "healthy"
+    assert not any(w.startswith("inconclusive:") for w in d.warnings)

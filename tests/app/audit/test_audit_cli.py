@@ -99,3 +99,16 @@ def test_nothing_found_and_bad_options_raise_typed_errors(tmp_path: Path) -> Non
         _run(tmp_path, format="yaml")
     with pytest.raises(InputError):
         _run(tmp_path, jobs=0)
+
+
+def test_a_run_no_check_could_judge_is_inconclusive_in_the_audit(tmp_path: Path) -> None:
+    (tmp_path / "short").mkdir()
+    (tmp_path / "short" / "log.jsonl").write_text(
+        "".join(json.dumps({"step": i, "loss": v}) + "\n" for i, v in enumerate([1.0, 0.9]))
+    )
+    code, out, _ = _run(tmp_path, jobs=1)
+    assert code == 0  # inconclusive is not a failure unless asked for
+    assert "inconclusive" in out and "not judged:" in out
+    assert "1 run: 1 inconclusive" in out and "healthy" not in out
+    code, _, err = _run(tmp_path, jobs=1, fail_on=("inconclusive",))
+    assert code == 1 and "1 run(s) have inconclusive" in err
