@@ -84,7 +84,7 @@ class _Columns:
             "value": np.float64,
             "wall_time": np.float64,
             "seq": np.int64,
-            **{name: np.int64 for name in extra},
+            **dict.fromkeys(extra, np.int64),
         }
         self.data = {k: np.empty(self.cap, dtype=t) for k, t in self.dtypes.items()}
 
@@ -359,9 +359,7 @@ _KNOWN = frozenset({"run", "metric", "role", "step", "value", "wall_time", "seq"
 _LOSS_CODES = np.array([ROLE_DTYPE.categories.get_loc(r) for r in sorted(_LOSS_ROLES)])
 
 
-def _changes(
-    before: Diagnosis | None, after: Diagnosis
-) -> tuple[list[Finding], list[Superseded]]:
+def _changes(before: Diagnosis | None, after: Diagnosis) -> tuple[list[Finding], list[Superseded]]:
     """Findings whose label is new, and the earlier findings whose label is gone."""
     old = {f.label: f for f in before.findings} if before else {}
     now = {f.label for f in after.findings}

@@ -99,13 +99,13 @@ def test_points_added_by_name_equal_a_frame_of_them() -> None:
 
 
 def _long(steps: np.ndarray, loss: np.ndarray) -> tuple[list, list, list]:
-    metric, step, value = [], [], []
+    rows: list[tuple[str, int, float]] = []
     for s in steps.tolist():
-        for name, v in (("loss", loss[s]), ("lr", 3e-4)):
-            metric.append(name), step.append(s), value.append(v)
+        rows += [("loss", s, loss[s]), ("lr", s, 3e-4)]
         if s % 50 == 49:
-            metric.append("val_loss"), step.append(s), value.append(loss[s] + 0.1)
-    return metric, step, value
+            rows.append(("val_loss", s, loss[s] + 0.1))
+    metric, step, value = zip(*rows, strict=True)
+    return list(metric), list(step), list(value)
 
 
 def test_a_tick_without_new_points_judges_nothing() -> None:
