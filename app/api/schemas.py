@@ -46,11 +46,17 @@ class Series(BaseModel):
     step: list[int]
     value: list[float | str] = Field(description="non-finite values as 'nan', 'inf', '-inf'")
     wall_time: list[float | None]
+    total_points: int | None = Field(
+        None, description="with `points`: how many points the window holds before downsampling"
+    )
 
 
 class SeriesOut(BaseModel):
     run_id: str
     series: list[Series]
+    points: int | None = None
+    start: int | None = None
+    end: int | None = None
 
 
 class Health(BaseModel):
