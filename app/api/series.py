@@ -51,6 +51,13 @@ def finite_or_label(values: np.ndarray) -> list[float | str]:
     return out.tolist()
 
 
+def wall_or_none(wall: np.ndarray) -> list[float | None]:
+    """Unknown wall times (NaN) as JSON null."""
+    out = wall.astype(object)
+    out[~np.isfinite(wall)] = None
+    return out.tolist()
+
+
 def series_json(run_id: str, rows: pd.DataFrame) -> dict:
     series = []
     for metric, part in rows.groupby(rows["metric"].astype(str), sort=True):
@@ -62,7 +69,7 @@ def series_json(run_id: str, rows: pd.DataFrame) -> dict:
                 "points": len(part),
                 "step": part["step"].to_numpy().tolist(),
                 "value": finite_or_label(part["value"].to_numpy()),
-                "wall_time": np.where(np.isfinite(wall), wall, None).tolist(),
+                "wall_time": wall_or_none(wall),
             }
         )
     return {"run_id": run_id, "series": series}
@@ -101,7 +108,7 @@ def series_view(
                 "total_points": total,
                 "step": m.step[keep].tolist(),
                 "value": finite_or_label(m.value[keep]),
-                "wall_time": np.where(np.isfinite(wall), wall, None).tolist(),
+                "wall_time": wall_or_none(wall),
             }
         )
     return {"run_id": run_id, "points": points, "start": start, "end": end, "series": series}

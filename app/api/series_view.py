@@ -200,8 +200,8 @@ def downsample_range(pyramid: Pyramid, first: int, last: int, points: int) -> np
     s = level.size
     if s == 1:
         buckets = points // 3
-        keep = reduce_items(raw.slice(first, last), np.arange(first, last), buckets, first, n)
-        return np.unique(keep)
+        one = reduce_items(raw.slice(first, last), np.arange(first, last), buckets, first, n)
+        return np.unique(one)
     buckets = (points - 6) // 3  # two edge buckets may add 3 points each
     a, b = -(-first // s), last // s
     mid = level.slice(a, b)
