@@ -1,5 +1,8 @@
 """Accumulates long-form points chunk by chunk, so a reader's memory is bounded by the points it
-keeps, not by the file size; then builds the normalised frame in one vectorised call."""
+keeps, not by the file size; then builds the normalised frame in one vectorised call.
+
+The read limits (`_limits.current()`) are enforced here as points and names arrive: past the
+points limit or with a name over its length limit, LimitExceededError, before any more is read."""
 
 from __future__ import annotations
 
@@ -7,21 +10,26 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
+from lossforensics.classifiers.errors import LimitExceededError
 from lossforensics.classifiers.frame import empty_frame, make_frame
 from lossforensics.classifiers.roles import override_role
+from lossforensics.ingest._limits import check_name, current
 from lossforensics.ingest.base import ReadWarning
 
 
 class Interner:
-    """Maps names to small integer codes (metric and run columns are stored as codes)."""
+    """Maps names to small integer codes (metric and run columns are stored as codes); a new
+    name longer than the limit for its `kind` ('metric' or 'run') is refused."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str = "metric") -> None:
+        self.kind = kind
         self.names: list[str] = []
         self._codes: dict[str, int] = {}
 
     def code(self, name: str) -> int:
         got = self._codes.get(name)
         if got is None:
+            check_name(name, self.kind)
             got = self._codes[name] = len(self.names)
             self.names.append(name)
         return got
@@ -35,10 +43,11 @@ class FrameBuilder:
     and, within one call, the order of the arrays."""
 
     def __init__(self) -> None:
-        self.runs = Interner()
-        self.metrics = Interner()
+        self.runs = Interner("run")
+        self.metrics = Interner("metric")
         self._parts: list[tuple[np.ndarray, ...]] = []
         self.points = 0
+        self.max_points = current().max_points
 
     def add(
         self,
@@ -51,6 +60,7 @@ class FrameBuilder:
         n = len(steps)
         if n == 0:
             return
+        check_points(self.points + n, self.max_points)
         runs = (
             np.full(n, run_codes, dtype=np.int32)
             if np.isscalar(run_codes)
@@ -96,6 +106,16 @@ class FrameBuilder:
         if order == "wall_time":
             frame = frame.sort_values("seq", kind="stable").reset_index(drop=True)
         return frame
+
+
+def check_points(points: int, limit: int | None = None) -> None:
+    """LimitExceededError once `points` read are over the limit (the current one by default)."""
+    limit = current().max_points if limit is None else limit
+    if points > limit:
+        raise LimitExceededError(
+            f"more than {limit} points in the logs (the limit on points read); "
+            "split the upload or raise the limit"
+        )
 
 
 def merge_roles(

@@ -13,12 +13,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from lossforensics.classifiers.errors import CorruptInputError
+from lossforensics.classifiers.errors import CorruptInputError, LimitExceededError
 from lossforensics.ingest._builder import FrameBuilder, Warnings
-from lossforensics.ingest._source import head_text
+from lossforensics.ingest._limits import current
+from lossforensics.ingest._source import head_lines
 from lossforensics.ingest._values import text_cells
 
 CHUNK_ROWS = 100_000
+CHUNK_CELLS = 2_000_000  # a chunk of a wide table holds at most this many cells
+_SNIFF_LINES = 6
 _SEPARATORS = (",", ";", "\t")
 _SKIPPED_LINE = re.compile(r"Skipping line (\d+): (.*)")
 
@@ -38,15 +41,42 @@ class CsvHeader:
         return tuple(c.strip() for c in self.columns)
 
 
+# a first line that is a log message, not column names: it starts with a date and time, or
+# carries a decimal number (`Epoch:0, mask loss is 0.1411`); such files are console text
+_LOG_LINE = re.compile(r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}[ T_]\d{2}:\d{2}")
+_DECIMAL = re.compile(r"(?<![\w.])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+def is_text_line(line: str) -> bool:
+    """A first line of free text rather than a header: a log line with a timestamp, or one
+    holding a decimal number (column names never do)."""
+    return bool(_LOG_LINE.match(line) or _DECIMAL.search(line))
+
+
 def sniff_header(path: Path) -> CsvHeader | None:
     """The header of a text file that looks delimited (>= 2 columns, and the next lines, if any,
-    agree on the count), else None. Reads only the first bytes."""
-    text = head_text(path)
+    agree on the count), else None. Reads the first lines whole, however long, up to the line
+    limit; a delimited header past that limit, or with more columns than the column limit, is
+    refused with LimitExceededError rather than read in part."""
+    limits = current()
+    text, complete = head_lines(path, _SNIFF_LINES, limits.max_line_bytes)
     if not text:
         return None
-    lines = [ln for ln in text.splitlines()[:6] if ln.strip()]
-    if not lines or lines[0].lstrip()[:1] in ("{", "[", "#", "<"):
+    if not complete:
+        if text.lstrip()[:1] not in ("{", "[", "#", "<") and any(
+            text.count(sep) >= 2 for sep in _SEPARATORS
+        ):
+            raise LimitExceededError(
+                f"the header line is longer than {limits.max_line_bytes} bytes "
+                "(the limit on one line)",
+                file=str(path),
+                line=1,
+            )
         return None
+    lines = [ln for ln in text.splitlines()[:_SNIFF_LINES] if ln.strip()]
+    if not lines or lines[0].lstrip()[:1] in ("{", "[", "#", "<") or is_text_line(lines[0]):
+        return None
+    csv.field_size_limit(max(csv.field_size_limit(), limits.max_line_bytes))
     best: CsvHeader | None = None
     for sep in _SEPARATORS:
         try:
@@ -62,6 +92,12 @@ def sniff_header(path: Path) -> CsvHeader | None:
         if best is None or len(head) > len(best.columns):
             padded = sum(c != c.strip() for c in head) > len(head) // 2
             best = CsvHeader(sep, tuple(head), padded, len(rows) - 1)
+    if best is not None and len(best.columns) > limits.max_columns:
+        raise LimitExceededError(
+            f"{len(best.columns)} columns; the limit is {limits.max_columns}",
+            file=str(path),
+            line=1,
+        )
     return best
 
 
@@ -119,7 +155,7 @@ def iter_chunks(
             names=list(range(len(header.columns))),
             keep_default_na=False,
             na_values=list(na_values),
-            chunksize=chunk_rows or CHUNK_ROWS,
+            chunksize=chunk_rows or max(1, min(CHUNK_ROWS, CHUNK_CELLS // len(header.columns))),
             skip_blank_lines=False,
             on_bad_lines="warn",
             encoding="utf-8",

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from lossforensics.ingest import _limits
 from lossforensics.ingest._builder import Warnings
 from lossforensics.ingest._csv import CsvHeader, iter_chunks
 from lossforensics.ingest._steps import integral_steps
@@ -37,13 +38,36 @@ def is_run_dir(path: Path) -> bool:
     return (path / "meta.yaml").is_file() and (path / "metrics").is_dir()
 
 
+class NoAliasLoader(yaml.SafeLoader):
+    """PyYAML's SafeLoader refusing aliases: a few hundred bytes of nested `*a` references
+    expand into gigabytes ('billion laughs'); MLflow never writes one."""
+
+    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "YAML aliases are not accepted", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+
+def load_yaml(path: Path, max_bytes: int) -> object:
+    """A small YAML file read safely: no tags, no aliases, at most `max_bytes` (yaml.YAMLError
+    otherwise, OSError when unreadable)."""
+    with open(path, "rb") as fh:
+        raw = fh.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise yaml.YAMLError(f"longer than {max_bytes} bytes")
+    return yaml.load(raw.decode("utf-8", "replace"), Loader=NoAliasLoader)  # noqa: S506
+
+
 def _meta(path: Path, warns: Warnings) -> dict:
     try:
-        with open(path / "meta.yaml", encoding="utf-8", errors="replace") as fh:
-            meta = yaml.safe_load(fh)
+        meta = load_yaml(path / "meta.yaml", _limits.current().max_yaml_bytes)
     except (OSError, yaml.YAMLError) as exc:
         warns.add(
-            f"meta.yaml unreadable ({type(exc).__name__}): the folder name is used",
+            f"meta.yaml unreadable ({type(exc).__name__}: {str(exc)[:200]}): "
+            "the folder name is used",
             kind="meta.yaml unreadable",
         )
         return {}
@@ -58,8 +82,12 @@ def describe(path: Path, warns: Warnings) -> RunDir:
     name = ""
     tag = path / "tags" / "mlflow.runName"
     if tag.is_file():
-        name = tag.read_text(encoding="utf-8", errors="replace").strip()
+        with open(tag, "rb") as fh:  # a tag file is one name: read no more than the limit
+            name = fh.read(4 * _limits.current().max_run_name_chars + 4).decode("utf-8", "replace")
+        name = name.strip()
     name = name or str(meta.get("run_name") or meta.get("name") or "").strip() or run_id
+    _limits.check_name(name, "run", file=str(path / "meta.yaml"))
+    _limits.check_name(run_id, "run", file=str(path / "meta.yaml"))
     try:
         start = float(meta.get("start_time") or 0)
     except (TypeError, ValueError):

@@ -71,6 +71,39 @@ def head_text(path: Path, n: int = HEAD_BYTES) -> str | None:
         return None
 
 
+def head_lines(path: Path, lines: int, max_bytes: int) -> tuple[str | None, bool]:
+    """The file's first `lines` lines as text, read whole however long they are up to
+    `max_bytes` (a 700-run W&B header is ~94 KB): (text or None when binary, complete). Not
+    complete = the first line alone is longer than `max_bytes`. A line cut by the end of the
+    read is dropped, so every line returned is whole."""
+    size = HEAD_BYTES
+    while True:
+        raw = read_head(path, size)
+        eof = len(raw) < size
+        if eof or raw.count(b"\n") >= lines or size >= max_bytes:
+            break
+        size = min(size * 4, max_bytes)
+    if b"\x00" in raw:
+        return None, True
+    if not eof:
+        cut = raw.rfind(b"\n")
+        if cut < 0:
+            return _decode(raw), False
+        raw = raw[: cut + 1]
+    return _decode(raw), True
+
+
+def _decode(raw: bytes) -> str | None:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start >= len(raw) - 4:
+            return raw[: exc.start].decode("utf-8", errors="replace")
+        return None
+
+
 def first_line(text: str) -> str:
     return text.splitlines()[0] if text else ""
 

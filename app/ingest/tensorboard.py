@@ -34,6 +34,8 @@ from lossforensics.classifiers.errors import (
     UnknownFormatError,
 )
 from lossforensics.classifiers.frame import make_frame
+from lossforensics.ingest._builder import check_points
+from lossforensics.ingest._limits import check_name
 from lossforensics.ingest._tb_decode import FilePoints, decode
 from lossforensics.ingest._tb_framing import HEADER, file_bytes, first_record_frames, walk
 from lossforensics.ingest._tb_layout import (
@@ -185,11 +187,14 @@ def _build_frame(
     metric_index: dict[str, int] = {}
     splits: dict[str, str] = {}
     run_names: list[str] = []
+    total = 0
     for run_name, parts in collected:
         run_code = len(run_names)
-        run_names.append(run_name)
+        run_names.append(check_name(run_name, "run"))
         for points, split in parts:
-            names = [f"{split}/{t}" if split else t for t in points.tags]
+            total += len(points)
+            check_points(total)
+            names = [check_name(f"{split}/{t}" if split else t, "metric") for t in points.tags]
             if split:
                 splits.update(dict.fromkeys(names, split))
             lookup = np.array(
