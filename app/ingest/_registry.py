@@ -9,7 +9,8 @@ from types import ModuleType
 
 from lossforensics.classifiers.errors import UnknownFormatError
 
-# Detection order: the most specific content test first; `csv` (any per-step table) last.
+# Detection order: the most specific content test first; `csv` (any per-step table), then
+# `console` (printed text, taken only where a loss series is found in it) last.
 MODULES: dict[str, str] = {
     "tensorboard": "lossforensics.ingest.tensorboard",
     "mlflow": "lossforensics.ingest.mlflow",
@@ -19,6 +20,7 @@ MODULES: dict[str, str] = {
     "lightning_csv": "lossforensics.ingest.lightning_csv",
     "keras_csv": "lossforensics.ingest.keras_csv",
     "csv": "lossforensics.ingest._plain_csv",
+    "console": "lossforensics.ingest.console",
 }
 
 

@@ -37,10 +37,14 @@ class IngestResult:
     warnings: list[ReadWarning] = field(default_factory=list)
     format: str | None = None
     files: list[str] = field(default_factory=list)
+    detail: str | None = None  # what the reader recognised, when the format alone does not say
 
     @property
     def source(self) -> dict[str, Any]:
-        return {"format": self.format, "files": list(self.files)}
+        out: dict[str, Any] = {"format": self.format, "files": list(self.files)}
+        if self.detail:
+            out["detail"] = self.detail
+        return out
 
     @property
     def runs(self) -> list[str]:

@@ -1,0 +1,199 @@
+"""Console logs: what a training script printed (nohup.out, a SLURM .out, a Python logging
+file, a notebook cell's output, text pasted into the service).
+
+Each style people meet is a small declarative pattern set in `styles/` (HF Trainer dicts,
+Keras verbose 1 and 2, tqdm/Lightning bars, MXNet, PyTorch meters, timm, detectron2,
+mmengine, fairseq, nanoGPT, Megatron, and a generic key-value fallback); `_engine` reads
+lines with one of them. The style is chosen on the file's first bytes (the one that finds the
+most loss points; a specific style wins a tie with the fallback), then the whole file is
+streamed through it. Logger prefixes (timestamps, levels, rank tags) are removed from every
+line first, ANSI codes stripped and progress-bar redraws reduced to their last state.
+
+No silent guesses: a text is taken only when the style finds a loss-like series (a train or
+val loss with at least two points); otherwise UnknownFormatError says that no training metrics
+were recognised, how many lines were looked at and which styles were tried. The result's
+`detail` names the style ("console log, keras verbose 2"), the step axis and the lines
+skipped. Sessions appended into one file (a restart header, a train step that goes back) stay
+in one run, in order, as the other readers keep them; `segments()` returns each point's
+session for when the frame carries a `segment` column. Trial headers of a sweep give
+separate runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+from lossforensics.classifiers.errors import UnknownFormatError
+from lossforensics.classifiers.frame import COLUMNS
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._source import (
+    HEAD_BYTES,
+    default_run_name,
+    head_text,
+    require_nonempty,
+)
+from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.console._engine import Parser, Points, loss_points, to_points
+from lossforensics.ingest.console._style import Style
+from lossforensics.ingest.console._text import blocks, clean, iter_lines
+from lossforensics.ingest.console.styles import STYLES
+
+FORMAT = "console"
+SNIFF_BYTES = HEAD_BYTES
+_SPLIT_STEMS = {"val", "valid", "validation", "eval", "test", "dev"}
+
+__all__ = ["FORMAT", "STYLES", "read", "read_stream", "sniff"]
+
+
+def _head_lines(text: str) -> list[str]:
+    lines = clean(text).split("\n")
+    return lines[:-1] if len(lines) > 1 else lines  # the last may be cut by the read size
+
+
+def choose_style(lines: list[str]) -> tuple[Style | None, dict[str, int]]:
+    """The style that finds the most loss points in these lines (None when none finds a
+    loss-like series), and each style's count."""
+    scores: dict[str, int] = {}
+    best: Style | None = None
+    best_score = 0
+    for style in STYLES:
+        parser = Parser(style)
+        parser.feed(lines)
+        score = loss_points(to_points(parser.finish()))
+        scores[style.name] = score
+        if score > best_score or (score and score == best_score and style.specific):
+            if best is None or score > best_score or not best.specific:
+                best, best_score = style, score
+    return best, scores
+
+
+def sniff(path: Path) -> bool:
+    """Text (not binary) in which some style finds a loss-like series within the first bytes."""
+    text = head_text(Path(path), SNIFF_BYTES)
+    if not text or not text.strip():
+        return False
+    if text.lstrip()[:1] in ("{", "[") and text.lstrip()[:2] not in ("{'", "[1", "[r"):
+        # JSON (a JSON document or JSON lines) belongs to the JSON readers, not printed dicts
+        if '"' in text.split("\n", 1)[0][:3]:
+            return False
+    style, _ = choose_style(_head_lines(text))
+    return style is not None
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    path = Path(path)
+    require_nonempty(path)
+    with open(path, "rb") as fh:
+        return read_stream(
+            fh,
+            name=str(path),
+            run=run or default_run_name(path),
+            roles=roles,
+            split=_split_of(path),
+        )
+
+
+def _split_of(path: Path) -> str | None:
+    """'validation' for a file named after a split (val_log.csv, eval.log), else None."""
+    stem = path.name.split(".")[0].lower()
+    first = stem.replace("-", "_").split("_")[0]
+    return "validation" if first in _SPLIT_STEMS else None
+
+
+def read_stream(
+    stream: BinaryIO,
+    *,
+    name: str,
+    run: str = "console",
+    roles: Mapping[str, str] | None = None,
+    split: str | None = None,
+) -> IngestResult:
+    """Read console text from a binary stream (a file, stdin, an upload): the style is chosen
+    on its first bytes, then the whole stream is read with it."""
+    head = stream.read(SNIFF_BYTES)
+    text = head.decode("utf-8", errors="replace")
+    if "\x00" in text:
+        raise UnknownFormatError("binary content, not console text", file=name, line=1, byte=0)
+    style, scores = choose_style(_head_lines(text))
+    parser = Parser(style or STYLES[-1])
+    chunks: Iterable[bytes] = _chain(head, stream)
+    parser.feed(line for line, _ in iter_lines(chunks))
+    parsed = parser.finish()
+    points = to_points(parsed)
+    if style is None or loss_points(points) == 0:
+        tried = ", ".join(s.name for s in STYLES)
+        raise UnknownFormatError(
+            f"no training metrics recognised in {parsed.lines} line(s) of text: no style found "
+            f"a loss series of at least 2 points (looked for: {tried})",
+            file=name,
+        )
+    return _result(
+        points, parsed.lines, parsed.records, parsed.restarts, style, name, run, roles, split
+    )
+
+
+def _chain(head: bytes, stream: BinaryIO) -> Iterable[bytes]:
+    yield head
+    yield from blocks(stream)
+
+
+def _result(
+    points: Points,
+    lines: int,
+    records: int,
+    restarts: int,
+    style: Style,
+    name: str,
+    run: str,
+    roles: Mapping[str, str] | None,
+    split: str | None,
+) -> IngestResult:
+    warns = Warnings(name)
+    builder = FrameBuilder()
+    run_codes = np.asarray(
+        [builder.runs.code(run if not r else f"{run}#{r}") for r in points.runs], dtype=np.int32
+    )
+    codes = np.asarray([builder.metrics.code(n) for n in points.names], dtype=np.int32)
+    builder.add(
+        run_codes[points.run] if len(points.run) else np.empty(0, np.int32),
+        codes[points.metric] if len(points.metric) else np.empty(0, np.int32),
+        points.step,
+        points.value,
+        points.wall,
+    )
+    splits = dict.fromkeys(points.names, split) if split else None
+    frame = builder.build(roles, splits=splits, default_roles=points.roles)
+    if "segment" in COLUMNS:  # the frame carries sessions: give each point its own
+        frame["segment"] = points.segment.astype(np.int64)
+    skipped = lines - records
+    detail = f"console log, {style.name}"
+    warns.add(
+        f"read as a {detail}: {records} line(s) with metrics, {skipped} other line(s) skipped; "
+        f"steps are {points.axis}"
+    )
+    if style.note:
+        warns.add(style.note)
+    if restarts or _went_back(points):
+        warns.add(
+            f"the log holds several sessions ({int(points.segment.max()) + 1}: restart headers "
+            "or a step that goes back); they are kept in one run, in the order printed"
+        )
+    result = IngestResult(frame, warns.finish(), format=FORMAT, files=[name])
+    result.detail = f"{detail}; {records} metric line(s), {skipped} line(s) skipped"
+    return result
+
+
+def _went_back(points: Points) -> bool:
+    return bool(len(points.segment)) and int(points.segment.max()) > 0
+
+
+def segments(result: IngestResult) -> np.ndarray | None:
+    """Each point's session, when the frame carries it (the `segment` column)."""
+    if "segment" in result.frame.columns:
+        return result.frame["segment"].to_numpy()
+    return None

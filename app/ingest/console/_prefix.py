@@ -1,0 +1,57 @@
+"""The prefixes loggers put before a message: MPI / torchrun rank tags (`[1,0]<stdout>:`,
+`[rank0]:`), a timestamp (kept as the wall time), a level (`INFO`, `| INFO     |`), a loguru
+`module:function:line -` and Python logging's `INFO:root:`. What is left is the message."""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+_RANK = re.compile(r"^\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\[rank\s*\d+\]:?|\[\d+\]:)\s*")
+_STAMP = re.compile(
+    r"^\s*\[?(?P<y>\d{4})[-/](?P<mo>\d{2})[-/](?P<d>\d{2})[ T_](?P<h>\d{2}):(?P<mi>\d{2}):"
+    r"(?P<s>\d{2})(?P<f>[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
+)
+_LEVEL = re.compile(
+    r"^[\s|:,\-\]]*\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\]?"
+    r"(?:\s*\|\s*[\w.<>]+:[\w.<>]+:\d+\s*-)?"  # loguru: module:function:line -
+    r"(?::[\w.<>]+:)?"  # logging's default INFO:root:
+    r"[\s|:\-]*"
+)
+_SEP = re.compile(r"^[\s|:\-]+")
+_DAYS: dict[tuple[str, str, str], int] = {}
+
+
+def _seconds(m: re.Match[str]) -> float:
+    key = (m["y"], m["mo"], m["d"])
+    day = _DAYS.get(key)
+    if day is None:
+        try:
+            day = calendar.timegm((int(m["y"]), int(m["mo"]), int(m["d"]), 0, 0, 0))
+        except (ValueError, OverflowError):
+            day = -1
+        _DAYS[key] = day
+    if day < 0:
+        return float("nan")
+    frac = float("0." + m["f"][1:]) if m["f"] else 0.0
+    return day + int(m["h"]) * 3600 + int(m["mi"]) * 60 + int(m["s"]) + frac
+
+
+def strip_prefix(line: str) -> tuple[str, float]:
+    """(the message, its wall time in seconds since the epoch, NaN when the line has none).
+    Timestamps are taken as UTC: only differences between them matter here."""
+    if line[:1] == "[" and (m := _RANK.match(line)):
+        line = line[m.end() :]
+    wall = float("nan")
+    c = line[:1]
+    if c.isdigit() or c in " [":
+        m = _STAMP.match(line)
+        if m:
+            wall = _seconds(m)
+            line = line[m.end() :]
+            lv = _LEVEL.match(line)
+            line = line[lv.end() :] if lv else _SEP.sub("", line)
+            return line, wall
+    if c in "IDWEC" and (lv := _LEVEL.match(line)) and lv.end() > 0:
+        line = line[lv.end() :]
+    return line, wall

@@ -1,0 +1,73 @@
+"""What a console style declares: regular expressions, no code.
+
+A `Style` names the lines it reads and how: `counters` find the epoch / step / batch numbers
+on a line (their span is cut out before the metrics are read), `pairs` reads the metrics
+(`key: value`, `key=value`, `'key': value`, ...), `eval` marks a line as an evaluation line (its
+metrics are kept apart from the training ones under `prefix_eval`), `summary` marks end-of-epoch
+or end-of-run averages (kept under `summary/`, role other), `restart` and `trial` headers split a
+file into segments and runs, `skip` drops a line outright, `roles` are the style's role hints
+for names the general inference cannot know (`Train-SmoothL1` is a loss), and `note` says what
+the style takes when a line prints two numbers for one metric.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# A number as training scripts print it: 12, -0.5, .5, 1e-4, 1.0E+00, nan, inf, -Infinity.
+NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[nN]a[nN]|[iI]nf(?:inity)?)"
+_END = r"(?![\w.:/])"  # a number ends here: not '0s', not '0:10:00', not '3/20'
+_KEY = r"[A-Za-z_][\w\-/.@]*(?:\(\w+\))?(?: [A-Za-z_][\w\-/.@]*){0,3}"
+
+# `key: value`, `key=value`, `key = "value"`, `key is value`, `key value` (the last only when
+# the line carries its own step: see Style.spaced)
+PAIRS = re.compile(
+    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s+|\s+)['\"]?(?P<val>{NUM})['\"]?%?{_END}"
+)
+# a PyTorch meter: `Loss 0.52 (0.61)` / `loss: 0.52 (0.61)`: the value before the brackets
+METER_PAIRS = re.compile(
+    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]?\s*)(?P<val>{NUM})(?:\s*\(\s*(?:{NUM})\s*\))?{_END}"
+)
+# `'loss': 0.51` / `"eval_loss": 0.3` inside a printed dict
+DICT_PAIRS = re.compile(
+    rf"['\"](?P<key>[^'\"]{{1,200}})['\"]\s*:\s*(?:tensor\()?(?P<sep>)(?P<val>{NUM})"
+)
+
+# counters most logs print: Epoch 3/20, epoch:3, Epoch [003/30], Epoch[3], iter: 19,
+# iteration 100/ 5000, step 250, Batch [20], global_step=100
+EPOCH = re.compile(
+    rf"\bepoch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?\s*\]?{_END}", re.I
+)
+STEP = re.compile(
+    rf"\b(?:global_step|step|iteration|iter|it|num_updates)\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
+    rf"(?:\s*/\s*(?P<steps>\d+))?\s*\]?{_END}",
+    re.I,
+)
+BATCH = re.compile(
+    rf"\bbatch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)(?:\s*/\s*(?P<batches>\d+))?\s*\]?{_END}", re.I
+)
+
+
+@dataclass(frozen=True)
+class Style:
+    """One console style, declared (see the module docstring for each field)."""
+
+    name: str
+    signature: re.Pattern[str] | None = None  # a line of this style (None: any line)
+    counters: tuple[re.Pattern[str], ...] = (EPOCH, STEP, BATCH)
+    pairs: re.Pattern[str] = PAIRS
+    eval: re.Pattern[str] | None = None
+    summary: re.Pattern[str] | None = None
+    restart: re.Pattern[str] | None = None
+    trial: re.Pattern[str] | None = None
+    skip: re.Pattern[str] | None = None
+    roles: dict[str, str] = field(default_factory=dict)
+    ignore: frozenset[str] = frozenset()  # keys that are not metrics (v_num, ETA, ...)
+    context: bool = True  # a line of metrics without a counter takes the last one seen
+    needs_counter: bool = True  # a line with no counter (own or borrowed) is not a record
+    spaced: bool = True  # `key value` pairs (needs a counter on the same line)
+    max_words: int = 6  # prose left on a line beyond this: not a record
+    prefix_eval: str = "eval/"
+    note: str | None = None
+    specific: bool = True  # a specific style wins over the generic fallback on equal counts

@@ -1,0 +1,52 @@
+"""Console text as lines, streamed: bytes in blocks, decoded as UTF-8 (bad bytes replaced), ANSI
+escape codes removed, Windows line ends normalised, and each carriage-return-updated line (a
+tqdm, Lightning or Keras progress bar) reduced to its final state."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+BLOCK = 1 << 20
+ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+# everything up to a carriage return that is followed by more text on the same line
+_OVERWRITTEN = re.compile(r"[^\r\n]*\r(?=[^\r\n]*[^\s\r])")
+
+
+def clean(text: str) -> str:
+    """One block of text with ANSI codes gone and progress-bar updates reduced to the last."""
+    if "\x1b" in text:
+        text = ANSI.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        text = _OVERWRITTEN.sub("", text).replace("\r", "")
+    return text
+
+
+def blocks(stream: BinaryIO, size: int = BLOCK) -> Iterator[bytes]:
+    while chunk := stream.read(size):
+        yield chunk
+
+
+def iter_lines(chunks: Iterable[bytes]) -> Iterator[tuple[str, int]]:
+    """(cleaned line, byte offset of the block it came from), split only at newlines, so a
+    progress bar's updates never straddle two blocks."""
+    carry = b""
+    offset = 0
+    for chunk in chunks:
+        data = carry + chunk
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            carry = data
+            if len(carry) > 16 * BLOCK:  # one endless line (a bar never ended): keep its tail
+                carry = carry[-BLOCK:]
+            continue
+        carry = data[cut + 1 :]
+        text = clean(data[:cut].decode("utf-8", errors="replace"))
+        for line in text.split("\n"):
+            yield line, offset
+        offset += cut + 1
+    if carry.strip():
+        for line in clean(carry.decode("utf-8", errors="replace")).split("\n"):
+            yield line, offset

@@ -1,0 +1,29 @@
+"""One module a console style, each declaring `STYLE` (see ../_style.py). `STYLES` is the order
+they are tried in; the generic fallback is last and yields to any specific style that finds as
+many loss points. Adding a style: a module here, its name in `_MODULES`, a fixture and a test."""
+
+from __future__ import annotations
+
+import importlib
+
+from lossforensics.ingest.console._style import Style
+
+_MODULES = (
+    "hf_trainer",
+    "keras_verbose1",
+    "keras_verbose2",
+    "progress_bar",
+    "mxnet",
+    "meters",
+    "timm",
+    "detectron2",
+    "mmengine",
+    "fairseq",
+    "nanogpt",
+    "megatron",
+    "generic",
+)
+
+STYLES: tuple[Style, ...] = tuple(
+    importlib.import_module(f"{__name__}.{m}").STYLE for m in _MODULES
+)

@@ -1,0 +1,19 @@
+"""MXNet `Module.fit` with `Speedometer`: `Epoch[145] Batch [20]\tSpeed: 36.22 samples/sec\t
+Train-SmoothL1=40.25`, one metric a line when several are tracked, and the epoch's
+`Epoch[145] Train-SmoothL1=2.44` at its end (kept as `epoch/...`, role other: both are running
+means since the epoch began). `Start training` / `Resume training` headers begin a new
+session of the run."""
+
+import re
+
+from lossforensics.ingest.console._style import BATCH, EPOCH, Style
+
+STYLE = Style(
+    name="mxnet speedometer",
+    signature=re.compile(r"^Epoch\[\d+\]"),
+    counters=(EPOCH, BATCH),
+    restart=re.compile(r"^(?:Resume|Start|Experimental: start) training", re.I),
+    roles={"*SmoothL1*": "train_loss", "*CrossEntropy*": "train_loss", "*-Loss*": "train_loss"},
+    ignore=frozenset({"Time cost"}),
+    context=False,
+)

@@ -1,0 +1,20 @@
+"""timm's `train.py`: `Train: 3 [ 100/1251 (  8%)]  Loss: 3.52 (3.61)  Time: 0.41s, 620/s
+(0.43s, 590/s)  LR: 1.0e-03  Data: 0.01 (0.02)` and `Test: [  48/48]  Time: .. Loss: 0.81
+(0.90)  Acc@1: 80.0 (78.1)`. Meters again: the latest value is taken, not the average."""
+
+import re
+
+from lossforensics.ingest.console._style import METER_PAIRS, Style
+
+STYLE = Style(
+    name="timm",
+    signature=re.compile(r"^(?:Train: \d+ \[|Test(?: \(EMA\))?: \[)"),
+    counters=(
+        re.compile(r"Train: (?P<epoch>\d+) \[\s*(?P<batch>\d+)/(?P<batches>\d+)[^\]]*\]"),
+        re.compile(r"Test(?: \(EMA\))?: \[\s*(?P<tbatch>\d+)/\d+\]"),
+    ),
+    pairs=METER_PAIRS,
+    eval=re.compile(r"^Test"),
+    prefix_eval="test/",
+    note="meters print the latest value and a running average: the latest was taken",
+)
