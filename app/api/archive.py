@@ -21,6 +21,7 @@ from lossforensics.classifiers.errors import (
     LimitExceededError,
     UnsafeArchiveError,
 )
+from lossforensics.store.space import is_full, storage_full
 
 CHUNK = 1 << 20
 
@@ -37,13 +38,21 @@ def archive_kind(path: Path) -> str | None:
         return None
 
 
-class _Budget:
-    """Counts members and unpacked bytes across one archive."""
+class UnpackBudget:
+    """The unpacked bytes of one request, shared by all its archives (a budget per archive
+    would let one request multiply it by sending many)."""
 
-    def __init__(self, name: str, max_members: int, max_bytes: int) -> None:
-        self.name, self.max_members, self.max_bytes = name, max_members, max_bytes
-        self.members = 0
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
         self.bytes = 0
+
+
+class _Budget:
+    """Counts members across one archive and unpacked bytes against the request's budget."""
+
+    def __init__(self, name: str, max_members: int, shared: UnpackBudget) -> None:
+        self.name, self.max_members, self.shared = name, max_members, shared
+        self.members = 0
 
     def member(self) -> None:
         self.members += 1
@@ -56,10 +65,12 @@ class _Budget:
         dest.parent.mkdir(parents=True, exist_ok=True)
         with open(dest, "wb") as out:
             while chunk := src.read(CHUNK):
-                self.bytes += len(chunk)
-                if self.bytes > self.max_bytes:
+                self.shared.bytes += len(chunk)
+                if self.shared.bytes > self.shared.max_bytes:
                     raise LimitExceededError(
-                        f"archive unpacks to more than {self.max_bytes} bytes", file=self.name
+                        f"the upload's archives unpack to more than {self.shared.max_bytes} "
+                        "bytes (the limit for all archives of a request together)",
+                        file=self.name,
                     )
                 out.write(chunk)
 
@@ -78,26 +89,37 @@ def member_path(name: str, archive: str) -> PurePosixPath:
 
 
 def extract_archive(
-    path: Path, dest: Path, *, display_name: str, max_members: int, max_bytes: int
+    path: Path,
+    dest: Path,
+    *,
+    display_name: str,
+    max_members: int,
+    max_bytes: int,
+    budget: UnpackBudget | None = None,
 ) -> Path:
     """Unpack `path` into `dest` (created) safely; returns `dest`. Half-unpacked content is
-    removed when an error stops it."""
+    removed when an error stops it. `budget` is the request's (shared by its archives); without
+    one, `max_bytes` is this archive's own."""
     kind = archive_kind(path)
     dest.mkdir(parents=True, exist_ok=True)
-    budget = _Budget(display_name, max_members, max_bytes)
+    counter = _Budget(display_name, max_members, budget or UnpackBudget(max_bytes))
     try:
         if kind == "zip":
-            _extract_zip(path, dest, budget)
+            _extract_zip(path, dest, counter)
         elif kind == "tar":
-            _extract_tar(path, dest, budget)
+            _extract_tar(path, dest, counter)
         else:
             raise CorruptInputError("not a zip or tar archive", file=display_name)
+    except OSError as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        if is_full(exc):
+            raise storage_full(f"the unpacked archive {display_name}") from exc
+        raise CorruptInputError(f"broken {kind} archive: {exc}", file=display_name) from exc
     except (
         zipfile.BadZipFile,
         tarfile.TarError,
         EOFError,
         zlib.error,
-        OSError,
         NotImplementedError,
         RuntimeError,
         ValueError,

@@ -21,11 +21,13 @@ from lossforensics.classifiers.errors import (
     LimitExceededError,
     UnknownFormatError,
 )
+from lossforensics.store.space import is_full, storage_full
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
 FILE_FIELD = "file"
 MAX_TEXT_FIELD = 64 * 1024
+MAX_PART_BYTES = 200  # of one path part: room under NAME_MAX (255) for '-1' and temp prefixes
 _BAD_CHARS = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -42,15 +44,30 @@ class ReceivedForm:
     fields: dict[str, str] = field(default_factory=dict)
 
 
+def shorten(part: str, max_bytes: int = MAX_PART_BYTES) -> str:
+    """`part` cut to at most `max_bytes` of UTF-8 (file systems allow 255 bytes a name, not 255
+    characters), keeping its suffixes (`.tar.gz`, `.jsonl`: detection reads them) and never
+    splitting a character."""
+    if len(part.encode()) <= max_bytes:
+        return part
+    stem, dot, suffix = part.partition(".")
+    suffix = (dot + suffix) if len((dot + suffix).encode()) <= max_bytes // 2 else ""
+    stem = part[: len(part) - len(suffix)] if suffix else part
+    room = max_bytes - len(suffix.encode())
+    cut = stem.encode()[:room].decode("utf-8", "ignore")
+    return cut + suffix
+
+
 def sanitize_name(raw: str) -> PurePosixPath:
     """A safe relative path from a client-supplied file name: separators normalised, `.`/`..`
-    and empty parts dropped, control characters removed, each part at most 200 characters."""
+    and empty parts dropped, control characters removed, each part at most 200 bytes of UTF-8
+    (suffixes kept), at most 8 parts."""
     parts = []
     for part in raw.replace("\\", "/").split("/"):
         part = _BAD_CHARS.sub("", part).strip()
         if part in ("", ".", ".."):
             continue
-        parts.append(part[:200])
+        parts.append(shorten(part))
     return PurePosixPath(*parts[-8:]) if parts else PurePosixPath("upload")
 
 
@@ -187,6 +204,10 @@ async def receive_form(
         raise InputError(f"malformed multipart body: {exc}", byte=received) from exc
     except (NotADirectoryError, FileExistsError, IsADirectoryError) as exc:
         raise InputError(f"file names collide with a folder: {exc.filename}") from exc
+    except OSError as exc:
+        if is_full(exc):
+            raise storage_full("the uploaded files") from exc
+        raise
     finally:
         receiver.close()
     form = receiver.form

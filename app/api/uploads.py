@@ -13,8 +13,8 @@ import dataclasses
 import shutil
 from pathlib import Path
 
-from lossforensics.api.archive import archive_kind, extract_archive
-from lossforensics.api.multipart import ReceivedForm, SavedFile, sanitize_name
+from lossforensics.api.archive import UnpackBudget, archive_kind, extract_archive
+from lossforensics.api.multipart import ReceivedForm, SavedFile, sanitize_name, shorten
 from lossforensics.classifiers.errors import LossForensicsError
 from lossforensics.ingest.base import IngestResult
 from lossforensics.settings import Settings
@@ -36,7 +36,7 @@ def run_dir_name(requested: str | None, files: list[SavedFile]) -> str:
     """The folder the plain files are read from, which readers use as the run's name: the
     `name` form field, else the single file's name up to its first dot, else 'upload'."""
     if requested and requested.strip():
-        return sanitize_name(requested).as_posix().replace("/", "_")[:200]
+        return shorten(sanitize_name(requested).as_posix().replace("/", "_"))
     if len(files) == 1:
         return Path(files[0].name).name.split(".")[0] or "upload"
     return "upload"
@@ -51,6 +51,7 @@ def sources_of(
     for f in form.files:
         (archives if archive_kind(f.path) else plain).append(f)
     sources: list[tuple[Path, str, Path]] = []
+    budget = UnpackBudget(settings.max_unpacked_bytes)  # one for the whole request
     for i, f in enumerate(archives):
         dest = work / "unpacked" / str(i) / archive_stem(f.name)
         extract_archive(
@@ -59,6 +60,7 @@ def sources_of(
             display_name=f.name,
             max_members=settings.max_archive_members,
             max_bytes=settings.max_unpacked_bytes,
+            budget=budget,
         )
         f.path.unlink(missing_ok=True)
         entries = list(dest.iterdir())
