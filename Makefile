@@ -43,7 +43,7 @@ format: $(TEST_STAMP)
 	$(PY) -m ruff format .
 
 typecheck: $(TEST_STAMP)
-	$(PY) -m mypy
+	$(PY) .ci/typecheck.py
 
 docs: $(TEST_STAMP)
 	$(VENV)/bin/mkdocs build --strict --site-dir build/site
@@ -52,10 +52,7 @@ docs-serve: $(TEST_STAMP)
 	$(VENV)/bin/mkdocs serve
 
 bench: $(TEST_STAMP)
-	$(PY) benchmarks/ingest.py
-	$(PY) benchmarks/diagnose.py
-	$(PY) benchmarks/service.py
-	$(PY) benchmarks/audit.py
+	$(PY) benchmarks/bench.py
 
 eval: $(TEST_STAMP)
 	$(PY) benchmarks/evaluate.py

@@ -31,6 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import figures  # noqa: E402
+
 FORMATS = (
     "tensorboard",
     "jsonl",
@@ -300,6 +302,7 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=10_000)
     ap.add_argument("--keep", type=Path, help="generate here and keep the folders")
     ap.add_argument("--skip-serial", action="store_true", help="skip the --jobs 1 audit")
+    figures.add_json_option(ap)
     args = ap.parse_args()
 
     from lossforensics.audit.executor import default_jobs
@@ -361,6 +364,20 @@ def main() -> None:
                     f"({'faster' if t < t_tb else 'SLOWER'} than tbparse merely loading "
                     f"the {n_tb / args.runs:.0%} of the runs that are TensorBoard)"
                 )
+        figures.record(
+            figures.Figure(
+                "audit",
+                f"audit of {args.runs:,} runs x {args.points:,} points, default jobs, wall",
+                t_big,
+                "s",
+                reference=t_tb,
+                reference_name=f"tbparse bare load of the {n_tb} TensorBoard runs among them",
+                ratio_name="audit / tbparse load",
+                ratio=t_big / t_tb,
+                target="<= 0.33",
+                met=t_big / t_tb <= 0.33,
+            )
+        )
         jobs = default_jobs()
         print(
             f"CPU: whole audit / tbparse load = {cpu_big / cpu_tb:.2f}; on {jobs} idle "
@@ -368,6 +385,7 @@ def main() -> None:
             f"~{cpu_tb:.0f} s ({cpu_big / jobs / cpu_tb:.2f})"
         )
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+        figures.write(args.json)
     finally:
         if args.keep is None:
             shutil.rmtree(base, ignore_errors=True)

@@ -31,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lossforensics.classifiers.diagnose import diagnose_all  # noqa: E402
 from lossforensics.ingest import load_run  # noqa: E402
 
+from benchmarks import figures  # noqa: E402
+
 EVAL_EVERY = 100
 
 
@@ -81,6 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--profile", action="store_true")
+    figures.add_json_option(parser)
     args = parser.parse_args()
     diagnose_all(load_run(_warmup()).frame)  # imports, registry, caches: not part of a figure
     sizes, ingest_t, diag_t = [], [], []
@@ -98,6 +101,20 @@ def main() -> None:
             sizes.append(n)
             ingest_t.append(t_in)
             diag_t.append(t_dx)
+            figures.record(
+                figures.Figure(
+                    "diagnose",
+                    f"diagnosis of a {n:,}-point run, wall",
+                    t_dx,
+                    "s",
+                    reference=t_in,
+                    reference_name="ingest of the same run (load_run)",
+                    ratio_name="diagnose / ingest",
+                    ratio=t_dx / t_in,
+                    target="< 1 at every size",
+                    met=t_dx < t_in,
+                )
+            )
             print(
                 f"{n:>9} {t_in:>9.3f} {t_dx:>11.3f} {t_dx / t_in:>12.2f} {n / t_dx:>11.0f}  "
                 f"{diags[0].verdict} {diags[0].labels}"
@@ -111,6 +128,7 @@ def main() -> None:
             f"growth exponent: ingest {growth(sizes, ingest_t):.2f}, "
             f"diagnose {growth(sizes, diag_t):.2f} (1.00 = linear)"
         )
+    figures.write(args.json)
 
 
 def _warmup() -> Path:

@@ -34,6 +34,9 @@ import numpy as np
 import psutil
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks import figures  # noqa: E402
 
 
 def masked_crc(data: bytes) -> int:
@@ -156,6 +159,29 @@ def bench_uploads(svc: Service, payload: bytes, n: int, concurrency: int) -> tup
     return n / wall, last_id
 
 
+def in_process_rate(payload: bytes, work: Path, n: int = 20) -> float:
+    """Uploads/s of the same work done in this process, one at a time: write the file, read
+    it, diagnose it, store it (the reference the HTTP path is held to)."""
+    from lossforensics.store import RunStore
+    from lossforensics.store.pipeline import diagnose_result, ingest, to_new_runs
+
+    store = RunStore.open(work / "inproc")
+    try:
+        times = []
+        for i in range(n + 3):
+            t0 = time.perf_counter()
+            path = work / "inproc" / f"events.out.tfevents.{i}.bench"
+            path.write_bytes(payload)
+            diagnosed = diagnose_result(ingest(path), max_points=10_000_000)
+            store.add("bench", to_new_runs(diagnosed))
+            path.unlink()
+            if i >= 3:  # the first few warm imports and caches
+                times.append(time.perf_counter() - t0)
+    finally:
+        store.close()
+    return 1.0 / float(np.median(times))
+
+
 def bench_get(svc: Service, run_id: str, n: int = 500) -> None:
     with httpx.Client(base_url=svc.url, timeout=30) as client:
         for _ in range(20):
@@ -225,14 +251,32 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=8)
     ap.add_argument("--big-mb", type=int, default=200)
     ap.add_argument("--workers", type=int, default=1, help="server worker processes")
+    figures.add_json_option(ap)
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="lf-bench-"))
     payload = event_records(3_300)  # 3 series x 3300 steps + 330 val points ~ 10k points
+    inproc = in_process_rate(payload, work)
+    print(f"in process: {inproc:.1f} uploads/s (one at a time, one core)")
 
     svc = Service(work / "data", workers=args.workers)
     print(f"server: {args.workers} worker process(es), {os.cpu_count()} CPUs")
     try:
-        _, run_id = bench_uploads(svc, payload, args.uploads, args.concurrency)
+        rate, run_id = bench_uploads(svc, payload, args.uploads, args.concurrency)
+        figures.record(
+            figures.Figure(
+                "service",
+                f"uploads of a 10k-point run over HTTP, concurrency {args.concurrency}, "
+                f"{args.workers} worker(s)",
+                rate,
+                "per s",
+                reference=inproc,
+                reference_name="the same upload in process, one at a time",
+                ratio_name="HTTP / in process",
+                ratio=rate / inproc,
+                target=">= 0.8",
+                met=rate / inproc >= 0.8,
+            )
+        )
         bench_get(svc, run_id)
     finally:
         svc.stop()
@@ -252,6 +296,7 @@ def main() -> None:
         f"{b_recv:.0f} MB vs {s_recv:.0f} MB; parse-phase {b_parse:.0f} MB vs {s_parse:.0f} MB "
         f"(the parse holds the points: expected to scale)"
     )
+    figures.write(args.json)
 
 
 if __name__ == "__main__":
