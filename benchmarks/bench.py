@@ -79,7 +79,8 @@ def table(results: dict[str, dict[str, object]]) -> str:
                 )
             )
     widths = [min(70, max(len(r[i]) for r in rows)) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c[:70].ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+    lines = ("  ".join(c[:70].ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+    return "\n".join(lines)
 
 
 def _num(x: float | None) -> str:
