@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import ipaddress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from lossforensics.isolate import WorkerLimits
 
 MiB = 1024 * 1024
 ANONYMOUS_PROJECT = "default"
@@ -105,6 +109,10 @@ class Settings(BaseSettings):
         return is_loopback(self.host)
 
     @property
+    def origin_allow_list(self) -> frozenset[str]:
+        return frozenset(o.strip() for o in self.allowed_origins.split(",") if o.strip())
+
+    @property
     def host_allow_list(self) -> frozenset[str] | None:
         """Host names requests may name (lower case, no port); None = any. Empty when the bind
         is not loopback and no list is set: the server then refuses to start."""
@@ -114,6 +122,18 @@ class Settings(BaseSettings):
         if not names and self.binds_loopback:
             names = set(LOOPBACK_HOSTS)
         return frozenset(names)
+
+
+def worker_limits(settings: Settings) -> WorkerLimits:
+    """The hard limits of a parsing worker, from the settings."""
+    from lossforensics.isolate import WorkerLimits
+
+    return WorkerLimits(
+        memory_bytes=settings.worker_memory_bytes,
+        cpu_seconds=settings.worker_cpu_seconds,
+        wall_seconds=settings.worker_wall_seconds,
+        output_bytes=settings.worker_output_bytes,
+    )
 
 
 def parse_tokens(spec: str) -> dict[str, str]:

@@ -10,9 +10,11 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from lossforensics.api import diagnose, docs, errors, health, reports, runs, series
+from lossforensics.api.guard import HostOriginGuard
 from lossforensics.api.upload_flow import UPLOADS
 from lossforensics.api.uploads import remove_tree
-from lossforensics.settings import Settings
+from lossforensics.isolate import WorkerPool
+from lossforensics.settings import Settings, worker_limits
 from lossforensics.store import RunStore
 from lossforensics.store.pipeline import load_samples
 from starlette.concurrency import run_in_threadpool
@@ -42,6 +44,13 @@ def open_store(settings: Settings, samples_dir: Path | None = None) -> RunStore:
     return store
 
 
+def reader_pool(settings: Settings) -> WorkerPool | None:
+    """The pool of limited worker processes that read uploads (None when isolation is off)."""
+    if not settings.isolate:
+        return None
+    return WorkerPool(settings.worker_processes, worker_limits(settings))
+
+
 def create_app(
     settings: Settings | None = None, *, samples_dir: Path | None = None, prepare: bool = True
 ) -> FastAPI:
@@ -58,9 +67,12 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.store = await run_in_threadpool(_open)
+        app.state.pool = reader_pool(settings)
         try:
             yield
         finally:
+            if app.state.pool is not None:
+                await run_in_threadpool(app.state.pool.close)
             app.state.store.close()
 
     app = FastAPI(
@@ -72,7 +84,13 @@ def create_app(
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.pool = None
     errors.install(app)
+    app.add_middleware(
+        HostOriginGuard,
+        allowed_hosts=settings.host_allow_list,
+        allowed_origins=settings.origin_allow_list,
+    )
     docs.install(app)
     app.include_router(health.router)
     app.include_router(runs.router, prefix="/v1")

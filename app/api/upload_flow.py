@@ -1,5 +1,6 @@
 """The request side of an upload, shared by POST /v1/runs and POST /v1/diagnose: stream the body
-to a private work folder, diagnose it in a worker thread, always remove the folder."""
+to a private work folder, read and diagnose it in a limited worker process (app/isolate.py; in a
+worker thread when isolation is off), always remove the folder."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from fastapi import Request
 from lossforensics.api.multipart import receive_form
-from lossforensics.api.uploads import diagnose_upload, remove_tree
+from lossforensics.api.uploads import read_upload, remove_tree
 from lossforensics.classifiers.errors import InputError
 from lossforensics.settings import Settings
 from lossforensics.store.pipeline import DiagnosedRun
@@ -43,4 +44,7 @@ async def diagnose_request(request: Request, settings: Settings, work: Path) -> 
         )
     except ClientDisconnect:
         raise InputError("the client went away before the upload was complete") from None
-    return await run_in_threadpool(diagnose_upload, form, recv, work, settings)
+    pool = getattr(request.app.state, "pool", None)  # limited worker processes (isolate)
+    if pool is None:
+        return await run_in_threadpool(read_upload, form, recv, work, settings)
+    return await run_in_threadpool(pool.run, read_upload, form, recv, work, settings)

@@ -13,9 +13,11 @@ import dataclasses
 import shutil
 from pathlib import Path
 
+import pandas as pd
 from lossforensics.api.archive import UnpackBudget, archive_kind, extract_archive
 from lossforensics.api.multipart import ReceivedForm, SavedFile, sanitize_name, shorten
 from lossforensics.classifiers.errors import LossForensicsError
+from lossforensics.ingest._limits import ReadLimits, reading_with
 from lossforensics.ingest.base import IngestResult
 from lossforensics.settings import Settings
 from lossforensics.store.pipeline import DiagnosedRun, diagnose_result, ingest
@@ -89,6 +91,35 @@ def diagnose_upload(
             raise _relative_error(exc, base) from exc
         out += diagnose_result(result, max_points=settings.max_points_per_run)
     return out
+
+
+def read_limits(settings: Settings) -> ReadLimits:
+    """The limits readers enforce while reading an upload, from the service's settings."""
+    return ReadLimits(
+        max_points=settings.max_points_per_upload,
+        max_columns=settings.max_columns,
+        max_metric_name_chars=settings.max_metric_name_chars,
+        max_run_name_chars=settings.max_run_name_chars,
+        max_line_bytes=settings.max_line_bytes,
+        sqlite_seconds=settings.worker_wall_seconds,
+    )
+
+
+def read_upload(
+    form: ReceivedForm, recv_dir: Path, work: Path, settings: Settings
+) -> list[DiagnosedRun]:
+    """`diagnose_upload` under the read limits, each result's copy of the whole frame left out
+    (callers use its format, files and warnings; each run has its own frame): what a parsing
+    worker runs, and the service in-thread when isolation is off."""
+    with reading_with(read_limits(settings)):
+        diagnosed = diagnose_upload(form, recv_dir, work, settings)
+    return [
+        dataclasses.replace(d, result=dataclasses.replace(d.result, frame=_EMPTY))
+        for d in diagnosed
+    ]
+
+
+_EMPTY = pd.DataFrame()
 
 
 def _rel(value: str | None, base: Path) -> str | None:

@@ -115,6 +115,14 @@ def register(cli: typer.Typer) -> None:
                 err=True,
             )
             raise typer.Exit(2)
+        if not settings.host_allow_list and settings.host_allow_list is not None:
+            typer.echo(
+                f"error: binding {settings.host} needs LOSSFORENSICS_ALLOWED_HOSTS, the host "
+                "names clients use to reach this server (e.g. 'lf.example.com,localhost'; '*' "
+                "for any): a foreign Host header is how DNS rebinding reaches a service",
+                err=True,
+            )
+            raise typer.Exit(2)
         for line in startup_lines(settings):
             typer.echo(line, err=True)
         samples = (samples_dir or default_samples_dir()) if with_samples else None

@@ -1,0 +1,338 @@
+"""Parsing untrusted input in worker processes with hard limits, a small pool kept warm.
+
+    pool = WorkerPool(2, WorkerLimits(memory_bytes=1 << 30, cpu_seconds=120, wall_seconds=300,
+                                      output_bytes=1 << 31))
+    result = pool.run(function, *args)     # blocking; call it from a worker thread
+    pool.close()
+
+Each worker is a `spawn`ed process that imports the readers and classifiers once, then runs one
+task at a time. Its limits:
+
+- memory: RLIMIT_AS set to the worker's own size after warm-up plus `memory_bytes` (a
+  MemoryError then), and the parent kills a worker whose resident set grows past its start
+  plus `memory_bytes` (checked every POLL_SECONDS);
+- CPU: RLIMIT_CPU, re-armed before each task at the time used so far plus `cpu_seconds` (the
+  kernel ends the worker with SIGXCPU);
+- wall time: the parent kills a worker that has not answered within `wall_seconds`;
+- output: a result whose pickle is over `output_bytes` is refused in the worker.
+
+A worker that passes a limit is killed and replaced (in the background, off the caller's path);
+the caller gets LimitExceededError naming the limit (413). A worker that dies otherwise (a
+crash in a C extension) gives CorruptInputError (422). Other tasks, on other workers, never
+notice. Typed errors raised by the task cross back as themselves (`code` and location).
+
+Results come back pickled from the worker. The worker runs our own readers on hostile bytes; it
+does not run code from the input, so its pickles are trusted like the rest of our code.
+
+This module imports nothing heavy at the top: a spawned worker starts by importing it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lossforensics.classifiers.errors import (
+    CorruptInputError,
+    LimitExceededError,
+    LossForensicsError,
+    error_from_dict,
+)
+
+log = logging.getLogger("lossforensics.isolate")
+
+POLL_SECONDS = 0.05
+WARM_MODULES = ("lossforensics.ingest", "lossforensics.classifiers.diagnose", "pyarrow")
+_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+@dataclass(frozen=True)
+class WorkerLimits:
+    """Hard limits of one task in a worker.
+
+    Args:
+        memory_bytes: memory a worker may use above its size at start (address space and RSS).
+        cpu_seconds: CPU seconds one task may use.
+        wall_seconds: seconds one task may take, waiting included.
+        output_bytes: bytes of the pickled result.
+    """
+
+    memory_bytes: int
+    cpu_seconds: int
+    wall_seconds: float
+    output_bytes: int
+
+
+# -- the worker side ---------------------------------------------------------------------------
+
+
+def _vm_size() -> int:
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _worker_main(conn: Any, limits: WorkerLimits) -> None:
+    import importlib
+    import resource
+
+    for name in _ONE_THREAD:
+        os.environ[name] = "1"
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server's Ctrl-C is the parent's to handle
+    for module in WARM_MODULES:
+        importlib.import_module(module)
+    _warm_up()
+    if os.path.exists("/proc/self/status"):
+        cap = _vm_size() + limits.memory_bytes
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        fn, args = task
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        spent = int(used.ru_utime + used.ru_stime) + 1
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        resource.setrlimit(resource.RLIMIT_CPU, (spent + limits.cpu_seconds, hard))
+        reply, last = _run_task(fn, args, limits)
+        conn.send_bytes(reply)
+        if last:
+            return  # memory may be in a bad state: let the parent start a fresh worker
+
+
+def _warm_up() -> None:
+    """Read and diagnose a tiny log once, so the first real task pays no lazy imports."""
+    import tempfile
+    from pathlib import Path
+
+    from lossforensics.store.pipeline import diagnose_result, ingest
+
+    with tempfile.TemporaryDirectory(prefix="lf-warm-") as tmp:
+        path = Path(tmp) / "warm.jsonl"
+        path.write_text("".join(f'{{"step": {i}, "loss": {1 / (i + 1)}}}\n' for i in range(200)))
+        try:
+            diagnose_result(ingest(path), max_points=10_000)
+        except Exception as exc:  # never fatal: the worker still serves
+            log.warning("reader worker warm-up failed: %s", exc)
+
+
+def _run_task(fn: Callable[..., Any], args: tuple, limits: WorkerLimits) -> tuple[bytes, bool]:
+    try:
+        result = fn(*args)
+        out = pickle.dumps(("ok", result, False), protocol=pickle.HIGHEST_PROTOCOL)
+        del result
+        if len(out) > limits.output_bytes:
+            err = LimitExceededError(
+                f"the result of reading this upload is {len(out)} bytes, over the limit of "
+                f"{limits.output_bytes} bytes (worker output)"
+            )
+            return pickle.dumps(("error", err.to_dict(), False)), False
+        return out, False
+    except MemoryError:
+        err = LimitExceededError(
+            f"reading this upload needed more than {limits.memory_bytes} bytes of memory "
+            "(the worker memory limit)"
+        )
+        return pickle.dumps(("error", err.to_dict(), True)), True
+    except LossForensicsError as exc:
+        return pickle.dumps(("error", exc.to_dict(), False)), False
+    except Exception as exc:  # an unexpected bug: the caller logs it as a 500
+        return pickle.dumps(("crash", f"{type(exc).__name__}: {exc}", False)), False
+
+
+# -- the parent side ---------------------------------------------------------------------------
+
+
+class WorkerCrash(RuntimeError):
+    """A task raised an unexpected exception in the worker (a bug, answered as a 500)."""
+
+
+class _Worker:
+    def __init__(self, ctx: Any, limits: WorkerLimits) -> None:
+        parent, child = ctx.Pipe()
+        self.conn = parent
+        self.proc = ctx.Process(
+            target=_worker_main, args=(child, limits), daemon=True, name="lossforensics-reader"
+        )
+        self.proc.start()
+        child.close()
+        self.rss0 = 0
+
+    def wait_ready(self, timeout: float) -> None:
+        if not self.conn.poll(timeout):
+            raise RuntimeError(f"reader worker did not start within {timeout:g} s")
+        self.conn.recv()
+        self.rss0 = _rss(self.proc.pid)
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
+
+
+def _rss(pid: int | None) -> int:
+    try:
+        import psutil
+
+        return int(psutil.Process(pid).memory_info().rss)
+    except Exception:
+        return 0
+
+
+class WorkerPool:
+    """`size` warm workers; `run` blocks until one is free, then until the task is done."""
+
+    def __init__(self, size: int, limits: WorkerLimits, *, start_timeout: float = 120.0) -> None:
+        import multiprocessing
+
+        self.limits = limits
+        self.size = size
+        self.start_timeout = start_timeout
+        self._ctx = multiprocessing.get_context("spawn")
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._all: set[_Worker] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+        self.replaced = 0
+        for _ in range(size):
+            self._spawn_async()
+
+    def _spawn_async(self) -> None:
+        threading.Thread(target=self._spawn, daemon=True, name="lf-worker-start").start()
+
+    def _spawn(self) -> None:
+        for attempt in range(3):
+            worker = _Worker(self._ctx, self.limits)
+            with self._lock:
+                self._all.add(worker)
+            try:
+                worker.wait_ready(self.start_timeout)
+            except (RuntimeError, EOFError, OSError) as exc:
+                log.error("reader worker failed to start (try %d): %s", attempt + 1, exc)
+                self._drop(worker)
+                continue
+            if self._closed:
+                self._drop(worker)
+                return
+            self._idle.put(worker)
+            return
+
+    def _drop(self, worker: _Worker) -> None:
+        worker.kill()
+        with self._lock:
+            self._all.discard(worker)
+
+    def pids(self) -> list[int]:
+        with self._lock:
+            return [w.proc.pid for w in self._all if w.proc.pid is not None]
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """fn(*args) in a worker, under the limits; its typed errors are re-raised here."""
+        if self._closed:
+            raise RuntimeError("the worker pool is closed")
+        worker = self._take()
+        try:
+            reply = self._exchange(worker, fn, args)
+        except BaseException:
+            self._replace(worker)
+            raise
+        kind, payload, last = pickle.loads(reply)
+        if last:
+            self._replace(worker)  # the worker exits after a MemoryError
+        else:
+            self._idle.put(worker)
+        if kind == "ok":
+            return payload
+        if kind == "error":
+            raise error_from_dict(payload)
+        raise WorkerCrash(payload)
+
+    def _take(self) -> _Worker:
+        while True:
+            worker = self._idle.get()
+            if worker.proc.is_alive():
+                return worker
+            self._replace(worker)
+
+    def _replace(self, worker: _Worker) -> None:
+        self._drop(worker)
+        if not self._closed:
+            self.replaced += 1
+            self._spawn_async()
+
+    def _exchange(self, worker: _Worker, fn: Callable[..., Any], args: tuple) -> bytes:
+        limits = self.limits
+        worker.conn.send((fn, args))
+        start = time.monotonic()
+        while not worker.conn.poll(POLL_SECONDS):
+            if not worker.proc.is_alive():
+                # the reply may have been sent just before the worker exited
+                if worker.conn.poll(0):
+                    break
+                raise self._death(worker)
+            if time.monotonic() - start > limits.wall_seconds:
+                raise LimitExceededError(
+                    f"reading this upload took more than {limits.wall_seconds:g} s "
+                    "(the worker wall-time limit)"
+                )
+            rss = _rss(worker.proc.pid)
+            if rss and rss - worker.rss0 > limits.memory_bytes:
+                raise LimitExceededError(
+                    f"reading this upload needed more than {limits.memory_bytes} bytes of memory "
+                    "(the worker memory limit)"
+                )
+        try:
+            return worker.conn.recv_bytes(limits.output_bytes + 1024)
+        except (EOFError, OSError) as exc:
+            if not worker.proc.is_alive():
+                raise self._death(worker) from exc
+            raise LimitExceededError(
+                f"the result of reading this upload is over {limits.output_bytes} bytes "
+                "(worker output)"
+            ) from exc
+
+    def _death(self, worker: _Worker) -> LossForensicsError:
+        worker.proc.join(1)
+        code = worker.proc.exitcode
+        if code == -signal.SIGXCPU:
+            return LimitExceededError(
+                f"reading this upload used more than {self.limits.cpu_seconds} s of CPU "
+                "(the worker CPU limit)"
+            )
+        if code in (-signal.SIGKILL, -signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS):
+            return LimitExceededError(
+                f"the reader's worker was stopped (signal {-code}) reading this upload, most "
+                f"likely past its memory limit of {self.limits.memory_bytes} bytes"
+            )
+        return CorruptInputError(f"the reader's worker died (exit {code}) reading this upload")
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            workers = list(self._all)
+        for w in workers:
+            try:
+                w.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + 2
+        for w in workers:
+            w.proc.join(max(0.0, deadline - time.monotonic()))
+            w.kill()
+        with self._lock:
+            self._all.clear()
