@@ -19,6 +19,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from lossforensics.classifiers.errors import LossForensicsError
+from lossforensics.store.space import is_full, storage_full
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("lossforensics.api")
@@ -145,6 +146,9 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    if is_full(exc):  # a full disk is the server's condition, not a bug: say so (507)
+        log.error("disk full on %s %s: %s", request.method, request.url.path, exc)
+        return await _library_error(request, storage_full("the request's data"))
     log.exception("unhandled error on %s %s", request.method, request.url.path)
     return problem(
         500,

@@ -62,6 +62,9 @@ class SeriesOut(BaseModel):
 class Health(BaseModel):
     status: str
     auth: bool
+    free_bytes: int | None = Field(
+        None, description="bytes free on the data directory's disk (uploads answer 507 at 0)"
+    )
 
 
 class Problem(BaseModel):

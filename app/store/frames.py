@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
+from lossforensics.classifiers.errors import NotFoundError
 from lossforensics.classifiers.frame import validate_frame
 
 SUFFIX = ".parquet"
@@ -48,7 +49,12 @@ class FrameFiles:
         return final
 
     def read(self, run_id: str) -> pd.DataFrame:
-        return validate_frame(pd.read_parquet(self.path(run_id)))
+        """The run's frame; NotFoundError when there is none (a run deleted while a request
+        was reading it: its row was there a moment ago, its file is gone now)."""
+        try:
+            return validate_frame(pd.read_parquet(self.path(run_id)))
+        except FileNotFoundError:
+            raise NotFoundError(f"no run {run_id!r} (deleted while it was read)") from None
 
     def delete(self, run_id: str) -> None:
         self.path(run_id).unlink(missing_ok=True)
