@@ -39,6 +39,7 @@ KERAS_CSV = "keras_csv"
 WANDB_CSV = "wandb_csv"
 JSONL = "jsonl"
 PLAIN_CSV = "csv"  # any per-step table (Ultralytics results.csv, hand-written logs)
+CONSOLE = "console"  # printed output: nohup.out, a SLURM .out, train.log, a .txt, a misnamed .csv
 
 # Sub-directories whose event files belong to their parent's run (Keras, HF, TF estimators).
 SPLIT_DIRS = frozenset(
@@ -82,11 +83,11 @@ CONFIG_FILES = frozenset(
         "preprocessor_config.json",
     }
 )
-_CANDIDATE_SUFFIXES = (".csv", ".tsv", ".log", ".txt", ".json", ".jsonl", ".ndjson")
+_CANDIDATE_SUFFIXES = (".csv", ".tsv", ".log", ".txt", ".out", ".json", ".jsonl", ".ndjson")
 # a candidate no reader takes is reported (not silently passed over) when its name says it is a
 # training log; other .txt/.json files beside runs are not
 _LOG_NAME = re.compile(
-    r"(train|metric|history|loss)\w*\.(csv|tsv|log|jsonl|ndjson)$", re.IGNORECASE
+    r"(train|metric|history|loss)\w*\.(csv|tsv|log|out|jsonl|ndjson)$", re.IGNORECASE
 )
 _HEAD_BYTES = 8192
 
@@ -134,8 +135,22 @@ def discover_runs(root: str | os.PathLike[str], *, follow_symlinks: bool = True)
         return found
     walker = _Walker(root_path, follow_symlinks, found)
     walker.walk(root_path)
+    found.sources = _newest_checkpoints_only(found.sources)
     found.sources.sort()
     return found
+
+
+def _newest_checkpoints_only(sources: list[RunSource]) -> list[RunSource]:
+    """One source per HF output folder: its `checkpoint-N/trainer_state.json` files are
+    prefixes of one log, so only the most complete is a run (ingest's rule, shared)."""
+    states = [Path(s.path) for s in sources if s.format == HF_TRAINER]
+    if len(states) < 2:
+        return sources
+    from lossforensics.ingest.detect import newest_checkpoints
+
+    _, older = newest_checkpoints(states)
+    drop = {str(p) for p in older}
+    return [s for s in sources if s.path not in drop]
 
 
 def require_runs(found: Discovery) -> Discovery:
@@ -296,8 +311,8 @@ def _sniff_order(name: str) -> tuple[str, ...]:
     if name.endswith((".json", ".jsonl", ".ndjson")):
         return (HF_TRAINER, JSONL)
     if name == "metrics.csv":
-        return (LIGHTNING_CSV, WANDB_CSV, KERAS_CSV, PLAIN_CSV)
-    return (WANDB_CSV, LIGHTNING_CSV, KERAS_CSV, JSONL, PLAIN_CSV)
+        return (LIGHTNING_CSV, WANDB_CSV, KERAS_CSV, PLAIN_CSV, CONSOLE)
+    return (WANDB_CSV, LIGHTNING_CSV, KERAS_CSV, JSONL, PLAIN_CSV, CONSOLE)
 
 
 def _sniff_with(fmt: str, path: Path, head: str) -> bool:
@@ -377,4 +392,5 @@ _FALLBACK: dict[str, Callable[[Path, str], bool]] = {
     LIGHTNING_CSV: _sniff_lightning,
     KERAS_CSV: _sniff_keras,
     PLAIN_CSV: lambda path, head: False,  # without its reader, too vague to claim a file
+    CONSOLE: lambda path, head: False,
 }

@@ -5,6 +5,7 @@ what went wrong, and show the ranked causes with the first checks to run.
     lossforensics diagnose trainer_state.json --json            # the Diagnosis JSON
     lossforensics diagnose wandb_export.csv --json | jq '.[].verdict'   # several runs: a list
     lossforensics diagnose metrics.json --role 'total_loss=train_loss' --format jsonl
+    python train.py 2>&1 | tee train.log | lossforensics diagnose -   # console output on stdin
 
 The default output is for a person: the verdict, each finding with its confidence, step span and
 summary, its top causes with their first check, the labels that could not be judged (dimmed)
@@ -18,13 +19,18 @@ unless `--fail-on` names labels (or `inconclusive`): then 1 when any run has one
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
+import sys
+import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 import typer
 from lossforensics.classifiers.diagnose import diagnose_all
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding
+from lossforensics.classifiers.errors import LossForensicsError
 from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE
 from lossforensics.commands.convert import parse_roles
 from lossforensics.ingest import load_run
@@ -41,7 +47,34 @@ def diagnose_path(
 ) -> list[Diagnosis]:
     """Read PATH with the ingest layer and diagnose every run in it (reader warnings ride along
     in each Diagnosis)."""
+    if str(path) == "-":
+        return diagnose_stdin(roles=roles, format=format)
     result = load_run(path, format=format, roles=roles)
+    return diagnose_all(result.frame, source=result.source, warnings=result.warnings)
+
+
+def diagnose_stdin(
+    *,
+    roles: dict[str, str] | None = None,
+    format: str | None = None,
+    stream: BinaryIO | None = None,
+) -> list[Diagnosis]:
+    """`diagnose -`: pasted text on stdin (console output, or any log file piped in), spooled
+    to a temporary file and detected as usual; the run is named 'stdin'."""
+    stream = stream if stream is not None else sys.stdin.buffer
+    with tempfile.TemporaryDirectory(prefix="lossforensics-stdin-") as tmp:
+        spooled = Path(tmp) / "stdin.log"
+        with open(spooled, "wb") as out:
+            shutil.copyfileobj(stream, out)
+        try:
+            result = load_run(spooled, format=format, roles=roles, run="stdin")
+        except LossForensicsError as exc:
+            exc.file = "<stdin>" if exc.file == str(spooled) else exc.file
+            raise
+        result.files = ["<stdin>"]
+        for i, w in enumerate(result.warnings):
+            if w.file == str(spooled):
+                result.warnings[i] = dataclasses.replace(w, file="<stdin>")
     return diagnose_all(result.frame, source=result.source, warnings=result.warnings)
 
 
@@ -110,7 +143,9 @@ def _render_finding(f: Finding, console: Console) -> None:
 def register(cli: typer.Typer) -> None:
     @cli.command("diagnose")
     def diagnose(
-        path: Annotated[Path, typer.Argument(help="A log file or run directory.")],
+        path: Annotated[
+            Path, typer.Argument(help="A log file or run directory; '-' reads text on stdin.")
+        ],
         as_json: Annotated[
             bool,
             typer.Option(

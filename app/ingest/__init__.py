@@ -91,6 +91,16 @@ def _load_directory(
                 str(root),
             )
         )
+    if plan.superseded:
+        shown = ", ".join(str(p.relative_to(root)) for p in plan.superseded[:3])
+        more = f" and {len(plan.superseded) - 3} more" if len(plan.superseded) > 3 else ""
+        warnings.append(
+            ReadWarning(
+                f"older checkpoint states not read ({shown}{more}): each holds the beginning of "
+                "the same log_history, so only the most complete one is read",
+                str(root),
+            )
+        )
     if plan.truncated:
         warnings.append(
             ReadWarning(

@@ -44,12 +44,13 @@ class CsvHeader:
 # a first line that is a log message, not column names: it starts with a date and time, or
 # carries a decimal number (`Epoch:0, mask loss is 0.1411`); such files are console text
 _LOG_LINE = re.compile(r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}[ T_]\d{2}:\d{2}")
-_DECIMAL = re.compile(r"(?<![\w.])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
+_DECIMAL = re.compile(r"(?:^|[\s=])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
 
 
 def is_text_line(line: str) -> bool:
     """A first line of free text rather than a header: a log line with a timestamp, or one
-    holding a decimal number (column names never do)."""
+    holding a decimal number after a space or `=` (column names never do; `mAP_0.5:0.95` is
+    a name)."""
     return bool(_LOG_LINE.match(line) or _DECIMAL.search(line))
 
 

@@ -13,6 +13,7 @@ YOLOv5's event file and results.csv) must not be counted twice.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,6 +127,7 @@ class Plan:
     sources: list[Path]
     ignored: dict[str, list[Path]] = field(default_factory=dict)
     truncated: bool = False
+    superseded: list[Path] = field(default_factory=list)  # older HF checkpoint states
 
 
 def _walk(root: Path) -> tuple[list[Path], bool]:
@@ -174,9 +176,36 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
             f"{what} ({len(files)} file(s) looked at; formats: {', '.join(READERS)})",
             file=str(root),
         )
+    superseded: list[Path] = []
+    if "hf_trainer" in found:
+        found["hf_trainer"], superseded = newest_checkpoints(found["hf_trainer"])
     chosen = order[0]
     ignored = {f: paths for f, paths in found.items() if f != chosen}
-    return Plan(chosen, found[chosen], ignored, truncated)
+    return Plan(chosen, found[chosen], ignored, truncated, superseded)
+
+
+_CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
+_GLOBAL_STEP = re.compile(rb'"global_step"\s*:\s*(\d+)')
+
+
+def newest_checkpoints(paths: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(kept, left out) among trainer_state.json files: an HF output folder holds one per
+    `checkpoint-N/` (each a prefix of the next) and maybe one at its top; only the most
+    complete of each folder is read (the largest `global_step`, then N, the top one on a tie)."""
+    groups: dict[Path, list[tuple[int, int, Path]]] = {}
+    for path in paths:
+        m = _CHECKPOINT.match(path.parent.name)
+        folder = path.parent.parent if m else path.parent
+        step = _GLOBAL_STEP.search(read_head(path, 4096))
+        rank = (int(step.group(1)) if step else -1, int(m.group(1)) if m else 1 << 62)
+        groups.setdefault(folder, []).append((*rank, path))
+    kept, older = [], []
+    for members in groups.values():
+        members.sort(key=lambda t: (t[0], t[1]))
+        kept.append(members[-1][2])
+        older.extend(t[2] for t in members[:-1])
+    kept_set = set(kept)
+    return [p for p in paths if p in kept_set], [p for p in paths if p not in kept_set]
 
 
 def _others(root: Path, chosen: str) -> dict[str, list[Path]]:

@@ -2,7 +2,9 @@
 
 `log_history` holds one object per log call: train entries (`loss`, `grad_norm`,
 `learning_rate`, TRL's `mean_token_accuracy`/`num_tokens`, ...), eval entries (`eval_loss`,
-`eval_<set>_loss` for several eval sets, `eval_runtime`, ...) at the same `step`, and a final
+`eval_<set>_loss` for several eval sets, `eval_runtime`, ...) at the same `step`, `predict_*`
+test-split results logged without a step (they take the step of the entry before, role
+other: they are not the validation curve), hyphenated keys (`eval_rouge-1`), and a final
 summary entry (`train_runtime`, `train_loss` averaged over the whole run, ...) that is not a
 point of any curve and is left out. `epoch` is kept once per step (role `other`). NaN is
 serialised as a bare `NaN` and kept. The file is one JSON document, read whole (it holds one
@@ -96,6 +98,16 @@ def read(
     if "step" in frame.columns:
         cells = json_cells(frame["step"])
         steps, ok = integral_steps(np.where(cells.keep, cells.values, np.nan))
+        absent = ~cells.keep & ~cells.bad & ~ok
+        if absent.any() and ok.any():  # `predict_*` results are logged without a step
+            before = pd.Series(np.where(ok, steps, np.nan)).ffill().to_numpy()
+            carried = absent & ~np.isnan(before)
+            steps = np.where(carried, np.nan_to_num(before).astype(np.int64), steps)
+            ok |= carried
+            warns.add(
+                f"{int(carried.sum())} log_history entries without a 'step' (e.g. predict_* "
+                "test-set results) took the step of the entry before"
+            )
         if not ok.all():
             warns.add(
                 f"{int((~ok).sum())} log_history entries without a whole-number 'step' skipped"
@@ -125,5 +137,7 @@ def read(
     builder.add(run_code, codes[cols], steps[rows], values[rows, cols])
     if builder.points == 0:
         raise EmptyInputError("log_history has no numeric points", file=str(path))
-    frame = apply_run_name(builder.build(roles), run)
+    # `predict_*` is Trainer.predict on a test split, logged beside `eval_*`: not the val curve
+    defaults = {c: "other" for c in columns if str(c).startswith("predict_")}
+    frame = apply_run_name(builder.build(roles, default_roles=defaults), run)
     return IngestResult(frame, warns.finish(), format=FORMAT, files=[str(path)])

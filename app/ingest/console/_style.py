@@ -29,9 +29,9 @@ PAIRS = re.compile(
 METER_PAIRS = re.compile(
     rf"(?P<key>{_KEY})(?P<sep>\s*[:=]?\s*)(?P<val>{NUM})(?:\s*\(\s*(?:{NUM})\s*\))?{_END}"
 )
-# `'loss': 0.51` / `"eval_loss": 0.3` inside a printed dict
+# `'loss': 0.51` / `"eval_loss": 0.3` / `'loss': '0.6932'` (transformers 5) in a printed dict
 DICT_PAIRS = re.compile(
-    rf"['\"](?P<key>[^'\"]{{1,200}})['\"]\s*:\s*(?:tensor\()?(?P<sep>)(?P<val>{NUM})"
+    rf"['\"](?P<key>[^'\"]{{1,200}})['\"]\s*:\s*(?:tensor\()?(?P<sep>)['\"]?(?P<val>{NUM})"
 )
 
 # counters most logs print: Epoch 3/20, epoch:3, Epoch [003/30], Epoch[3], iter: 19,

@@ -10,18 +10,28 @@ from typing import BinaryIO
 
 BLOCK = 1 << 20
 ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-# everything up to a carriage return that is followed by more text on the same line
-_OVERWRITTEN = re.compile(r"[^\r\n]*\r(?=[^\r\n]*[^\s\r])")
 
 
 def clean(text: str) -> str:
     """One block of text with ANSI codes gone and progress-bar updates reduced to the last."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
+    if "\x08" in text:  # Keras 3 backspaces over its bar before redrawing it after a \r
+        text = text.replace("\x08", "")
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-        text = _OVERWRITTEN.sub("", text).replace("\r", "")
+        if "\r" in text:
+            text = "\n".join(_last_state(ln) if "\r" in ln else ln for ln in text.split("\n"))
     return text
+
+
+def _last_state(line: str) -> str:
+    """The last thing drawn on a line redrawn with carriage returns (a blank redraw, tqdm
+    clearing its bar before a print, does not count)."""
+    for part in reversed(line.split("\r")):
+        if part.strip():
+            return part
+    return ""
 
 
 def blocks(stream: BinaryIO, size: int = BLOCK) -> Iterator[bytes]:

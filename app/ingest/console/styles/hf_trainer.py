@@ -15,6 +15,7 @@ STYLE = Style(
     pairs=DICT_PAIRS,
     eval=re.compile(r"^\s*\{\s*['\"](?:eval|predict|test)_"),
     skip=re.compile(r"['\"]train_runtime['\"]"),
+    prefix_eval="",
     roles={"predict_*": "other", "test_*": "other"},
     context=False,
     needs_counter=False,
