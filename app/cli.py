@@ -1,4 +1,5 @@
-"""`lossforensics serve | diagnose | audit | convert`: the command line, one module a command.
+"""`lossforensics serve | diagnose | audit | convert | watch`: the command line, one module
+a command.
 
 Errors from the library print as one line naming the file and place, never a traceback:
 exit 2 for bad input or usage, 1 where a command says so (audit --fail-on), 0 otherwise.
@@ -20,7 +21,7 @@ _USAGE_ERRORS: tuple[type[Exception], ...] = tuple(
     | {c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"}
 )
 
-COMMANDS: tuple[str, ...] = ("serve", "rediagnose", "convert", "audit", "diagnose")
+COMMANDS: tuple[str, ...] = ("serve", "rediagnose", "convert", "audit", "diagnose", "watch")
 
 cli = typer.Typer(
     name="lossforensics",

@@ -200,7 +200,8 @@ class IncrementalDiagnosis:
         self._logged_since += 1
 
     def add_frame(self, frame: pd.DataFrame) -> None:
-        """Rows of a normalised frame of this run (roles and seq kept as they are)."""
+        """Rows of a normalised frame of this run, roles kept; `seq` kept too, shifted after the
+        points already added when the chunk numbers its rows from 0."""
         frame = validate_frame(frame)
         if not len(frame):
             return
@@ -208,6 +209,8 @@ class IncrementalDiagnosis:
         if len(seq) > 1 and not np.all(seq[1:] >= seq[:-1]):
             frame = frame.sort_values("seq", kind="stable")
             seq = frame["seq"].to_numpy(np.int64)
+        if len(seq) and seq[0] < self._next_seq:  # a chunk numbered from 0: keep a total order
+            seq = seq - seq[0] + self._next_seq
         metric_codes, names = pd.factorize(frame["metric"], sort=False)
         roles = np.asarray(frame["role"].array.codes, dtype=np.int8)
         lookup = np.array([self._metric_code(str(n), None, known=True) for n in names])
@@ -236,7 +239,7 @@ class IncrementalDiagnosis:
                 self._role_of.append(-1)  # set from the frame's rows
             else:
                 chosen = role or override_role(name, infer_role(name), self.roles)
-                self._role_of.append(ROLE_DTYPE.categories.get_loc(chosen))
+                self._role_of.append(_ROLE_CODE[chosen])
         return code
 
     def _push(
@@ -356,7 +359,8 @@ class IncrementalDiagnosis:
 
 
 _KNOWN = frozenset({"run", "metric", "role", "step", "value", "wall_time", "seq"})
-_LOSS_CODES = np.array([ROLE_DTYPE.categories.get_loc(r) for r in sorted(_LOSS_ROLES)])
+_ROLE_CODE = {str(r): i for i, r in enumerate(ROLE_DTYPE.categories)}
+_LOSS_CODES = np.array([_ROLE_CODE[r] for r in sorted(_LOSS_ROLES)])
 
 
 def _changes(before: Diagnosis | None, after: Diagnosis) -> tuple[list[Finding], list[Superseded]]:
