@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
+from lossforensics import web
 from lossforensics.api import diagnose, docs, errors, health, reports, runs, series
 from lossforensics.api.guard import HostOriginGuard
 from lossforensics.api.upload_flow import UPLOADS
@@ -97,6 +98,7 @@ def create_app(
     app.include_router(series.router, prefix="/v1")
     app.include_router(reports.router, prefix="/v1")
     app.include_router(diagnose.router, prefix="/v1")
+    web.install(app)  # the browser interface at /
     return app
 
 

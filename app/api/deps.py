@@ -4,6 +4,7 @@ They are `async def` on purpose: they never block, and a sync dependency costs a
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from typing import Annotated
 
@@ -42,25 +43,47 @@ RenderCacheDep = Annotated[RenderCache, Depends(get_render_cache)]
 StoreDep = Annotated[RunStore, Depends(get_store)]
 
 
+SESSION_COOKIE = "lf_session"
+
+
+def session_value(token: str) -> str:
+    """What the browser's session cookie holds for a token: its hash, never the token."""
+    return hashlib.sha256(b"lossforensics-session:" + token.encode()).hexdigest()
+
+
+def project_of_token(settings: Settings, token: str, *, hashed: bool = False) -> str | None:
+    """The project of a token (or of a session cookie's hash), compared in constant time."""
+    given = token.encode()
+    project = None
+    for known, proj in settings.token_projects.items():
+        expected = session_value(known) if hashed else known
+        if hmac.compare_digest(expected.encode(), given):
+            project = proj
+    return project
+
+
 async def get_project(
+    request: Request,
     settings: SettingsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str:
-    """The project whose runs the caller sees. An unknown or missing token is a 401; the token
+    """The project whose runs the caller sees: from the bearer token, else from the browser's
+    session cookie (set by POST /session). An unknown or missing token is a 401; the token
     comparison takes the same time whichever token is close."""
-    tokens = settings.token_projects
-    if not tokens:
+    if not settings.token_projects:
         return ANONYMOUS_PROJECT
-    if credentials is None or credentials.scheme.lower() != "bearer":
-        raise AuthError("this server needs `Authorization: Bearer <token>`")
-    given = credentials.credentials.encode()
-    project = None
-    for token, proj in tokens.items():
-        if hmac.compare_digest(token.encode(), given):
-            project = proj
-    if project is None:
-        raise AuthError("unknown bearer token")
-    return project
+    if credentials is not None and credentials.scheme.lower() == "bearer":
+        project = project_of_token(settings, credentials.credentials)
+        if project is None:
+            raise AuthError("unknown bearer token")
+        return project
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        project = project_of_token(settings, cookie, hashed=True)
+        if project is None:
+            raise AuthError("the session has ended; sign in again at /signin")
+        return project
+    raise AuthError("this server needs `Authorization: Bearer <token>` (or sign in at /signin)")
 
 
 ProjectDep = Annotated[str, Depends(get_project)]

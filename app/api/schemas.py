@@ -18,6 +18,8 @@ class RunSummary(BaseModel):
     points: int
     verdict: str = Field(description="primary label, or 'healthy'")
     labels: list[str] = Field(description="every label found ('healthy' when none)")
+    findings: int = Field(0, description="how many findings the diagnosis holds")
+    last_step: int | None = Field(None, description="the last step any metric reached")
 
 
 class Run(RunSummary):

@@ -56,6 +56,8 @@ class RunRecord:
             "points": self.points,
             "verdict": self.verdict,
             "labels": list(self.labels),
+            "findings": len(self.diagnosis.get("findings") or []),
+            "last_step": last_step(self.diagnosis),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,6 +70,13 @@ class RunPage:
     total: int
     limit: int
     offset: int
+
+
+def last_step(diagnosis: dict[str, Any]) -> int | None:
+    """The last step any metric reached, from a stored diagnosis body."""
+    steps = [m.get("last_step") for m in diagnosis.get("metrics") or []]
+    known = [int(s) for s in steps if s is not None]
+    return max(known) if known else None
 
 
 def labels_of(diagnosis: Diagnosis) -> list[str]:

@@ -8,6 +8,7 @@ project: another project's run is simply not found.
 
 from __future__ import annotations
 
+import builtins
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -23,7 +24,7 @@ from lossforensics.store.frames import FrameFiles
 from lossforensics.store.records import NewRun, RunPage, RunRecord, labels_of
 from lossforensics.store.tables import metadata, run_labels, runs
 
-_SUMMARY_COLS = [c for c in runs.c if c.name != "diagnosis"]
+_SUMMARY_COLS = list(runs.c)  # the diagnosis body too: a listing shows findings and last step
 
 
 class RunStore:
@@ -149,7 +150,7 @@ class RunStore:
         limit: int = 50,
         offset: int = 0,
     ) -> RunPage:
-        """Newest first. The diagnosis body is left out of listed records (it is `{}`)."""
+        """Newest first; a listed record's `summary()` leaves the diagnosis body out."""
         cond = [runs.c.project == project]
         if label:
             cond.append(
@@ -196,8 +197,8 @@ class RunStore:
     # -- rows ---------------------------------------------------------------------------------
 
     @staticmethod
-    def _labels(conn: sa.Connection, ids: list[str]) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {i: [] for i in ids}
+    def _labels(conn: sa.Connection, ids: builtins.list[str]) -> dict[str, builtins.list[str]]:
+        out: dict[str, builtins.list[str]] = {i: [] for i in ids}
         if ids:
             for run_id, label in conn.execute(
                 sa.select(run_labels.c.run_id, run_labels.c.label)
@@ -233,7 +234,7 @@ class RunStore:
         return row
 
     @staticmethod
-    def _from_row(row: Any, labels: list[str]) -> RunRecord:
+    def _from_row(row: Any, labels: builtins.list[str]) -> RunRecord:
         return RunRecord(
             id=row["id"],
             project=row["project"],
