@@ -11,6 +11,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_RUNS = REPO / "sample_runs"
 REAL_RUNS = REPO.parent / "shared" / "real_runs"
+REAL_RUNS_MORE = REPO.parent / "shared" / "real_runs_more"
 
 
 @pytest.fixture(scope="session")
@@ -24,6 +25,16 @@ def real_runs() -> Path:
     if not (REAL_RUNS / "labels.json").is_file():
         pytest.skip("../shared/real_runs is absent (it exists only beside the team's checkout)")
     return REAL_RUNS
+
+
+@pytest.fixture(scope="session")
+def real_runs_more() -> Path:
+    """../shared/real_runs_more: 28 more published runs (six console logs), same form."""
+    if not (REAL_RUNS_MORE / "labels.json").is_file():
+        pytest.skip(
+            "../shared/real_runs_more is absent (it exists only beside the team's checkout)"
+        )
+    return REAL_RUNS_MORE
 
 
 @pytest.fixture(scope="session")

@@ -23,19 +23,29 @@ EXPECTED_FORMAT = {
     "tb_": "tensorboard",
     "wandb_": "wandb_csv",
     "yolov5_": "tensorboard",
+    "textlog_": "console",
+    "csv_": ("keras_csv", "csv"),
 }
 
 
-def test_every_real_run_loads_in_its_format(real_runs):
-    dirs = sorted(d for d in real_runs.iterdir() if d.is_dir())
-    assert len(dirs) >= 20
+def _loads_every_run_in_its_format(root, at_least):
+    dirs = sorted(d for d in root.iterdir() if d.is_dir())
+    assert len(dirs) >= at_least
     for d in dirs:
         result = load_run(d)
         want = next(f for prefix, f in EXPECTED_FORMAT.items() if d.name.startswith(prefix))
-        assert result.format == want, d.name
+        assert result.format in (want if isinstance(want, tuple) else (want,)), d.name
         validate_frame(result.frame)
         assert len(result.frame) > 0 and result.files, d.name
         assert result.frame["role"].isin(["train_loss", "val_loss"]).any(), d.name
+
+
+def test_every_real_run_loads_in_its_format(real_runs):
+    _loads_every_run_in_its_format(real_runs, 20)
+
+
+def test_every_more_real_run_loads_with_a_loss_series(real_runs_more):
+    _loads_every_run_in_its_format(real_runs_more, 28)
 
 
 @pytest.mark.parametrize(

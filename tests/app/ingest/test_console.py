@@ -1,0 +1,164 @@
+"""The console reader: framework-written fixtures, the real console logs, the traps of pasted
+text (noise, ANSI codes, carriage returns), and fuzzed text as a typed error."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lossforensics.classifiers.errors import InputError, UnknownFormatError
+from lossforensics.ingest import detect_format, load_run
+from lossforensics.ingest.console import read_stream
+
+FIXTURES = Path(__file__).parent / "console_fixtures"
+
+
+def _series(result, metric):
+    f = result.frame
+    part = f[f["metric"] == metric].sort_values("seq")
+    return part["step"].tolist(), part["value"].round(6).tolist()
+
+
+@pytest.mark.parametrize(
+    ("name", "style", "loss", "points", "first", "last"),
+    [
+        ("keras_verbose1.log", "keras verbose 1", "loss", 4, 0.7718, 0.7361),
+        ("keras_verbose2.log", "keras verbose 2", "loss", 4, 0.7718, 0.7361),
+        ("hf_trainer.log", "hf trainer printed dicts", "loss", 8, 0.6932, None),
+        ("lightning.log", "progress bar (tqdm / lightning)", "train_loss", 4, 1.25, 0.0534),
+        ("tqdm.log", "progress bar (tqdm / lightning)", "loss", 3, 1.3981, 0.6418),
+    ],
+)
+def test_framework_output_is_read_in_its_style(name, style, loss, points, first, last):
+    result = load_run(FIXTURES / name)
+    assert result.format == "console"
+    assert result.source["detail"].startswith(f"console log, {style};")
+    _, values = _series(result, loss)
+    assert len(values) == points and values[0] == pytest.approx(first)
+    if last is not None:
+        assert values[-1] == pytest.approx(last)
+
+
+def test_keras_verbose_1_and_2_give_the_same_series():
+    one, two = load_run(FIXTURES / "keras_verbose1.log"), load_run(FIXTURES / "keras_verbose2.log")
+    for metric in ("loss", "val_loss"):
+        assert _series(one, metric) == _series(two, metric)
+    roles = dict(zip(one.frame["metric"], one.frame["role"], strict=True))
+    assert roles["val_loss"] == "val_loss" and roles["loss"] == "train_loss"
+
+
+def test_hf_eval_dicts_sit_at_the_train_log_before_them():
+    result = load_run(FIXTURES / "hf_trainer.log")
+    steps, values = _series(result, "eval_loss")
+    train_steps, _ = _series(result, "loss")
+    assert len(values) == 2 and set(steps) <= set(train_steps)
+
+
+REAL = {  # entry: (metric, points, first, last)
+    "textlog_vgg16_skin_resume_overfit": ("TrainLoss", 35, 1.8695, None),
+    "textlog_unet_rooftop_underfit": ("Loss", 200, 0.6924, 0.5025),
+    "textlog_t5_bleu_plateau_train_to_zero": ("Batch loss", 7760, 12.1336, 0.0004),
+    "textlog_dsfd_running_mean_healthy": ("Loss", 4618, 26.3755, 4.9311),
+    "textlog_mxnet_ssd_nan_restarts_resume": ("Train-SmoothL1", 776, 40.25034, None),
+}
+
+
+@pytest.mark.parametrize("entry", sorted(REAL))
+def test_real_console_logs_give_the_right_loss_series(real_runs_more, entry):
+    metric, points, first, last = REAL[entry]
+    result = load_run(real_runs_more / entry)
+    assert result.format == "console"
+    _, values = _series(result, metric)
+    assert len(values) == points and values[0] == pytest.approx(first)
+    if last is not None:
+        assert values[-1] == pytest.approx(last)
+
+
+def test_free_text_named_csv_is_console_with_train_and_val(real_runs_more):
+    folder = real_runs_more / "textlog_lane_seg_loss_redefined_epoch3"
+    assert detect_format(folder / "train_log.csv") == "console"
+    result = load_run(folder / "val_log.csv")
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["mask loss"] == "val_loss"  # the file is named after its split
+    assert _series(result, "mask loss")[1][0] == pytest.approx(0.9941)
+
+
+def test_resumed_session_is_kept_in_order_and_said(real_runs_more):
+    result = load_run(real_runs_more / "textlog_vgg16_skin_resume_overfit")
+    steps, _ = _series(result, "TrainLoss")
+    assert steps[:3] == [1, 2, 3] and steps[25] == 21  # 25 epochs, then resumed at epoch 21
+    assert any("several sessions" in w.message for w in result.warnings)
+
+
+def test_prose_is_refused_with_what_was_looked_at(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("We trained for 3 epochs.\nThe loss went down to 0.5 in the end.\n" * 5)
+    with pytest.raises(UnknownFormatError, match="no reader recognises"):
+        load_run(path)
+    with pytest.raises(UnknownFormatError, match="no training metrics recognised in 10 line"):
+        read_stream(io.BytesIO(path.read_bytes()), name="notes.txt")
+
+
+# ---------------------------------------------------------------------- properties
+
+_LINES = [
+    f"Epoch {e}/8 | Loss: {1.0 / (e + 1):.4f} | val_loss: {1.2 / (e + 1):.4f}" for e in range(8)
+]
+_NOISE = st.sampled_from(
+    [
+        "",
+        "Saving model checkpoint to the output folder now",
+        "UserWarning: something is deprecated in this version of the library",
+        "  0%|          | 0/10 [00:00<?, ?it/s]",
+        "=====================================",
+    ]
+)
+
+
+def _read(text: str):
+    return read_stream(io.BytesIO(text.encode()), name="pasted")
+
+
+_BASE = _read("\n".join(_LINES) + "\n")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    noise=st.lists(_NOISE, min_size=len(_LINES), max_size=len(_LINES)),
+    ansi=st.lists(st.booleans(), min_size=len(_LINES), max_size=len(_LINES)),
+    redraw=st.lists(st.booleans(), min_size=len(_LINES), max_size=len(_LINES)),
+)
+def test_noise_ansi_and_redraws_do_not_change_the_series(noise, ansi, redraw):
+    out = []
+    for line, extra, colour, cr in zip(_LINES, noise, ansi, redraw, strict=True):
+        if colour:
+            line = "\x1b[1m" + line.replace("Loss", "\x1b[32mLoss\x1b[0m") + "\x1b[0m"
+        if cr:
+            line = "  3/10 [==>....] - ETA: 1s\r" + line
+        out += [extra, line]
+    got = _read("\n".join(out) + "\n")
+    for metric in ("Loss", "val_loss"):
+        assert _series(got, metric) == _series(_BASE, metric)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=4000))
+def test_fuzzed_bytes_give_a_frame_or_a_typed_error(data):
+    try:
+        result = read_stream(io.BytesIO(data), name="fuzz")
+    except InputError:
+        return
+    assert np.isin(result.frame["role"].astype(str), ["train_loss", "val_loss"]).any()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="epochlosstrainval:=|[]/ 0123456789.e-\n\r\x1b", max_size=3000))
+def test_fuzzed_log_like_text_gives_a_frame_or_a_typed_error(text):
+    try:
+        _read(text)
+    except InputError:
+        pass
