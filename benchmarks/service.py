@@ -195,6 +195,79 @@ def bench_get(svc: Service, run_id: str, n: int = 500) -> None:
     print(f"GET /v1/runs/{{id}}: p50 {p50:.2f} ms, p99 {p99:.2f} ms over {n} calls")
 
 
+def bench_reports(svc: Service, clients: int = 20, uncached: int = 60) -> None:
+    """/healthz latency while `uncached` report requests (one per run, none drawn yet) are in
+    flight; then cached report.html/s at `clients` concurrent clients."""
+    with httpx.Client(base_url=svc.url, timeout=600) as client:
+        ids = [r["id"] for r in client.get("/v1/runs", params={"limit": uncached}).json()["items"]]
+    health: list[float] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        with httpx.Client(base_url=svc.url, timeout=60) as c:
+            while not done.is_set():
+                t0 = time.perf_counter()
+                c.get("/healthz")
+                health.append(time.perf_counter() - t0)
+                time.sleep(0.02)
+
+    def report(run_id: str) -> int:
+        with httpx.Client(base_url=svc.url, timeout=600) as c:
+            return c.get(f"/v1/runs/{run_id}/report.html").status_code
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(len(ids)) as ex:
+        codes = list(ex.map(report, ids))
+    first_wall = time.perf_counter() - t0
+    done.set()
+    poller.join()
+    h50, hmax = np.percentile(np.array(health) * 1e3, [50, 100])
+    print(
+        f"{len(ids)} uncached report.html at once: all {set(codes)} in {first_wall:.1f} s; "
+        f"/healthz meanwhile p50 {h50:.0f} ms, max {hmax:.0f} ms over {len(health)} polls"
+    )
+    figures.record(
+        figures.Figure(
+            "service",
+            f"/healthz while {len(ids)} uncached report requests are in flight, worst",
+            float(hmax),
+            "ms",
+            target="< 100 ms",
+            met=bool(hmax < 100),
+        )
+    )
+    per_client = 50
+
+    def hammer(i: int) -> list[float]:
+        lat = []
+        with httpx.Client(base_url=svc.url, timeout=60) as c:
+            for k in range(per_client):
+                t = time.perf_counter()
+                assert c.get(f"/v1/runs/{ids[(i + k) % len(ids)]}/report.html").status_code == 200
+                lat.append(time.perf_counter() - t)
+        return lat
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(clients) as ex:
+        lat = [x for part in ex.map(hammer, range(clients)) for x in part]
+    wall = time.perf_counter() - t0
+    rate = len(lat) / wall
+    p50 = float(np.median(lat)) * 1e3
+    print(f"cached report.html at {clients} clients: {rate:.0f}/s, p50 {p50:.0f} ms")
+    figures.record(
+        figures.Figure(
+            "service",
+            f"cached report.html at {clients} concurrent clients",
+            rate,
+            "per s",
+            target=">= 40 per s",
+            met=rate >= 40,
+        )
+    )
+
+
 def bench_memory(svc: Service, path: Path, points: int) -> tuple[float, float, float]:
     proc = psutil.Process(svc.proc.pid)
     base = proc.memory_info().rss
@@ -278,6 +351,7 @@ def main() -> None:
             )
         )
         bench_get(svc, run_id)
+        bench_reports(svc)
     finally:
         svc.stop()
 
