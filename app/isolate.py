@@ -185,12 +185,15 @@ class _Worker:
         self.conn.close()
 
 
-def _rss(pid: int | None) -> int:
-    try:
-        import psutil
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
-        return int(psutil.Process(pid).memory_info().rss)
-    except Exception:
+
+def _rss(pid: int | None) -> int:
+    """Resident bytes of a process (Linux /proc; 0 where unknown: the RLIMIT_AS cap remains)."""
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
         return 0
 
 
