@@ -3,13 +3,16 @@ app/store and app/api/upload_flow)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 from lossforensics.api.deps import ProjectDep, SettingsDep, StoreDep
 from lossforensics.api.schemas import UPLOAD_BODY, Run, RunPage, RunsCreated, problem_responses
 from lossforensics.api.upload_flow import diagnose_request, work_dir
-from lossforensics.store.pipeline import rediagnose, to_new_runs
+from lossforensics.api.uploads import content_hash
+from lossforensics.store import RunRecord, RunStore
+from lossforensics.store.pipeline import DiagnosedRun, rediagnose, to_new_runs
 from starlette.concurrency import run_in_threadpool
 
 router = APIRouter(prefix="/runs", tags=["runs"])
@@ -22,6 +25,9 @@ router = APIRouter(prefix="/runs", tags=["runs"])
     openapi_extra=UPLOAD_BODY,
     responses=problem_responses(400, 401, 413, 415, 422),
     summary="Upload a run's logs (files or archives); store and diagnose every run found",
+    description="The same content (the same normalised series) uploaded again returns the "
+    "stored run with 200 instead of a new one with 201, unless `duplicate=true`. An upload "
+    "with no training log is refused with 422 naming what it held.",
 )
 async def create_runs(
     request: Request,
@@ -29,12 +35,38 @@ async def create_runs(
     settings: SettingsDep,
     store: StoreDep,
     project: ProjectDep,
+    duplicate: Annotated[
+        bool, Query(description="store a new copy even when the same content is stored")
+    ] = False,
 ) -> dict:
     async with work_dir(settings) as work:
         diagnosed = await diagnose_request(request, settings, work)
-        records = await run_in_threadpool(store.add, project, to_new_runs(diagnosed))
-    response.headers["Location"] = f"/v1/runs/{records[0].id}"
-    return {"runs": [r.to_dict() for r in records]}
+        records = await run_in_threadpool(store_new, store, project, diagnosed, duplicate)
+    if all(not new for _, new in records):
+        response.status_code = 200
+    response.headers["Location"] = f"/v1/runs/{records[0][0].id}"
+    return {"runs": [r.to_dict() for r, _ in records]}
+
+
+def store_new(
+    store: RunStore, project: str, diagnosed: list[DiagnosedRun], duplicate: bool
+) -> list[tuple[RunRecord, bool]]:
+    """Each run of an upload as stored: (record, whether it is new). A run whose content hash
+    is already stored is that run, unless `duplicate` asks for a copy (stored without origin)."""
+    out: list[tuple[RunRecord, bool] | None] = []
+    todo, origins = [], []
+    for d in diagnosed:
+        origin = "content:" + content_hash(d.frame)
+        found = None if duplicate else store.find_origin(project, origin)
+        out.append(None if found is None else (found, False))
+        if found is None:
+            todo.append(d)
+            origins.append(None if duplicate or origin in origins else origin)
+    new_runs = [
+        dataclasses.replace(r, origin=o) for r, o in zip(to_new_runs(todo), origins, strict=True)
+    ]
+    added = iter(store.add(project, new_runs) if new_runs else [])
+    return [item if item is not None else (next(added), True) for item in out]
 
 
 @router.get(

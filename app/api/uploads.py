@@ -10,14 +10,23 @@ are made relative to the upload.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import re
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+import numpy as np
 import pandas as pd
 from lossforensics.api.archive import UnpackBudget, archive_kind, extract_archive
 from lossforensics.api.multipart import ReceivedForm, SavedFile, sanitize_name, shorten
-from lossforensics.classifiers.errors import LossForensicsError
+from lossforensics.classifiers.errors import (
+    EmptyInputError,
+    LossForensicsError,
+    NoLogsFoundError,
+    UnknownFormatError,
+)
 from lossforensics.ingest._limits import ReadLimits, reading_with
+from lossforensics.ingest._source import GENERIC_STEMS
 from lossforensics.ingest.base import IngestResult
 from lossforensics.settings import Settings
 from lossforensics.store.pipeline import DiagnosedRun, diagnose_result, ingest
@@ -34,14 +43,86 @@ def archive_stem(name: str) -> str:
     return Path(base).stem or "archive"
 
 
+UPLOAD_DIR = "upload"
+
+
+def is_generic(name: str) -> bool:
+    """A name that says which logger wrote the file, not which run it is ('trainer_state',
+    'metrics', 'events.out.tfevents...', 'checkpoint-500', our own scratch 'upload')."""
+    low = name.lower()
+    return (
+        low in GENERIC_STEMS
+        or low in (UPLOAD_DIR, "archive", "run", "")
+        or low.startswith("events.out")
+        or bool(re.fullmatch(r"checkpoint[-_]?\d*", low))
+    )
+
+
 def run_dir_name(requested: str | None, files: list[SavedFile]) -> str:
     """The folder the plain files are read from, which readers use as the run's name: the
-    `name` form field, else the single file's name up to its first dot, else 'upload'."""
+    `name` form field, else the folder every file sits in (a folder upload), else the single
+    file's name up to its first dot when it is specific, else 'upload'."""
     if requested and requested.strip():
         return shorten(sanitize_name(requested).as_posix().replace("/", "_"))
+    tops = {PurePosixPath(f.name).parts[0] for f in files if len(PurePosixPath(f.name).parts) > 1}
+    if len(tops) == 1 and all(len(PurePosixPath(f.name).parts) > 1 for f in files):
+        return shorten(tops.pop())
     if len(files) == 1:
-        return Path(files[0].name).name.split(".")[0] or "upload"
-    return "upload"
+        stem = Path(files[0].name).name.split(".")[0]
+        return stem if stem and not is_generic(stem) else UPLOAD_DIR
+    return UPLOAD_DIR
+
+
+_SCRATCH = {"named", "unpacked"}  # our own folders under the upload's work folder
+
+
+def source_label(path: Path, base: Path) -> str | None:
+    """The specific name of a source, from its folders: the nearest folder under the upload
+    that is not generic (an archive's top folder, then the archive's own stem)."""
+    here = path if path.is_dir() else path.parent
+    while here != base.parent and here != here.parent:
+        if not is_generic(here.name) and not here.name.isdigit() and here.name not in _SCRATCH:
+            return here.name
+        here = here.parent
+    return None
+
+
+def name_runs(frame: pd.DataFrame, label: str | None) -> pd.DataFrame:
+    """A one-run frame whose reader could only find a generic name takes the upload's label."""
+    if label is None or not len(frame):
+        return frame
+    names = pd.unique(frame["run"].astype(str))
+    if len(names) != 1 or not is_generic(str(names[0])):
+        return frame
+    return frame.assign(run=pd.Series(label, index=frame.index, dtype=frame["run"].dtype))
+
+
+def content_hash(frame: pd.DataFrame) -> str:
+    """The identity of a run's content: a hash of its normalised series (metrics, steps,
+    values, wall times, in source order), whatever the files or archive it came in."""
+    cols = frame[["metric", "step", "value", "wall_time"]].assign(
+        metric=frame["metric"].astype(str)
+    )
+    order = np.lexsort((frame["seq"].to_numpy(), cols["metric"].to_numpy()))
+    hashed = pd.util.hash_pandas_object(cols.iloc[order], index=False).to_numpy()
+    return hashlib.sha256(hashed.tobytes()).hexdigest()
+
+
+def is_training_log(frame: pd.DataFrame) -> bool:
+    """A training log has a curve: some metric logged at two steps or more (a config.json read
+    as one line of numbers is not one)."""
+    if not len(frame):
+        return False
+    return bool(frame.groupby(frame["metric"].astype(str), sort=False).size().max() >= 2)
+
+
+def found_files(work: Path, limit: int = 20) -> str:
+    """What an upload held, for a 'no training log' message: file names under the upload."""
+    names = sorted(
+        p.relative_to(work).as_posix().split("/", 2)[-1] for p in work.rglob("*") if p.is_file()
+    )
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return (", ".join(names[:limit]) + more) or "no files"
 
 
 def sources_of(
@@ -84,12 +165,28 @@ def diagnose_upload(
 ) -> list[DiagnosedRun]:
     """Ingest and diagnose every source of an upload (blocking: run it in a worker thread)."""
     out: list[DiagnosedRun] = []
+    read: list[str] = []
     for path, name, base in sources_of(form, recv_dir, work, settings):
         try:
             result = _relative(ingest(path, display_name=name), base)
+        except (NoLogsFoundError, UnknownFormatError, EmptyInputError) as exc:
+            read.append(f"{name}: {_rel(exc.message, base)}")
+            continue
         except LossForensicsError as exc:
             raise _relative_error(exc, base) from exc
+        frame = name_runs(result.frame, source_label(path, base))
+        if not is_training_log(frame):
+            metrics = ", ".join(sorted(pd.unique(frame["metric"].astype(str)))[:10])
+            read.append(f"{name} ({result.format}) holds single values ({metrics}), no curve")
+            continue
+        result = dataclasses.replace(result, frame=frame)
         out += diagnose_result(result, max_points=settings.max_points_per_run)
+    if not out:
+        raise NoLogsFoundError(
+            f"no training log in the upload; it holds: {found_files(work)}"
+            + (f". Read: {'; '.join(read)}" if read else "")
+            + ". Pickled files (training_args.bin, *.pt) are never unpickled."
+        )
     return out
 
 

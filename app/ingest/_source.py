@@ -43,6 +43,8 @@ _GENERIC_STEMS = {
     "run",
     "runs",
 }
+GENERIC_STEMS = frozenset(_GENERIC_STEMS)  # shared with the upload naming rule
+
 _CHECKPOINT_DIR = re.compile(r"^(checkpoint|ckpt)[-_]?\d+$", re.IGNORECASE)
 
 

@@ -131,7 +131,9 @@ def read(
     if bad:
         warns.add(f"{bad} non-numeric value(s) in log_history skipped")
     builder = FrameBuilder()
-    run_code = builder.runs.code(default_run_name(path))
+    trial = doc.get("trial_name") if isinstance(doc, dict) else None  # set by hyperparameter search
+    named = str(trial).strip()[:200] if isinstance(trial, str) and trial.strip() else None
+    run_code = builder.runs.code(named or default_run_name(path))
     codes = np.array([builder.metrics.code(str(c)) for c in columns], dtype=np.int32)
     rows, cols = np.nonzero(keep)
     builder.add(run_code, codes[cols], steps[rows], values[rows, cols])

@@ -177,6 +177,14 @@ class RunStore:
         items = [self._from_row(r, labels[r["id"]]) for r in rows]
         return RunPage(items=items, total=int(total), limit=limit, offset=offset)
 
+    def find_origin(self, project: str, origin: str) -> RunRecord | None:
+        """The run stored from this origin (a sample's name, an upload's content hash)."""
+        with self.engine.connect() as conn:
+            run_id = conn.execute(
+                sa.select(runs.c.id).where(runs.c.project == project, runs.c.origin == origin)
+            ).scalar()
+        return None if run_id is None else self.get(project, run_id)
+
     def has_origin(self, project: str, origin: str) -> bool:
         with self.engine.connect() as conn:
             return (
