@@ -74,7 +74,9 @@ def run(setup: ProbeSetup, *, batches: int = 4, scale_tol: float = 1e3) -> Outco
     torch = require_torch()
     seen = list(setup.batches(batches))
     classes = _classes(setup, seen[0][0])
-    rows, flags, labels_per_batch = [], {}, []
+    rows: list[dict[str, Any]] = []
+    flags: dict[str, list[str]] = {}
+    labels_per_batch: list[int] = []
     integer_targets = all(
         isinstance(y, torch.Tensor) and not y.is_floating_point() and not y.is_complex()
         for _, y in seen

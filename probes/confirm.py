@@ -135,7 +135,7 @@ def plan(diagnosis: Diagnosis, top: int = 2) -> list[str]:
     for finding in diagnosis.findings:
         probed = [c for c in sorted(finding.causes, key=lambda c: c.rank) if c.probe in REGISTRY]
         for cause in probed[:top]:
-            if cause.probe not in wanted:
+            if cause.probe is not None and cause.probe not in wanted:
                 wanted.append(cause.probe)
     return wanted
 
@@ -166,6 +166,11 @@ def confirm(
     """
     require_torch()
     diag = _as_diagnosis(diagnosis)
+    if data is None or loss_fn is None:
+        raise ProbeError(
+            "give data (a DataLoader or a list of (x, y) batches) and loss_fn "
+            "(e.g. torch.nn.functional.cross_entropy)"
+        )
     setup = ProbeSetup(
         model_fn, data, loss_fn, optimizer_fn, steps, device, seed, model, optimizer, log_dir
     )

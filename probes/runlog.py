@@ -38,7 +38,7 @@ def frame_of(log: TrainLog, run: str) -> pd.DataFrame:
     values = np.concatenate([log.loss, log.grad_norm, log.lr])
     # a step the GradScaler skipped never touched the weights: its inf gradient norm is the
     # scaler probing its range, not the run's gradient, so the classifiers do not see it
-    keep = np.concatenate([np.ones(n, bool), ~log.skipped, np.ones(n, bool)])
+    keep = np.concatenate([np.ones(n, bool), ~log.skip_mask, np.ones(n, bool)])
     order = np.lexsort((np.repeat(np.arange(3), n)[keep], steps[keep]))  # step-major, like JSONL
     return make_frame(run, names[keep][order], steps[keep][order], values[keep][order])
 

@@ -162,6 +162,8 @@ class ProbeSetup:
         return next(iter(self.batches(1)))
 
     def run_dir(self, probe: str) -> Path:
+        if self.log_dir is None:  # set in __post_init__; only a caller's reassignment clears it
+            raise ProbeError("log_dir was cleared after setup; give a folder")
         path = Path(self.log_dir) / probe
         path.mkdir(parents=True, exist_ok=True)
         return path

@@ -38,6 +38,13 @@ class TrainLog:
             self.skipped = np.zeros(len(self.loss), dtype=bool)
 
     @property
+    def skip_mask(self) -> np.ndarray:
+        """Which steps a GradScaler skipped (all False where none were recorded)."""
+        if self.skipped is None:
+            return np.zeros(len(self.loss), dtype=bool)
+        return self.skipped
+
+    @property
     def steps(self) -> np.ndarray:
         return np.arange(len(self.loss), dtype=np.int64)
 
@@ -48,7 +55,7 @@ class TrainLog:
             {"step": int(s), "loss": float(a), "grad_norm": float(g), "lr": float(r)}
             for s, a, g, r in zip(self.steps, self.loss, self.grad_norm, self.lr, strict=True)
         ]
-        for i in np.flatnonzero(self.skipped):
+        for i in np.flatnonzero(self.skip_mask):
             rows[i]["scaler_skipped"] = True
         return rows
 

@@ -53,7 +53,7 @@ def run(setup: ProbeSetup, *, tol: float = 0.1) -> Outcome:
     torch = require_torch()
     model = setup.live_model()
     x, y = setup.first_batch()
-    passes = {}
+    passes: dict[str, tuple[Any, float]] = {}
     with torch.no_grad():
         for label, train_mode in (("train", True), ("train_again", True), ("eval", False)):
             model.train(train_mode)

@@ -41,8 +41,12 @@ def draw_thumbnails(
     runs: Sequence[RunAudit], executor: Executor, max_plots: int = DEFAULT_MAX_PLOTS
 ) -> dict[str, bytes]:
     """PNG bytes by run name for the `max_plots` runs the report shows first."""
-    chosen = [r for r in runs if r.diagnosis is not None and r.preview is not None][:max_plots]
-    futures = {r.name: executor.submit(thumbnail, r.preview, r.diagnosis) for r in chosen}
+    chosen = [
+        (r.name, r.preview, r.diagnosis)
+        for r in runs
+        if r.diagnosis is not None and r.preview is not None
+    ][:max_plots]
+    futures = {name: executor.submit(thumbnail, frame, d) for name, frame, d in chosen}
     out: dict[str, bytes] = {}
     for name, fut in futures.items():
         try:

@@ -121,9 +121,10 @@ def _draw_panel(ax, frame: pd.DataFrame, roles: list[str], buckets: int) -> None
 def _shade_findings(axes, diagnosis: Diagnosis | None) -> None:
     if diagnosis is None:
         return
-    for i, finding in enumerate(f for f in diagnosis.findings if f.span is not None):
+    spanned = [(f, f.span) for f in diagnosis.findings if f.span is not None]
+    for i, (finding, span) in enumerate(spanned):
         color = _SPAN_COLORS[i % len(_SPAN_COLORS)]
-        start, end = finding.span.start_step, finding.span.end_step
+        start, end = span.start_step, span.end_step
         for ax in axes:
             if end > start:
                 ax.axvspan(start, end, color=color, alpha=0.15, linewidth=0)

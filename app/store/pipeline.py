@@ -63,7 +63,7 @@ def split_runs(result: IngestResult, *, max_points: int) -> list[tuple[str, pd.D
         if len(part) > max_points:
             raise LimitExceededError(
                 f"run {name!r} has {len(part)} points; the limit is {max_points}",
-                file=(result.files or [None])[0],
+                file=result.files[0] if result.files else None,
             )
         out.append((str(name), part.reset_index(drop=True)))
     return out
@@ -75,7 +75,9 @@ def diagnose_result(result: IngestResult, *, max_points: int) -> list[DiagnosedR
 
     parts = split_runs(result, max_points=max_points)
     if not parts:
-        raise EmptyInputError("no points found in the logs", file=(result.files or [None])[0])
+        raise EmptyInputError(
+            "no points found in the logs", file=result.files[0] if result.files else None
+        )
     out = []
     for name, part in parts:
         diags = diagnose_all(part, source=result.source, warnings=list(result.warnings))
