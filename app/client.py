@@ -89,6 +89,20 @@ class Client:
         body = self._json("POST", "/v1/diagnose", files=[("file", _payload(source, name))])
         return self._diagnoses(body, as_list)
 
+    def diagnose_text(
+        self, text: str, *, name: str | None = None, store: bool = False, as_list: bool = False
+    ) -> Diagnosis | Diagnoses:
+        """Diagnose pasted console output (what a training script printed), sent as a
+        `text/plain` body; `store=True` keeps it as a run (POST /v1/runs)."""
+        body = self._json(
+            "POST",
+            "/v1/runs" if store else "/v1/diagnose",
+            content=text.encode("utf-8"),
+            headers={"content-type": "text/plain; charset=utf-8"},
+            params={"name": name} if name else None,
+        )
+        return self._diagnoses(body, as_list)
+
     def rediagnose(self, run_id: str) -> Diagnosis:
         """Run the current classifiers again on a stored run."""
         return self._one(self._json("POST", f"/v1/runs/{run_id}/diagnose"))

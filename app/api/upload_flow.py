@@ -10,9 +10,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import Request
-from lossforensics.api.multipart import receive_form
+from lossforensics.api.multipart import ReceivedForm, SavedFile, receive_form
 from lossforensics.api.uploads import read_upload, remove_tree
-from lossforensics.classifiers.errors import InputError
+from lossforensics.classifiers.errors import EmptyInputError, InputError, LimitExceededError
 from lossforensics.settings import Settings
 from lossforensics.store.pipeline import DiagnosedRun
 from starlette.concurrency import run_in_threadpool
@@ -33,18 +33,45 @@ async def work_dir(settings: Settings) -> AsyncIterator[Path]:
 async def diagnose_request(request: Request, settings: Settings, work: Path) -> list[DiagnosedRun]:
     """Receive the multipart body under `work` and diagnose every run in it."""
     recv = work / "upload"
+    ctype = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
     try:
-        form = await receive_form(
-            request.stream(),
-            request.headers.get("content-type"),
-            request.headers.get("content-length"),
-            recv,
-            max_bytes=settings.max_upload_bytes,
-            max_files=settings.max_files_per_upload,
-        )
+        if ctype == "text/plain":  # pasted console output, read as one file
+            form = await _receive_text(request, settings, recv)
+        else:
+            form = await receive_form(
+                request.stream(),
+                request.headers.get("content-type"),
+                request.headers.get("content-length"),
+                recv,
+                max_bytes=settings.max_upload_bytes,
+                max_files=settings.max_files_per_upload,
+            )
     except ClientDisconnect:
         raise InputError("the client went away before the upload was complete") from None
     pool = getattr(request.app.state, "pool", None)  # limited worker processes (isolate)
     if pool is None:
         return await run_in_threadpool(read_upload, form, recv, work, settings)
     return await run_in_threadpool(pool.run, read_upload, form, recv, work, settings)
+
+
+PASTED = "pasted.log"
+
+
+async def _receive_text(request: Request, settings: Settings, recv: Path) -> ReceivedForm:
+    """A `text/plain` body (pasted console text) saved as one file, under the upload limit;
+    the run is named by the `name` query parameter, else 'pasted'."""
+    recv.mkdir(parents=True, exist_ok=True)
+    path = recv / PASTED
+    size = 0
+    with open(path, "wb") as out:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > settings.max_upload_bytes:
+                raise LimitExceededError(
+                    f"upload is over the limit of {settings.max_upload_bytes} bytes"
+                )
+            out.write(chunk)
+    if size == 0:
+        raise EmptyInputError("the pasted text is empty", file=PASTED)
+    name = request.query_params.get("name") or "pasted"
+    return ReceivedForm(files=[SavedFile(PASTED, path, size)], fields={"name": name})
