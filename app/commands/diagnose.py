@@ -30,7 +30,7 @@ from typing import Annotated, BinaryIO
 import typer
 from lossforensics.classifiers.diagnose import diagnose_all
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding
-from lossforensics.classifiers.errors import LossForensicsError
+from lossforensics.classifiers.errors import EmptyInputError, LossForensicsError
 from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE
 from lossforensics.commands.convert import parse_roles
 from lossforensics.ingest import load_run
@@ -50,6 +50,11 @@ def diagnose_path(
     if str(path) == "-":
         return diagnose_stdin(roles=roles, format=format)
     result = load_run(path, format=format, roles=roles)
+    if not len(result.frame):  # e.g. a TensorBoard file holding only graphs or images
+        seen = "; ".join(w.message for w in result.warnings[:5]) or "no scalar values"
+        raise EmptyInputError(
+            f"no readable scalars ({result.format or 'unknown format'}): {seen}", file=str(path)
+        )
     return diagnose_all(result.frame, source=result.source, warnings=result.warnings)
 
 
