@@ -88,9 +88,13 @@ def render_labels() -> str:
         out += ["", f"## `{label}` {{#{label}}}", "", _sentence(summary), ""]
         if "Symptom" in sections:
             out += [f"**What it looks like.** {_sentence(sections['Symptom'])}", ""]
+        if roles:
+            out += [
+                f"**Needs** {needs}; without them the label is listed under `skipped` with "
+                "the reason.",
+                "",
+            ]
         out += [
-            f"**Needs** {needs}; without them the label is listed under `skipped` with the reason.",
-            "",
             "**Likely causes**, in the order the playbook tries them before this run's evidence "
             "re-ranks them:",
             "",
