@@ -11,14 +11,28 @@ where scipy switches to the exact Kendall null distribution, its own function co
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from scipy import special, stats
 
-try:  # the exact null distribution scipy's kendalltau uses (private; the venv pins scipy)
-    from scipy.stats._mstats_basic import _kendall_p_exact
-except ImportError:  # pragma: no cover - another scipy: ask kendalltau itself
-    _kendall_p_exact = None
+
+def _private_kendall_p_exact() -> Any:
+    """The exact null distribution scipy's kendalltau uses, called directly (no public API
+    takes the count of discordant pairs). Private to scipy, so it is used only where it imports
+    and gives kendalltau's own p-value on a small check; otherwise None: ask kendalltau."""
+    try:
+        from scipy.stats._mstats_basic import _kendall_p_exact
+
+        x, y = np.arange(6.0), np.array([1.0, 0.0, 2.0, 4.0, 3.0, 5.0])  # 2 discordant pairs
+        if np.isclose(_kendall_p_exact(6, 15 - 2, "two-sided"), stats.kendalltau(x, y).pvalue):
+            return _kendall_p_exact
+    except Exception:  # pragma: no cover - another scipy: ask kendalltau itself
+        pass
+    return None  # pragma: no cover
+
+
+_kendall_p_exact = _private_kendall_p_exact()
 
 # theilslopes(alpha=0.95): z of the two-sided 95% interval, evaluated as scipy does
 _Z = float(stats.norm.ppf(0.025))

@@ -3,6 +3,8 @@ Savitzky-Golay, and `smooth`, the level a person sees through the noise."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.signals._memo import array_key, remembered
@@ -10,11 +12,29 @@ from lossforensics.classifiers.signals.reduce import bucket
 from scipy import ndimage
 from scipy import signal as sps
 
-try:  # the kernels behind Series.rolling().median()/.mean() (private; the venv pins pandas)
-    from pandas._libs.window.aggregations import roll_mean as _roll_mean_c
-    from pandas._libs.window.aggregations import roll_median_c as _roll_median_c
-except ImportError:  # pragma: no cover - another pandas: the public path
-    _roll_mean_c = _roll_median_c = None
+
+def _private_kernels() -> tuple[Any, Any]:
+    """The kernels behind Series.rolling().mean()/.median(), called directly on finite series
+    (a Series and a Rolling cost 3x the sums). They are private to pandas (no public API takes
+    window bounds), so they are used only where they import and give the public path's numbers
+    on a small check; otherwise (None, None) and every call goes through Series.rolling."""
+    try:
+        from pandas._libs.window.aggregations import roll_mean, roll_median_c
+
+        y = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0])
+        stop = np.arange(2, len(y) + 2, dtype=np.int64)  # window 3, centred: pandas' bounds
+        start, stop = (stop - 3).clip(0, len(y)), stop.clip(0, len(y))
+        s = pd.Series(y).rolling(3, center=True, min_periods=1)
+        if np.allclose(roll_mean(y, start, stop, 1), s.mean()) and np.allclose(
+            roll_median_c(y, start, stop, 1), s.median()
+        ):
+            return roll_mean, roll_median_c
+    except Exception:  # pragma: no cover - another pandas: the public path
+        pass
+    return None, None  # pragma: no cover
+
+
+_roll_mean_c, _roll_median_c = _private_kernels()
 
 
 def odd_window(n: int, frac: float, lo: int = 1, hi: int | None = None) -> int:
