@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from lossforensics.classifiers.numbers import round_sig
+
 
 def _json_safe(value: Any) -> Any:
     """numpy scalars -> Python; NaN/inf -> None; containers recursively."""
@@ -34,6 +36,15 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def _rounded(value: Any) -> Any:
+    """Evidence floats to meaningful digits (19.999999999999996 -> 20.0), recursively."""
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return round_sig(value) if isinstance(value, float) else value
 
 
 @dataclass(frozen=True)
@@ -87,7 +98,7 @@ class Finding:
             "label": self.label,
             "confidence": round(float(self.confidence), 4),
             "span": None if self.span is None else self.span.to_dict(),
-            "evidence": _json_safe(dict(self.evidence)),
+            "evidence": _rounded(_json_safe(dict(self.evidence))),
             "summary": self.summary,
             "causes": [c.to_dict() for c in self.causes],
         }

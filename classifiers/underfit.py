@@ -35,6 +35,7 @@ import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.numbers import change, num
 from lossforensics.classifiers.plateau import Plateau
 from lossforensics.classifiers.run import RunSeries
 
@@ -128,8 +129,8 @@ class Underfit(Classifier):
         high = min(1.0, (ev["kept"] - self.min_kept) / 0.4)
         confidence = 0.5 + 0.3 * high + 0.15 * (abs(ev["gap_ratio"]) < 0.05)
         summary = (
-            f"Training loss fell only {ev['improvement']:.0%} (to {ev['end']:.4g}) and "
-            f"stopped improving; validation ends close to it ({ev['val_end']:.4g}): "
+            f"Training loss {change(ev['improvement'])} in all (to {num(ev['end'])}) and "
+            f"stopped improving; validation ends close to it ({num(ev['val_end'])}): "
             "the model is not fitting the training data."
         )
         return Finding(

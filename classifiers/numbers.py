@@ -1,0 +1,29 @@
+"""Numbers as people read them, for evidence and summaries: rounded to meaningful digits
+(19.999999999999996 -> 20.0) and changes said with the right verb ('rose 7%', not 'fell -7%')."""
+
+from __future__ import annotations
+
+import math
+
+SIGNIFICANT = 6  # evidence keeps this many significant digits: exact enough, no float noise
+
+
+def round_sig(value: float, digits: int = SIGNIFICANT) -> float:
+    """`value` rounded to `digits` significant digits; non-finite values and zero unchanged."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    return round(value, digits - 1 - math.floor(math.log10(abs(value))))
+
+
+def num(value: float, digits: int = 4) -> str:
+    """A number for a sentence: 4 significant digits, no exponent for everyday sizes."""
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return f"{round_sig(value, digits):.{digits}g}"
+
+
+def change(fraction: float, *, fall: str = "fell", rise: str = "rose") -> str:
+    """A relative change as words: change(0.07) -> 'fell 7%', change(-0.07) -> 'rose 7%'
+    (a positive fraction is an improvement of a loss: a fall)."""
+    verb = fall if fraction >= 0 else rise
+    return f"{verb} {abs(fraction):.0%}"

@@ -1,0 +1,31 @@
+"""Numbers in evidence and summaries: meaningful digits, changes said with the right verb."""
+
+from __future__ import annotations
+
+import math
+
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.numbers import change, num, round_sig
+
+
+def test_round_sig_drops_float_noise():
+    assert round_sig(19.999999999999996) == 20.0
+    assert round_sig(0.000123456789) == 0.000123457
+    assert round_sig(0.0) == 0.0 and math.isnan(round_sig(float("nan")))
+
+
+def test_change_never_says_fell_by_a_negative():
+    assert change(0.07) == "fell 7%"
+    assert change(-0.07) == "rose 7%"
+
+
+def test_num_is_short():
+    assert num(19.999999999999996) == "20"
+    assert num(0.1234567) == "0.1235"
+
+
+def test_evidence_is_rounded_in_the_json():
+    f = Finding(
+        "x", 0.5, Span(0, 1), {"a": 19.999999999999996, "b": 3, "c": [0.30000000000000004]}, "s"
+    )
+    assert f.to_dict()["evidence"] == {"a": 20.0, "b": 3, "c": [0.3]}
