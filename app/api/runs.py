@@ -52,11 +52,12 @@ def store_new(
     store: RunStore, project: str, diagnosed: list[DiagnosedRun], duplicate: bool
 ) -> list[tuple[RunRecord, bool]]:
     """Each run of an upload as stored: (record, whether it is new). A run whose content hash
-    is already stored is that run, unless `duplicate` asks for a copy (stored without origin)."""
+    and name are already stored is that run, unless `duplicate` asks for a copy (stored
+    without origin)."""
     out: list[tuple[RunRecord, bool] | None] = []
     todo, origins = [], []
     for d in diagnosed:
-        origin = "content:" + content_hash(d.frame)
+        origin = f"content:{content_hash(d.frame)}:{d.name}"[:1000]
         found = None if duplicate else store.find_origin(project, origin)
         out.append(None if found is None else (found, False))
         if found is None:

@@ -166,11 +166,13 @@ def diagnose_upload(
     """Ingest and diagnose every source of an upload (blocking: run it in a worker thread)."""
     out: list[DiagnosedRun] = []
     read: list[str] = []
+    failed: list[LossForensicsError] = []
     for path, name, base in sources_of(form, recv_dir, work, settings):
         try:
             result = _relative(ingest(path, display_name=name), base)
         except (NoLogsFoundError, UnknownFormatError, EmptyInputError) as exc:
             read.append(f"{name}: {_rel(exc.message, base)}")
+            failed.append(_relative_error(exc, base))
             continue
         except LossForensicsError as exc:
             raise _relative_error(exc, base) from exc
@@ -181,6 +183,8 @@ def diagnose_upload(
             continue
         result = dataclasses.replace(result, frame=frame)
         out += diagnose_result(result, max_points=settings.max_points_per_run)
+    if not out and failed and len(failed) == len(read):  # nothing read at all: the reader's error
+        raise failed[0]
     if not out:
         raise NoLogsFoundError(
             f"no training log in the upload; it holds: {found_files(work)}"
