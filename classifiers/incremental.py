@@ -290,12 +290,13 @@ class IncrementalDiagnosis:
 
     def due(self) -> bool:
         """Whether a tick is worth its cost now: a new non-finite or far-risen loss, or enough
-        logged points (or log() steps) since the last tick to pay for one at `budget_s` each."""
+        steps logged with log() (else points added) since the last tick to pay for one at
+        `budget_s` each."""
         if not self._pending_points:
             return False
         if self._alert or self.diagnosis is None:
             return True
-        paid = max(self._pending_points, self._logged_since) * self.budget_s
+        paid = (self._logged_since or self._pending_points) * self.budget_s
         return paid >= self._last_cost
 
     def tick(self) -> Tick:
