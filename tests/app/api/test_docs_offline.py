@@ -10,6 +10,8 @@ from fastapi.testclient import TestClient
 from lossforensics.api.app import create_app
 from lossforensics.settings import Settings
 
+LOCAL = "http://localhost"  # a host the service answers on its default loopback bind
+
 
 class _AssetURLs(HTMLParser):
     """Every URL a page makes the browser fetch: script src, link href, img src."""
@@ -29,7 +31,7 @@ class _AssetURLs(HTMLParser):
 def client(tmp_path_factory: pytest.TempPathFactory) -> TestClient:
     # No lifespan (no `with`): the pages and assets need no store.
     settings = Settings(data_dir=tmp_path_factory.mktemp("data"), tokens="tok:proj")
-    return TestClient(create_app(settings))
+    return TestClient(create_app(settings), base_url=LOCAL)
 
 
 @pytest.mark.parametrize("page", ["/docs", "/redoc"])
@@ -58,7 +60,7 @@ def test_pages_point_at_the_services_own_schema(client: TestClient):
 
 def test_assets_follow_the_root_path_behind_a_proxy(tmp_path):
     app = create_app(Settings(data_dir=tmp_path))
-    with_root = TestClient(app, root_path="/lf")
+    with_root = TestClient(app, base_url=LOCAL, root_path="/lf")
     parser = _AssetURLs()
     parser.feed(with_root.get("/docs").text)
     assert parser.urls and all(url.startswith("/lf/_docs-assets/") for url in parser.urls)
