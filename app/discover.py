@@ -2,8 +2,9 @@
 
 A *run source* is what one `ingest.load_run` call reads: a TensorBoard run directory (a
 Keras `train/` + `validation/` pair is ONE source, at their parent), an MLflow run directory
-(`meta.yaml` + `metrics/`), or one file (trainer_state.json, a Lightning `metrics.csv`, a Keras
-CSVLogger log, a W&B CSV export that may hold several runs, a JSONL log).
+(`meta.yaml` + `metrics/`), a folder's Keras `training.csv` + `validation.csv` pair (one run), or
+one file (trainer_state.json, a Lightning `metrics.csv`, a Keras CSVLogger log, a W&B CSV export
+that may hold several runs, a JSONL log).
 
 Why a walker of our own: a sweep folder can hold thousands of runs, so discovery must stay cheap
 (`os.scandir`, at most a few KiB of each candidate file's head, never a whole file) and must not
@@ -11,24 +12,20 @@ stop at the first bad entry: symlink loops, unreadable directories and files bec
 and the walk goes on. The order is deterministic (entries sorted by name) so two audits of the
 same folder list runs identically.
 
-File sniffing asks the reader modules (`ingest.<format>.sniff`) when they are importable and
-falls back to the small header checks below, so discovery never reads past a file's head.
+Which format a file holds is ingest's answer (`ingest.detect.sniff_file`, the registered
+readers' own `sniff`), so discovery and `load_run` never disagree; the readers' sniffs read only
+a file's head.
 """
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import importlib
-import io
-import json
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lossforensics.classifiers.errors import NoLogsFoundError
+from lossforensics.classifiers.errors import InputError, NoLogsFoundError
+from lossforensics.ingest import detect
 
 # Formats, by the name `lossforensics.ingest.load_run(format=...)` takes.
 TENSORBOARD = "tensorboard"
@@ -89,7 +86,6 @@ _CANDIDATE_SUFFIXES = (".csv", ".tsv", ".log", ".txt", ".out", ".json", ".jsonl"
 _LOG_NAME = re.compile(
     r"(train|metric|history|loss)\w*\.(csv|tsv|log|out|jsonl|ndjson)$", re.IGNORECASE
 )
-_HEAD_BYTES = 8192
 
 
 @dataclass(frozen=True, order=True)
@@ -146,9 +142,7 @@ def _newest_checkpoints_only(sources: list[RunSource]) -> list[RunSource]:
     states = [Path(s.path) for s in sources if s.format == HF_TRAINER]
     if len(states) < 2:
         return sources
-    from lossforensics.ingest.detect import newest_checkpoints
-
-    _, older = newest_checkpoints(states)
+    _, older = detect.newest_checkpoints(states)
     drop = {str(p) for p in older}
     return [s for s in sources if s.path not in drop]
 
@@ -273,12 +267,32 @@ class _Walker:
                     "recognises its content (`lossforensics diagnose` on the file "
                     "says why)",
                 )
+        picked = _keras_pairs(d, picked)
         for path, fmt in picked:
             # a lone conventional file names its run after the folder ('version_5')
             self.add(d if len(picked) == 1 and not dir_taken else path, fmt, path)
 
     def add(self, named: Path, fmt: str, path: Path) -> None:
         self.out.sources.append(RunSource(self.name_of(named), str(path), fmt))
+
+
+def _keras_pairs(d: Path, picked: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
+    """A Keras `training.csv` + `validation.csv` pair in `d` becomes one source, the folder
+    (ingest reads it as one run's train and val curves)."""
+    keras = [p for p, fmt in picked if fmt == KERAS_CSV]
+    if len(keras) < 2:
+        return picked
+    from lossforensics.ingest.keras_csv import pair_parts
+
+    kept = pair_parts(keras)
+    if d not in kept:
+        return picked
+    first = next(p for p in keras if p not in kept)
+    return [
+        (d, fmt) if p == first else (p, fmt)
+        for p, fmt in picked
+        if fmt != KERAS_CSV or p in kept or p == first
+    ]
 
 
 def _is_event_file(name: str) -> bool:
@@ -289,108 +303,14 @@ def _has_events(files: list[os.DirEntry[str]]) -> bool:
     return any(_is_event_file(e.name) for e in files)
 
 
-# ---------------------------------------------------------------- file sniffing (head only)
+# ---------------------------------------------------------------- file sniffing
 
 
 def sniff_file(path: Path) -> str | None:
-    """The format of one candidate log file, from its name and head; None when it is not one."""
-    name = path.name.lower()
-    head = _read_head(path)
-    if not head.strip():
-        return None
-    order = _sniff_order(name)
-    for fmt in order:
-        if _sniff_with(fmt, path, head):
-            return fmt
-    return None
-
-
-def _sniff_order(name: str) -> tuple[str, ...]:
-    if name == "trainer_state.json":
-        return (HF_TRAINER,)
-    if name.endswith((".json", ".jsonl", ".ndjson")):
-        return (HF_TRAINER, JSONL)
-    if name == "metrics.csv":
-        return (LIGHTNING_CSV, WANDB_CSV, KERAS_CSV, PLAIN_CSV, CONSOLE)
-    return (WANDB_CSV, LIGHTNING_CSV, KERAS_CSV, JSONL, PLAIN_CSV, CONSOLE)
-
-
-def _sniff_with(fmt: str, path: Path, head: str) -> bool:
-    reader_sniff = _reader_sniff(fmt)
-    if reader_sniff is not None:
-        try:
-            return bool(reader_sniff(str(path)))
-        except Exception:  # a reader's sniff must never end discovery; fall back to ours
-            pass
-    return _FALLBACK[fmt](path, head)
-
-
-_SNIFFS: dict[str, Callable[[str], bool] | None] = {}
-
-
-def _reader_sniff(fmt: str) -> Callable[[str], bool] | None:
-    """The reader's own `sniff` (ingest.READERS), None when that reader is not there."""
-    if fmt not in _SNIFFS:
-        try:
-            readers = importlib.import_module("lossforensics.ingest._registry").READERS
-            _SNIFFS[fmt] = getattr(readers[fmt], "sniff", None)
-        except (ImportError, KeyError):
-            _SNIFFS[fmt] = None
-    return _SNIFFS[fmt]
-
-
-def _read_head(path: Path, n: int = _HEAD_BYTES) -> str:
-    with open(path, "rb") as fh:
-        raw = fh.read(n)
-    return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
-
-
-def _header(head: str) -> list[str]:
-    first = head.splitlines()[0] if head.splitlines() else ""
-    with contextlib.suppress(csv.Error):
-        return [c.strip() for c in next(csv.reader(io.StringIO(first)), [])]
-    return []
-
-
-def _sniff_hf(path: Path, head: str) -> bool:
-    return head.lstrip().startswith("{") and '"log_history"' in _read_head(path, 1 << 16)
-
-
-def _sniff_jsonl(path: Path, head: str) -> bool:
-    first = head.lstrip().splitlines()[0] if head.strip() else ""
+    """The format of one candidate log file, by ingest's own sniffer (each registered reader's
+    `sniff`, in detection order); None when no reader takes it or its content cannot be read as
+    a log. An OSError (unreadable file) is left to the walk, which reports it."""
     try:
-        obj = json.loads(first)
-    except ValueError:
-        return False
-    return isinstance(obj, dict) and any(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in obj.values()
-    )
-
-
-def _sniff_wandb(path: Path, head: str) -> bool:
-    cols = _header(head)
-    return len(cols) >= 2 and any(" - " in c for c in cols[1:])
-
-
-def _sniff_lightning(path: Path, head: str) -> bool:
-    cols = {c.lower() for c in _header(head)}
-    return {"epoch", "step"} <= cols and len(cols) > 2
-
-
-_LOSS_COL = re.compile(r"(^|[/_])loss$")
-
-
-def _sniff_keras(path: Path, head: str) -> bool:
-    cols = [c.lower() for c in _header(head)]
-    return bool(cols) and cols[0] == "epoch" and any(_LOSS_COL.search(c) for c in cols)
-
-
-_FALLBACK: dict[str, Callable[[Path, str], bool]] = {
-    HF_TRAINER: _sniff_hf,
-    JSONL: _sniff_jsonl,
-    WANDB_CSV: _sniff_wandb,
-    LIGHTNING_CSV: _sniff_lightning,
-    KERAS_CSV: _sniff_keras,
-    PLAIN_CSV: lambda path, head: False,  # without its reader, too vague to claim a file
-    CONSOLE: lambda path, head: False,
-}
+        return detect.sniff_file(path)
+    except InputError:
+        return None

@@ -5,7 +5,8 @@
 A directory is planned as a whole: an MLflow store or run folder; else TensorBoard event files
 anywhere below (the TensorBoard reader walks its run folders itself); else every file of the
 first format found in detection order (a Lightning `lightning_logs/` with several
-`version_N/metrics.csv`, a folder of JSONL runs). Files of other formats are reported, not
+`version_N/metrics.csv`, a folder of JSONL runs; a Keras `training.csv` + `validation.csv` pair
+is one source, their folder). Files of other formats are reported, not
 mixed in: one run logged twice (HF Trainer's TensorBoard files and its trainer_state.json;
 YOLOv5's event file and results.csv) must not be counted twice.
 """
@@ -21,6 +22,7 @@ from lossforensics.classifiers.errors import InputError, NoLogsFoundError, Unkno
 from lossforensics.ingest._csv import sniff_header
 from lossforensics.ingest._registry import READERS
 from lossforensics.ingest._source import read_head, require_nonempty
+from lossforensics.ingest.keras_csv import pair_parts
 from lossforensics.ingest.wandb_csv import is_runs_table
 
 MAX_FILES = 5000
@@ -75,10 +77,17 @@ _LFS_POINTER = b"version https://git-lfs"
 
 
 def sniff_file(path: Path) -> str | None:
-    """The first format (in detection order) whose reader recognises the file's content."""
+    """The first format (in detection order) whose reader recognises the file's content: the
+    one sniffer, for ingest and for folder discovery alike. A sniff that fails on hostile bytes
+    (anything but a typed InputError or an OSError) counts as 'not this format'."""
     for fmt in READERS:
-        if READERS[fmt].sniff(path):
-            return fmt
+        try:
+            if READERS[fmt].sniff(path):
+                return fmt
+        except (InputError, OSError):
+            raise
+        except Exception:  # a reader's sniff must not end detection; the next reader may fit
+            continue
     return None
 
 
@@ -180,6 +189,8 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
     if "hf_trainer" in found:
         found["hf_trainer"], superseded = newest_checkpoints(found["hf_trainer"])
     chosen = order[0]
+    if chosen == "keras_csv":  # a folder's training/validation parts are one run
+        found[chosen] = pair_parts(found[chosen])
     ignored = {f: paths for f, paths in found.items() if f != chosen}
     return Plan(chosen, found[chosen], ignored, truncated, superseded)
 
