@@ -1,197 +1,226 @@
-"""Precision, recall and F1 per label of the classifiers, on the labelled corpus and on the real
-published runs, reported separately.
+"""Score the diagnosis on every labelled set present, with one scoring (benchmarks/scoring.py,
+the same as ../shared/tools/score_sets.py), and write the figures to one JSON.
 
-    .venv/bin/python benchmarks/evaluate.py                 # both, as tables
-    .venv/bin/python benchmarks/evaluate.py --corpus --limit 50 --json
+    .venv/bin/python benchmarks/evaluate.py             # every set present -> build/eval.json
+    .venv/bin/python benchmarks/evaluate.py --quick     # the sets the repository holds
+    .venv/bin/python benchmarks/evaluate.py --set real_runs --runs
 
-Corpus: benchmarks/corpus/corpus.tar.xz (runs/<name>/... plus labels.json), made by
-benchmarks/corpus/generate.py from real CPU training with pathologies induced and verified.
-Real runs: ../shared/real_runs with its labels.json (skipped, with a message, when absent).
-Each run is read with ingest.load_run and diagnosed with classifiers.diagnose_all; a run
-that cannot be read counts as predicting nothing, and is listed. Scoring: benchmarks/scoring.py.
-Targets the project is judged on: corpus macro-F1 >= 0.90 with no label below 0.80, <= 5% of
-healthy runs flagged; agreement >= 85% on the real runs. Nothing here is tuned to them.
+Sets: the project's own corpus (benchmarks/corpus/corpus.tar.xz), sample_runs/, and, when the
+folder is there, ../shared/external_bench, ../shared/real_runs and ../shared/real_runs_more
+(a set absent is listed as skipped). A set is a folder (or .tar.xz) holding labels.json and each
+run under runs/<key>/ or <key>/. As score_sets.py does, each run folder is copied under a
+neutral name (folder names may spell out labels, and no reader may see them), `raw.txt` left
+out, and read as the folder, else as its only file. A file holding several runs (a W&B export)
+is one entry: its predicted set is the union over its diagnoses, as score_sets.py forms it.
+
+Everything runs in this process: `load_run` + `diagnose_all`, as `lossforensics diagnose` does,
+with no subprocess a run. A classifier that raises costs its label, as in the CLI, and is
+counted under `classifier_errors`. benchmarks/accuracy_page.py turns the JSON into
+docs/accuracy.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import logging
+import os
+import shutil
 import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from lossforensics.classifiers.diagnose import diagnose_all  # noqa: E402
-from lossforensics.classifiers.errors import LossForensicsError  # noqa: E402
+from lossforensics.classifiers.labels import SEVERITY  # noqa: E402
 from lossforensics.ingest import load_run  # noqa: E402
 
-from benchmarks.scoring import Scored, normalise, summary  # noqa: E402
+from benchmarks.scoring import Outcome, loss_alarm, predicted_set, score, truth_of  # noqa: E402
 
-CORPUS = REPO / "benchmarks" / "corpus" / "corpus.tar.xz"
-REAL_RUNS = REPO.parent / "shared" / "real_runs"
-
-
-def predict(path: Path) -> tuple[dict[str, set[str]], str | None]:
-    """Labels found per run name in the frame read from `path` (empty set = healthy)."""
-    try:
-        result = load_run(path)
-    except LossForensicsError as exc:
-        return {}, f"{type(exc).__name__}: {exc}"
-    diagnoses = diagnose_all(
-        result.frame, source=result.source, warnings=result.warnings, strict=True
-    )  # a classifier bug must fail the evaluation
-    return {d.run: {f.label for f in d.findings} for d in diagnoses}, None
+SHARED = REPO.parent / "shared"
+OUT = REPO / "build" / "eval.json"
 
 
-def _match(per_run: dict[str, set[str]], name: str) -> set[str] | None:
-    """The prediction for run `name` of a multi-run file (readers may prefix or suffix names)."""
-    if name in per_run:
-        return per_run[name]
-    hits = [k for k in per_run if k.endswith(name) or name.endswith(k) or f"/{name}" in k]
-    return per_run[hits[0]] if len(hits) == 1 else None
+@dataclass(frozen=True)
+class LabelledSet:
+    name: str
+    path: Path
+    in_repo: bool  # held by the repository: scored in CI and by --quick
 
 
-def _truth(labels: list[str], primary: str | None) -> tuple[str, ...]:
-    """The label list with the primary label first (corpus entries name it as `recipe`)."""
-    if primary in labels:
-        return (primary, *[x for x in labels if x != primary])
-    return tuple(labels)
+SETS = (
+    LabelledSet("corpus", REPO / "benchmarks" / "corpus" / "corpus.tar.xz", True),
+    LabelledSet("sample_runs", REPO / "sample_runs", True),
+    LabelledSet("external_bench", SHARED / "external_bench", False),
+    LabelledSet("real_runs", SHARED / "real_runs", False),
+    LabelledSet("real_runs_more", SHARED / "real_runs_more", False),
+)
 
 
-def score_labelled(root: Path, labels: dict, limit: int | None, log: list[str]) -> list[Scored]:
-    """Diagnose every labelled entry under `root`; one Scored per run (per_run entries expand)."""
-    scored: list[Scored] = []
-    for name, entry in list(labels.items())[: limit or None]:
-        path = root / name
-        per_run, error = predict(path)
-        if error:
-            log.append(f"{name}: unreadable ({error})")
-        if "per_run" in entry:
-            for run, truth in entry["per_run"].items():
-                pred = _match(per_run, run)
-                if pred is None:
-                    log.append(f"{name}/{run}: run not found in the frame")
-                    pred = set()
-                primary = entry.get("runs", {}).get(run, {}).get("recipe")
-                scored.append(
-                    Scored(f"{name}/{run}", _truth(truth, primary), frozenset(normalise(pred)))
-                )
+@contextmanager
+def opened(path: Path) -> Iterator[Path]:
+    """The set's folder: `path` itself, or a .tar.xz extracted for the duration."""
+    if path.is_dir():
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="eval-set-") as tmp, tarfile.open(path) as tar:
+        tar.extractall(tmp, filter="data")
+        yield Path(tmp)
+
+
+@dataclass
+class Task:
+    key: str
+    entry: dict
+    cands: list[Path]
+
+
+def tasks_of(root: Path, tmp: Path, limit: int | None = None) -> list[Task]:
+    """Each labelled run copied under a neutral name; candidates: the folder, then its only
+    file (score_sets.py's order)."""
+    labels = json.loads((root / "labels.json").read_text())
+    out: list[Task] = []
+    for key, entry in sorted(labels.items())[: limit or None]:
+        folder = next((f for f in (root / "runs" / key, root / key) if f.is_dir()), None)
+        if folder is None:
             continue
-        pred = set().union(*per_run.values()) if per_run else set()
-        scored.append(
-            Scored(name, _truth(entry["label"], entry.get("recipe")), frozenset(normalise(pred)))
-        )
-    return scored
+        dst = tmp / ("r" + hashlib.sha256(f"{root}{key}".encode()).hexdigest()[:10])
+        shutil.copytree(folder, dst, ignore=shutil.ignore_patterns("raw.txt"))
+        files = [Path(dp) / f for dp, _, fs in os.walk(dst) for f in fs]
+        out.append(Task(key, entry, [dst, *(files if len(files) == 1 else [])]))
+    return out
 
 
-def corpus_scores(corpus: Path, limit: int | None, log: list[str]) -> list[Scored]:
-    with tempfile.TemporaryDirectory() as tmp:
-        if corpus.is_dir():
-            root = corpus
-        else:
-            with tarfile.open(corpus) as tar:
-                tar.extractall(tmp, filter="data")
-            root = Path(tmp)
-        labels = json.loads((root / "labels.json").read_text())
-        return score_labelled(root / "runs", labels, limit, log)
+def diagnose_task(task: Task, findings: list | None = None) -> Outcome:
+    """What `lossforensics diagnose` says of the task's run: every diagnosis of the first
+    candidate that reads. `findings`, when given, collects (outcome, Finding) pairs."""
+    err = ""
+    for cand in task.cands:
+        try:
+            result = load_run(cand)
+            diagnoses = diagnose_all(result.frame, source=result.source, warnings=result.warnings)
+        except Exception as exc:  # the CLI prints it and exits non-zero: the next candidate
+            err = f"{type(exc).__name__}: {exc}"
+            continue
+        if not diagnoses:
+            err = "no diagnosis in the output"
+            continue
+        o = _outcome(task.key, truth_of(task.entry), diagnoses, _loss_curves(result.frame))
+        if findings is not None:
+            findings.extend((o, f) for d in diagnoses for f in d.findings)
+        return o
+    return Outcome(task.key, truth_of(task.entry), status="crash", err=err[:300])
 
 
-def _fmt(x: float | None) -> str:
-    return "  -  " if x is None else f"{x:5.2f}"
-
-
-def print_report(title: str, res: dict, scored: list[Scored], out=sys.stdout) -> None:
-    w = out.write
-    w(f"\n== {title}: {res['runs']} runs ==\n")
-    w(f"{'label':24s} {'prec':>5s} {'rec':>5s} {'f1':>5s} {'true':>5s} {'pred':>5s}\n")
-    for lab, r in res["per_label"].items():
-        w(
-            f"{lab:24s} {_fmt(r['precision'])} {_fmt(r['recall'])} {_fmt(r['f1'])} "
-            f"{r['support']:5d} {r['predicted']:5d}\n"
-        )
-    worst = res["worst_label"]
-    w(
-        f"macro-F1 (labels with support): {res['macro_f1']:.3f}   worst: {worst[0]} "
-        f"{_fmt(worst[1])}\n"
+def _outcome(key: str, truth: list[str], diagnoses: list, curves: dict) -> Outcome:
+    dicts = [d.to_dict() for d in diagnoses]
+    pred, verdicts = predicted_set(dicts)
+    conf: dict[str, float] = {}
+    for d in dicts:
+        for f in d["findings"]:
+            conf[f["label"]] = max(conf.get(f["label"], 0.0), float(f["confidence"]))
+    alarm = loss_alarm(c for d in diagnoses for c in curves.get(d.run, ()))
+    # a crash predicts nothing; a file whose every run errs is scored as its CLI output
+    errors = sum(s.reason.startswith("classifier error") for d in diagnoses for s in d.skipped)
+    return Outcome(
+        key,
+        truth,
+        status="ok" if dicts else "crash",
+        err=f"{errors} classifier error(s)" if errors else "",
+        pred=pred if dicts else [],
+        verdicts=verdicts,
+        confidence=conf,
+        alarm=alarm,
     )
-    far = res["false_alarm_rate"]
-    w(
-        f"healthy runs flagged: {'-' if far is None else f'{far:.1%}'}   "
-        f"agreement: {res['agreement']:.1%}   exact label-set match: {res['exact_match']:.1%}\n"
+
+
+def _loss_curves(frame) -> dict[str, list[np.ndarray]]:
+    """Each run's loss series (train and val), values in logged order."""
+    loss = frame[frame["role"].isin(["train_loss", "val_loss"])].sort_values("seq", kind="stable")
+    out: dict[str, list[np.ndarray]] = {}
+    for (run, _), g in loss.groupby(["run", "metric"], sort=False, observed=True):
+        out.setdefault(str(run), []).append(g["value"].to_numpy(float))
+    return out
+
+
+def evaluate_set(
+    s: LabelledSet, limit: int | None = None, findings: list | None = None
+) -> list[Outcome]:
+    with opened(s.path) as root, tempfile.TemporaryDirectory(prefix="eval-runs-") as tmp:
+        return [diagnose_task(t, findings) for t in tasks_of(root, Path(tmp), limit)]
+
+
+def print_set(name: str, sc: dict, seconds: float, outcomes: list[Outcome], runs: bool) -> None:
+    far = sc["healthy_false_alarm_rate"]
+    print(
+        f"== {name}: {sc['runs']} runs in {seconds:.0f}s: macro-F1 {sc['macro_f1']:.3f}, "
+        f"verdict = primary {sc['verdict_is_primary']:.1%}, healthy false alarms "
+        f"{sc['healthy_false_alarms']}/{sc['healthy_runs']}"
+        f"{'' if far is None else f' ({far:.1%})'}, missed alarms {sc['missed_alarms']}, "
+        f"ECE {sc['ece']:.3f}, inconclusive {sc['inconclusive']}, crashes {sc['crashes']}"
     )
-    w("confusion (true label -> predicted labels on those runs):\n")
-    for t, row in sorted(res["confusion"].items()):
-        cells = ", ".join(f"{p} {n}" for p, n in sorted(row.items(), key=lambda kv: -kv[1]))
-        w(f"  {t:24s} {cells}\n")
-    misses = [s for s in scored if not s.agrees]
-    if misses and len(misses) <= 40:
-        w("runs that do not agree:\n")
-        for s in misses:
-            w(f"  {s.name}: true {list(s.truth)} predicted {sorted(s.predicted)}\n")
+    print(f"   {'label':24s} {'prec':>6s} {'rec':>6s} {'f1':>6s} {'tp':>4s} {'fp':>4s} {'fn':>4s}")
+    for lab, v in sc["labels"].items():
+        print(
+            f"   {lab:24s} {v['precision']:6.2f} {v['recall']:6.2f} {v['f1']:6.2f} "
+            f"{v['tp']:4d} {v['fp']:4d} {v['fn']:4d}"
+        )
+    for key in sc["missed_alarm_runs"]:
+        print(f"   missed alarm: {key}")
+    if runs:
+        for o in outcomes:
+            print(f"   {o.key:48s} {o.status:6s} truth={o.truth} pred={o.pred} {o.err}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", action="store_true", help="machine-readable output")
-    ap.add_argument("--corpus", action="store_true", help="only the generated corpus")
-    ap.add_argument("--real", action="store_true", help="only the real published runs")
-    ap.add_argument("--limit", type=int, default=None, help="first N entries of each set")
-    ap.add_argument(
-        "--corpus-path",
-        type=Path,
-        default=CORPUS,
-        help="corpus .tar.xz or extracted folder (runs/ + labels.json)",
-    )
-    ap.add_argument("--real-path", type=Path, default=REAL_RUNS)
+    ap.add_argument("--quick", action="store_true", help="only the sets the repository holds")
+    ap.add_argument("--set", action="append", help="score only this set (repeatable)")
+    ap.add_argument("--path", type=Path, help="score this labelled folder instead (as 'custom')")
+    ap.add_argument("--limit", type=int, help="first N runs of each set (sorted by key)")
+    ap.add_argument("--out", type=Path, default=OUT, help=f"JSON report (default {OUT})")
+    ap.add_argument("--runs", action="store_true", help="print every run's truth and prediction")
     args = ap.parse_args(argv)
-    both = not (args.corpus or args.real)
-    report: dict = {}
-    log: list[str] = []
-    t0 = time.perf_counter()
-    sets: list[tuple[str, list[Scored]]] = []
-    if args.corpus or both:
-        if args.corpus_path.exists():
-            sets.append(("corpus", corpus_scores(args.corpus_path, args.limit, log)))
-        else:
-            log.append(f"corpus not found at {args.corpus_path}; run benchmarks/corpus/generate.py")
-    if args.real or both:
-        labels_file = args.real_path / "labels.json"
-        if labels_file.is_file():
-            labels = json.loads(labels_file.read_text())
-            sets.append(("real", score_labelled(args.real_path, labels, args.limit, log)))
-        else:
-            log.append(f"real runs skipped: {labels_file} is absent")
-    for name, scored in sets:
-        report[name] = summary(scored)
-        report[name]["runs_detail"] = [
-            {
-                "name": s.name,
-                "truth": list(s.truth),
-                "predicted": sorted(s.predicted),
-                "agrees": s.agrees,
-            }
-            for s in scored
-        ]
-    report["messages"] = log
-    report["seconds"] = round(time.perf_counter() - t0, 1)
-    if args.json:
-        print(json.dumps(report, indent=1, default=list))
-    else:
-        for name, scored in sets:
-            print_report(
-                {"corpus": "generated corpus", "real": "real published runs"}[name],
-                report[name],
-                scored,
-            )
-        for m in log:
-            print(m, file=sys.stderr)
-        print(f"\n({report['seconds']} s)")
-    return 0 if sets else 1
+    logging.getLogger("lossforensics").setLevel(logging.CRITICAL)  # counted, not printed
+    chosen = [LabelledSet("custom", args.path, False)] if args.path else list(SETS)
+    if args.quick:
+        chosen = [s for s in chosen if s.in_repo]
+    if args.set:
+        chosen = [s for s in chosen if s.name in args.set]
+    report: dict = {"sets": {}, "skipped": {}}
+    t_all = time.perf_counter()
+    for s in chosen:
+        if not (s.path / "labels.json").is_file() and not s.path.is_file():
+            report["skipped"][s.name] = f"{s.path} is absent"
+            print(f"== {s.name}: skipped ({s.path} is absent)")
+            continue
+        t0 = time.perf_counter()
+        outcomes = evaluate_set(s, args.limit)
+        seconds = time.perf_counter() - t0
+        sc = score(outcomes, SEVERITY)
+        report["sets"][s.name] = {
+            "path": str(s.path),
+            "in_repo": s.in_repo,
+            "seconds": round(seconds, 1),
+            "scores": sc,
+            "runs": [o.to_dict() for o in outcomes],
+        }
+        print_set(s.name, sc, seconds, outcomes, args.runs)
+    report["seconds"] = round(time.perf_counter() - t_all, 1)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1))
+    print(f"\nwrote {args.out} ({report['seconds']} s)")
+    return 0 if report["sets"] else 1
 
 
 if __name__ == "__main__":

@@ -1,129 +1,186 @@
-"""Scoring a labeller against multi-label truth: per-label precision/recall/F1, macro-F1, the
-false-alarm rate on healthy runs, agreement and a confusion table.
+"""One scoring for every labelled set: the one `../shared/tools/score_sets.py` applies to the
+kept-apart sets, plus the missed-alarm count and the expected calibration error.
 
-A run's truth is a list of labels (the first is its primary label); its prediction is the set of
-labels found (the empty set means `healthy`). Both are normalised so that `healthy` stands for
-"no pathology".
+A run's truth is a list of labels, the first its primary label. Its outcome is what
+`lossforensics diagnose PATH --json` says about it: every diagnosis of the file (a W&B export
+holds several runs), or nothing when it could not be read (a crash).
 
-Agreement (one rule for the corpus and the real runs): a run agrees when
-  - its truth is `healthy` and nothing was found, or
-  - its primary label was found AND the verdict (the most severe label found, by
-    classifiers.labels.SEVERITY) is one of its true labels — the headline answer is not a
-    more severe label it does not have.
+- predicted set: the finding labels plus the verdicts, minus `healthy` when anything else is
+  there; a crash predicts nothing;
+- per label, over the labels in the truth or the prediction of any run: precision, recall and
+  F1 over runs (a truth of several labels drops `healthy`); macro-F1 is their mean;
+- verdict = primary: the first true label is one of the verdicts;
+- healthy false alarm: a run labelled only `healthy` whose predicted set is not `{healthy}`;
+- missed alarms: runs whose verdict is `healthy` or `inconclusive` although a loss curve holds
+  a NaN/inf or its level rises to 3x or more of its lowest level before (must be 0; levels
+  and the floor are defined in `loss_alarm`);
+- ECE: every (run, label) pair over the fixed labels, confidence = the highest confidence of a
+  finding with that label (0 without one), outcome = the label is in the truth; 10 equal-width
+  bins, the gap between mean confidence and hit rate weighted by the bin's share of pairs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from lossforensics.classifiers.labels import HEALTHY, severity_rank
+import numpy as np
 
-
-def normalise(labels: Iterable[str]) -> set[str]:
-    """A label set where `healthy` means "no pathology" and never sits beside one."""
-    s = {str(x) for x in labels}
-    s.discard(HEALTHY)
-    return s or {HEALTHY}
-
-
-@dataclass(frozen=True)
-class Scored:
-    name: str
-    truth: tuple[str, ...]  # as labelled; the first is the primary label
-    predicted: frozenset[str]  # normalised: {"healthy"} when nothing was found
-
-    @property
-    def true_set(self) -> set[str]:
-        return normalise(self.truth)
-
-    @property
-    def verdict(self) -> str:
-        found = sorted(self.predicted - {HEALTHY}, key=severity_rank)
-        return found[0] if found else HEALTHY
-
-    @property
-    def agrees(self) -> bool:
-        truth = self.true_set
-        if truth == {HEALTHY}:
-            return self.predicted == {HEALTHY}
-        primary = (
-            next(t for t in self.truth if t != HEALTHY)
-            if any(t != HEALTHY for t in self.truth)
-            else HEALTHY
-        )
-        return primary in self.predicted and self.verdict in truth
-
-    @property
-    def exact(self) -> bool:
-        return self.true_set == set(self.predicted)
+HEALTHY = "healthy"
+INCONCLUSIVE = "inconclusive"
+ECE_BINS = 10
+RISE_ALARM = 3.0  # a loss level at 3x its lowest earlier level must never be called healthy
+RISE_WINDOW = 5  # fewest points in a level (a running median): one outlier is not a rise
+RISE_SCALE = 0.2  # of the starting level: a rise that stays below it is noise at the floor
 
 
-def per_label(scored: Sequence[Scored]) -> dict[str, dict[str, float]]:
-    """precision, recall, f1, support (true count), predicted count, tp per label seen."""
-    labels = sorted(
-        {lab for s in scored for lab in s.true_set | set(s.predicted)},
-        key=lambda x: (x != HEALTHY, severity_rank(x), x),
-    )
-    out: dict[str, dict[str, float]] = {}
-    for lab in labels:
-        tp = sum(lab in s.true_set and lab in s.predicted for s in scored)
-        fp = sum(lab not in s.true_set and lab in s.predicted for s in scored)
-        fn = sum(lab in s.true_set and lab not in s.predicted for s in scored)
-        p = tp / (tp + fp) if tp + fp else 0.0
-        r = tp / (tp + fn) if tp + fn else 0.0
-        f1 = 2 * p * r / (p + r) if p + r else 0.0
-        out[lab] = {
-            "precision": p,
-            "recall": r,
-            "f1": f1,
-            "support": tp + fn,
-            "predicted": tp + fp,
-            "tp": tp,
+@dataclass
+class Outcome:
+    """What the tool said about one labelled run (the fields score_sets.py keeps, and more)."""
+
+    key: str
+    truth: list[str]
+    status: str = "crash"  # ok | crash
+    err: str = ""
+    pred: list[str] = field(default_factory=list)
+    verdicts: list[str | None] = field(default_factory=list)
+    confidence: dict[str, float] = field(default_factory=dict)  # label -> highest confidence
+    alarm: str = ""  # why the logs alone demand a finding ('' when they do not)
+
+    def to_dict(self) -> dict:
+        return {
+            "key": self.key,
+            "truth": list(self.truth),
+            "status": self.status,
+            "err": self.err,
+            "pred": list(self.pred),
+            "verdicts": list(self.verdicts),
+            "confidence": {k: round(v, 4) for k, v in sorted(self.confidence.items())},
+            "alarm": self.alarm,
         }
+
+
+def truth_of(entry: dict) -> list[str]:
+    """The truth list of a labels.json entry ('labels' or 'label', a list or one string)."""
+    truth = [x for x in (entry.get("labels") or entry.get("label") or []) if isinstance(x, str)]
+    if isinstance(entry.get("label"), str):
+        truth = [entry["label"]]
+    return truth
+
+
+def predicted_set(diagnoses: Iterable[dict]) -> tuple[list[str], list[str | None]]:
+    """(sorted predicted labels, verdicts) of Diagnosis JSON objects, formed as score_sets.py
+    forms them."""
+    pred: set[str] = set()
+    verdicts: list[str | None] = []
+    for d in diagnoses:
+        verdict = d.get("verdict")
+        verdicts.append(verdict)
+        if isinstance(verdict, str):
+            pred.add(verdict)
+        pred |= {
+            f["label"] for f in d.get("findings") or [] if isinstance(f, dict) and "label" in f
+        }
+    if len(pred) > 1:
+        pred.discard(HEALTHY)
+    return sorted(pred or {HEALTHY}), verdicts
+
+
+def _true_set(truth: Sequence[str]) -> set[str]:
+    t = set(truth)
+    return t - {HEALTHY} if len(t) > 1 else t
+
+
+def score(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
+    """Every figure for one set. The keys score_sets.py prints hold the same values;
+    `labels` are the fixed pathology labels the ECE pairs range over."""
+    truth_sets = [_true_set(o.truth) for o in outcomes]
+    used = sorted({x for t, o in zip(truth_sets, outcomes, strict=True) for x in t | set(o.pred)})
+    per: dict[str, dict] = {}
+    for lab in used:
+        pairs = list(zip(truth_sets, outcomes, strict=True))
+        tp = sum(1 for t, o in pairs if lab in t and lab in o.pred)
+        fp = sum(1 for t, o in pairs if lab not in t and lab in o.pred)
+        fn = sum(1 for t, o in pairs if lab in t and lab not in o.pred)
+        p = tp / (tp + fp) if tp + fp else 0.0
+        rc = tp / (tp + fn) if tp + fn else 0.0
+        f1 = 2 * p * rc / (p + rc) if p + rc else 0.0
+        per[lab] = {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": rc, "f1": f1}
+    healthy = [o for t, o in zip(truth_sets, outcomes, strict=True) if t == {HEALTHY}]
+    prim = [bool(o.truth) and o.truth[0] in (o.verdicts or []) for o in outcomes]
+    false_alarms = sum(1 for o in healthy if set(o.pred) != {HEALTHY})
+    missed = [o.key for o in outcomes if o.alarm and quiet(o)]
+    conf, hit = ece_pairs(outcomes, labels)
+    return {
+        "runs": len(outcomes),
+        "macro_f1": sum(v["f1"] for v in per.values()) / len(per) if per else 0.0,
+        "verdict_is_primary": sum(prim) / len(prim) if prim else 0.0,
+        "healthy_runs": len(healthy),
+        "healthy_false_alarms": false_alarms,
+        "healthy_false_alarm_rate": false_alarms / len(healthy) if healthy else None,
+        "missed_alarms": len(missed),
+        "missed_alarm_runs": missed,
+        "inconclusive": sum(INCONCLUSIVE in o.verdicts for o in outcomes),
+        "ece": ece(conf, hit),
+        "crashes": sum(o.status == "crash" for o in outcomes),
+        "timeouts": 0,  # in one process there is no per-run timeout
+        "labels": per,
+    }
+
+
+def quiet(o: Outcome) -> bool:
+    """The tool said nothing is wrong, or that it cannot tell: every verdict healthy or
+    inconclusive (a crash is counted as a crash, not here)."""
+    return o.status == "ok" and all(v in (HEALTHY, INCONCLUSIVE) for v in o.verdicts)
+
+
+def ece_pairs(outcomes: Sequence[Outcome], labels: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(confidence, outcome) of every (run, label) pair: 0 where no finding has the label."""
+    conf = [o.confidence.get(lab, 0.0) for o in outcomes for lab in labels]
+    hit = [lab in _true_set(o.truth) for o in outcomes for lab in labels]
+    return np.asarray(conf, dtype=float), np.asarray(hit, dtype=float)
+
+
+def reliability(
+    conf: np.ndarray, hit: np.ndarray, bins: int = ECE_BINS
+) -> list[tuple[float, float, int]]:
+    """(mean confidence, hit rate, pairs) per equal-width bin of [0, 1]; empty bins left out."""
+    idx = np.minimum((np.asarray(conf) * bins).astype(int), bins - 1)
+    out = []
+    for b in range(bins):
+        m = idx == b
+        if m.any():
+            out.append((float(conf[m].mean()), float(hit[m].mean()), int(m.sum())))
     return out
 
 
-def macro_f1(table: dict[str, dict[str, float]]) -> float:
-    """Mean F1 over the labels with support (labels never true are left out)."""
-    f1s = [row["f1"] for row in table.values() if row["support"] > 0]
-    return sum(f1s) / len(f1s) if f1s else 0.0
-
-
-def false_alarm_rate(scored: Sequence[Scored]) -> float | None:
-    """Share of truly healthy runs with any finding (None without healthy runs)."""
-    healthy = [s for s in scored if s.true_set == {HEALTHY}]
-    if not healthy:
+def ece(conf: np.ndarray, hit: np.ndarray, bins: int = ECE_BINS) -> float | None:
+    """Expected calibration error over equal-width bins (None without pairs)."""
+    if not len(conf):
         return None
-    return sum(s.predicted != {HEALTHY} for s in healthy) / len(healthy)
+    rows = reliability(conf, hit, bins)
+    return float(sum(n * abs(c - h) for c, h, n in rows) / len(conf))
 
 
-def confusion(scored: Sequence[Scored]) -> dict[str, dict[str, int]]:
-    """For each true label: how often each label was predicted on the runs carrying it."""
-    table: dict[str, dict[str, int]] = {}
-    for s in scored:
-        for t in s.true_set:
-            row = table.setdefault(t, {})
-            for p in s.predicted:
-                row[p] = row.get(p, 0) + 1
-    return table
-
-
-def summary(scored: Sequence[Scored]) -> dict:
-    """Every figure for one set of runs, JSON-ready."""
-    table = per_label(scored)
-    n = len(scored)
-    return {
-        "runs": n,
-        "per_label": table,
-        "macro_f1": macro_f1(table),
-        "worst_label": min(
-            ((lab, r["f1"]) for lab, r in table.items() if r["support"]),
-            key=lambda x: x[1],
-            default=(None, None),
-        ),
-        "false_alarm_rate": false_alarm_rate(scored),
-        "agreement": sum(s.agrees for s in scored) / n if n else None,
-        "exact_match": sum(s.exact for s in scored) / n if n else None,
-        "confusion": confusion(scored),
-    }
+def loss_alarm(curves: Iterable[np.ndarray]) -> str:
+    """Why a run's loss curves (values in logged order) demand a finding: a NaN/inf, or a
+    sustained rise of its level to RISE_ALARM times the lowest level before it. A level is a
+    running median over a twentieth of the curve (at least RISE_WINDOW points), so the noise of
+    per-step losses near a converged floor is not a rise; and a rise counts only once it reaches
+    RISE_SCALE of the starting level (the highest level of its first tenth): 1e-3 -> 4e-3 after
+    starting at 2.0 is noise at the floor, not a divergence."""
+    for y in curves:
+        y = np.asarray(y, dtype=float)
+        if len(y) and not np.isfinite(y).all():
+            return "non-finite loss"
+        width = max(RISE_WINDOW, len(y) // 20)
+        if len(y) <= width:
+            continue
+        level = np.median(np.lib.stride_tricks.sliding_window_view(y, width), axis=1)
+        start = np.max(np.abs(level[: max(1, len(level) // 10)]))
+        low = np.minimum.accumulate(np.where(level > 0, level, np.inf))[:-1]
+        ratio = np.where(np.isfinite(low), level[1:] / low, 0.0)
+        ratio[level[1:] < RISE_SCALE * start] = 0.0
+        if ratio.max() >= RISE_ALARM:
+            return f"loss level rose {ratio.max():.1f}x above its earlier low"
+    return ""
