@@ -4,20 +4,35 @@
 Handled: old Keras names (`acc`, `val_acc`), CRLF line endings, the `separator` option (`,`,
 `;`, tab), 17-digit float reprs, `nan`/`inf` values (kept), non-scalar cells written as
 `"[1 2]"` (skipped, counted in one warning). Steps are the epoch indices as logged.
+
+A run logged as two parts in one folder, `training.csv` and `validation.csv` (a CSVLogger per
+split, `train`/`val`/`eval` stems and `.log`/`.tsv` names alike), is one run: `read` on that
+folder reads both, the validation part's columns prefixed `val_` (its `loss` is `val_loss`, its
+`accuracy` the val score `val_accuracy`). A file is a validation part only when its name says
+so and none of its columns is validation-named already (a full CSVLogger file named `val.csv`
+is read as it is).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from lossforensics.classifiers.errors import UnknownFormatError
+from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
+from lossforensics.classifiers.frame import concat_frames
+from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._csv import CsvHeader, is_long_form, sniff_header
 from lossforensics.ingest._source import default_run_name, require_nonempty
 from lossforensics.ingest._table import read_step_table
 from lossforensics.ingest.base import IngestResult
 
 FORMAT = "keras_csv"
+
+_SUFFIX = r"(?:[_-](?:log|logs|history|metrics))?"
+_TRAIN_PART = re.compile(rf"(?:train|training){_SUFFIX}", re.IGNORECASE)
+_VAL_PART = re.compile(rf"(?:val|valid|validation|eval|evaluation){_SUFFIX}", re.IGNORECASE)
+_VAL_ROLES = {"val_loss", "val_score"}
 
 
 def _is_keras(header: CsvHeader) -> bool:
@@ -38,10 +53,73 @@ def sniff(path: Path) -> bool:
     return header is not None and _is_keras(header)
 
 
+def _stem(path: Path) -> str:
+    return path.name.split(".")[0]
+
+
+def _is_val_part(path: Path, header: CsvHeader) -> bool:
+    """Named as a validation part, holding no validation-named column of its own."""
+    return bool(_VAL_PART.fullmatch(_stem(path))) and not any(
+        infer_role(n) in _VAL_ROLES for n in header.stripped
+    )
+
+
+def pair_parts(paths: Iterable[Path]) -> list[Path]:
+    """`paths` (Keras CSV files) with each folder's train/validation pair replaced by the folder
+    (which `read` reads as one run); a folder with several files of one part keeps them all."""
+    by_dir: dict[Path, list[Path]] = {}
+    for p in paths:
+        by_dir.setdefault(p.parent, []).append(p)
+    pairs = {d: _pair(files) for d, files in by_dir.items()}
+    out: list[Path] = []
+    for p in paths:
+        pair = pairs[p.parent]
+        if pair is None:
+            out.append(p)
+        elif p == pair[0]:
+            out.append(p.parent)
+    return out
+
+
+def _pair(files: list[Path]) -> tuple[Path, Path] | None:
+    train = [f for f in files if _TRAIN_PART.fullmatch(_stem(f))]
+    val = [f for f in files if _VAL_PART.fullmatch(_stem(f))]
+    if len(train) != 1 or len(val) != 1:
+        return None
+    header = sniff_header(val[0])
+    return (train[0], val[0]) if header is not None and _is_val_part(val[0], header) else None
+
+
+def folder_pair(folder: Path) -> tuple[Path, Path] | None:
+    """The (train, validation) Keras CSV parts directly in `folder`, if it holds one pair."""
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.stat().st_size and sniff(p))
+    return _pair(files)
+
+
 def read(
     path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
 ) -> IngestResult:
+    """Read a CSVLogger file, or a folder holding a train/validation pair as one run."""
     path = Path(path)
+    if path.is_dir():
+        pair = folder_pair(path)
+        if pair is None:
+            raise NoLogsFoundError(
+                "no Keras training/validation CSV pair in this folder", file=str(path)
+            )
+        name = run or path.resolve().name or "run"
+        parts = [_read_file(p, run=name, roles=roles) for p in pair]
+        return IngestResult(
+            concat_frames([r.frame for r in parts]),
+            [w for r in parts for w in r.warnings],
+            format=FORMAT,
+            files=[f for r in parts for f in r.files],
+            detail="training and validation parts of one run",
+        )
+    return _read_file(path, run=run, roles=roles)
+
+
+def _read_file(path: Path, *, run: str | None, roles: Mapping[str, str] | None) -> IngestResult:
     require_nonempty(path)
     header = sniff_header(path)
     if header is None or "epoch" not in header.stripped:
@@ -50,6 +128,7 @@ def read(
             file=str(path),
             line=1,
         )
+    rename = {n: f"val_{n}" for n in header.stripped} if _is_val_part(path, header) else None
     # steps are the 0-based epoch indices Keras logs: that is the file's normal axis, not a
     # problem with it, so it is documented rather than warned about on every read
     return read_step_table(
@@ -60,4 +139,5 @@ def read(
         step_col=header.stripped.index("epoch"),
         roles=roles,
         na_values=("", "NA"),
+        rename=rename,
     )

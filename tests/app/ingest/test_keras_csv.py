@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from lossforensics.ingest import keras_csv, load_run
@@ -54,3 +55,70 @@ def test_array_cells_are_skipped_and_counted(tmp_path):
     assert set(result.frame["metric"]) == {"loss"}
     [warning] = [w for w in result.warnings if "non-numeric" in w.message]
     assert warning.message.startswith("2 ") and warning.line == 2
+
+
+def _keras_parts(folder, train="training.csv", val="validation.csv", n=12):
+    """A run logged as two CSVLogger-layout parts: the training and the validation curve."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = [f"{e},{0.5 + e / 40:.4f},{1.0 / (e + 1):.4f}" for e in range(n)]
+    (folder / train).write_text("epoch,accuracy,loss\n" + "\n".join(rows) + "\n")
+    rows = [f"{e},{0.45 + e / 50:.4f},{1.1 / (e + 1) + 0.05:.4f}" for e in range(n)]
+    (folder / val).write_text("epoch,accuracy,loss\n" + "\n".join(rows) + "\n")
+    return folder
+
+
+def _roles(frame):
+    return frame.groupby("metric", observed=True)["role"].first().astype(str).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("train", "val"),
+    [("training.csv", "validation.csv"), ("train.log", "val.log"), ("train_log.csv", "eval.csv")],
+)
+def test_training_and_validation_parts_are_one_run(tmp_path, train, val):
+    folder = _keras_parts(tmp_path / "resnet-a", train, val)
+    result = load_run(folder)
+    frame = result.frame
+    assert result.format == "keras_csv" and len(result.files) == 2
+    assert frame["run"].astype(str).unique().tolist() == ["resnet-a"]
+    assert _roles(frame) == {
+        "accuracy": "train_score",
+        "loss": "train_loss",
+        "val_accuracy": "val_score",
+        "val_loss": "val_loss",
+    }
+    val_loss = frame[frame["metric"] == "val_loss"].sort_values("step")
+    assert val_loss["step"].tolist() == list(range(12))  # once per epoch, not a second run
+    assert val_loss["value"].iloc[0] == pytest.approx(1.15)
+
+
+def test_parts_are_not_a_restart(tmp_path):
+    from lossforensics.classifiers import diagnose
+
+    frame = load_run(_keras_parts(tmp_path / "run")).frame
+    labels = {f.label for f in diagnose(frame).findings}
+    assert "resume_discontinuity" not in labels
+
+
+def test_a_full_log_named_val_is_read_as_it_is(tmp_path):
+    path = tmp_path / "val.csv"
+    path.write_text("epoch,loss,val_loss\n0,1.0,1.2\n1,0.8,1.1\n")
+    assert set(load_run(path).frame["metric"]) == {"loss", "val_loss"}
+
+
+def test_discovery_lists_the_pair_once_beside_other_runs(tmp_path):
+    from lossforensics.discover import discover_runs
+
+    _keras_parts(tmp_path / "sweep" / "a")
+    _keras_parts(tmp_path / "sweep" / "b")
+    (tmp_path / "sweep" / "c").mkdir()
+    (tmp_path / "sweep" / "c" / "training.log").write_text("epoch,loss\n0,1.0\n1,0.9\n")
+    found = discover_runs(tmp_path / "sweep").sources
+    assert [(s.name, s.format) for s in found] == [
+        ("a", "keras_csv"),
+        ("b", "keras_csv"),
+        ("c", "keras_csv"),
+    ]
+    assert Path(found[0].path).is_dir() and Path(found[2].path).name == "training.log"
+    pair = load_run(found[0].path, format=found[0].format).frame
+    assert set(pair["metric"]) == {"accuracy", "loss", "val_accuracy", "val_loss"}
