@@ -101,8 +101,9 @@ def attack(srv: Server, c: httpx.Client) -> Iterator[PeakMemory]:
 def test_recursive_view_mlflow_db_is_refused(srv, c, tmp_path):
     path = h.recursive_view_db(tmp_path / "mlflow.db")
     with attack(srv, c):
-        body = assert_problem(upload(c, path), 415, "unknown_format")
-    assert "view" in body["detail"]
+        resp = upload(c, path)
+    assert resp.status_code in (415, 422), resp.text  # refused by the reader, with its reason
+    assert "is a view" in resp.json()["detail"]
 
 
 def test_wide_csv_is_refused_while_reading(srv, c, tmp_path):

@@ -1,0 +1,68 @@
+"""The parsing worker pool: a task past a limit is killed and answered 413, its worker replaced,
+and the pool keeps serving; typed errors cross back as themselves."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
+from lossforensics.classifiers.errors import CorruptInputError, LimitExceededError
+from lossforensics.isolate import WorkerLimits, WorkerPool
+
+MiB = 1024 * 1024
+
+
+def pid() -> int:
+    return os.getpid()
+
+
+def sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def hog(megabytes: int) -> int:
+    return len(bytearray(megabytes * MiB))
+
+
+def corrupt() -> None:
+    raise CorruptInputError("bad bytes", file="x.csv", line=3)
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[WorkerPool]:
+    limits = WorkerLimits(
+        memory_bytes=256 * MiB, cpu_seconds=30, wall_seconds=3.0, output_bytes=1 * MiB
+    )
+    p = WorkerPool(1, limits)
+    yield p
+    p.close()
+
+
+def test_a_task_runs_in_another_process(pool):
+    assert pool.run(pid) != os.getpid()
+
+
+def test_typed_errors_cross_back(pool):
+    with pytest.raises(CorruptInputError) as info:
+        pool.run(corrupt)
+    assert info.value.file == "x.csv" and info.value.line == 3
+
+
+def test_wall_time_limit_kills_and_replaces_the_worker(pool):
+    before = pool.run(pid)
+    with pytest.raises(LimitExceededError, match="wall-time"):
+        pool.run(sleep, 30)
+    assert pool.run(pid) != before  # a fresh worker answers
+
+
+def test_memory_limit_is_413_and_the_pool_recovers(pool):
+    with pytest.raises(LimitExceededError, match="memory"):
+        pool.run(hog, 1024)
+    assert pool.run(hog, 8) == 8 * MiB
+
+
+def test_output_limit(pool):
+    with pytest.raises(LimitExceededError, match="output"):
+        pool.run(os.urandom, 2 * MiB)
