@@ -70,15 +70,10 @@ def _is_single_run(found: Discovery, p: Path) -> bool:
 def _diagnose_one(
     p: Path, *, format: str | None, roles: Mapping[str, str] | None, name: str | None = None
 ) -> Diagnoses:
-    from lossforensics.classifiers.diagnose import diagnose_all
-    from lossforensics.ingest import load_run
+    from lossforensics.analysis import diagnose_source
 
-    result = load_run(p, format=format, roles=roles)
-    return _wrap(
-        result.frame,
-        diagnose_all(result.frame, source=result.source, warnings=result.warnings),
-        name,
-    )
+    result, diagnoses = diagnose_source(p, format=format, roles=roles)
+    return _wrap(result.frame, diagnoses, name)
 
 
 def diagnose_frame(frame: pd.DataFrame) -> Diagnoses:

@@ -88,34 +88,14 @@ class RunAudit:
 def audit_source(source: RunSource, preview_points: int = 0) -> list[RunAudit]:
     """Read and diagnose one source; one RunAudit per run it holds (a W&B export holds
     several). `preview_points` > 0 keeps a thinned frame per run for plots."""
-    from lossforensics.classifiers.diagnose import diagnose_all
-    from lossforensics.ingest import load_run
+    from lossforensics.analysis import diagnose_source
 
     start = time.perf_counter()
     run_dir = source.path if os.path.isdir(source.path) else os.path.dirname(source.path)
-    try:
-        result = load_run(source.path, format=source.format)
-        diagnoses = diagnose_all(result.frame, source=result.source, warnings=result.warnings)
+    try:  # the one crash policy: a reader's crash is a CorruptInputError naming the file
+        result, diagnoses = diagnose_source(source.path, format=source.format)
     except LossForensicsError as exc:
         return [_failed(source, exc.to_dict(), run_dir, start)]
-    except Exception as exc:  # a reader's bug must not end an audit of a thousand runs
-        error = {
-            "code": "error",
-            "message": f"{type(exc).__name__}: {exc}",
-            "file": source.path,
-            "line": None,
-            "byte": None,
-        }
-        return [_failed(source, error, run_dir, start)]
-    if not diagnoses:
-        error = {
-            "code": "empty_input",
-            "message": "no points to diagnose",
-            "file": source.path,
-            "line": None,
-            "byte": None,
-        }
-        return [_failed(source, error, run_dir, start)]
     several = len(diagnoses) > 1
     elapsed = (time.perf_counter() - start) / len(diagnoses)
     out = []

@@ -28,12 +28,11 @@ from pathlib import Path
 from typing import Annotated, BinaryIO
 
 import typer
-from lossforensics.classifiers.diagnose import diagnose_all
+from lossforensics.analysis import diagnose_read, diagnose_source, read_source
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding
-from lossforensics.classifiers.errors import EmptyInputError, LossForensicsError
+from lossforensics.classifiers.errors import LossForensicsError
 from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE
 from lossforensics.commands.convert import parse_roles
-from lossforensics.ingest import load_run
 from rich.console import Console
 from rich.markup import escape
 
@@ -45,17 +44,11 @@ EXIT_FAIL_ON = 1
 def diagnose_path(
     path: Path, *, roles: dict[str, str] | None = None, format: str | None = None
 ) -> list[Diagnosis]:
-    """Read PATH with the ingest layer and diagnose every run in it (reader warnings ride along
-    in each Diagnosis)."""
+    """Read PATH and diagnose every run in it (`analysis.diagnose_source`: reader warnings ride
+    along in each Diagnosis)."""
     if str(path) == "-":
         return diagnose_stdin(roles=roles, format=format)
-    result = load_run(path, format=format, roles=roles)
-    if not len(result.frame):  # e.g. a TensorBoard file holding only graphs or images
-        seen = "; ".join(w.message for w in result.warnings[:5]) or "no scalar values"
-        raise EmptyInputError(
-            f"no readable scalars ({result.format or 'unknown format'}): {seen}", file=str(path)
-        )
-    return diagnose_all(result.frame, source=result.source, warnings=result.warnings)
+    return diagnose_source(path, format=format, roles=roles)[1]
 
 
 def diagnose_stdin(
@@ -72,7 +65,9 @@ def diagnose_stdin(
         with open(spooled, "wb") as out:
             shutil.copyfileobj(stream, out)
         try:
-            result = load_run(spooled, format=format, roles=roles, run="stdin")
+            result = read_source(
+                spooled, format=format, roles=roles, run="stdin", display_name="<stdin>"
+            )
         except LossForensicsError as exc:
             exc.file = "<stdin>" if exc.file == str(spooled) else exc.file
             raise
@@ -80,7 +75,7 @@ def diagnose_stdin(
         for i, w in enumerate(result.warnings):
             if w.file == str(spooled):
                 result.warnings[i] = dataclasses.replace(w, file="<stdin>")
-    return diagnose_all(result.frame, source=result.source, warnings=result.warnings)
+    return diagnose_read(result, display_name="<stdin>")
 
 
 def to_json(diagnoses: list[Diagnosis]) -> str:

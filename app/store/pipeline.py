@@ -12,13 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
+from lossforensics.analysis import diagnose_read, read_source
 from lossforensics.classifiers.diagnosis import Diagnosis
-from lossforensics.classifiers.errors import (
-    CorruptInputError,
-    EmptyInputError,
-    LimitExceededError,
-    LossForensicsError,
-)
+from lossforensics.classifiers.errors import EmptyInputError, LimitExceededError, LossForensicsError
 from lossforensics.ingest.base import IngestResult
 from lossforensics.store.records import NewRun, RunRecord
 from lossforensics.store.runs import RunStore
@@ -37,19 +33,9 @@ class DiagnosedRun:
 
 
 def ingest(path: Path, *, display_name: str | None = None) -> IngestResult:
-    """`ingest.load_run`, with any reader crash on hostile bytes turned into a typed error
-    (logged with its traceback) so no input ever reaches the caller as an unexplained failure."""
-    from lossforensics.ingest import load_run
-
-    try:
-        return load_run(path)
-    except (LossForensicsError, MemoryError):
-        raise
-    except Exception as exc:
-        log.exception("reader failed on %s", path)
-        raise CorruptInputError(
-            f"unreadable input ({type(exc).__name__}: {exc})", file=display_name or path.name
-        ) from exc
+    """`analysis.read_source` (the one crash policy), errors naming `display_name` or the file's
+    name, never the server's temporary path."""
+    return read_source(path, display_name=display_name or path.name)
 
 
 def split_runs(result: IngestResult, *, max_points: int) -> list[tuple[str, pd.DataFrame]]:
@@ -71,18 +57,13 @@ def split_runs(result: IngestResult, *, max_points: int) -> list[tuple[str, pd.D
 
 def diagnose_result(result: IngestResult, *, max_points: int) -> list[DiagnosedRun]:
     """Diagnose every run of an ingested source (one Diagnosis per run)."""
-    from lossforensics.classifiers.diagnose import diagnose_all
-
-    parts = split_runs(result, max_points=max_points)
+    parts = split_runs(result, max_points=max_points)  # limits first, before any analysis
     if not parts:
         raise EmptyInputError(
             "no points found in the logs", file=result.files[0] if result.files else None
         )
-    out = []
-    for name, part in parts:
-        diags = diagnose_all(part, source=result.source, warnings=list(result.warnings))
-        out.append(DiagnosedRun(name, part, _one(diags, name), result))
-    return out
+    diags = diagnose_read(result)
+    return [DiagnosedRun(name, part, _one(diags, name), result) for name, part in parts]
 
 
 def _one(diags: Sequence[Diagnosis], name: str) -> Diagnosis:
