@@ -42,7 +42,7 @@ class NoAliasLoader(yaml.SafeLoader):
     """PyYAML's SafeLoader refusing aliases: a few hundred bytes of nested `*a` references
     expand into gigabytes ('billion laughs'); MLflow never writes one."""
 
-    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+    def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
             event = self.peek_event()
             raise yaml.composer.ComposerError(
