@@ -19,9 +19,14 @@ line and byte. The transport is injectable (`transport=httpx.MockTransport(...)`
 from __future__ import annotations
 
 import io
+import json
+import math
 import os
+import time
+import uuid
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -168,6 +173,47 @@ class Client:
     def delete(self, run_id: str) -> None:
         self._request("DELETE", f"/v1/runs/{run_id}")
 
+    # ------------------------------------------------------------------ live runs
+
+    def create_live_run(self, name: str) -> LiveRun:
+        """An empty run to grow with `append` while it trains."""
+        body = self._json("POST", "/v1/runs/live", json={"name": name})
+        return LiveRun(str(body["id"]), str(body["name"]))
+
+    def append(
+        self, run_id: str, points: Any, *, idempotency_key: str | None = None
+    ) -> dict[str, Any]:
+        """Append points (dicts with metric, step, value[, wall_time], or a frame with those
+        columns) to a live run; the answer has the run, `new` and `superseded` findings. One
+        Idempotency-Key per batch (made here when not given) makes the one retry this does
+        after a transport error safe."""
+        if hasattr(points, "to_dict"):
+            points = points[[c for c in _POINT_KEYS if c in points.columns]].to_dict("records")
+        rows = [{k: _json_number(v) for k, v in p.items() if k in _POINT_KEYS} for p in points]
+        headers = {"Idempotency-Key": idempotency_key or uuid.uuid4().hex}
+        url = f"/v1/runs/{run_id}/points"
+        try:
+            return self._json("POST", url, json=rows, headers=headers)
+        except LossForensicsError as exc:
+            if "cannot reach" not in str(exc):
+                raise
+            return self._json("POST", url, json=rows, headers=headers)
+
+    def stream(
+        self, run_id: str, *, interval: float = 2.0, timeout: float | None = None
+    ) -> Iterator[Diagnosis]:
+        """A live run's diagnosis each time it changes (polling every `interval` seconds;
+        stops after `timeout` seconds when given)."""
+        seen = None
+        start = time.monotonic()
+        while timeout is None or time.monotonic() - start < timeout:
+            body = self._json("GET", f"/v1/runs/{run_id}")
+            stamp = (body.get("diagnosed_at"), body.get("points"), json.dumps(body["diagnosis"]))
+            if stamp != seen:
+                seen = stamp
+                yield self._one(body)
+            time.sleep(interval)
+
     # ------------------------------------------------------------------ plumbing
 
     def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
@@ -294,3 +340,21 @@ def zip_folder(folder: Path) -> bytes:
                     continue
                 zf.write(full, os.path.relpath(full, folder).replace(os.sep, "/"))
     return buf.getvalue()
+
+
+_POINT_KEYS = ("metric", "step", "value", "wall_time")
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    """A live run created in a service: its id and name."""
+
+    id: str
+    name: str
+
+
+def _json_number(value: Any) -> Any:
+    """NaN and infinities as the strings the service reads (JSON has no literal for them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return value.item() if hasattr(value, "item") else value

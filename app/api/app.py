@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from lossforensics import web
-from lossforensics.api import diagnose, docs, errors, health, reports, runs, series
+from lossforensics.api import diagnose, docs, errors, health, live, reports, runs, series
 from lossforensics.api.guard import HostOriginGuard
 from lossforensics.api.upload_flow import UPLOADS
 from lossforensics.api.uploads import remove_tree
@@ -95,6 +95,7 @@ def create_app(
     docs.install(app)
     app.include_router(health.router)
     app.include_router(runs.router, prefix="/v1")
+    app.include_router(live.router, prefix="/v1")
     app.include_router(series.router, prefix="/v1")
     app.include_router(reports.router, prefix="/v1")
     app.include_router(diagnose.router, prefix="/v1")
