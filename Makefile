@@ -22,7 +22,7 @@ $(RUN_STAMP): pyproject.toml setup.py | $(PY)
 
 $(TEST_STAMP): pyproject.toml setup.py | $(PY)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q '$(TARGET)[dev,docs,torch,dask,postgres]'
+	$(PY) -m pip install -q '$(TARGET)[dev,docs,torch,dask,postgres,transformers,lightning,keras]'
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)
