@@ -130,8 +130,8 @@ class ProbeError(LossForensicsError):
     code = "probe_failed"
 
 
-def _all_subclasses(cls: type) -> list[type]:
-    out = []
+def _all_subclasses(cls: type[LossForensicsError]) -> list[type[LossForensicsError]]:
+    out: list[type[LossForensicsError]] = []
     for sub in cls.__subclasses__():
         out.append(sub)
         out.extend(_all_subclasses(sub))

@@ -186,7 +186,8 @@ class RunSeries:
             return None
         stem = _GRANULARITY.sub("", primary.lower())
         same = [m for m in self.metrics(role) if _GRANULARITY.sub("", m.lower()) == stem]
-        return max((self.curve(role, m) for m in same), key=len)
+        curves = [c for c in (self.curve(role, m) for m in same) if c is not None]
+        return max(curves, key=len) if curves else None
 
 
 def split_runs(frame: pd.DataFrame) -> list[RunSeries]:

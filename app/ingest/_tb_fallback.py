@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import struct
+from typing import Any
 
 import numpy as np
 from lossforensics.ingest.base import ReadWarning
@@ -64,7 +65,7 @@ def decode_records(
     return points, warnings
 
 
-def _scalar(value: object) -> float | None:
+def _scalar(value: Any) -> float | None:  # a Summary.Value (generated protobuf, no stubs)
     kind = value.WhichOneof("value")
     if kind == "simple_value":
         return float(value.simple_value)
@@ -73,7 +74,7 @@ def _scalar(value: object) -> float | None:
     return _tensor_scalar(value.tensor)
 
 
-def _tensor_scalar(tensor: object) -> float | None:
+def _tensor_scalar(tensor: Any) -> float | None:  # a TensorProto
     """The one value of a rank-0 float/double/half/bfloat16 TensorProto, else None."""
     if len(tensor.tensor_shape.dim):
         return None

@@ -173,11 +173,11 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
         try:
             if file.stat().st_size == 0:
                 continue
-            fmt = sniff_file(file)
+            sniffed = sniff_file(file)
         except InputError:
             continue
-        if fmt is not None and fmt not in ("mlflow", "tensorboard"):
-            found.setdefault(fmt, []).append(file)
+        if sniffed is not None and sniffed not in ("mlflow", "tensorboard"):
+            found.setdefault(sniffed, []).append(file)
     order = [f for f in READERS if f in found and format in (None, f)]
     if not order:
         what = f"no {format} logs" if format else "no training logs in a format we read"
@@ -210,7 +210,8 @@ def newest_checkpoints(paths: list[Path]) -> tuple[list[Path], list[Path]]:
         step = _GLOBAL_STEP.search(read_head(path, 4096))
         rank = (int(step.group(1)) if step else -1, int(m.group(1)) if m else 1 << 62)
         groups.setdefault(folder, []).append((*rank, path))
-    kept, older = [], []
+    kept: list[Path] = []
+    older: list[Path] = []
     for members in groups.values():
         members.sort(key=lambda t: (t[0], t[1]))
         kept.append(members[-1][2])

@@ -33,6 +33,17 @@ class Spikes:
         return len(self.indices)
 
 
+def _no_spikes() -> Spikes:
+    return Spikes(
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0),
+        np.zeros(0),
+        np.zeros(0),
+        np.zeros(0),
+        np.zeros(0, dtype=bool),
+    )
+
+
 def _group_runs(flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and end (exclusive) indices of consecutive True runs."""
     d = np.diff(np.concatenate(([0], flag.astype(np.int8), [0])))
@@ -52,9 +63,8 @@ def find_spikes(
     maxima first (the threshold rises by the expected maximum of a block's noise)."""
     y = np.asarray(y, dtype=np.float64)
     n_all = len(y)
-    empty = np.array([], dtype=np.int64)
     if n_all < 3:
-        return Spikes(empty, *(np.array([]) for _ in range(4)), np.array([], dtype=bool))
+        return _no_spikes()
     sigma = max(noise_level(y), TINY)
     size = max(1, -(-n_all // max_points))
     if size > 1:
@@ -74,7 +84,7 @@ def find_spikes(
     flag = (excess > z_min * sigma) & (excess > min_height)
     starts, ends = _group_runs(flag)
     if len(starts) == 0:
-        return Spikes(empty, *(np.array([]) for _ in range(4)), np.array([], dtype=bool))
+        return _no_spikes()
     # the highest point of each excursion (reduceat over the flagged runs)
     seg_max = np.maximum.reduceat(np.where(flag, excess, -np.inf), starts)
     owner = np.repeat(np.arange(len(starts)), ends - starts)

@@ -3,6 +3,9 @@ shape (medians for levels, block maxima so a one-point spike survives)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 
@@ -55,7 +58,12 @@ def _row_median(rows: np.ndarray, axis: int | None = None) -> np.ndarray:
     return s[:, h].copy() if s.shape[1] % 2 else (s[:, h - 1] + s[:, h]) / 2.0
 
 
-_REDUCERS = {"median": _row_median, "mean": np.mean, "max": np.max, "min": np.min}
+_REDUCERS: dict[str, Callable[..., Any]] = {
+    "median": _row_median,
+    "mean": np.mean,
+    "max": np.max,
+    "min": np.min,
+}
 
 
 def _reduce_blocks(y: np.ndarray, size: int, how: str) -> np.ndarray:
