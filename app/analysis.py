@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lossforensics.classifiers.errors import CorruptInputError, EmptyInputError, LossForensicsError
@@ -44,7 +45,7 @@ def read_source(
     from lossforensics.ingest import load_run
 
     try:
-        return load_run(path, format=format, roles=roles, run=run)
+        return load_run(Path(path), format=format, roles=roles, run=run)
     except (LossForensicsError, MemoryError):
         raise
     except Exception as exc:
