@@ -21,11 +21,12 @@ def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
     names = [m for m in run.metrics("other") if _EPOCH.search(m.lower())]
     if names:
         c = run.curve("other", names[0])
-        ok = np.isfinite(c.values)
-        steps, ep = c.steps[ok], np.floor(c.values[ok] + 1e-9)
-        starts = steps[1:][np.diff(ep) > 0]
-        if len(starts) >= 2:
-            return float(np.median(np.diff(starts))), "epoch"
+        if c is not None:
+            ok = np.isfinite(c.values)
+            steps, ep = c.steps[ok], np.floor(c.values[ok] + 1e-9)
+            starts = steps[1:][np.diff(ep) > 0]
+            if len(starts) >= 2:
+                return float(np.median(np.diff(starts))), "epoch"
     val = run.curve("val_loss")
     if val is not None and len(val) >= 3:
         return float(np.median(np.diff(val.steps))), "val_cadence"
