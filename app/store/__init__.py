@@ -2,6 +2,6 @@
 frame in one Parquet file under the data dir. See runs.py for the atomicity rules."""
 
 from lossforensics.store.records import NewRun, RunPage, RunRecord
-from lossforensics.store.runs import RunStore
+from lossforensics.store.runs import OriginTakenError, RunStore
 
-__all__ = ["NewRun", "RunPage", "RunRecord", "RunStore"]
+__all__ = ["NewRun", "OriginTakenError", "RunPage", "RunRecord", "RunStore"]

@@ -27,6 +27,11 @@ from lossforensics.store.tables import metadata, run_labels, runs
 _SUMMARY_COLS = list(runs.c)  # the diagnosis body too: a listing shows findings and last step
 
 
+class OriginTakenError(Exception):
+    """A run of this origin was stored in the project by a concurrent writer (the unique
+    (project, origin) key): the caller looks it up with `find_origin`."""
+
+
 class RunStore:
     """Runs scoped by project. Thread-safe: every call takes its own pooled connection."""
 
@@ -55,7 +60,8 @@ class RunStore:
     # -- writes -------------------------------------------------------------------------------
 
     def add(self, project: str, new_runs: Sequence[NewRun]) -> list[RunRecord]:
-        """Store every run or none of them."""
+        """Store every run or none of them; OriginTakenError (nothing stored) when another
+        writer stored a run of the same origin in this project first."""
         now = self.clock()
         records, written = [], []
         try:
@@ -71,6 +77,12 @@ class RunStore:
                         run_labels.insert(),
                         [{"run_id": rec.id, "label": lab} for lab in rec.labels],
                     )
+        except sa.exc.IntegrityError as exc:
+            for run_id in written:
+                self.frames.delete(run_id)
+            if any(rec.origin for rec in records):  # the only unique key a new row can repeat
+                raise OriginTakenError(project) from exc
+            raise
         except BaseException:
             for run_id in written:
                 self.frames.delete(run_id)
