@@ -10,7 +10,7 @@ TARGET  := $(if $(filter wheel,$(INSTALL)),.,-e .)
 RUN_STAMP  := $(VENV)/.run-$(INSTALL)
 TEST_STAMP := $(VENV)/.test-$(INSTALL)
 
-.PHONY: run test check lint format typecheck docs docs-serve bench eval samples clean
+.PHONY: run test check lint format typecheck docs docs-serve bench eval eval-quick calibrate samples clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -54,8 +54,19 @@ docs-serve: $(TEST_STAMP)
 bench: $(TEST_STAMP)
 	$(PY) benchmarks/bench.py
 
+# Every labelled set present, one scoring -> build/eval.json -> docs/accuracy.md.
 eval: $(TEST_STAMP)
 	$(PY) benchmarks/evaluate.py
+	$(PY) benchmarks/accuracy_page.py
+
+# The sets the repository holds (CI).
+eval-quick: $(TEST_STAMP)
+	$(PY) benchmarks/evaluate.py --quick
+
+# Refit the confidence calibration on the corpus: classifiers/_calibration_table.py and
+# docs/img/reliability.png.
+calibrate: $(TEST_STAMP)
+	$(PY) benchmarks/calibrate.py
 
 samples: $(TEST_STAMP)
 	$(PY) sample_runs/generate.py

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.base import Classifier
+from lossforensics.classifiers.calibration import calibrate
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding, MetricInfo, Skipped
 from lossforensics.classifiers.errors import InputError
 from lossforensics.classifiers.frame import validate_frame
@@ -117,7 +118,7 @@ def diagnose_run(
                 )
                 continue
             if finding is not None:
-                findings.append(attach_causes(finding))
+                findings.append(calibrate(attach_causes(finding)))
     findings = order_findings(findings)
     notes = [str(w) for w in (warnings or ())]
     skipped_labels = {s.label for s in skipped}
