@@ -1,19 +1,24 @@
-"""Shared dependencies of the routers: the injected settings, the store, and the caller's
-project (bearer-token auth when tokens are configured, one anonymous project otherwise).
-They are `async def` on purpose: they never block, and a sync dependency costs a thread hop."""
+"""Shared dependencies of the routers: the injected settings, the store, the caller's
+project (bearer-token auth when tokens are configured, one anonymous project otherwise), and
+the request's `Idempotency-Key`. They are `async def` on purpose: they never block, and a sync
+dependency costs a thread hop."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from lossforensics.classifiers.errors import AuthError
 from lossforensics.report.cache import RenderCache
 from lossforensics.settings import ANONYMOUS_PROJECT, Settings
 from lossforensics.store import RunStore
+from lossforensics.store.idempotency import MAX_KEY_CHARS, IdempotencyKeys, Replay
+from starlette.concurrency import run_in_threadpool
 
 _bearer = HTTPBearer(
     auto_error=False,
@@ -87,3 +92,60 @@ async def get_project(
 
 
 ProjectDep = Annotated[str, Depends(get_project)]
+
+
+@dataclass(frozen=True)
+class Idempotency:
+    """A request's `Idempotency-Key`, scoped by project and endpoint."""
+
+    keys: IdempotencyKeys
+    project: str
+    scope: str
+    key: str
+
+    async def once(
+        self, fingerprint: str, work: Callable[[], Awaitable[tuple[int, Any]]]
+    ) -> tuple[int, Any, bool]:
+        """(status, answer, replayed): `work()`'s answer, or the answer this key was given
+        before for the same fingerprint without doing the work again (409 for another
+        fingerprint). A failed `work` leaves the key free, so a retry does it again."""
+        got = await run_in_threadpool(
+            self.keys.claim, self.project, self.scope, self.key, fingerprint
+        )
+        if isinstance(got, Replay):
+            return got.status, got.answer, True
+        try:
+            status, answer = await work()
+        except BaseException:
+            await run_in_threadpool(self.keys.release, got)
+            raise
+        await run_in_threadpool(self.keys.finish, got, status, answer)
+        return status, answer, False
+
+
+async def get_idempotency(
+    request: Request,
+    store: StoreDep,
+    project: ProjectDep,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            min_length=1,
+            max_length=MAX_KEY_CHARS,
+            description="Any unique string per request (a UUID): a retry with the same key and "
+            "body gets the first answer, nothing is done twice; the same key with another "
+            "body is a 409. Keys are remembered for 24 h.",
+        ),
+    ] = None,
+) -> Idempotency | None:
+    """The request's Idempotency-Key (None without the header)."""
+    if idempotency_key is None:
+        return None
+    keys = getattr(request.app.state, "idempotency_keys", None)
+    if keys is None or keys.engine is not store.engine:
+        keys = request.app.state.idempotency_keys = IdempotencyKeys(store.engine)
+    scope = f"{request.method} {request.url.path}"  # a live run's batches: per run
+    return Idempotency(keys, project, scope, idempotency_key)
+
+
+IdempotencyDep = Annotated[Idempotency | None, Depends(get_idempotency)]

@@ -7,9 +7,14 @@ import dataclasses
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
-from lossforensics.api.deps import ProjectDep, SettingsDep, StoreDep
+from lossforensics.api.deps import IdempotencyDep, ProjectDep, SettingsDep, StoreDep
 from lossforensics.api.schemas import UPLOAD_BODY, Run, RunPage, RunsCreated, problem_responses
-from lossforensics.api.upload_flow import diagnose_request, work_dir
+from lossforensics.api.upload_flow import (
+    diagnose_form,
+    form_fingerprint,
+    receive_request,
+    work_dir,
+)
 from lossforensics.api.uploads import content_hash
 from lossforensics.store import OriginTakenError, RunRecord, RunStore
 from lossforensics.store.pipeline import DiagnosedRun, rediagnose, to_new_runs
@@ -23,11 +28,14 @@ router = APIRouter(prefix="/runs", tags=["runs"])
     status_code=201,
     response_model=RunsCreated,
     openapi_extra=UPLOAD_BODY,
-    responses=problem_responses(400, 401, 413, 415, 422),
+    responses=problem_responses(400, 401, 409, 413, 415, 422),
     summary="Upload a run's logs (files or archives); store and diagnose every run found",
     description="The same content (the same normalised series) uploaded again returns the "
     "stored run with 200 instead of a new one with 201, unless `duplicate=true`. An upload "
-    "with no training log is refused with 422 naming what it held.",
+    "with no training log is refused with 422 naming what it held. With an `Idempotency-Key` "
+    "header, a retry of the same upload (same files, names and fields) gets the first answer "
+    "(same status and run ids, `Idempotent-Replayed: true`) without storing again; the same key "
+    "with a different upload is a 409 `conflict`.",
 )
 async def create_runs(
     request: Request,
@@ -35,17 +43,29 @@ async def create_runs(
     settings: SettingsDep,
     store: StoreDep,
     project: ProjectDep,
+    idempotency: IdempotencyDep,
     duplicate: Annotated[
         bool, Query(description="store a new copy even when the same content is stored")
     ] = False,
 ) -> dict:
     async with work_dir(settings) as work:
-        diagnosed = await diagnose_request(request, settings, work)
-        records = await run_in_threadpool(store_new, store, project, diagnosed, duplicate)
-    if all(not new for _, new in records):
-        response.status_code = 200
-    response.headers["Location"] = f"/v1/runs/{records[0][0].id}"
-    return {"runs": [r.to_dict() for r, _ in records]}
+        form = await receive_request(request, settings, work)
+
+        async def store_upload() -> tuple[int, dict]:
+            diagnosed = await diagnose_form(request, form, settings, work)
+            records = await run_in_threadpool(store_new, store, project, diagnosed, duplicate)
+            status = 200 if all(not new for _, new in records) else 201
+            return status, {"runs": [r.to_dict() for r, _ in records]}
+
+        if idempotency is None:
+            status, body = await store_upload()
+        else:
+            sent = await run_in_threadpool(form_fingerprint, form, request.url.query)
+            status, body, replayed = await idempotency.once(sent, store_upload)
+            response.headers["Idempotent-Replayed"] = str(replayed).lower()
+    response.status_code = status
+    response.headers["Location"] = f"/v1/runs/{body['runs'][0]['id']}"
+    return body
 
 
 _STORE_TRIES = 3  # each lost race stores nothing, and the next try finds the winner's runs

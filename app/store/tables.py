@@ -38,3 +38,19 @@ run_labels = sa.Table(
     sa.Column("label", sa.String(64), primary_key=True),
     sa.Index("ix_lf_run_labels_label", "label"),
 )
+
+# One row per Idempotency-Key a project sent to an endpoint (`scope`, e.g. 'POST /v1/runs'):
+# the fingerprint of the request it came with, and once done the answer given (status NULL
+# while the first request is still working). Rows older than the key's lifetime are replaced.
+idempotency_keys = sa.Table(
+    "lf_idempotency_keys",
+    metadata,
+    sa.Column("project", sa.String(200), primary_key=True),
+    sa.Column("scope", sa.String(200), primary_key=True),
+    sa.Column("key", sa.String(200), primary_key=True),
+    sa.Column("fingerprint", sa.String(64), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("status", sa.Integer),
+    sa.Column("answer", sa.JSON),
+    sa.Index("ix_lf_idempotency_created", "created_at"),
+)
