@@ -130,8 +130,10 @@ class ProbeError(LossForensicsError):
     code = "probe_failed"
 
 
-def _all_subclasses(cls: type[LossForensicsError]) -> list[type[LossForensicsError]]:
-    out: list[type[LossForensicsError]] = []
+def _all_subclasses(
+    cls: type[LossForensicsError], *, include_self: bool = False
+) -> list[type[LossForensicsError]]:
+    out: list[type[LossForensicsError]] = [cls] if include_self else []
     for sub in cls.__subclasses__():
         out.append(sub)
         out.extend(_all_subclasses(sub))
@@ -139,7 +141,7 @@ def _all_subclasses(cls: type[LossForensicsError]) -> list[type[LossForensicsErr
 
 
 ERRORS_BY_CODE: dict[str, type[LossForensicsError]] = {
-    c.code: c for c in [LossForensicsError, *_all_subclasses(LossForensicsError)]
+    c.code: c for c in _all_subclasses(LossForensicsError, include_self=True)
 }
 
 
