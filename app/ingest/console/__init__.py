@@ -37,8 +37,9 @@ from lossforensics.ingest._source import (
 )
 from lossforensics.ingest.base import IngestResult
 from lossforensics.ingest.console._engine import Parser, Points, loss_points, to_points
+from lossforensics.ingest.console._plan import skeletons
 from lossforensics.ingest.console._style import Style
-from lossforensics.ingest.console._text import blocks, clean, iter_lines
+from lossforensics.ingest.console._text import blocks, clean, iter_blocks
 from lossforensics.ingest.console.styles import STYLES
 
 FORMAT = "console"
@@ -121,8 +122,8 @@ def read_stream(
         raise UnknownFormatError("binary content, not console text", file=name, line=1, byte=0)
     style, scores = choose_style(_head_lines(text))
     parser = Parser(style or STYLES[-1])
-    chunks: Iterable[bytes] = _chain(head, stream)
-    parser.feed(line for line, _ in iter_lines(chunks))
+    for text in iter_blocks(_chain(head, stream)):
+        parser.feed_block(text.split("\n"), skeletons(text))
     parsed = parser.finish()
     points = to_points(parsed)
     if style is None or loss_points(points) == 0:

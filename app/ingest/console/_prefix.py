@@ -37,6 +37,19 @@ def _seconds(m: re.Match[str]) -> float:
     return day + int(m["h"]) * 3600 + int(m["mi"]) * 60 + int(m["s"]) + frac
 
 
+def stamp_match(line: str) -> tuple[re.Match[str], int] | None:
+    """The timestamp `strip_prefix` reads on this line, and where the text it matched begins."""
+    start = 0
+    if line[:1] == "[" and (m := _RANK.match(line)):
+        start = m.end()
+    c = line[start : start + 1]
+    if c.isdigit() or c in " [":
+        m = _STAMP.match(line[start:])
+        if m:
+            return m, start
+    return None
+
+
 def strip_prefix(line: str) -> tuple[str, float]:
     """(the message, its wall time in seconds since the epoch, NaN when the line has none).
     Timestamps are taken as UTC: only differences between them matter here."""

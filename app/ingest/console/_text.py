@@ -39,11 +39,10 @@ def blocks(stream: BinaryIO, size: int = BLOCK) -> Iterator[bytes]:
         yield chunk
 
 
-def iter_lines(chunks: Iterable[bytes]) -> Iterator[tuple[str, int]]:
-    """(cleaned line, byte offset of the block it came from), split only at newlines, so a
-    progress bar's updates never straddle two blocks."""
+def iter_blocks(chunks: Iterable[bytes]) -> Iterator[str]:
+    """Cleaned text, a block at a time, each cut at a newline (so a progress bar's updates
+    never straddle two blocks); lines are the block split at "\\n"."""
     carry = b""
-    offset = 0
     for chunk in chunks:
         data = carry + chunk
         cut = data.rfind(b"\n")
@@ -53,10 +52,6 @@ def iter_lines(chunks: Iterable[bytes]) -> Iterator[tuple[str, int]]:
                 carry = carry[-BLOCK:]
             continue
         carry = data[cut + 1 :]
-        text = clean(data[:cut].decode("utf-8", errors="replace"))
-        for line in text.split("\n"):
-            yield line, offset
-        offset += cut + 1
+        yield clean(data[:cut].decode("utf-8", errors="replace"))
     if carry.strip():
-        for line in clean(carry.decode("utf-8", errors="replace")).split("\n"):
-            yield line, offset
+        yield clean(carry.decode("utf-8", errors="replace"))

@@ -12,9 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lossforensics.classifiers.errors import InputError, UnknownFormatError
 from lossforensics.ingest import detect_format, load_run
-from lossforensics.ingest.console import read_stream
+from lossforensics.ingest.console import STYLES, read_stream
+from lossforensics.ingest.console._engine import Parser, to_points
+from lossforensics.ingest.console._plan import skeletons
+from lossforensics.ingest.console._text import clean
 
 FIXTURES = Path(__file__).parent / "console_fixtures"
+_REAL_MORE = Path(__file__).resolve().parents[4] / "shared" / "real_runs_more"
 
 
 def _series(result, metric):
@@ -162,3 +166,55 @@ def test_fuzzed_log_like_text_gives_a_frame_or_a_typed_error(text):
         _read(text)
     except InputError:
         pass
+
+
+# ---------------------------------------------------------------------- plans
+
+_REAL_TEXTS = ("textlog_t5_bleu_plateau_train_to_zero", "textlog_mxnet_ssd_nan_restarts_resume")
+
+
+def _points(style, lines, *, plans, block):
+    parser = Parser(style, plans=plans)
+    for i in range(0, len(lines), block):
+        part = lines[i : i + block]
+        parser.feed_block(part, skeletons("\n".join(part)))
+    return to_points(parser.finish())
+
+
+def _same_points(a, b):
+    assert a.names == b.names and a.runs == b.runs and a.axis == b.axis and a.roles == b.roles
+    for f in ("run", "metric", "step", "segment"):
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+    for f in ("value", "wall"):
+        assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), f
+
+
+def _texts():
+    texts = [p.read_bytes() for p in sorted(FIXTURES.glob("*.log"))]
+    for entry in _REAL_TEXTS:  # when ../shared/real_runs_more is beside the checkout
+        folder = _REAL_MORE / entry
+        texts += [p.read_bytes()[:200_000] for p in sorted(folder.glob("*")) if p.is_file()]
+    return [clean(t.decode("utf-8", "replace")).split("\n") for t in texts]
+
+
+@pytest.mark.parametrize("style", STYLES, ids=lambda s: s.name)
+def test_plans_read_what_the_patterns_read(style):
+    """Every line shape read once and then by its spans, in blocks of any size, gives the
+    points the style's patterns give line by line."""
+    for lines in _texts():
+        slow = _points(style, lines, plans=False, block=len(lines))
+        for block in (7, 50, 10_000):
+            _same_points(_points(style, lines, plans=True, block=block), slow)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*_LINES, "Timer: 0.66", "->> pal1 conf loss:11.1494", ""]), max_size=60
+    ),
+    st.integers(1, 9),
+)
+def test_plans_agree_on_any_order_of_lines(lines, block):
+    for style in STYLES:
+        slow = _points(style, lines, plans=False, block=max(1, len(lines)))
+        _same_points(_points(style, lines, plans=True, block=block), slow)

@@ -1,0 +1,104 @@
+"""Numbers read out of many lines of one shape at once.
+
+Lines with the same skeleton (`_plan`) have their digits at the same places, so when they are
+ASCII their bytes form a matrix, one row a line, and a number printed at a span is arithmetic
+on its columns: an integer is its digits times powers of ten; a decimal `-12.5000` is its
+digits as one integer over 10^4, which is exactly the double `float("-12.5000")` gives (both
+are correctly rounded, and integers under 2^53 and powers of ten up to 10^22 are exact). Other
+numbers (E-notation, nan, more than 15 digits) and non-ASCII lines are read with `float`/`int`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+import numpy as np
+
+MAX_BYTES = 1 << 24  # a larger group is read with float/int, not as one matrix
+_DECIMAL = re.compile(r"([-+]?)(0*)(?:\.(0*))?")
+_SKELETON = str.maketrans("0123456789", "0000000000")
+_EXACT_DIGITS = 15
+
+
+class Group:
+    """Lines of one shape (the same length, digits at the same places)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.matrix: np.ndarray | None = None
+        width = len(lines[0]) if lines else 0
+        if lines and len(lines) * (width + 1) <= MAX_BYTES:
+            data = "\n".join(lines).encode("utf-8", "surrogatepass") + b"\n"
+            if len(data) == len(lines) * (width + 1):  # ASCII: a byte a character
+                self.matrix = np.frombuffer(data, dtype=np.uint8).reshape(len(lines), width + 1)
+
+    def texts(self, a: int, b: int) -> list[str]:
+        return [ln[a:b] for ln in self.lines]
+
+    def ints(self, a: int, b: int) -> np.ndarray:
+        """The integer printed at [a, b) (digits only) on every line."""
+        if self.matrix is None or b - a > 18:
+            return np.asarray(list(map(int, self.texts(a, b))), dtype=np.int64)
+        digits = self.matrix[:, a:b].astype(np.int64) - 48
+        return digits @ (10 ** np.arange(b - a - 1, -1, -1, dtype=np.int64))
+
+    def floats(self, a: int, b: int) -> np.ndarray:
+        """The number printed at [a, b) on every line, as `float` reads it (NaN if it cannot)."""
+        shape = self.lines[0][a:b].translate(_SKELETON) if self.lines else ""
+        m = _DECIMAL.fullmatch(shape)
+        whole, frac = (len(m[2]), len(m[3] or "")) if m else (0, 0)
+        if self.matrix is None or not m or not 0 < whole + frac <= _EXACT_DIGITS:
+            return floats(self.texts(a, b))
+        start = a + len(m[1])
+        mantissa = self.ints(start, start + whole) if whole else 0
+        if frac:
+            at = start + whole + 1
+            mantissa = mantissa * 10**frac + self.ints(at, at + frac)
+        value = np.asarray(mantissa, dtype=np.float64) / 10.0**frac
+        value = np.broadcast_to(value, (len(self.lines),)).copy()
+        return -value if m[1] == "-" else value
+
+    def walls(self, stamp: tuple[int, ...], days: dict[int, float]) -> np.ndarray:
+        """Seconds since the epoch (UTC) of the timestamp at the plan's spans: `y-mo-d h:mi`
+        from `stamp[0]`, the seconds at [stamp[2], stamp[3]), the fraction after its separator
+        at [stamp[4], stamp[5]) when there is one. An impossible date gives NaN."""
+        a, _, s0, s1, f0, f1 = stamp
+        date = self.ints(a, a + 4) * 10_000 + self.ints(a + 5, a + 7) * 100
+        date += self.ints(a + 8, a + 10)
+        unique, where = np.unique(date, return_inverse=True)
+        for d in unique.tolist():
+            if d not in days:
+                days[d] = _day(d)
+        day = np.asarray([days[d] for d in unique.tolist()], dtype=np.float64)[where]
+        clock = self.ints(a + 11, a + 13) * 3600 + self.ints(a + 14, a + 16) * 60
+        wall = day + (clock + self.ints(s0, s1))
+        if f1 and f1 - f0 - 1 <= _EXACT_DIGITS:  # digits over 10^k, as float("0.<digits>")
+            wall = wall + self.ints(f0 + 1, f1) / 10.0 ** (f1 - f0 - 1)
+        elif f1:
+            wall = wall + floats(["0." + t[1:] for t in self.texts(f0, f1)])
+        return wall
+
+
+def _day(date: int) -> float:
+    y, rest = divmod(date, 10_000)
+    mo, d = divmod(rest, 100)
+    try:
+        seconds = calendar.timegm((y, mo, d, 0, 0, 0))
+    except (ValueError, OverflowError):
+        return float("nan")
+    return float(seconds) if seconds >= 0 else float("nan")  # as `_prefix` reads a stamp
+
+
+def floats(values: list[str]) -> np.ndarray:
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (ValueError, OverflowError):
+        return np.array([_float(v) for v in values], dtype=np.float64)
+
+
+def _float(v: str) -> float:
+    try:
+        return float(v)
+    except (ValueError, OverflowError):
+        return float("nan")

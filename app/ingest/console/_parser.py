@@ -1,0 +1,438 @@
+"""Lines -> records, with one style.
+
+A *record* is one line that carries metrics: its counters (epoch, step, batch; a line with
+metrics but no counter takes the last counters seen, so a step printed on one line and its
+losses on the next are one record), whether it is a train, eval or summary line, its run and
+segment, and its metrics. Lines are read in two passes: while reading, a line is looked up by
+its shape (`_plan`) and only what depends on the lines before it is decided (a restart, a trial,
+the counters a metrics-only line borrows); the numbers are read every CHUNK records, for all
+the lines of one shape at once, and packed into arrays (memory is bounded by the points kept).
+A line whose shape has no plan is read with the style's patterns (`Parser.line`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from lossforensics.ingest.console._columns import Group, floats
+from lossforensics.ingest.console._plan import (
+    BORROW,
+    CONTEXT_MAX_WORDS,
+    COUNTERS,
+    DIGIT,
+    MAX_PLANS,
+    MAX_SHAPE,
+    NOTHING,
+    OWN,
+    RESTART,
+    TRIAL,
+    WORD,
+    Plan,
+    classify,
+    compile_line,
+    find_pairs,
+    skeletons,
+    words_between,
+)
+from lossforensics.ingest.console._prefix import strip_prefix
+from lossforensics.ingest.console._style import Style
+
+CHUNK = 65_536
+CONTEXT_SPAN = 12  # lines after a counter within which a metrics-only line still belongs to it
+NO_COUNTERS = (-1, -1, -1)
+REC_FIELDS: dict[str, type] = {
+    "line": np.int64,
+    "epoch": np.int64,
+    "step": np.int64,
+    "batch": np.int64,
+    "kind": np.int8,
+    "run": np.int32,
+    "segment": np.int64,
+    "wall": np.float64,
+}
+
+
+@dataclass
+class Parsed:
+    """What one style made of a text: records, points and counts."""
+
+    style: Style
+    lines: int = 0
+    records: int = 0
+    keys: dict[str, int] = field(default_factory=dict)
+    runs: list[str] = field(default_factory=lambda: [""])
+    rec: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    pts: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    restarts: int = 0
+    first_line: int | None = None
+
+    def key_names(self) -> list[str]:
+        return list(self.keys)
+
+
+class Parser:
+    """Feeds lines through one style, accumulating records and points."""
+
+    def __init__(self, style: Style, *, plans: bool = True) -> None:
+        """`plans=False` reads every line with the style's patterns (the reference reading
+        that plans must agree with; slow)."""
+        self.style = style
+        self._max_plans = MAX_PLANS if plans else 0
+        self.out = Parsed(style)
+        # the counters a metrics-only line takes: the (line, plan) that printed them, or
+        # (epoch, step, batch) when that line was read with the patterns
+        self._context: tuple[Any, ...] | None = None
+        self._context_line = 0
+        self._run = 0
+        self._segment = 0
+        # records not yet packed: line number, line, plan index (-1: read with the patterns),
+        # the context it borrows (None: its own counters), run, segment
+        self._r_num: list[int] = []
+        self._r_raw: list[str | None] = []
+        self._r_pid: list[int] = []
+        self._r_ctx: list[Any] = []
+        self._r_run: list[int] = []
+        self._r_seg: list[int] = []
+        self._outcomes = np.empty(0, dtype=np.int8)
+        self._ends = np.empty(0, dtype=bool)
+        self._explicit: dict[int, tuple[Any, ...]] = {}  # records read with the patterns
+        self._shapes: dict[str, int] = {}  # skeleton -> plan index, -1: read with the patterns
+        self._plans: list[Plan] = []
+        self._days: dict[int, float] = {}  # yyyymmdd -> its first second
+
+    # ------------------------------------------------------------------ reading
+
+    def feed(self, lines: Iterable[str]) -> None:
+        """Read lines (a block of cleaned text with its skeletons is faster: `feed_block`)."""
+        batch: list[str] = []
+        for raw in lines:
+            batch.append(raw)
+            if len(batch) >= CHUNK:
+                self.feed_block(batch, skeletons("\n".join(batch)))
+                batch = []
+        if batch:
+            self.feed_block(batch, skeletons("\n".join(batch)))
+
+    def feed_block(self, lines: list[str], shapes: list[str]) -> None:
+        """Read `lines`, given each one's skeleton (`_plan.skeletons`)."""
+        pids = list(map(self._shapes.get, shapes))
+        if None in pids or not self._in_bulk(lines, pids):
+            self._one_by_one(lines, shapes)
+        if len(self._r_num) >= CHUNK:
+            self._flush()
+
+    def _in_bulk(self, lines: list[str], pids: list[Any]) -> bool:
+        """Read a block whose every line has a plan and no header, deciding the counters each
+        metrics-only line borrows with arrays; False (nothing read) when the block has another
+        kind of line."""
+        pid = np.asarray(pids, dtype=np.int64)
+        if (pid < 0).any():
+            return False
+        plans = self._plans
+        if len(self._outcomes) != len(plans):
+            self._outcomes = np.asarray([p.outcome for p in plans], dtype=np.int8)
+            self._ends = np.asarray([p.ends_context for p in plans], dtype=bool)
+        oc, ends = self._outcomes[pid], self._ends[pid]
+        if ((oc == TRIAL) | (oc == RESTART)).any():
+            return False
+        n = len(lines)
+        first = self.out.lines + 1
+        at = np.arange(n)
+        sets = (oc == OWN) | ((oc == COUNTERS) & ~ends)
+        resets = ((oc == NOTHING) | (oc == COUNTERS)) & ends
+        last_set = np.maximum.accumulate(np.where(sets, at, -1))
+        last_reset = np.maximum.accumulate(np.where(resets, at, -1))
+        borrow = np.flatnonzero(oc == BORROW)
+        src = last_set[borrow]
+        st = self.style
+        if st.context:
+            inside = (src >= 0) & (src > last_reset[borrow]) & (borrow - src <= CONTEXT_SPAN)
+            ctx, ctx_line = self._context, self._context_line
+            carried = (src < 0) & (last_reset[borrow] < 0) & (ctx is not None)
+            carried &= borrow + first - ctx_line <= CONTEXT_SPAN
+        else:
+            inside = carried = np.zeros(len(borrow), dtype=bool)
+        taken = inside | carried
+        if st.needs_counter:
+            keep = borrow[taken]
+        else:
+            keep = borrow
+        rec = np.sort(np.concatenate((np.flatnonzero(oc == OWN), keep)))
+        ctxs: list[Any] = [None] * n
+        for i, s in zip(borrow[inside].tolist(), src[inside].tolist(), strict=True):
+            ctxs[i] = (lines[s], pids[s])
+        for i in borrow[carried].tolist():
+            ctxs[i] = self._context
+        if not st.needs_counter:
+            for i in borrow[~taken].tolist():
+                ctxs[i] = NO_COUNTERS
+        r = rec.tolist()
+        self._r_num.extend((rec + first).tolist())
+        self._r_raw.extend([lines[i] for i in r])
+        self._r_pid.extend([pids[i] for i in r])
+        self._r_ctx.extend([ctxs[i] for i in r])
+        self._r_run.extend([self._run] * len(r))
+        self._r_seg.extend([self._segment] * len(r))
+        # the context the next block starts with
+        ls, lr = int(last_set[-1]) if n else -1, int(last_reset[-1]) if n else -1
+        if ls > lr:
+            self._context, self._context_line = (lines[ls], pids[ls]), first + ls
+        elif lr >= 0:
+            self._context = None
+        self.out.lines += n
+        return True
+
+    def _one_by_one(self, lines: list[str], shapes: list[str]) -> None:
+        st, out, plans, known = self.style, self.out, self._plans, self._shapes
+        add_num, add_raw, add_pid = self._r_num.append, self._r_raw.append, self._r_pid.append
+        add_ctx, add_run, add_seg = self._r_ctx.append, self._r_run.append, self._r_seg.append
+        use_context, needs_counter = st.context, st.needs_counter
+        ctx, ctx_line, run, seg = self._context, self._context_line, self._run, self._segment
+        number = out.lines
+        for raw, shape in zip(lines, shapes, strict=True):
+            number += 1
+            pid = known.get(shape)
+            if pid is None:
+                pid = -1
+                if len(shape) <= MAX_SHAPE and len(known) < self._max_plans:
+                    plan = compile_line(st, raw)
+                    if plan is not None:
+                        pid = len(plans)
+                        plans.append(plan)
+                    known[shape] = pid
+            if pid < 0:  # read with the patterns
+                self._context, self._context_line = ctx, ctx_line
+                self._run, self._segment = run, seg
+                if not self.line(raw, number) and len(WORD.findall(raw)) >= CONTEXT_MAX_WORDS:
+                    self._context = None
+                ctx, ctx_line = self._context, self._context_line
+                run, seg = self._run, self._segment
+                continue
+            plan = plans[pid]
+            outcome = plan.outcome
+            if outcome == OWN:
+                ctx, ctx_line = (raw, pid), number
+                ctr = None
+            elif outcome == BORROW:
+                if use_context and ctx is not None and number - ctx_line <= CONTEXT_SPAN:
+                    ctr = ctx
+                elif needs_counter:
+                    if plan.ends_context:
+                        ctx = None
+                    continue
+                else:
+                    ctr = NO_COUNTERS
+            else:
+                if outcome == COUNTERS:
+                    ctx, ctx_line = (raw, pid), number
+                elif outcome == TRIAL:
+                    span = plan.name
+                    name = (raw[span[0] : span[1]] if span else None) or str(len(out.runs))
+                    out.runs.append(f"trial {name.strip()}")
+                    run, seg, ctx = len(out.runs) - 1, 0, None
+                elif outcome == RESTART:
+                    if self._r_num or out.records:
+                        seg += 1
+                        out.restarts += 1
+                    ctx = None
+                if plan.ends_context:
+                    ctx = None
+                continue
+            add_num(number)
+            add_raw(raw)
+            add_pid(pid)
+            add_ctx(ctr)
+            add_run(run)
+            add_seg(seg)
+        out.lines = number
+        self._context, self._context_line, self._run, self._segment = ctx, ctx_line, run, seg
+
+    def line(self, raw: str, number: int) -> bool:
+        """Read one line with the style's patterns; True when it was a record."""
+        st = self.style
+        if not raw or not DIGIT.search(raw):
+            if raw and (st.restart or st.trial):
+                self._headers(raw)
+            return False
+        text, wall = strip_prefix(raw)
+        if st.restart or st.trial:
+            if self._headers(text):
+                return False
+        if st.skip is not None and st.skip.search(text):
+            return False
+        if st.signature is not None and not st.signature.search(text):
+            return False
+        counters: dict[str, str] = {}
+        rest = text
+        for rx in st.counters:
+            m = rx.search(rest)
+            if m:
+                counters.update({k: v for k, v in m.groupdict().items() if v is not None})
+                rest = rest[: m.start()] + " | " + rest[m.end() :]
+        own = bool(counters)
+        found = find_pairs(st, rest, own)
+        ctr: tuple[int, int, int] = (
+            int(counters.get("epoch", -1)),
+            int(counters.get("step", -1)),
+            int(counters.get("batch", -1)),
+        )
+        if not found:
+            if own:
+                self._context, self._context_line = ctr, number
+            return False
+        if words_between(rest, found) > (st.max_words if own else CONTEXT_MAX_WORDS):
+            return False
+        if own:
+            self._context, self._context_line = ctr, number
+        elif (
+            st.context and self._context is not None and number - self._context_line <= CONTEXT_SPAN
+        ):
+            ctr = self._counters(self._context)
+        elif st.needs_counter:
+            return False
+        kind, prefix_of = classify(st, text, rest[: found[0][0]])
+        pairs = [(prefix_of(p[2]) + p[2], p[3]) for p in found]
+        self._explicit[len(self._r_num)] = (ctr, kind, wall, pairs)
+        self._r_num.append(number)
+        self._r_raw.append(None)
+        self._r_pid.append(-1)
+        self._r_ctx.append(None)
+        self._r_run.append(self._run)
+        self._r_seg.append(self._segment)
+        return True
+
+    def _headers(self, text: str) -> bool:
+        st = self.style
+        if st.trial is not None and (m := st.trial.search(text)):
+            name = (m.groupdict().get("trial") or str(len(self.out.runs))).strip()
+            self.out.runs.append(f"trial {name}")
+            self._run = len(self.out.runs) - 1
+            self._segment = 0
+            self._context = None
+            return True
+        if st.restart is not None and st.restart.search(text):
+            if self._r_num or self.out.records:
+                self._segment += 1
+                self.out.restarts += 1
+            self._context = None
+            return True
+        return False
+
+    # ------------------------------------------------------------------ packing
+
+    def _flush(self) -> None:
+        explicit, plans = self._explicit, self._plans
+        numbers, raws, ctxs = self._r_num, self._r_raw, self._r_ctx
+        if not numbers:
+            return
+        n = len(numbers)
+        pid = np.asarray(self._r_pid, dtype=np.int64)
+        per_plan = np.asarray([len(p.metrics) for p in plans] + [0], dtype=np.int64)
+        counts = per_plan[pid]  # -1 (read with the patterns) takes the trailing 0
+        for i, payload in explicit.items():
+            counts[i] = len(payload[3])
+        offs = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        total = int(counts.sum())
+        ctr = np.full((n, 3), -1, dtype=np.int64)
+        kind = np.zeros(n, dtype=np.int8)
+        wall = np.full(n, np.nan)
+        values = np.empty(total)
+        named: list[tuple[np.ndarray, str | list[str]]] = []  # point positions, their names
+        for p in np.unique(pid[pid >= 0]).tolist():
+            idx = np.flatnonzero(pid == p)
+            plan = plans[p]
+            group = Group([raws[i] for i in idx.tolist()])
+            kind[idx] = plan.kind
+            if plan.outcome == OWN:
+                for j in range(3):
+                    a, b = plan.counters[2 * j], plan.counters[2 * j + 1]
+                    if a >= 0:
+                        ctr[idx, j] = group.ints(a, b)
+            if plan.stamp is not None:
+                wall[idx] = group.walls(plan.stamp, self._days)
+            for j, m in enumerate(plan.metrics):
+                at = offs[idx] + j
+                values[at] = group.floats(*m.value)
+                named.append((at, m.name or [m.prefix + t for t in group.texts(*m.key)]))
+        last: Any = None
+        got = NO_COUNTERS
+        for i in [i for i, c in enumerate(ctxs) if c is not None]:
+            c = ctxs[i]
+            if c is not last:
+                last, got = c, self._counters(c)
+            ctr[i] = got
+        for i, (c3, k, w, pairs) in explicit.items():
+            ctr[i], kind[i], wall[i] = c3, k, w
+            at = offs[i] + np.arange(len(pairs))
+            values[at] = floats([v for _, v in pairs])
+            named.append((at, [name for name, _ in pairs]))
+        keys = _register(self.out.keys, named, total)
+        base = self.out.records
+        cols = {
+            "line": np.asarray(numbers, dtype=np.int64),
+            "epoch": ctr[:, 0],
+            "step": ctr[:, 1],
+            "batch": ctr[:, 2],
+            "kind": kind,
+            "run": np.asarray(self._r_run, dtype=np.int32),
+            "segment": np.asarray(self._r_seg, dtype=np.int64),
+            "wall": wall,
+        }
+        for k, dtype in REC_FIELDS.items():
+            self.out.rec.setdefault(k, []).append(np.ascontiguousarray(cols[k], dtype=dtype))
+        self.out.pts.setdefault("rec", []).append(np.repeat(np.arange(base, base + n), counts))
+        self.out.pts.setdefault("key", []).append(keys)
+        self.out.pts.setdefault("val", []).append(values)
+        if self.out.first_line is None:
+            self.out.first_line = int(numbers[0])
+        self.out.records += n
+        for col in (numbers, raws, self._r_pid, ctxs, self._r_run, self._r_seg):
+            col.clear()
+        explicit.clear()
+
+    def finish(self) -> Parsed:
+        self._flush()
+        return self.out
+
+    def _counters(self, ctx: tuple[Any, ...]) -> tuple[int, int, int]:
+        """(epoch, step, batch) of a context: read from its line, or as kept."""
+        if len(ctx) == 3:
+            return ctx  # type: ignore[return-value]
+        raw, pid = ctx
+        return _line_counters(raw, self._plans[pid].counters)
+
+
+def _line_counters(raw: str, c: tuple[int, ...]) -> tuple[int, int, int]:
+    return (
+        int(raw[c[0] : c[1]]) if c[0] >= 0 else -1,
+        int(raw[c[2] : c[3]]) if c[2] >= 0 else -1,
+        int(raw[c[4] : c[5]]) if c[4] >= 0 else -1,
+    )
+
+
+def _register(
+    keys: dict[str, int], named: list[tuple[np.ndarray, str | list[str]]], total: int
+) -> np.ndarray:
+    """Each point's metric code; new names get codes in the order they were first printed."""
+    first: dict[str, int] = {}
+    for at, names in named:
+        if isinstance(names, str):
+            if len(at):
+                first[names] = min(first.get(names, total), int(at[0]))
+        else:
+            for q, name in zip(at.tolist(), names, strict=True):
+                if q < first.get(name, total):
+                    first[name] = q
+    for name in sorted(first, key=first.__getitem__):
+        if name not in keys:
+            keys[name] = len(keys)
+    codes = np.empty(total, dtype=np.int32)
+    for at, names in named:
+        if isinstance(names, str):
+            codes[at] = keys[names]
+        else:
+            codes[at] = [keys[name] for name in names]
+    return codes

@@ -1,0 +1,186 @@
+"""What one style makes of one line, as positions: a *plan* that holds for every line of the
+same shape.
+
+Two lines whose texts differ only in their ASCII digits (`Epoch 3 - loss: 0.51` and
+`Epoch 7 - loss: 0.49`) are read the same way by every style: the patterns match digits as a
+class (`\\d`, never a literal digit), and turning each digit into `0` keeps every character
+where it was. So a line is read once with the full patterns, the outcome is kept as character
+spans (the counters, each metric's key and value, the timestamp), and every later line with the
+same *skeleton* (its digits turned into `0`) is read by slicing those spans: no pattern runs on
+it. A reading that is not a set of spans of the line gets no plan (None): such a line is read
+with the full patterns each time (`Parser.line`, the reference the plans are tested against).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+from lossforensics.ingest.console._prefix import stamp_match, strip_prefix
+from lossforensics.ingest.console._style import Style
+
+DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+MAX_SHAPE = 2_000  # longer lines are read with the full patterns each time
+MAX_PLANS = 20_000  # shapes kept per read; past this, new shapes are read in full
+
+# what a line is
+NOTHING, TRIAL, RESTART, COUNTERS, OWN, BORROW = range(6)
+WORD = re.compile(r"[A-Za-z]{2,}")
+CONTEXT_MAX_WORDS = 3  # prose allowed on a metrics-only line that borrows the last counters
+DIGIT = re.compile(r"\d")
+_ASCII_DIGIT = re.compile(r"[0-9]")
+_KEY_SUFFIX = re.compile(r"\s+(?:is|was|=)$")
+_SPLIT_WORD = re.compile(r"\b(val|valid|validation|eval|evaluation|test|dev)\b", re.I)
+_HAS_SPLIT = re.compile(
+    r"(?:^|[^a-z])(?:val|valid|validation|eval|evaluation|test|dev|train|training|predict)"
+    r"(?:[^a-z]|$)|^(?:Val|Train|Test|Eval|Valid)[A-Z_]",
+    re.I,
+)
+TRAIN, EVAL, SUMMARY = 0, 1, 2
+
+
+class Metric(NamedTuple):
+    name: str | None  # the metric's name when its key holds no digit, else read from the span
+    key: tuple[int, int]
+    value: tuple[int, int]
+    prefix: str  # put before a key read from the line
+
+
+class Plan(NamedTuple):
+    outcome: int
+    ends_context: bool  # a log message (>= 3 words) ends a record spread over lines
+    counters: tuple[int, ...] = ()  # start, end of the epoch, the step, the batch (-1: none)
+    metrics: tuple[Metric, ...] = ()
+    kind: int = 0
+    name: tuple[int, int] | None = None  # TRIAL: where its name is
+    stamp: tuple[int, int, int, int, int, int] | None = None  # minute, seconds, fraction spans
+
+
+def skeletons(text: str) -> list[str]:
+    """Each line of `text` with its ASCII digits turned into 0 (every position unchanged)."""
+    data = text.encode("utf-8", "surrogatepass").translate(DIGITS)
+    return data.decode("utf-8", "surrogatepass").split("\n")
+
+
+def compile_line(style: Style, raw: str) -> Plan | None:
+    """The plan for `raw` under `style`, or None when its reading is not a set of spans."""
+    ends = len(WORD.findall(raw)) >= CONTEXT_MAX_WORDS
+    if not raw or not DIGIT.search(raw):
+        header = _header(style, raw, 0) if raw and (style.restart or style.trial) else None
+        return header._replace(ends_context=ends) if header else Plan(NOTHING, ends)
+    text, wall = strip_prefix(raw)
+    off = len(raw) - len(text)
+    if style.restart or style.trial:
+        header = _header(style, text, off)
+        if header:
+            return header._replace(ends_context=ends)
+    if style.skip is not None and style.skip.search(text):
+        return Plan(NOTHING, ends)
+    if style.signature is not None and not style.signature.search(text):
+        return Plan(NOTHING, ends)
+    rest = text
+    pos = list(range(off, off + len(text)))  # where each character of `rest` is in `raw`
+    counters: dict[str, tuple[int, int]] = {}
+    for rx in style.counters:
+        m = rx.search(rest)
+        if m:
+            for k, v in m.groupdict().items():
+                if v is not None:
+                    counters[k] = (pos[m.start(k)], pos[m.end(k) - 1] + 1)
+            rest = rest[: m.start()] + " | " + rest[m.end() :]
+            pos = pos[: m.start()] + [-1, -1, -1] + pos[m.end() :]
+    own = bool(counters)
+    found = find_pairs(style, rest, own)
+    spans = sum((counters.get(k, (-1, -1)) for k in ("epoch", "step", "batch")), ())
+    if not found:
+        return Plan(COUNTERS, ends, spans) if own else Plan(NOTHING, ends)
+    if words_between(rest, found) > (style.max_words if own else CONTEXT_MAX_WORDS):
+        return Plan(NOTHING, ends)
+    kind, prefix_of = classify(style, text, rest[: found[0][0]])
+    metrics = []
+    for pair in found:
+        key, val = pair[2], pair[3]
+        kspan = _span(pos, pair[4], pair[4] + len(key))
+        vspan = _span(pos, pair[5], pair[5] + len(val))
+        if kspan is None or vspan is None or raw[kspan[0] : kspan[1]] != key:
+            return None
+        prefix = prefix_of(key)
+        name = None if _ASCII_DIGIT.search(key) else prefix + key
+        metrics.append(Metric(name, kspan, vspan, prefix))
+    stamp = _stamp_spans(raw) if wall == wall else None  # a NaN wall: no timestamp
+    if wall == wall and stamp is None:
+        return None
+    return Plan(OWN if own else BORROW, ends, spans, tuple(metrics), kind, stamp=stamp)
+
+
+def _span(pos: list[int], a: int, b: int) -> tuple[int, int] | None:
+    """Where rest[a:b] is in the line, when it is one piece of it."""
+    if a < 0 or b <= a or b > len(pos):
+        return None
+    first, last = pos[a], pos[b - 1]
+    if first < 0 or last - first != b - a - 1 or -1 in pos[a:b]:
+        return None
+    return first, last + 1
+
+
+def _header(style: Style, text: str, off: int) -> Plan | None:
+    if style.trial is not None and (m := style.trial.search(text)):
+        name = None
+        if m.groupdict().get("trial") is not None:
+            name = (m.start("trial") + off, m.end("trial") + off)
+        return Plan(TRIAL, False, name=name)
+    if style.restart is not None and style.restart.search(text):
+        return Plan(RESTART, False)
+    return None
+
+
+def _stamp_spans(raw: str) -> tuple[int, int, int, int, int, int] | None:
+    found = stamp_match(raw)
+    if found is None:
+        return None
+    m, at = found
+    f = (m.start("f") + at, m.end("f") + at) if m["f"] else (0, 0)
+    return (m.start("y") + at, m.end("mi") + at, m.start("s") + at, m.end("s") + at, *f)
+
+
+def find_pairs(st: Style, rest: str, own: bool) -> list[tuple[int, int, str, str, int, int]]:
+    """The metrics on a line (its counters cut out): (match start, match end, key, value, where
+    the key starts, where the value starts)."""
+    found = []
+    for m in st.pairs.finditer(rest):
+        raw_key = m["key"]
+        spaced = not m["sep"].strip() and " is " not in m["sep"]
+        if spaced and m["sep"] and not (st.spaced and own):
+            continue
+        key = _KEY_SUFFIX.sub("", raw_key.strip())
+        if key in st.ignore or key.lower() in st.ignore:
+            continue
+        key_at = m.start("key") + len(raw_key) - len(raw_key.lstrip())
+        found.append((m.start(), m.end(), key, m["val"], key_at, m.start("val")))
+    return found
+
+
+def words_between(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> int:
+    """The words of prose on a line outside its metrics."""
+    gaps = [rest[: found[0][0]], rest[found[-1][1] :]]
+    gaps += [rest[a[1] : b[0]] for a, b in zip(found, found[1:], strict=False)]
+    return sum(len(WORD.findall(g)) for g in gaps)
+
+
+def classify(st: Style, text: str, head: str) -> tuple[int, Callable[[str], str]]:
+    """A record's kind (train, eval, summary) and what goes before each of its keys."""
+    kind, prefix = TRAIN, ""
+    if st.eval is not None and (m := st.eval.search(text)):
+        kind = EVAL
+        word = m.groupdict().get("split")
+        prefix = f"{word}/" if word else st.prefix_eval
+    elif st.summary is not None and st.summary.search(text):
+        kind, prefix = SUMMARY, "summary/"
+    elif st.eval is None and (m := _SPLIT_WORD.search(head)):
+        kind, prefix = EVAL, f"{m.group(1)}/"
+
+    def prefix_of(key: str) -> str:
+        return prefix if prefix and not _HAS_SPLIT.search(key) else ""
+
+    return kind, prefix_of
