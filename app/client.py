@@ -7,9 +7,10 @@
     >>> c.series(d.id)                # the normalised frame (classifiers.frame schema)
     >>> c.plot(d.id)                  # PNG bytes
 
-`upload` takes a file, a folder (zipped on the fly) or a normalised DataFrame (sent as JSONL in
-long form, one point per line). It returns one `Diagnosis` when the upload holds one run and a
-`Diagnoses` list when it holds several (`as_list=True` always gives the list).
+`upload` takes a file, a folder (zipped on the fly), a DataFrame (the normalised long frame, or
+wide as `pd.read_csv` gives it) or a dict of lists (sent as JSONL in long form, one point per
+line; pandas is imported only for these). It returns one `Diagnosis` when the upload holds one
+run and a `Diagnoses` list when it holds several (`as_list=True` always gives the list).
 
 Errors come back as the project's typed errors: the service answers RFC 9457 problem+json with
 the error `code`, and `classifiers.errors.error_from_dict` rebuilds the same class, with file,
@@ -25,7 +26,7 @@ import os
 import time
 import uuid
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,12 @@ from lossforensics.classifiers.errors import InputError, LossForensicsError, err
 from lossforensics.display import Diagnoses, Diagnosis
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import pandas as pd
+
+    # what upload/diagnose take: a path, a DataFrame (long or wide) or a dict of lists
+    Source: TypeAlias = str | os.PathLike[str] | pd.DataFrame | Mapping[str, Sequence[Any]]
 
 DEFAULT_TIMEOUT = 120.0
 PAGE = 500  # the service's largest page
@@ -73,24 +79,28 @@ class Client:
 
     def upload(
         self,
-        source: str | os.PathLike[str] | pd.DataFrame,
+        source: Source,
         *,
         name: str | None = None,
         as_list: bool = False,
     ) -> Diagnosis | Diagnoses:
-        """Store a run (file, folder, or normalised frame) on the service and diagnose it."""
+        """Store a run on the service and diagnose it: a log file, a folder, a DataFrame (the
+        normalised long frame, or wide: a step index or column, one column per metric) or a
+        dict of lists (`{"step": [...], "loss": [...], "val_loss": [...]}`); roles are
+        inferred from the metric names."""
         files = [("file", _payload(source, name))]
         body = self._json("POST", "/v1/runs", files=files)
         return self._diagnoses(body, as_list)
 
     def diagnose(
         self,
-        source: str | os.PathLike[str] | pd.DataFrame,
+        source: Source,
         *,
         name: str | None = None,
         as_list: bool = False,
     ) -> Diagnosis | Diagnoses:
-        """One-shot: diagnose without storing (POST /v1/diagnose); no id, no stored plot."""
+        """One-shot: diagnose without storing (POST /v1/diagnose); no id, no stored plot. Takes
+        what `upload` takes."""
         body = self._json("POST", "/v1/diagnose", files=[("file", _payload(source, name))])
         return self._diagnoses(body, as_list)
 
@@ -308,14 +318,14 @@ def _code_for_status(status: int) -> str:
 # ---------------------------------------------------------------------- payloads
 
 
-def _payload(
-    source: str | os.PathLike[str] | pd.DataFrame, name: str | None
-) -> tuple[str, bytes, str]:
-    """(filename, bytes, content type) for a file, a folder (zipped) or a frame (JSONL)."""
+def _payload(source: Source, name: str | None) -> tuple[str, bytes, str]:
+    """(filename, bytes, content type) for a file, a folder (zipped), or a DataFrame (long or
+    wide) or dict of lists (sent as JSONL, see `client_frames.to_frame`)."""
     if not isinstance(source, str | os.PathLike):
-        from lossforensics.client_frames import frame_to_jsonl
+        from lossforensics.client_frames import frame_to_jsonl, to_frame
 
-        return (f"{name or 'frame'}.jsonl", frame_to_jsonl(source), "application/x-ndjson")
+        frame = to_frame(source, run=name or "frame")
+        return (f"{name or 'frame'}.jsonl", frame_to_jsonl(frame), "application/x-ndjson")
     path = Path(source).expanduser()
     if path.is_dir():
         return (f"{name or path.resolve().name}.zip", zip_folder(path), "application/zip")

@@ -202,3 +202,55 @@ def test_import_app_client_does_not_import_fastapi() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _wide(n: int = 240) -> pd.DataFrame:
+    """The shape `pd.read_csv` gives a per-step log: a step column, one column per metric, the
+    val loss logged every 20 steps (empty cells between)."""
+    steps = np.arange(n)
+    val = np.where(steps % 20 == 0, 0.5 + 1.5 * np.exp(-steps / 60) + steps / 400, np.nan)
+    return pd.DataFrame(
+        {"step": steps, "loss": 0.2 + 2.0 * np.exp(-steps / 50), "val_loss": val, "lr": 1e-3}
+    )
+
+
+def test_upload_wide_dataframe_from_read_csv(client: Client, tmp_path: Path) -> None:
+    path = tmp_path / "wide.csv"
+    _wide().to_csv(path, index=False)
+    d = client.upload(pd.read_csv(path), name="wide-run")
+    back = client.series(d.id)
+    roles = back.groupby("metric", observed=True)["role"].first().astype(str).to_dict()
+    assert roles == {"loss": "train_loss", "val_loss": "val_loss", "lr": "lr"}
+    counts = back.groupby("metric", observed=True).size().to_dict()
+    assert counts == {"loss": 240, "val_loss": 12, "lr": 240}  # empty cells: not logged
+    assert back["value"].notna().all()
+
+
+def test_diagnose_wide_frame_with_a_step_index_and_dict_of_lists(client: Client) -> None:
+    indexed = client.diagnose(_wide().set_index("step"), name="indexed")
+    assert {m["metric"] for m in indexed.to_dict()["metrics"]} == {"loss", "val_loss", "lr"}
+    steps, loss = _curve(200, explode=True)
+    as_dict = {"step": steps.tolist(), "train/loss": loss.tolist()}
+    assert "nan" in client.diagnose(as_dict, name="from-dict").labels  # logged NaN kept
+
+
+def test_to_frame_shapes_and_missing_cells() -> None:
+    from lossforensics.classifiers.errors import InputError
+    from lossforensics.client_frames import to_frame
+
+    wide = _wide(60)
+    wide.loc[50:, "loss"] = np.nan  # logged every row, then NaN: a diverged run
+    frame = to_frame(wide.assign(note="x"), run="r")  # a text column is no metric
+    assert set(frame["metric"]) == {"loss", "val_loss", "lr"}
+    loss = frame[frame["metric"] == "loss"]
+    assert len(loss) == 60 and loss["value"].isna().sum() == 10
+    assert frame[frame["metric"] == "val_loss"]["value"].notna().all()
+    rows = to_frame({"step": [0, 1, 2], "loss": [1.0, None, 0.8]}, run="r")
+    assert rows["step"].tolist() == [0, 2] and set(rows["run"]) == {"r"}
+    long = to_frame(rows[["metric", "step", "value"]], run="again")
+    assert long["role"].astype(str).tolist() == ["train_loss", "train_loss"]
+    pd.testing.assert_frame_equal(to_frame(rows, run="x"), rows)  # a normalised frame as is
+    with pytest.raises(InputError, match="differ in length"):
+        to_frame({"step": [0, 1], "loss": [1.0]}, run="r")
+    with pytest.raises(InputError, match="no metric"):
+        to_frame(pd.DataFrame({"step": [0, 1]}), run="r")
