@@ -41,9 +41,10 @@ from lossforensics.classifiers.roles import infer_role, override_role
 from lossforensics.classifiers.run import RunSeries
 
 _LOSS_ROLES = frozenset({"train_loss", "val_loss"})
-# A new loss point this many times above the lowest loss so far makes the next tick due at
-# once (exploding's own rule needs a 30% rise of the smoothed level: this only schedules).
-_RISE_ALERT = 1.3
+# A new training loss this many times above the lowest running median so far makes the next
+# tick due at once (this only schedules: exploding's own rule decides).
+_RISE_ALERT = 3.0
+_LEVEL_WINDOW = 9
 _FIRST_CAPACITY = 1024
 
 
@@ -145,7 +146,8 @@ class IncrementalDiagnosis:
         self._pending_points = 0
         self._logged_since = 0  # log/add calls since the last tick (steps, for a callback)
         self._alert = False
-        self._loss_min = np.inf
+        self._level_min = np.inf
+        self._recent = np.zeros(0)
         self._last_cost = 0.0
         self._next_seq = 0
 
@@ -273,18 +275,25 @@ class IncrementalDiagnosis:
         self._watch_tail(roles, values)
 
     def _watch_tail(self, roles: np.ndarray, values: np.ndarray) -> None:
-        """The nan / exploding signals on the new points only: makes the next tick due now."""
+        """The nan / exploding signals on the new points only: makes the next tick due now when
+        a loss is non-finite, or the training loss is _RISE_ALERT x above the lowest running
+        median of its last _LEVEL_WINDOW points (a median, so noise does not set it off)."""
         loss = np.isin(roles, _LOSS_CODES)
         if not loss.any():
             return
-        tail = values[loss]
-        finite = np.isfinite(tail)
-        if not finite.all():
+        if not np.isfinite(values[loss]).all():
             self._alert = True
             return
-        if tail.max() > _RISE_ALERT * self._loss_min and self._loss_min > 0:
+        train = values[roles == _ROLE_CODE["train_loss"]]
+        if not len(train):
+            return
+        if self._level_min > 0 and train.max() > _RISE_ALERT * self._level_min:
             self._alert = True
-        self._loss_min = min(self._loss_min, float(tail.min()))
+        recent = np.concatenate([self._recent, train])
+        if len(recent) >= _LEVEL_WINDOW:
+            windows = np.lib.stride_tricks.sliding_window_view(recent, _LEVEL_WINDOW)
+            self._level_min = min(self._level_min, float(np.median(windows, axis=1).min()))
+        self._recent = recent[-(_LEVEL_WINDOW - 1) :]
 
     # -- judging -------------------------------------------------------------------------
 
