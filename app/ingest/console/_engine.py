@@ -43,13 +43,18 @@ class Points:
 
 
 def _cat(parts: list[np.ndarray] | None, dtype: type) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.empty(0, dtype=dtype)
+    """The chunks as one array; the list then holds only it (the chunks are freed)."""
+    if not parts:
+        return np.empty(0, dtype=dtype)
+    if len(parts) > 1:
+        parts[:] = [np.concatenate(parts)]
+    return parts[0]
 
 
 def to_points(parsed: Parsed) -> Points:
     rec = {k: _cat(parsed.rec.get(k), t) for k, t in _REC_FIELDS.items()}
     p_rec = _cat(parsed.pts.get("rec"), np.int64)
-    p_key = _cat(parsed.pts.get("key"), np.int32)
+    p_key = _cat(parsed.pts.get("key"), np.int32).copy()  # renamed in place by _steps
     p_val = _cat(parsed.pts.get("val"), np.float64)
     names = parsed.key_names()
     step, axis, renamed = _steps(rec, p_rec, p_key, names)
