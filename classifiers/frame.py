@@ -9,6 +9,12 @@ A long DataFrame, one row per logged point:
     value      float64   exactly as logged: NaN and +-inf are kept, they are evidence
     wall_time  float64   seconds since the Unix epoch, NaN where unknown
     seq        int64     order of appearance in the source (restarts, repeated steps)
+    segment    int64     the session of the run a point belongs to: 0, then +1 at each restart
+
+Runs and segments: a `run`/`experiment`/`trial` key, or a sweep's trials, are separate runs
+(separate `run` values); a `segment`/`phase` key, a step counter that goes back or a restart
+header are segments of one run. A frame without `segment` (one stored before it existed, or
+built by hand) is read as one segment: `validate_frame` adds the column as 0.
 
 Readers build it with `make_frame`; everyone else may call `validate_frame` at a boundary.
 """
@@ -22,7 +28,16 @@ import pandas as pd
 from lossforensics.classifiers.errors import InvalidFrameError
 from lossforensics.classifiers.roles import ROLES, infer_role, override_role
 
-COLUMNS: tuple[str, ...] = ("run", "metric", "role", "step", "value", "wall_time", "seq")
+COLUMNS: tuple[str, ...] = (
+    "run",
+    "metric",
+    "role",
+    "step",
+    "value",
+    "wall_time",
+    "seq",
+    "segment",
+)
 ROLE_DTYPE = pd.CategoricalDtype(categories=list(ROLES), ordered=False)
 DTYPES: dict[str, object] = {
     "run": pd.StringDtype(),
@@ -32,6 +47,7 @@ DTYPES: dict[str, object] = {
     "value": np.dtype("float64"),
     "wall_time": np.dtype("float64"),
     "seq": np.dtype("int64"),
+    "segment": np.dtype("int64"),
 }
 
 
@@ -80,10 +96,12 @@ def make_frame(
     *,
     roles: Mapping[str, str] | None = None,
     splits: Mapping[str, str] | None = None,
+    segment: Sequence[int] | np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Build a valid frame from columns (arrays, not rows: readers stay vectorised).
-    `seq` defaults to the order given; `wall_time` to NaN. `run` and `metric` may be a
-    pd.Categorical (codes + names): the fast way to pass a million rows of a few names."""
+    `seq` defaults to the order given; `wall_time` to NaN; `segment` to 0. `run` and `metric`
+    may be a pd.Categorical (codes + names): the fast way to pass a million rows of a few
+    names."""
     n = len(step)
     df = pd.DataFrame(
         {
@@ -98,6 +116,11 @@ def make_frame(
                 np.full(n, np.nan) if wall_time is None else np.asarray(wall_time, dtype=np.float64)
             ),
             "seq": np.arange(n, dtype=np.int64) if seq is None else np.asarray(seq, dtype=np.int64),
+            "segment": (
+                np.zeros(n, dtype=np.int64)
+                if segment is None
+                else np.asarray(segment, dtype=np.int64)
+            ),
         }
     )
     df = assign_roles(df, roles, splits)
@@ -127,6 +150,8 @@ def validate_frame(frame: pd.DataFrame) -> pd.DataFrame:
     object when it already is a valid frame (no copy: diagnosis validates what ingest built)."""
     if not isinstance(frame, pd.DataFrame):
         raise InvalidFrameError(f"expected a pandas DataFrame, got {type(frame).__name__}")
+    if "segment" not in frame.columns:  # stored or built before segments: one session
+        frame = frame.assign(segment=np.zeros(len(frame), dtype=np.int64))
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise InvalidFrameError(f"frame is missing column(s): {', '.join(missing)}")
@@ -143,7 +168,7 @@ def validate_frame(frame: pd.DataFrame) -> pd.DataFrame:
                 if bad:
                     raise InvalidFrameError(f"column 'role' has unknown role(s): {sorted(bad)}")
                 fixes[col] = out[col].astype(str).astype(ROLE_DTYPE)
-            elif col in ("step", "seq"):
+            elif col in ("step", "seq", "segment"):
                 fixes[col] = pd.to_numeric(out[col], errors="raise").astype(np.int64)
             else:
                 fixes[col] = out[col].astype(want)

@@ -3,7 +3,8 @@
 Symptom: a run resumed from a checkpoint without its optimizer, scheduler or sampler state:
 the log repeats steps, and the loss right after the restart sits well away from where it was.
 Signal read: the primary train loss in source order (`seq`), not step order. A restart is a row
-whose step is at or below the previous row's (exact repeats of the previous step and value, an
+whose segment (the frame's `segment` column) differs from the previous row's, or whose step is
+at or below the previous row's (exact repeats of the previous step and value, an
 epoch metric written twice, are dropped first). At each restart the level of the next k points
 (k = 5% of the points, 1 to 50) is compared with the k points just before it (where training
 was when it stopped), less the change the curve was already making over the k points before
@@ -39,11 +40,13 @@ from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, robust_range
 
 
-def source_order(run: RunSeries, role: str) -> tuple[np.ndarray, np.ndarray]:
-    """The role's primary metric as (steps, values) in source order, exact repeats dropped."""
+def source_order(run: RunSeries, role: str, *, segments: bool = False) -> tuple[np.ndarray, ...]:
+    """The role's primary metric as (steps, values) in source order, exact repeats dropped;
+    with `segments`, (steps, values, segment of each point)."""
     name = run.primary(role)
     if name is None:
-        return np.array([], np.int64), np.array([])
+        empty = (np.array([], np.int64), np.array([]))
+        return (*empty, np.array([], np.int64)) if segments else empty
     f = run.frame
     codes, names = run.metric_codes()  # integer codes, not a string comparison per row
     mask = (codes == np.flatnonzero(names == name)[0]) & (f["role"] == role).to_numpy(bool)
@@ -51,6 +54,8 @@ def source_order(run: RunSeries, role: str) -> tuple[np.ndarray, np.ndarray]:
     y = f["value"].to_numpy(np.float64)[mask]
     keep = np.ones(len(s), bool)
     keep[1:] = (s[1:] != s[:-1]) | ~((y[1:] == y[:-1]) | (np.isnan(y[1:]) & np.isnan(y[:-1])))
+    if segments:
+        return s[keep], y[keep], f["segment"].to_numpy(np.int64)[mask][keep]
     return s[keep], y[keep]
 
 
@@ -70,8 +75,10 @@ class ResumeDiscontinuity(Classifier):
         self.max_restarts = max_restarts
 
     def measure(self, run: RunSeries) -> dict | None:
-        s, y = source_order(run, "train_loss")
-        restarts = np.flatnonzero(s[1:] <= s[:-1]) + 1
+        s, y, seg = source_order(run, "train_loss", segments=True)
+        # a restart: the step counter goes back, or the reader marked a new segment (a
+        # `segment`/`phase` key) while the counter kept going
+        restarts = np.flatnonzero((s[1:] <= s[:-1]) | (seg[1:] != seg[:-1])) + 1
         if len(restarts) == 0 or len(restarts) > max(self.max_restarts, 0.05 * len(s)):
             return None
         _, fin = finite_curve(run, "train_loss")  # step-sorted, reduced
@@ -103,9 +110,13 @@ class ResumeDiscontinuity(Classifier):
             return None
         conf = 0.5 + 0.15 * np.log2(abs(m["loss_jump"]) / self.min_z)
         way = "up" if m["loss_jump"] > 0 else "down"
+        went = (
+            f"The step counter went back from {m['resumed_from_step']} to {m['resume_step']}"
+            if m["resume_step"] <= m["resumed_from_step"]
+            else f"A new segment of the run began at step {m['resume_step']}"
+        )
         summary = (
-            f"The step counter went back from {m['resumed_from_step']} to "
-            f"{m['resume_step']} and the loss jumped {way} there "
+            f"{went} and the loss jumped {way} there "
             f"({m['loss_before']:.4g} -> {m['loss_after']:.4g}, "
             f"{abs(m['loss_jump']):.0f} standard errors)"
             + (

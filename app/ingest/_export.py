@@ -54,6 +54,8 @@ def jsonl_lines(frame: pd.DataFrame) -> pd.Series:
         + _json_numbers(frame["wall_time"].to_numpy(np.float64))
         + ', "seq": '
         + pd.Series(frame["seq"].to_numpy().astype(str), dtype=object)
+        + ', "segment": '
+        + pd.Series(frame["segment"].to_numpy().astype(str), dtype=object)
         + "}"
     )
 

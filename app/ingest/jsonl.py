@@ -5,8 +5,14 @@ Wide lines (`{"iter": 100, "train/loss": 2.1, "lr": 3e-4}`): the step key is the
 `step, global_step, _step, iter, iteration, epoch` present (none: the line order, with a
 warning); nested objects are flattened with `/`; a line without the step key takes the last
 step seen. Long lines (`{"metric": "loss", "step": 3, "value": 2.1}`, also `tag`/`key`/`name`
-for `metric`, optional `run`, `role`, `wall_time`) are one point each; that is also what
+for `metric`, optional `run`, `role`, `wall_time`, `segment`) are one point each; that is also what
 `lossforensics convert --to jsonl` writes, so the normalised frame round-trips.
+
+Runs and segments, in wide lines: a `run`, `experiment` or `trial` key names separate runs
+(each value its own `run`, named `<key>-<value>` when the value is not text); a `segment` or
+`phase` key, or a step that goes back below the run's previous step, starts a new segment of
+the same run (the frame's `segment` column: 0, then +1 at each restart). Neither key is a
+metric.
 
 `NaN`, `Infinity`, `-Infinity` tokens are values (kept); strings, booleans and lists are
 skipped and counted in one warning with the first line; a bad line is a warning with its line
@@ -41,6 +47,8 @@ FORMAT = "jsonl"
 _METRIC_KEYS = ("metric", "tag", "key", "name")
 _WALL_KEYS = ("_timestamp", "wall_time", "walltime", "timestamp")
 _DROPPED_PREFIXES = ("_wandb",)
+_RUN_KEYS = ("run", "experiment", "trial")
+_SEGMENT_KEYS = ("segment", "phase")
 
 
 def sniff(path: Path) -> bool:
@@ -88,6 +96,47 @@ class _State:
         self.first_bad: tuple[int, str] | None = None
         self.carried = 0
         self.unstepped = 0
+        self.run_key: str | None = None
+        self.segment_key: str | None = None
+        self.segments: list[np.ndarray] = []  # each added point's segment, in add order
+        self.last: dict[int, tuple[int | None, object, int]] = {}  # run -> step, key, segment
+
+    def run_codes(self, col: pd.Series | None) -> np.ndarray:
+        """Each line's run code: its run/experiment/trial value, else the file's run."""
+        n = 0 if col is None else len(col)
+        codes = np.full(n, self.run_code, dtype=np.int32)
+        if col is None:
+            return codes
+        for i, v in enumerate(col.tolist()):
+            if isinstance(v, bool) or v is None or (isinstance(v, float) and not np.isfinite(v)):
+                continue
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)
+            name = v if isinstance(v, str) else f"{self.run_key}-{v}"
+            codes[i] = self.builder.runs.code(name)
+        return codes
+
+    def line_segments(
+        self, runs: np.ndarray, steps: np.ndarray, ok: np.ndarray, key: pd.Series | None
+    ) -> np.ndarray:
+        """Each line's segment within its run: +1 where the step goes back below the run's
+        previous step or the segment/phase value changes (carried across chunks)."""
+        seg = np.zeros(len(runs), dtype=np.int64)
+        keys = [None] * len(runs) if key is None else key.tolist()
+        for r in np.unique(runs):
+            idx = np.flatnonzero((runs == r) & ok)
+            step0, key0, seg0 = self.last.get(int(r), (None, None, 0))
+            s = steps[idx]
+            k = [keys[i] for i in idx]
+            prev_s = np.r_[np.iinfo(np.int64).min if step0 is None else step0, s[:-1]]
+            prev_k = [key0, *k][: len(k)]
+            changed = np.array(
+                [a != b and b is not None for a, b in zip(k, prev_k, strict=True)], dtype=bool
+            )
+            seg[idx] = seg0 + np.cumsum((s < prev_s) | changed)
+            if len(idx):
+                self.last[int(r)] = (int(s[-1]), k[-1], int(seg[idx[-1]]))
+        return seg
 
     def note_bad(self, mask: np.ndarray, lines: np.ndarray, key: str) -> None:
         if mask.any():
@@ -137,6 +186,8 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key(list(frame.columns))
         state.wall_key = next((k for k in _WALL_KEYS if k in frame.columns), None)
+        state.run_key = next((k for k in _RUN_KEYS if k in frame.columns), None)
+        state.segment_key = next((k for k in _SEGMENT_KEYS if k in frame.columns), None)
         if state.step_key is not None and _fractional(frame[state.step_key]):
             state.warns.add(
                 f"{state.step_key!r} has fractional values: the line order is "
@@ -158,7 +209,13 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
     if state.wall_key in frame.columns:
         w = json_cells(frame[state.wall_key])
         wall = _wall_seconds(np.where(w.keep, w.values, np.nan))
-    skip = {state.step_key, state.wall_key}
+    runs = state.run_codes(frame[state.run_key] if state.run_key in frame.columns else None)
+    if state.run_key not in frame.columns:
+        runs = np.full(len(frame), state.run_code, dtype=np.int32)
+    segs = state.line_segments(
+        runs, steps, ok, frame[state.segment_key] if state.segment_key in frame.columns else None
+    )
+    skip = {state.step_key, state.wall_key, state.run_key, state.segment_key}
     columns = [
         c for c in frame.columns if c not in skip and not str(c).startswith(_DROPPED_PREFIXES)
     ]
@@ -173,12 +230,13 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
     rows, cols = np.nonzero(keep)
     codes = np.array([state.builder.metrics.code(str(c)) for c in columns], dtype=np.int32)
     state.builder.add(
-        state.run_code,
+        runs[rows],
         codes[cols],
         steps[rows],
         values[rows, cols],
         None if wall is None else wall[rows],
     )
+    state.segments.append(segs[rows])
 
 
 def _long(state: _State, chunk: RecordChunk) -> None:
@@ -215,6 +273,12 @@ def _long(state: _State, chunk: RecordChunk) -> None:
     codes = state.builder.metrics.codes(names[keep].astype(str))
     values = cells.values[keep] if cells is not None else np.empty(0)
     state.builder.add(run_codes, codes, steps[keep], values, wall)
+    segs = np.zeros(int(keep.sum()), dtype=np.int64)
+    if "segment" in frame.columns:  # a normalised frame written out: its segments as they were
+        cells = json_cells(frame["segment"])
+        ok_seg = cells.keep & np.isfinite(cells.values)
+        segs = np.where(ok_seg, cells.values, 0).astype(np.int64)[keep]
+    state.segments.append(segs)
 
 
 def read(
@@ -250,6 +314,13 @@ def read(
             f"no numeric points in {state.records} JSON object(s){why}", file=str(path)
         )
     frame = state.builder.build(roles, default_roles=state.defaults)
+    segments = np.concatenate(state.segments)
+    if segments.any():  # seq is the order points were added
+        frame["segment"] = segments[frame["seq"].to_numpy()]
+        state.warns.add(
+            f"the log holds restarts (a step that goes back, or a {state.segment_key or 'segment'}"
+            " key): each is a segment of its run, in the order written"
+        )
     return IngestResult(
         apply_run_name(frame, run), state.warns.finish(), format=FORMAT, files=[str(path)]
     )
