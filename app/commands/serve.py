@@ -35,6 +35,14 @@ def settings_env(settings: Settings) -> dict[str, str]:
     return out
 
 
+def per_worker(settings: Settings, workers: int) -> Settings:
+    """The settings each of `workers` server processes runs with: the parsing pool
+    (`worker_processes`) shared out among them, so that N server workers do not start N whole
+    pools (on 2 cores, 2 server workers of 1 parsing process each keep both cores busy)."""
+    share = max(1, -(-settings.worker_processes // workers))
+    return settings.model_copy(update={"worker_processes": share})
+
+
 def default_samples_dir() -> Path:
     cwd = Path.cwd() / "sample_runs"
     return cwd if cwd.is_dir() else REPO_SAMPLES
@@ -137,7 +145,7 @@ def register(cli: typer.Typer) -> None:
             )
             return
         open_store(settings, samples).close()  # clean-up and samples once, before any worker
-        os.environ.update(settings_env(settings))
+        os.environ.update(settings_env(per_worker(settings, workers)))
         uvicorn.run(
             "lossforensics.api.app:worker_app",
             factory=True,
