@@ -6,7 +6,9 @@ attached.
 
 For each registered classifier: `skip_reason(run)` decides whether it can judge the run (the
 reason goes to `skipped`), else `detect(run)` may return a Finding. Findings are ordered by
-severity (classifiers.labels.SEVERITY) then confidence; the verdict is the first finding's label,
+severity (classifiers.labels.SEVERITY) then confidence; a finding another one explains
+(classifiers.explains: an LR cut explains the plateau after it) becomes evidence of that one;
+the verdict is the first finding's label,
 else "healthy" when a check that reads the loss's course could judge the run, else
 "inconclusive" (too few points, no loss logged: the reasons are in `skipped`). The playbook
 ranks each finding's causes from its evidence.
@@ -30,6 +32,7 @@ from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.calibration import calibrate
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding, MetricInfo, Skipped
 from lossforensics.classifiers.errors import InputError
+from lossforensics.classifiers.explains import apply_explains, apply_leads
 from lossforensics.classifiers.frame import validate_frame
 from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE, severity_rank
 from lossforensics.classifiers.playbook import attach_causes
@@ -119,7 +122,8 @@ def diagnose_run(
                 continue
             if finding is not None:
                 findings.append(calibrate(attach_causes(finding)))
-    findings = order_findings(findings)
+    # one problem, one finding: its cause; a cause leads the consequence it stands beside
+    findings = apply_leads(apply_explains(order_findings(findings)))
     notes = [str(w) for w in (warnings or ())]
     skipped_labels = {s.label for s in skipped}
     judged = len(chosen) - len(skipped)

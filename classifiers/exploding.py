@@ -16,7 +16,8 @@ gradient norm grew 3x or the loss ended non-finite.
 Known false positives: a deliberate schedule that raises the loss (curriculum to harder data,
 a new task phase) or a metric that is not a loss; a run resumed from an older checkpoint (the
 resume_discontinuity label explains that better).
-Evidence: min_step, min_level, end_level, rise_log, rise_ratio, sudden, early,
+Evidence: min_step, min_level, end_level, rise_log, rise_ratio, rise_full (the finite rise alone
+clears the threshold), sudden, early,
 ends_nonfinite, grad_norm_growth.
 """
 
@@ -92,6 +93,8 @@ class Exploding(Classifier):
         return ev["rise_ratio"] >= self.min_range_share
 
     def judge(self, ev: dict, last_step: int) -> Finding:
+        # the finite rise alone clears the threshold (no discount for a non-finite end)
+        ev["rise_full"] = bool(ev["rise_log"] is None or ev["rise_log"] >= self.min_rise_log)
         size = (ev["rise_log"] / np.log(3.0)) if ev["rise_log"] is not None else ev["rise_ratio"]
         boost = ev.get("grad_norm_growth", 0.0) >= 3.0 or ev["ends_nonfinite"]
         confidence = min(0.99, 0.6 + 0.3 * min(1.0, size) + 0.1 * boost)

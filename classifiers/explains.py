@@ -1,0 +1,167 @@
+"""Which finding explains which: one problem is reported once, by its cause.
+
+Several checks can see the same problem from different sides: a run whose LR was cut too early
+also looks flat (plateau) and stuck high (underfit); a model that never learned anything is
+flat from its first step (plateau) and high (underfit) at once; a loss that swings without a
+trend is high because it swings (oscillating, then underfit). Reporting each as its own label
+makes one problem look like several and can put the consequence in the verdict above its cause.
+
+`EXPLAINS` is the one table of those relations. `apply_explains(findings)` removes every
+finding that another finding of the same run explains and records it in the explaining
+finding's evidence under `explains` (label, confidence, summary), so the user still reads it,
+as evidence of the cause rather than as a second diagnosis. A rule may carry a condition on the
+two findings' evidence (plateau explains underfit only when the loss never moved; underfit
+explains a plateau that came after a drop); conditions of opposite rules exclude each other, so
+two findings never explain each other away.
+
+The table, cause -> consequence, and why it holds in general:
+
+- lr_decayed_too_early -> plateau, underfit: the stall begins where the LR fell; the LR cut is
+  what to fix.
+- vanishing_gradients -> plateau, underfit: the loss stops because no gradient reaches the
+  weights.
+- plateau (flat from the first step) -> underfit: a loss that never moved did not learn a
+  little and stall; nothing was learned (a wiring bug before a capacity one).
+- underfit -> plateau (stuck after a drop): a model that fits its training data only partly
+  stalls high; the stall is how underfitting looks, not a second problem.
+- oscillating -> underfit, plateau: the trend is flat and high because the loss swings.
+- resume_discontinuity -> exploding, loss_spikes: the jump sits at a restart; the restart lost
+  optimizer or scheduler state.
+
+`LEADS` holds relations where both findings stay, each a fact the user must read, but the cause
+leads the verdict although its label is less severe: exploding leads nan when the loss had
+already blown up on finite values (past exploding's full threshold) before its first
+non-finite one - the NaN is where the divergence ended, and the divergence is what to fix. A
+NaN is never dropped: a non-finite loss is always reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from lossforensics.classifiers.diagnosis import Finding
+
+# A restart within this share of the run's logged span of a jump's start is that jump's cause
+# (the two checks place a jump at slightly different steps: a smoothed minimum vs a raw restart)
+RESTART_NEAR = 0.05
+
+
+def _flat_from_start(cause: Finding, effect: Finding) -> bool:
+    return cause.evidence.get("kind") == "flat_from_start"
+
+
+def _stuck_after_drop(cause: Finding, effect: Finding) -> bool:
+    return effect.evidence.get("kind") != "flat_from_start"
+
+
+def _blew_up_before_nan(cause: Finding, effect: Finding) -> bool:
+    """exploding explains nan: the finite loss rose past exploding's full threshold, and rose
+    before the first non-finite value."""
+    first_bad = effect.evidence.get("first_nonfinite_step")
+    full = cause.evidence.get("rise_full", True)
+    return bool(full) and (first_bad is None or cause.evidence.get("min_step", 0) < first_bad)
+
+
+def _at_a_restart(cause: Finding, effect: Finding) -> bool:
+    """The jump (exploding's minimum, a spike's span) starts near the restart the resume check
+    reports, or the resume check saw the scheduler restart with it."""
+    resume = cause.evidence.get("resume_step")
+    if resume is None or effect.span is None:
+        return False
+    lo, hi = effect.span.start_step, effect.span.end_step
+    reach = RESTART_NEAR * max(hi - lo, abs(resume), 1)
+    return lo - reach <= resume <= hi
+
+
+@dataclass(frozen=True)
+class Explains:
+    """`cause` explains `effect` (when `when(cause_finding, effect_finding)` holds)."""
+
+    cause: str
+    effect: str
+    why: str
+    when: Callable[[Finding, Finding], bool] | None = None
+
+    def holds(self, cause: Finding, effect: Finding) -> bool:
+        return self.when is None or self.when(cause, effect)
+
+
+EXPLAINS: tuple[Explains, ...] = (
+    Explains("lr_decayed_too_early", "plateau", "the loss stalled where the LR was cut"),
+    Explains("lr_decayed_too_early", "underfit", "the loss stayed high after the LR was cut"),
+    Explains("vanishing_gradients", "plateau", "no gradient reaches the weights"),
+    Explains("vanishing_gradients", "underfit", "no gradient reaches the weights"),
+    Explains("plateau", "underfit", "the loss never moved: nothing was learned", _flat_from_start),
+    Explains("underfit", "plateau", "an underfitting model stalls high", _stuck_after_drop),
+    Explains("oscillating", "underfit", "the trend is high because the loss swings"),
+    Explains("oscillating", "plateau", "the trend is flat because the loss swings"),
+    Explains("resume_discontinuity", "exploding", "the jump is at a restart", _at_a_restart),
+    Explains("resume_discontinuity", "loss_spikes", "the jump is at a restart", _at_a_restart),
+)
+
+# Both findings stay (each is a fact the user should read), but the cause leads the verdict
+# although its label is less severe.
+LEADS: tuple[Explains, ...] = (
+    Explains("exploding", "nan", "the NaN ends a blow-up", _blew_up_before_nan),
+)
+
+
+def explainer(effect: Finding, findings: Iterable[Finding]) -> tuple[Finding, Explains] | None:
+    """The first finding (in the order given) that explains `effect`, with its rule."""
+    for cause in findings:
+        if cause is effect:
+            continue
+        for rule in EXPLAINS:
+            if rule.cause == cause.label and rule.effect == effect.label:
+                if rule.holds(cause, effect):
+                    return cause, rule
+    return None
+
+
+def apply_explains(findings: list[Finding]) -> list[Finding]:
+    """The findings no other finding explains; each explained one moves into the evidence
+    (`explains`: label, confidence, summary, why) of the finding at the root of its chain of
+    explainers (lr_decayed_too_early explains plateau, which explains underfit: both go to the
+    LR cut). A chain that loops explains nothing. Order is kept."""
+    direct = {id(f): got for f in findings if (got := explainer(f, findings)) is not None}
+    moved: dict[int, list[dict]] = {}
+    kept: list[Finding] = []
+    for f in findings:
+        root, seen = f, {id(f)}
+        while id(root) in direct:
+            root = direct[id(root)][0]
+            if id(root) in seen:  # a loop: nobody at its root
+                root = f
+                break
+            seen.add(id(root))
+        if root is f:
+            kept.append(f)
+            continue
+        moved.setdefault(id(root), []).append(
+            {
+                "label": f.label,
+                "confidence": round(float(f.confidence), 4),
+                "summary": f.summary,
+                "why": direct[id(f)][1].why,
+            }
+        )
+    return [
+        replace(f, evidence={**f.evidence, "explains": moved[id(f)]}) if id(f) in moved else f
+        for f in kept
+    ]
+
+
+def apply_leads(findings: list[Finding]) -> list[Finding]:
+    """`findings` (ordered) with each LEADS cause moved just before its effect when the rule
+    holds and the effect came first."""
+    out = list(findings)
+    for rule in LEADS:
+        causes = [f for f in out if f.label == rule.cause]
+        effects = [f for f in out if f.label == rule.effect]
+        if not causes or not effects or not rule.holds(causes[0], effects[0]):
+            continue
+        i, j = out.index(effects[0]), out.index(causes[0])
+        if i < j:
+            out.insert(i, out.pop(j))
+    return out

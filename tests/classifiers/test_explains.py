@@ -1,0 +1,80 @@
+import numpy as np
+from lossforensics.classifiers.diagnose import diagnose
+from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.explains import EXPLAINS, apply_explains, apply_leads
+from lossforensics.classifiers.labels import LABELS
+
+from tests.classifiers._labelled import frame_of
+
+RNG = np.random.default_rng(10)
+
+
+def _f(label: str, conf: float = 0.8, span=(0, 100), **evidence) -> Finding:
+    return Finding(label, conf, Span(*span), evidence, f"{label} summary")
+
+
+def test_table_names_only_known_labels_and_gives_a_reason():
+    for rule in EXPLAINS:
+        assert rule.cause in LABELS and rule.effect in LABELS and rule.why
+
+
+def test_lr_cut_explains_plateau_and_underfit_and_keeps_them_as_evidence():
+    out = apply_explains(
+        [_f("lr_decayed_too_early"), _f("plateau", kind="stuck_after_drop"), _f("underfit")]
+    )
+    assert [f.label for f in out] == ["lr_decayed_too_early"]
+    explained = {e["label"] for e in out[0].evidence["explains"]}
+    assert explained == {"plateau", "underfit"}
+
+
+def test_flat_from_start_plateau_explains_underfit_but_a_stall_after_a_drop_is_underfits():
+    flat = apply_explains([_f("plateau", kind="flat_from_start"), _f("underfit")])
+    assert [f.label for f in flat] == ["plateau"]
+    stall = apply_explains([_f("plateau", kind="stuck_after_drop"), _f("underfit")])
+    assert [f.label for f in stall] == ["underfit"]
+    assert stall[0].evidence["explains"][0]["label"] == "plateau"
+
+
+def test_a_chain_goes_to_its_root():
+    # the LR cut explains the plateau, which would explain the underfit: both go to the cut
+    out = apply_explains(
+        [_f("lr_decayed_too_early"), _f("plateau", kind="flat_from_start"), _f("underfit")]
+    )
+    assert [f.label for f in out] == ["lr_decayed_too_early"]
+    assert len(out[0].evidence["explains"]) == 2
+
+
+def test_exploding_leads_the_nan_that_ends_a_blow_up_and_both_stay():
+    blew_up = _f("exploding", min_step=300, rise_full=True)
+    nan = _f("nan", first_nonfinite_step=900)
+    out = apply_leads(apply_explains([nan, blew_up]))
+    assert [f.label for f in out] == ["exploding", "nan"]
+    tail_only = _f("exploding", min_step=300, rise_full=False)
+    assert [f.label for f in apply_leads([nan, tail_only])] == ["nan", "exploding"]
+
+
+def test_resume_explains_a_jump_at_its_restart_only():
+    resume = _f("resume_discontinuity", resume_step=5000)
+    at = _f("exploding", span=(4990, 9000), min_step=4990)
+    assert [f.label for f in apply_explains([at, resume])] == ["resume_discontinuity"]
+    elsewhere = _f("exploding", span=(20000, 30000), min_step=20000)
+    assert {f.label for f in apply_explains([elsewhere, resume])} == {
+        "exploding",
+        "resume_discontinuity",
+    }
+
+
+def test_unrelated_findings_are_untouched():
+    found = [_f("overfit"), _f("loss_spikes")]
+    assert apply_explains(found) == found
+
+
+def test_diagnose_reports_an_early_lr_cut_once():
+    steps = np.arange(0, 4000, 20)
+    lr = np.where(steps < 1000, 1e-3, 1e-6)
+    progress = np.cumsum(lr / lr.max()) / len(steps)
+    loss = 0.8 + 2.0 * np.exp(-8 * progress) + 0.01 * RNG.standard_normal(len(steps))
+    d = diagnose(frame_of(loss=(steps, loss), lr=(steps, lr)))
+    labels = [f.label for f in d.findings]
+    assert d.verdict == "lr_decayed_too_early"
+    assert "plateau" not in labels and "underfit" not in labels
