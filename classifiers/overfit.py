@@ -9,19 +9,25 @@ both are compared at the same moments whatever their cadences or step units.
 Rule: the val improved before its minimum (2 sigmas), or `late_first_eval` (90%) of the train's
 improvement came before the first evaluation (training had converged: the minimum predates
 it; a val that climbs from any earlier first evaluation is distribution_mismatch), or half of
-it did and that first evaluation was already below the train's starting loss (the val had
-improved before it was measured: a fine-tune evaluated every N steps); at least
+it did and that first evaluation was already `first_eval_gain` (10%) below the train's starting
+loss (the val had improved before it was measured: a fine-tune evaluated every N steps; a first
+evaluation at the untrained level learned nothing that transfers), or the minimum IS that
+learned first evaluation and the train went on to memorise (fell by `memorised_log`, a factor of
+20: a minimum at the first evaluation is still a minimum); at least
 two evaluations follow the minimum; the late val level (median of the last third of them, at
 least 3 when there are 3) stands `rise_z` detrended-noise sigmas above the minimum; train
 improved by at least `train_drop` of its level over the evaluated span and has not risen since
 the val minimum; and either the rise is large (`strong_rise` of the val's own range) or train
-is still falling after the minimum (`train_fall` of its range over the span) so the gap keeps
-widening.
+is still falling after the minimum so the gap keeps widening: by `train_fall` of its range over
+the span, or, for a train loss near zero whose range no longer shows its fall, by
+`train_fall_log` in log terms (a third of its level) beside a val rise of at least
+`log_fall_rise` (10%) of the val minimum (a relative yardstick for a relative fall).
 Confidence: 0.5 at the threshold, growing with the rise in sigmas and with the rise's share of
 the val range, capped at 0.98.
 Evidence: val_min_step, val_min, val_late, val_rise, val_rise_pct (rise / |val min|, percent),
 val_rise_z, val_rise_frac (rise / val range), val_min_fraction (0..1 of the evaluated span),
-train_fall_after (train fall after the val minimum / train range), evaluations_after,
+train_fall_after (train fall after the val minimum / train range), train_fall_log (ln of
+start / end), train_fall_log_after (ln of train at the val minimum / end), evaluations_after,
 val_drop_before_z, train_done_before_eval (share of the train's improvement before the first
 evaluation), val_first_below_train_start.
 Known false positives: a val curve that drifts up by noise over a long converged tail while the
@@ -45,6 +51,11 @@ from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, head_level, odd_window, rolling_median, scale
 
 
+def _log_drop(before: float, after: float) -> float:
+    """ln(before / after) for positive levels; 0 when either is not positive."""
+    return float(np.log(before / after)) if before > 0 and after > 0 else 0.0
+
+
 class Overfit(Classifier):
     label = "overfit"
     needs = frozenset({"train_loss", "val_loss"})
@@ -60,6 +71,10 @@ class Overfit(Classifier):
         stall_share: float = 0.25,
         late_first_eval: float = 0.9,
         learned_first_eval: float = 0.5,
+        memorised_log: float = 3.0,
+        train_fall_log: float = 0.4,
+        log_fall_rise: float = 0.1,
+        first_eval_gain: float = 0.1,
     ) -> None:
         self.rise_z = rise_z
         self.strong_rise = strong_rise
@@ -68,6 +83,10 @@ class Overfit(Classifier):
         self.stall_share = stall_share
         self.late_first_eval = late_first_eval
         self.learned_first_eval = learned_first_eval
+        self.memorised_log = memorised_log
+        self.train_fall_log = train_fall_log
+        self.log_fall_rise = log_fall_rise
+        self.first_eval_gain = first_eval_gain
 
     def measure(self, run: RunSeries) -> dict | None:
         vx, vy = finite_curve(run, "val_loss", max_points=2000)
@@ -113,12 +132,18 @@ class Overfit(Classifier):
             "evaluations_after": int(len(after)),
             "train_drop": float((t_first - t_end) / max(abs(t_first), abs(t_end), TINY)),
             "train_fall_after": float((t_at_min - t_end) / t_range),
+            # train's fall in log terms: from its start (fell 20x: memorised) and from the val
+            # minimum to the end (a loss near zero still halves: its range no longer shows it)
+            "train_fall_log": _log_drop(t_start, t_end),
+            "train_fall_log_after": _log_drop(float(t_at_min), t_end),
             "train_done_before_eval": float(
                 (t_start - t_at_first_eval) / max(t_start - t_end, TINY)
             ),
             # the first evaluation already beat the untrained model's loss: the val had
             # improved before anyone measured it
-            "val_first_below_train_start": bool(vy[0] < max(float(ty[0]), t_start)),
+            "val_first_below_train_start": bool(
+                vy[0] < (1.0 - self.first_eval_gain) * max(float(ty[0]), t_start)
+            ),
         }
 
     def judge(self, m: dict) -> Finding | None:
@@ -134,9 +159,17 @@ class Overfit(Classifier):
             if m.get("val_first_below_train_start")
             else self.late_first_eval
         )
+        memorised = m.get("train_fall_log", 0.0) >= self.memorised_log
         if m["val_drop_before_z"] < 2.0 and m["train_done_before_eval"] < before:
-            return None
-        falling = m["train_fall_after"] >= self.train_fall
+            # a minimum at the first evaluation is still a minimum when that evaluation had
+            # already learned (below the untrained loss) and train went on to memorise
+            first = m["val_min_fraction"] == 0.0 and m.get("val_first_below_train_start")
+            if not (memorised and first):
+                return None
+        falling = m["train_fall_after"] >= self.train_fall or (
+            m.get("train_fall_log_after", 0.0) >= self.train_fall_log
+            and m["val_rise_pct"] >= 100 * self.log_fall_rise
+        )
         big = m["val_rise_frac"] >= self.strong_rise
         clear = m["val_rise_z"] >= self.rise_z and (falling or big)
         # a val curve that stopped improving for a good share of the run while train kept

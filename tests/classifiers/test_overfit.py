@@ -152,3 +152,24 @@ def test_a_fine_tune_whose_val_climbs_from_its_first_evaluation_is_overfit():
     # that then degraded (distribution_mismatch's business), so overfit does not claim it
     worse = val + 0.7
     assert judge(Overfit(), run_of(loss=(steps, train), val_loss=(evals, worse))) is None
+
+
+def test_minimum_at_a_learned_first_evaluation_is_still_a_minimum():
+    # a fine-tune evaluated late: its first evaluation already beat the untrained loss, then the
+    # val only climbs while the train memorises (falls 1000x)
+    steps = np.arange(1, 2001)
+    train = 2.3 * np.exp(-steps / 150) + 1e-3
+    vx = np.arange(400, 2001, 100)
+    val = 0.45 + 0.25 * (vx - 400) / 1600 + 0.005 * np.sin(vx)
+    f = judge(Overfit(), run_of(loss=(steps, train), val_loss=(vx, val)))
+    assert f is not None and f.evidence["val_min_fraction"] == 0.0
+    assert f.span.start_step == 400
+
+
+def test_val_climbing_from_the_untrained_level_is_not_overfit():
+    # the first evaluation sits at the untrained loss: nothing transferred (distribution_mismatch)
+    steps = np.arange(1, 2001)
+    train = 2.3 * np.exp(-steps / 150) + 1e-3
+    vx = np.arange(1, 2001, 100)
+    val = 2.3 + 3.0 * (vx - 1) / 2000
+    assert judge(Overfit(), run_of(loss=(steps, train), val_loss=(vx, val))) is None
