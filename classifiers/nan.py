@@ -4,15 +4,21 @@ Symptom: a non-finite value in the training loss, the validation loss or the gra
 Signal: the step-sorted curves' non-finite points (readers keep NaN and inf as logged), plus
 what happened just before the first one: the gradient norm's jump over its earlier median and
 the loss's rise over its earlier range.
-Rule: any non-finite loss value is a finding. A non-finite gradient norm with finite losses
-counts only when it persists (at least 3 points or 5% of them): mixed-precision loss scalers
-skip the odd step with an inf gradient by design.
+Rule: any non-finite loss value is a finding, at any length of log (a 3-point validation-only
+log ending in NaN included: the check runs whenever a training loss, a validation loss or a
+gradient norm is logged). One exception: a validation loss whose only non-finite value is one of
+its first `leading_val_window` (3) evaluations, finite from then on, while training is finite
+all along, is an evaluation that had nothing to measure yet (YOLO's early eval before any box
+is predicted: 0/0; a step-0 eval) - `leading_val_points` (1) such point is not a finding; more
+than one is (a validation path broken for epochs). A non-finite gradient
+norm with finite losses counts only when it persists (at least 3 points or 5% of them):
+mixed-precision loss scalers skip the odd step with an inf gradient by design.
 Confidence: 0.99 when the loss stays non-finite to the end, 0.9 when several points are
 non-finite but training carried on, 0.8 for one isolated point, 0.6 for gradient norm only.
 Evidence: early (within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm /
 loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sample).
-Known false positives: a logger that writes NaN for "not computed" (e.g. an eval loss before
-the first eval); a deliberately skipped fp16 step that also logs an inf loss.
+Known false positives: a logger that writes NaN for "not computed" beyond the first
+evaluation; a deliberately skipped fp16 step that also logs an inf loss.
 """
 
 from __future__ import annotations
@@ -31,9 +37,12 @@ def _nonfinite(curve: Curve | None) -> np.ndarray:
     return np.flatnonzero(~np.isfinite(curve.values))
 
 
+_LOSS_ROLES = ("train_loss", "val_loss", "grad_norm")
+
+
 class NaN(Classifier):
     label = "nan"
-    needs = frozenset({"train_loss"})
+    needs = frozenset(_LOSS_ROLES)  # any ONE of them is enough: see skip_reason
     min_points = 1
 
     def __init__(
@@ -42,10 +51,36 @@ class NaN(Classifier):
         early_fraction: float = 0.02,
         persist_points: int = 3,
         persist_fraction: float = 0.05,
+        leading_val_points: int = 1,
+        leading_val_window: int = 3,
     ) -> None:
         self.early_fraction = early_fraction
         self.persist_points = persist_points
         self.persist_fraction = persist_fraction
+        self.leading_val_points = leading_val_points
+        self.leading_val_window = leading_val_window
+
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """Judged whenever any loss (or the gradient norm) is logged, with any number of points."""
+        if any(run.has(role) and len(run.curve(role)) for role in _LOSS_ROLES):
+            return None
+        return "no training loss, validation loss or gradient norm logged"
+
+    def _not_yet_computed(self, run: RunSeries, curve: Curve, bad: np.ndarray) -> bool:
+        """A validation loss non-finite at no more than `leading_val_points` of its first
+        `leading_val_window` evaluations and finite after, beside a training loss finite all
+        along: an evaluation with nothing to measure yet."""
+        if curve.metric != run.primary("val_loss") and curve.metric not in run.metrics("val_loss"):
+            return False
+        train = run.curve("train_loss")
+        return (
+            len(bad) <= self.leading_val_points
+            and int(bad[-1]) < self.leading_val_window
+            and np.isfinite(curve.values[int(bad[-1]) + 1 :]).all()
+            and len(curve) > int(bad[-1]) + 1
+            and train is not None
+            and bool(np.isfinite(train.values).all())
+        )
 
     def measure(self, run: RunSeries) -> dict | None:
         """Where the first non-finite value is and what led up to it; None if all finite."""
@@ -56,7 +91,7 @@ class NaN(Classifier):
             if c is not None
         }
         hits = [(c, _nonfinite(c)) for c in losses.values()]
-        hits = [(c, bad) for c, bad in hits if len(bad)]
+        hits = [(c, bad) for c, bad in hits if len(bad) and not self._not_yet_computed(run, c, bad)]
         grad = run.curve("grad_norm")
         grad_bad = _nonfinite(grad)
         if not hits:

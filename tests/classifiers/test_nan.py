@@ -73,3 +73,23 @@ def test_one_point_run_that_is_nan():
 
 def test_no_real_run_is_nan(real_runs):
     assert not [e for e, fired, _ in real_outcomes(real_runs, NaN()) if fired]
+
+
+def test_a_three_point_validation_only_log_ending_in_nan_is_a_finding():
+    from lossforensics.classifiers.diagnose import diagnose
+
+    from tests.classifiers._labelled import frame_of
+
+    d = diagnose(frame_of(eval_loss=(np.array([100, 200, 300]), np.array([0.9, 0.8, np.nan]))))
+    assert d.verdict == "nan"
+    assert d.findings[0].evidence["first_nonfinite_step"] == 300
+
+
+def test_a_lone_nan_at_the_first_evaluation_is_not_yet_computed():
+    # YOLO's first-epoch eval before any prediction: NaN once, finite after
+    ep = np.arange(20)
+    val = np.r_[0.06, np.nan, 0.05 - 0.001 * ep[2:]]
+    run = run_of(train_loss=(ep, 0.1 - 0.002 * ep), val_loss=(ep, val))
+    assert judge(NaN(), run) is None
+    val2 = np.r_[np.nan, np.nan, 0.05 - 0.001 * ep[2:]]  # two: a finding
+    assert judge(NaN(), run_of(train_loss=(ep, 0.1 - 0.002 * ep), val_loss=(ep, val2)))
