@@ -11,6 +11,11 @@ yardsticks loss_spikes judges signals.find_spikes' candidates with.
   from a trained level and comes back to it (a jump after which the run stays blown up, even
   below its peak, did not). A level only partly degraded keeps its spikes (bad
   batches do damage training, and a noisy curve's best-so-far is biased low).
+- excursion_width: how much of a recurring cycle the loss spends raised. A bad batch that
+  recurs (every epoch, every N steps) is a narrow excursion in a long period; data sorted and
+  never shuffled makes a sawtooth that rises and falls across the whole period. Folding the
+  trend-free loss by the period and measuring the share of the phase above half the profile's
+  peak tells the two apart by shape, whatever the period.
 """
 
 from __future__ import annotations
@@ -71,3 +76,35 @@ def diverged(
     # batch that sets the run back for a while and is then learnt past did recover)
     after = np.minimum(at + 1 + window, len(xb) - 1)
     return before | (blown_for_good[after] & (after > at + 1))
+
+
+# Phase bins a period is folded into: enough to resolve a one-point excursion in a long period,
+# few enough that each bin holds several cycles' points
+MAX_PHASE_BINS = 50
+
+
+def excursion_width(x: np.ndarray, y: np.ndarray, period: float) -> float:
+    """Share (0..1) of a cycle of `period` steps during which the loss is raised: the trend-free
+    curve (`y` minus a smoothed level over 10% of the run, in log scale for positive losses)
+    folded by phase into up to MAX_PHASE_BINS bins (one a logged point per period at most), the
+    median of each bin, and the share of bins above half of the highest one (both relative to
+    the profile's median). NaN when the period or the curve is too short to fold."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if period <= 0 or len(y) < 8:
+        return float("nan")
+    ly = np.log(y) if signals.all_positive(y) else y
+    xs, level = signals.smooth(x, ly, frac=0.1)
+    resid = ly - np.interp(x, xs, level)
+    per_period = period / max(float(np.median(np.diff(x))), 1e-12)
+    bins = int(max(4, min(MAX_PHASE_BINS, round(per_period))))
+    which = (((x - x[0]) / period) % 1.0 * bins).astype(np.int64)
+    counts = np.bincount(which, minlength=bins)
+    if (counts == 0).any():
+        return float("nan")
+    order = np.argsort(which, kind="stable")
+    groups = np.split(resid[order], np.cumsum(counts)[:-1])
+    profile = np.array([np.median(g) for g in groups])
+    profile = profile - np.median(profile)
+    peak = float(profile.max())
+    return float(np.mean(profile > 0.5 * peak)) if peak > 0 else float("nan")

@@ -13,7 +13,11 @@ training). Jumps after the run blew up (its trailing level back to where it star
 progress given back) are the divergence's, which exploding reports. Jumps that belong to a
 cycle are not bad batches (unshuffled data, a logger's reset): 4 or more evenly spaced (within
 5%), a curve whose autocorrelation shows a clear period, or, with a known epoch length, a
-curve that traces the same shape every epoch (both as unshuffled reads them). A
+curve that traces the same shape every epoch (both as unshuffled reads them), when the loss
+stays raised for at least `spike_width` (8%) of that period (classifiers._spikes.
+excursion_width: a sawtooth's share). A narrower excursion that recurs, even at a fixed
+interval, is a bad batch that recurs: still spikes. Heights are judged against the local
+noise at the curve's own logging interval (per-step logs jitter more than per-epoch ones). A
 running-mean metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step
 series is read when a metric is also logged per epoch (Lightning `_step`/`_epoch`).
 Confidence: 0.55 + 0.1 per spike beyond the first (up to +0.3) + 0.1 when the largest is more
@@ -43,11 +47,17 @@ class LossSpikes(Classifier):
     min_points = 8
 
     def __init__(
-        self, *, z_min: float = 6.0, min_rise_log: float = 0.4, min_range_share: float = 0.3
+        self,
+        *,
+        z_min: float = 6.0,
+        min_rise_log: float = 0.4,
+        min_range_share: float = 0.3,
+        spike_width: float = 0.08,
     ) -> None:
         self.z_min = z_min
         self.min_rise_log = min_rise_log
         self.min_range_share = min_range_share
+        self.spike_width = spike_width
 
     def measure_curve(self, curve: Curve, epoch: float | None = None) -> dict | None:
         """The recovered, large excursions of one curve; None when there are none."""
@@ -94,24 +104,29 @@ class LossSpikes(Classifier):
             "last_step": int(x[idx[-1]]),
         }
 
-    @staticmethod
-    def _cyclic(x: np.ndarray, y: np.ndarray, idx: np.ndarray, epoch: float | None) -> bool:
-        """Jumps that belong to a cycle (unshuffled data, a logger's reset), not to bad batches:
-        four or more evenly spaced, a curve that repeats itself period after period, or, when
-        the epoch length is known, one that traces the same shape every epoch (as unshuffled
-        reads it), the candidates and their neighbours left out: they are what is judged."""
+    def _cyclic(self, x: np.ndarray, y: np.ndarray, idx: np.ndarray, epoch: float | None) -> bool:
+        """Jumps that belong to a sawtooth (unshuffled data, a logger's reset), not to bad
+        batches: a period (four or more evenly spaced jumps, a curve that repeats itself period
+        after period, or, when the epoch length is known, one that traces the same shape every
+        epoch, the candidates and their neighbours left out) over which the loss stays raised
+        for at least `spike_width` of the period. A narrower excursion that recurs is a bad
+        batch that recurs (every epoch, every N steps): still spikes."""
+        periods = []
         gaps = np.diff(x[idx])
         if len(idx) >= 4 and np.all(np.abs(gaps - np.median(gaps)) <= 0.05 * np.median(gaps)):
-            return True
+            periods.append(float(np.median(gaps)))
         per = signals.loss_cycle(x, y)  # spikes shaved off: they are what is being judged
         if per.strength >= 0.3 and per.prominence >= 0.3 and per.cycles >= 3:
-            return True
-        if not epoch:
-            return False
-        out = np.ones(len(y), dtype=bool)
-        out[np.clip((idx[:, None] + np.arange(-1, 2)).ravel(), 0, len(y) - 1)] = False
-        share, p, epochs = epoch_fold(x[out], y[out], epoch)
-        return share >= 0.3 and p < 1e-3 and epochs >= 3
+            periods.append(float(per.period))
+        if epoch:
+            out = np.ones(len(y), dtype=bool)
+            out[np.clip((idx[:, None] + np.arange(-1, 2)).ravel(), 0, len(y) - 1)] = False
+            share, p, epochs = epoch_fold(x[out], y[out], epoch)
+            if share >= 0.3 and p < 1e-3 and epochs >= 3:
+                periods.append(float(epoch))
+        return any(
+            not _spikes.excursion_width(x, y, period) < self.spike_width for period in periods
+        )
 
     def measure(self, run: RunSeries) -> dict | None:
         found = []

@@ -11,12 +11,17 @@ by as much in between (a bump on a slowly decaying autocorrelation is no cycle);
 length is logged (an `epoch` metric) or hinted (the validation cadence), one must be a small
 multiple of the other (class blocks of equal size repeat inside the epoch; a logged epoch can
 count in other units); a period that fits no logged epoch is rejected; a learning rate that
-itself cycles with that period (warm restarts) vetoes the finding.
+itself cycles with that period (warm restarts) vetoes the finding. Shape: a sawtooth spends a
+good part of its period raised; an excursion above half the cycle's peak for under
+`spike_width` (8%) of the period (classifiers._spikes.excursion_width) is a recurring spike,
+loss_spikes' finding, unless the period is the epoch an `epoch` metric logs (a fixed place in
+every epoch needs a fixed data order: a shuffled loader moves a bad sample around).
 Confidence: 0.5 + 0.4 x min(1, (strength - 0.3) / 0.4), + 0.1 when the period matches the
 epoch length.
 Known false positives: cyclic schedules when the LR is not logged; a periodic evaluation or
 checkpoint that perturbs training; deliberate curriculum cycles.
-Evidence: period_steps, strength, prominence, cycles, epoch_steps, epoch_source, epoch_match.
+Evidence: period_steps, strength, prominence, cycles, epoch_steps, epoch_source, epoch_match,
+width and epoch_width (share of the period spent raised, at the period and at the epoch).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import re
 import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._epochs import epoch_fold, epoch_length
+from lossforensics.classifiers._spikes import excursion_width
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
@@ -45,11 +51,17 @@ class Unshuffled(Classifier):
     per_step = True
 
     def __init__(
-        self, *, min_strength: float = 0.3, min_cycles: float = 3.0, max_p: float = 1e-3
+        self,
+        *,
+        min_strength: float = 0.3,
+        min_cycles: float = 3.0,
+        max_p: float = 1e-3,
+        spike_width: float = 0.08,
     ) -> None:
         self.min_strength = min_strength
         self.min_cycles = min_cycles
         self.max_p = max_p
+        self.spike_width = spike_width
 
     def measure(self, run: RunSeries) -> dict | None:
         curve = run.detailed("train_loss")
@@ -83,6 +95,8 @@ class Unshuffled(Classifier):
             "epoch_p": p,
             "epochs": epochs,
             "epoch_lr_cycles": bool(epoch) and self._lr_cycles(run, epoch),
+            "width": excursion_width(x, y, period_steps),
+            "epoch_width": excursion_width(x, y, epoch) if epoch else float("nan"),
             "first_step": int(x[0]),
             "last_step": int(x[-1]),
         }
@@ -108,6 +122,7 @@ class Unshuffled(Classifier):
             or ev["strength"] < self.min_strength
             or ev["prominence"] < self.min_strength
             or ev["cycles"] < self.min_cycles
+            or not (self._broad(ev["width"]) or self._logged_epoch(ev))
         ):
             return False
         return not (ev["epoch_source"] == "epoch" and not ev["epoch_match"])
@@ -120,7 +135,20 @@ class Unshuffled(Classifier):
             and ev["epoch_p"] < self.max_p
             and ev["epochs"] >= self.min_cycles
             and not ev["epoch_lr_cycles"]
+            and (self._broad(ev["epoch_width"]) or ev["epoch_source"] == "epoch")
         )
+
+    @staticmethod
+    def _logged_epoch(ev: dict) -> bool:
+        """The period is the epoch an `epoch` metric logs: whatever its width, an excursion at
+        the same place every epoch needs a fixed data order (a shuffled loader moves a bad
+        sample around)."""
+        return ev["epoch_source"] == "epoch" and ev["epoch_match"]
+
+    def _broad(self, width: float) -> bool:
+        """A sawtooth spends a good share of its period raised; a recurring bad batch is an
+        excursion narrower than `spike_width` of it (loss_spikes' finding). Unmeasured: broad."""
+        return not width < self.spike_width
 
     def judge(self, ev: dict) -> Finding:
         if self.cycles(ev):

@@ -163,3 +163,27 @@ def test_jumps_at_the_same_place_in_every_epoch_are_the_data_order_not_spikes():
     loss[[40, 71, 113]] *= 8.0
     f = judge(LossSpikes(), run_of(loss=(steps, loss), val_loss=val))
     assert f is not None and f.evidence["count"] == 3
+
+
+def test_a_bad_batch_recurring_at_a_fixed_interval_is_a_spike_not_a_sawtooth():
+    # a short burst every 120 steps (not an epoch) that recovers at once: spikes, whatever the
+    # regularity; unshuffled needs a sawtooth that stays raised over its period
+    from lossforensics.classifiers.unshuffled import Unshuffled
+
+    steps = np.arange(1200)
+    rng = np.random.default_rng(4)
+    loss = 0.3 + 2.0 * np.exp(-steps / 150) + 0.01 * rng.standard_normal(len(steps))
+    for start in range(100, 1200, 120):
+        loss[start : start + 3] *= 3.0
+    run = run_of(loss=(steps, loss))
+    f = judge(LossSpikes(), run)
+    assert f is not None and f.evidence["count"] >= 5
+    assert judge(Unshuffled(), run) is None
+
+
+def test_a_sawtooth_is_not_spikes():
+    steps = np.arange(1200)
+    rng = np.random.default_rng(5)
+    saw = 0.4 * (1 - (steps % 60) / 60)  # raised for the whole period, falling inside it
+    loss = 0.5 + np.exp(-steps / 300) + saw + 0.01 * rng.standard_normal(len(steps))
+    assert judge(LossSpikes(), run_of(loss=(steps, loss))) is None
