@@ -62,7 +62,7 @@ def render(report: dict) -> str:
         out.append(f"\n{name}: not scored ({why}).")
     for name, s in report["sets"].items():
         out.append(f"\n## {name}\n")
-        out.append(f"{s['scores']['runs']} runs, {s['seconds']} s.\n")
+        out.append(f"{s['scores']['runs']} runs.\n")
         out.append("| label | precision | recall | F1 | tp | fp | fn |")
         out.append("|---|---|---|---|---|---|---|")
         for lab, v in s["scores"]["labels"].items():
