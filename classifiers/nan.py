@@ -62,7 +62,7 @@ class NaN(Classifier):
 
     def skip_reason(self, run: RunSeries) -> str | None:
         """Judged whenever any loss (or the gradient norm) is logged, with any number of points."""
-        if any(run.has(role) and len(run.curve(role)) for role in _LOSS_ROLES):
+        if any(len(c) for c in map(run.curve, _LOSS_ROLES) if c is not None):
             return None
         return "no training loss, validation loss or gradient norm logged"
 
