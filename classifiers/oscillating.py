@@ -39,6 +39,8 @@ class Oscillating(Classifier):
 
     def measure(self, run: RunSeries) -> dict | None:
         curve = run.detailed("train_loss")
+        if curve is None:
+            return None
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
