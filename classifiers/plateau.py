@@ -89,6 +89,8 @@ class Plateau(Classifier):
 
     def _measure(self, run: RunSeries) -> dict | None:
         curve = run.curve("train_loss")
+        if curve is None:
+            return None
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points or np.ptp(x) == 0:
             return None
@@ -243,6 +245,7 @@ class Plateau(Classifier):
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)
-        if ev is None or ev["stuck_fraction"] < self.min_stuck:
+        curve = run.curve("train_loss")
+        if ev is None or curve is None or ev["stuck_fraction"] < self.min_stuck:
             return None
-        return self.judge(ev, int(run.curve("train_loss").steps[-1]))
+        return self.judge(ev, int(curve.steps[-1]))
