@@ -1,7 +1,8 @@
 """Run discovery: walk a folder and name every run in it, with the format that reads it.
 
 A *run source* is what one `ingest.load_run` call reads: a TensorBoard run directory (a
-Keras `train/` + `validation/` pair is ONE source, at their parent), an MLflow run directory
+Keras `train/` + `validation/` pair is ONE source, at their parent; other logs in its folder are
+the same run written twice, noted in `also`, not listed again), an MLflow run directory
 (`meta.yaml` + `metrics/`), a folder's Keras `training.csv` + `validation.csv` pair (one run), or
 one file (trainer_state.json, a Lightning `metrics.csv`, a Keras CSVLogger log, a W&B CSV export
 that may hold several runs, a JSONL log).
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lossforensics.classifiers.errors import InputError, NoLogsFoundError
@@ -96,6 +97,8 @@ class RunSource:
     name: str
     path: str
     format: str
+    # the same run written in other formats beside it, not read (a CSV next to the event file)
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -268,12 +271,25 @@ class _Walker:
                     "says why)",
                 )
         picked = _keras_pairs(d, picked)
+        if dir_taken and picked:  # the TensorBoard run's own folder: these are that run again
+            self.note_also(d, [path for path, _ in picked])
+            return
         for path, fmt in picked:
             # a lone conventional file names its run after the folder ('version_5')
             self.add(d if len(picked) == 1 and not dir_taken else path, fmt, path)
 
     def add(self, named: Path, fmt: str, path: Path) -> None:
         self.out.sources.append(RunSource(self.name_of(named), str(path), fmt))
+
+    def note_also(self, d: Path, paths: list[Path]) -> None:
+        """Files in a TensorBoard run's folder that other readers take are the same run logged
+        twice (HF Trainer, YOLOv5, Keras write both): noted on that run, as ingest reads a
+        folder in one format."""
+        for i in range(len(self.out.sources) - 1, -1, -1):
+            src = self.out.sources[i]
+            if src.format == TENSORBOARD and d.is_relative_to(src.path):
+                self.out.sources[i] = replace(src, also=(*src.also, *(str(p) for p in paths)))
+                return
 
 
 def _keras_pairs(d: Path, picked: list[tuple[Path, str]]) -> list[tuple[Path, str]]:

@@ -94,6 +94,7 @@ def _row(r: RunAudit, png: bytes | None) -> dict[str, object]:
     return {
         "name": r.name,
         "format": r.source.format,
+        "also": ", ".join(_also(r.source.path, p) for p in r.source.also),
         "verdict": r.verdict,
         "css": css,
         "rank": severity_rank(r.verdict) + (1 if r.verdict == ERROR else 0),
@@ -106,3 +107,11 @@ def _row(r: RunAudit, png: bytes | None) -> dict[str, object]:
         "check": r.first_check,
         "thumb": base64.b64encode(png).decode("ascii") if png else None,
     }
+
+
+def _also(source: str, other: str) -> str:
+    """An other-format copy of the run, by its path under the run's folder."""
+    try:
+        return Path(other).relative_to(source).as_posix()
+    except ValueError:
+        return Path(other).name

@@ -81,6 +81,8 @@ class RunAudit:
             }
         out["run"] = self.name
         out["path"] = self.source.path
+        if self.source.also:
+            out["also"] = list(self.source.also)  # the same run in other formats, not read
         out["hparams"] = dict(self.hparams)
         return out
 

@@ -120,11 +120,14 @@ def test_a_single_file_is_its_own_source(tree: Path) -> None:
     assert [(s.name, s.format) for s in found.sources] == [("log.jsonl", "jsonl")]
 
 
-def test_file_beside_tensorboard_run_gets_its_own_name(tmp_path: Path) -> None:
+def test_file_beside_tensorboard_run_is_the_same_run_noted(tmp_path: Path) -> None:
+    # YOLOv5 writes results.csv beside its event file: one run logged twice, read once (as
+    # ingest reads the folder), the other format noted
     _events(tmp_path / "exp" / "events.out.tfevents.1.x")
     _write(tmp_path / "exp" / "results.csv", "epoch,loss,val_loss\n0,1.0,1.0\n")
-    names = sorted(s.name for s in discover_runs(tmp_path).sources)
-    assert names == ["exp", "exp/results.csv"]
+    [source] = discover_runs(tmp_path).sources
+    assert (source.name, source.format) == ("exp", "tensorboard")
+    assert source.also == (str(tmp_path / "exp" / "results.csv"),)
 
 
 def test_missing_root_and_empty_root(tmp_path: Path) -> None:
@@ -155,11 +158,10 @@ def test_event_files_nested_in_a_tensorboard_run_are_not_listed_twice(tmp_path: 
         tmp_path / "runs" / "Mar24" / "1742884204.123" / "trainer_state.json",
         json.dumps({"log_history": [{"step": 1, "loss": 2.0}]}),
     )
-    got = [(s.name, s.format) for s in discover_runs(tmp_path).sources]
-    assert got == [
-        ("runs/Mar24", "tensorboard"),
-        ("runs/Mar24/1742884204.123/trainer_state.json", "hf_trainer"),
-    ]
+    # ...and the trainer_state.json among them is the same run logged again: noted, not listed
+    [source] = discover_runs(tmp_path).sources
+    assert (source.name, source.format) == ("runs/Mar24", "tensorboard")
+    assert source.also == (str(tmp_path / "runs/Mar24/1742884204.123/trainer_state.json"),)
 
 
 def test_a_file_named_like_a_log_that_no_reader_takes_is_reported(tmp_path: Path) -> None:
