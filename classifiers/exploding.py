@@ -49,6 +49,8 @@ class Exploding(Classifier):
 
     def measure(self, run: RunSeries) -> dict | None:
         curve = run.detailed("train_loss")
+        if curve is None:
+            return None
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
@@ -57,7 +59,7 @@ class Exploding(Classifier):
         low = float(level[i_min])
         end = signals.tail_level(level, 0.1, min_points=2)
         head = signals.head_level(level, 0.05)
-        ev = {
+        ev: dict = {
             "min_step": int(xs[i_min]),
             "min_level": low,
             "end_level": end,
@@ -112,6 +114,7 @@ class Exploding(Classifier):
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)
-        if ev is None or not self.exploded(ev):
+        curve = run.curve("train_loss")
+        if ev is None or curve is None or not self.exploded(ev):
             return None
-        return self.judge(ev, int(run.curve("train_loss").steps[-1]))
+        return self.judge(ev, int(curve.steps[-1]))
