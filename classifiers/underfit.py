@@ -86,6 +86,8 @@ class Underfit(Classifier):
         """The run's fit statistics; with rates=False the two trend fits are left out
         (rate_ratio None): detect() screens with the rest first, the trends cost most."""
         train, val = run.curve("train_loss"), run.curve("val_loss")
+        if train is None or val is None:
+            return None
         x, y = signals.finite_points(train.steps, train.values)
         vx, vy = signals.finite_points(val.steps, val.values)
         if len(y) < 6 or len(vy) < 3 or not signals.all_positive(y):
