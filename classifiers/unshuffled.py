@@ -65,7 +65,7 @@ class Unshuffled(Classifier):
 
     def measure(self, run: RunSeries) -> dict | None:
         curve = run.detailed("train_loss")
-        if _RUNNING_MEAN.search(curve.metric.lower()):
+        if curve is None or _RUNNING_MEAN.search(curve.metric.lower()):
             return None
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
@@ -75,8 +75,8 @@ class Unshuffled(Classifier):
         epoch, source = epoch_length(run)
         # the epoch, or equal class blocks inside it (epoch ~ m x period), or a few epochs when
         # the logged epoch counts in other units (logging every k steps, accumulation)
-        match = (
-            bool(epoch)
+        match = bool(
+            epoch
             and period_steps > 0
             and (_multiple(epoch, period_steps) or _multiple(period_steps, epoch))
         )
@@ -94,7 +94,7 @@ class Unshuffled(Classifier):
             "epoch_share": share,
             "epoch_p": p,
             "epochs": epochs,
-            "epoch_lr_cycles": bool(epoch) and self._lr_cycles(run, epoch),
+            "epoch_lr_cycles": bool(epoch and self._lr_cycles(run, epoch)),
             "width": excursion_width(x, y, period_steps),
             "epoch_width": excursion_width(x, y, epoch) if epoch else float("nan"),
             "first_step": int(x[0]),
