@@ -5,12 +5,15 @@
     result = pool.run(function, *args)     # blocking; call it from a worker thread
     pool.close()
 
-Each worker is a `spawn`ed process that imports the readers and classifiers once, then runs one
-task at a time. Its limits:
+Each worker is a `spawn`ed process that imports only the readers at start (what reading needs;
+the classifiers load at its first task), then runs one task at a time. The pool starts one
+worker in the background and adds the others only when every started worker is busy, so a
+server that is never sent an upload pays for one lean start, and the first upload waits only
+for a worker still starting. Its limits:
 
-- memory: RLIMIT_AS set to the worker's own size after warm-up plus `memory_bytes` (a
-  MemoryError then), and the parent kills a worker whose resident set grows past its start
-  plus `memory_bytes` (checked every POLL_SECONDS);
+- memory: the parent kills a worker whose resident set passes `memory_bytes` (all of it,
+  imports included; checked every POLL_SECONDS), and RLIMIT_AS caps its address space at its
+  size when ready plus what is left of `memory_bytes` (a MemoryError then);
 - CPU: RLIMIT_CPU, re-armed before each task at the time used so far plus `cpu_seconds` (the
   kernel ends the worker with SIGXCPU);
 - wall time: the parent kills a worker that has not answered within `wall_seconds`;
@@ -50,7 +53,8 @@ from lossforensics.classifiers.errors import (
 log = logging.getLogger("lossforensics.isolate")
 
 POLL_SECONDS = 0.05
-WARM_MODULES = ("lossforensics.ingest", "lossforensics.classifiers.diagnose", "pyarrow")
+WARM_MODULES = ("lossforensics.ingest",)  # the rest loads at the first task, when needed
+MIN_HEADROOM = 64 * 1024 * 1024  # address space a worker gets at least, whatever its start
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -59,7 +63,7 @@ class WorkerLimits:
     """Hard limits of one task in a worker.
 
     Args:
-        memory_bytes: memory a worker may use above its size at start (address space and RSS).
+        memory_bytes: resident memory a worker may reach, its imports included.
         cpu_seconds: CPU seconds one task may use.
         wall_seconds: seconds one task may take, waiting included.
         output_bytes: bytes of the pickled result.
@@ -91,9 +95,8 @@ def _worker_main(conn: Any, limits: WorkerLimits) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server's Ctrl-C is the parent's to handle
     for module in WARM_MODULES:
         importlib.import_module(module)
-    _warm_up()
     if os.path.exists("/proc/self/status"):
-        cap = _vm_size() + limits.memory_bytes
+        cap = _vm_size() + max(limits.memory_bytes - _rss(os.getpid()), MIN_HEADROOM)
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     conn.send(("ready", os.getpid()))
     while True:
@@ -112,22 +115,6 @@ def _worker_main(conn: Any, limits: WorkerLimits) -> None:
         conn.send_bytes(reply)
         if last:
             return  # memory may be in a bad state: let the parent start a fresh worker
-
-
-def _warm_up() -> None:
-    """Read and diagnose a tiny log once, so the first real task pays no lazy imports."""
-    import tempfile
-    from pathlib import Path
-
-    from lossforensics.store.pipeline import diagnose_result, ingest
-
-    with tempfile.TemporaryDirectory(prefix="lf-warm-") as tmp:
-        path = Path(tmp) / "warm.jsonl"
-        path.write_text("".join(f'{{"step": {i}, "loss": {1 / (i + 1)}}}\n' for i in range(200)))
-        try:
-            diagnose_result(ingest(path), max_points=10_000)
-        except Exception as exc:  # never fatal: the worker still serves
-            log.warning("reader worker warm-up failed: %s", exc)
 
 
 def _run_task(fn: Callable[..., Any], args: tuple, limits: WorkerLimits) -> tuple[bytes, bool]:
@@ -170,13 +157,11 @@ class _Worker:
         )
         self.proc.start()
         child.close()
-        self.rss0 = 0
 
     def wait_ready(self, timeout: float) -> None:
         if not self.conn.poll(timeout):
             raise RuntimeError(f"reader worker did not start within {timeout:g} s")
         self.conn.recv()
-        self.rss0 = _rss(self.proc.pid)
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -198,9 +183,17 @@ def _rss(pid: int | None) -> int:
 
 
 class WorkerPool:
-    """`size` warm workers; `run` blocks until one is free, then until the task is done."""
+    """Up to `size` workers (`prestart` started at once, in the background; the others when
+    all are busy); `run` blocks until one is free, then until the task is done."""
 
-    def __init__(self, size: int, limits: WorkerLimits, *, start_timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        size: int,
+        limits: WorkerLimits,
+        *,
+        prestart: int = 1,
+        start_timeout: float = 300.0,
+    ) -> None:
         import multiprocessing
 
         self.limits = limits
@@ -212,13 +205,23 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._closed = False
         self.replaced = 0
-        for _ in range(size):
+        self._started = 0  # workers alive or starting
+        for _ in range(min(prestart, size)):
             self._spawn_async()
 
     def _spawn_async(self) -> None:
+        with self._lock:
+            self._started += 1
         threading.Thread(target=self._spawn, daemon=True, name="lf-worker-start").start()
 
     def _spawn(self) -> None:
+        try:
+            self._start_one()
+        finally:
+            with self._lock:
+                self._started -= 1
+
+    def _start_one(self) -> None:
         for attempt in range(3):
             worker = _Worker(self._ctx, self.limits)
             with self._lock:
@@ -232,6 +235,8 @@ class WorkerPool:
             if self._closed:
                 self._drop(worker)
                 return
+            with self._lock:
+                self._started += 1  # counted as alive from here (the finally counts it off)
             self._idle.put(worker)
             return
 
@@ -266,6 +271,11 @@ class WorkerPool:
         raise WorkerCrash(payload)
 
     def _take(self) -> _Worker:
+        if self._idle.empty():
+            with self._lock:
+                grow = self._started < self.size
+            if grow:
+                self._spawn_async()
         while True:
             worker = self._idle.get()
             if worker.proc.is_alive():
@@ -274,6 +284,8 @@ class WorkerPool:
 
     def _replace(self, worker: _Worker) -> None:
         self._drop(worker)
+        with self._lock:
+            self._started -= 1
         if not self._closed:
             self.replaced += 1
             self._spawn_async()
@@ -293,8 +305,7 @@ class WorkerPool:
                     f"reading this upload took more than {limits.wall_seconds:g} s "
                     "(the worker wall-time limit)"
                 )
-            rss = _rss(worker.proc.pid)
-            if rss and rss - worker.rss0 > limits.memory_bytes:
+            if _rss(worker.proc.pid) > limits.memory_bytes:
                 raise LimitExceededError(
                     f"reading this upload needed more than {limits.memory_bytes} bytes of memory "
                     "(the worker memory limit)"

@@ -2,6 +2,14 @@
 
 Every field reads from the environment with the `LOSSFORENSICS_` prefix (`LOSSFORENSICS_DATA_DIR`,
 `LOSSFORENSICS_TOKENS`, ...). Classifier thresholds are not settings: they belong to the library.
+
+The defaults bound the server's process tree under 1.5 GiB with every worker busy on a hostile
+upload (docs/security.md, "Memory"): WORKER_PROCESSES x WORKER_MEMORY_BYTES (2 x 480 MiB) for
+the workers, plus the server (~260 MiB idle) holding at most two results of
+WORKER_OUTPUT_BYTES, each as received bytes and as objects (2 x 2 x 64 MiB), plus ~12 MiB for
+multiprocessing's resource tracker: 960 + 260 + 256 + 12 = 1,488 MiB. MAX_POINTS_PER_UPLOAD
+(1M points, 64 bytes each) is what fits in that output, and reading 1M points peaks near 430 MiB
+in a worker, under its 480.
 """
 
 from __future__ import annotations
@@ -43,10 +51,20 @@ class Settings(BaseSettings):
     max_points_per_run: int = Field(50_000_000, gt=0, description="points per stored run")
     max_files_per_upload: int = Field(1_000, gt=0, description="file parts per request")
     max_points_per_upload: int = Field(
-        10_000_000, gt=0, description="points read from one upload, counted while reading"
+        1_000_000,
+        gt=0,
+        description="points read from one upload, counted while reading (1M points are ~64 MB: "
+        "within WORKER_OUTPUT_BYTES)",
     )
     max_columns: int = Field(
         10_000, gt=0, description="columns of a CSV (a W&B export of n runs: 3n+1)"
+    )
+    max_cells: int = Field(
+        5_000_000,
+        gt=0,
+        description="cells (columns x rows) of one CSV, counted chunk by chunk while reading: a "
+        "wide table is refused before its points are built (a 700-run W&B export of 1,000 steps "
+        "is 2.1M)",
     )
     max_metric_name_chars: int = Field(1024, gt=0, description="characters of a metric name")
     max_run_name_chars: int = Field(1024, gt=0, description="characters of a run name")
@@ -54,14 +72,26 @@ class Settings(BaseSettings):
         16 * MiB, gt=0, description="bytes of one CSV header line or field (read whole up to this)"
     )
     isolate: bool = Field(True, description="read every upload in a limited worker process")
-    worker_processes: int = Field(2, ge=1, le=64, description="size of the parsing worker pool")
+    worker_processes: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="size of the parsing worker pool (one starts with the server, the others "
+        "when all are busy); times WORKER_MEMORY_BYTES, the workers' share of the memory bound",
+    )
     worker_memory_bytes: int = Field(
-        1024 * MiB, gt=0, description="memory a parsing worker may use above its start (413)"
+        480 * MiB,
+        gt=0,
+        description="resident memory a parsing worker may reach, its imports included (413); "
+        "2 x 480 MiB + the server's ~520 MiB at most keeps the tree under 1.5 GiB",
     )
     worker_cpu_seconds: int = Field(120, gt=0, description="CPU seconds per upload (413)")
     worker_wall_seconds: float = Field(300.0, gt=0, description="wall seconds per upload (413)")
     worker_output_bytes: int = Field(
-        2048 * MiB, gt=0, description="bytes a worker may send back for one upload (413)"
+        64 * MiB,
+        gt=0,
+        description="bytes a worker may send back for one upload (413); the server holds each "
+        "result twice while it unpacks it",
     )
     allowed_hosts: str = Field(
         "",

@@ -199,6 +199,7 @@ def read_limits(settings: Settings) -> ReadLimits:
     return ReadLimits(
         max_points=settings.max_points_per_upload,
         max_columns=settings.max_columns,
+        max_cells=settings.max_cells,
         max_metric_name_chars=settings.max_metric_name_chars,
         max_run_name_chars=settings.max_run_name_chars,
         max_line_bytes=settings.max_line_bytes,
@@ -240,6 +241,7 @@ def _relative(result: IngestResult, base: Path) -> IngestResult:
         warnings=warnings,
         format=result.format,
         files=[_rel(str(f), base) or "" for f in result.files],
+        detail=_rel(result.detail, base),
     )
 
 

@@ -166,6 +166,7 @@ def iter_chunks(
             engine="c",
             low_memory=True,
         )
+        limits, cells = current(), 0
         with reader:
             while True:
                 # pandas reports a skipped row as a warning: catch it per chunk, never across
@@ -175,6 +176,14 @@ def iter_chunks(
                     frame = next(reader, None)
                 if frame is None:
                     break
+                cells += frame.size
+                if cells > limits.max_cells:
+                    raise LimitExceededError(
+                        f"a table of {len(header.columns)} columns is over the limit of "
+                        f"{limits.max_cells} cells (columns x rows) by this line",
+                        file=str(path),
+                        line=line + len(frame) - 1,
+                    )
                 skipped = [
                     (int(m.group(1)), m.group(2).strip())
                     for w in caught

@@ -25,6 +25,8 @@ class ReadLimits:
     Args:
         max_points: points kept from one source (an upload's files together, in the service).
         max_columns: columns of a delimited file.
+        max_cells: cells (columns x rows) of a delimited file, counted chunk by chunk before
+            a chunk is turned into points.
         max_metric_name_chars: characters of a metric name.
         max_run_name_chars: characters of a run name.
         max_line_bytes: bytes of a CSV header line or one field, read whole up to this.
@@ -34,6 +36,7 @@ class ReadLimits:
 
     max_points: int = 200_000_000
     max_columns: int = 100_000
+    max_cells: int = 2_000_000_000
     max_metric_name_chars: int = 4096
     max_run_name_chars: int = 4096
     max_line_bytes: int = 64 * MiB

@@ -227,3 +227,21 @@ def test_full_disk_is_507_and_leaves_nothing(small_disk, tmp_path):
             assert upload(client, small).status_code == 201  # space is back: uploads work
     finally:
         server.stop()
+
+
+def test_two_wide_csvs_at_once_stay_under_the_bound_with_default_settings(tmp_path):
+    """The memory bound holds by default (docs/security.md, "Memory"): two hostile uploads at
+    once, each on its own worker, under the settings a user gets without configuring any."""
+    server = Server(tmp_path / "data").start(timeout=180)
+    try:
+        paths = [h.wide_csv(tmp_path / f"wide{i}.csv", columns=1000, rows=20_000) for i in (0, 1)]
+        with httpx.Client(base_url=server.url, timeout=ANSWER_WITHIN + 60) as client:
+            with attack(server, client) as mem, ThreadPoolExecutor(2) as ex:
+                answers = list(ex.map(lambda p: upload(client, p), paths))
+            for resp in answers:
+                body = assert_problem(resp, 413, "too_large")
+                # refused by a reader's limit while reading (points, then cells), not by a kill
+                assert "points" in body["detail"] or "cells" in body["detail"], body
+            assert mem.peak < TREE_LIMIT
+    finally:
+        server.stop()
