@@ -46,7 +46,8 @@ PLAYBOOK: dict[str, tuple[Rule, ...]] = {**_OPTIMISATION, **_PROGRESS, **_GENERA
 _missing = set(SEVERITY) - set(PLAYBOOK)
 if _missing:  # pragma: no cover - guarded by tests; fails at import, never silently
     raise RuntimeError(f"playbook has no causes for: {sorted(_missing)}")
-_bad_probes = {r.probe for rules in PLAYBOOK.values() for r in rules} - {*PROBES, None}
+_named_probes = {r.probe for rules in PLAYBOOK.values() for r in rules if r.probe is not None}
+_bad_probes = _named_probes - set(PROBES)
 if _bad_probes:  # pragma: no cover
     raise RuntimeError(f"playbook names unknown probes: {sorted(_bad_probes)}")
 
