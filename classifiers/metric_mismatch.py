@@ -131,6 +131,8 @@ class MetricMismatch(Classifier):
     def measure(self, run: RunSeries) -> dict | None:
         loss_name = run.primary("val_loss")
         score_name = closest_name(run.metrics("val_score"), loss_name or "")
+        if score_name is None:
+            return None
         vx, vy = finite_curve(run, "val_loss", max_points=2000)
         sx, sy = finite_curve(run, "val_score", score_name, max_points=2000)
         score = levels_at(sx, sy, vx)
