@@ -139,7 +139,9 @@ def ewma(x: np.ndarray, y: np.ndarray, halflife: float) -> np.ndarray:
     times = pd.to_datetime(np.asarray(x, dtype=np.float64) - float(x[0]), unit="s")
     s = pd.Series(np.asarray(y, dtype=np.float64), index=times)
     return (
-        s.ewm(halflife=pd.Timedelta(seconds=max(float(halflife), 1e-9)), times=times)
+        # pandas-stubs: halflife is float only, times an ndarray or Series; pandas takes a
+        # Timedelta half-life with a DatetimeIndex of times
+        s.ewm(halflife=pd.Timedelta(seconds=max(float(halflife), 1e-9)), times=times)  # type: ignore[arg-type]
         .mean()
         .to_numpy()
     )
