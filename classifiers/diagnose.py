@@ -200,7 +200,8 @@ def _metric_infos_grouped(frame: pd.DataFrame) -> list[MetricInfo]:
             "first_seq": g["seq"].min(),
         }
     ).sort_values("first_seq", kind="stable")
+    columns = (table[c].tolist() for c in ("role", "points", "first_step", "last_step"))
     return [
-        MetricInfo(str(m), str(r.role), int(r.points), int(r.first_step), int(r.last_step))
-        for m, r in zip(table.index, table.itertuples(index=False), strict=True)
+        MetricInfo(str(m), str(role), int(points), int(first), int(last))
+        for m, role, points, first, last in zip(table.index, *columns, strict=True)
     ]
