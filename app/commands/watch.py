@@ -6,13 +6,17 @@
 
 Every `--interval` seconds the new points are read (`ingest.follow`: only what grew; a record
 cut mid-flush waits for the next tick) and each run's IncrementalDiagnosis takes them in; its
-diagnosis then equals a full `diagnose` of everything read so far. Each new finding is printed
-once, with its summary and first check; a finding that later points explain otherwise is said
-to be superseded. On a terminal a live table shows each run's points, last step and verdict;
+diagnosis then equals a full `diagnose` of everything read so far. Findings are said by the
+callbacks' rule (`integrations.alerts`): nan and exploding at once, a course label (plateau,
+overfit, ...) once it persists while the run grows by a quarter, and at `--idle-exit`
+whatever the final diagnosis still holds. Each is printed once, with its summary and first
+check; one said and later explained otherwise is said to be superseded. `--fail-on` acts on
+the findings said. On a terminal a live table shows each run's points, last step and verdict;
 otherwise (a pipe, a CI log) plain lines.
 
-Exit codes: 1 as soon as a finding named by `--fail-on` appears, 0 on Ctrl-C or after
-`--idle-exit` seconds without new points, 2 for bad input or usage.
+Exit codes: 1 as soon as a finding named by `--fail-on` is said, 0 on Ctrl-C or after
+`--idle-exit` seconds without new points (1 if the final diagnoses hold a `--fail-on` label),
+2 for bad input or usage.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from lossforensics.classifiers.diagnosis import Finding
 from lossforensics.classifiers.incremental import IncrementalDiagnosis, Tick
 from lossforensics.commands.convert import parse_roles
 from lossforensics.ingest.follow import Follower
+from lossforensics.integrations.alerts import Alerts
 from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
@@ -54,6 +59,7 @@ class Watch:
         self.post = post
         self.clock = clock
         self.runs: dict[str, IncrementalDiagnosis] = {}
+        self.alerts: dict[str, Alerts] = {}
         self.failed: list[tuple[str, Finding]] = []
         self.last_growth = clock()
 
@@ -73,22 +79,33 @@ class Watch:
             if live is None:
                 source = {"format": None, "files": self.follower.files}
                 live = self.runs[name] = IncrementalDiagnosis(name, source=source)
+                self.alerts[name] = Alerts()
             live.add_frame(rows)
             if self.post is not None:
                 self.post(name, rows)
             self.report(name, live.tick())
         return len(batch)
 
-    def report(self, run: str, tick: Tick) -> None:
-        for f in tick.new:
+    def report(self, run: str, tick: Tick, *, final: bool = False) -> None:
+        """Print the findings the alert rule says now (`final`: the watch is ending)."""
+        if not tick.judged and not final:
+            return
+        live = self.runs[run]
+        new, superseded = self.alerts[run].update(tick.diagnosis, live.points, final=final)
+        for f in new:
             self.console.print(_finding_line(run, f), highlight=False)
             if f.label in self.fail_on:
                 self.failed.append((run, f))
-        for s in tick.superseded:
+        for s in superseded:
             self.console.print(
                 f"[dim]{escape(run)}[/]  [yellow]superseded[/] {escape(s.describe())}",
                 highlight=False,
             )
+
+    def finish(self) -> None:
+        """The end of the watch: say what each run's final diagnosis still holds."""
+        for name, live in self.runs.items():
+            self.report(name, live.tick(), final=True)
 
     def table(self) -> Table:
         table = Table(box=None, header_style="bold")
@@ -102,7 +119,7 @@ class Watch:
                 str(live.points),
                 str(max(steps)) if steps else "",
                 d.verdict if d else "",
-                ", ".join(d.labels) if d else "",
+                ", ".join(self.alerts[name].said),
             )
         return table
 
@@ -112,11 +129,15 @@ class Watch:
         idle_exit: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> int:
-        """Tick until a --fail-on finding (1), or --idle-exit seconds without points (0)."""
+        """Tick until a --fail-on finding is said (1), or --idle-exit seconds without points
+        (0, or 1 when the final diagnoses hold a --fail-on label)."""
         live = Live(self.table(), console=self.console, auto_refresh=False, transient=True)
         with live if self.console.is_terminal else _Nothing():
             while True:
                 self.tick()
+                ending = idle_exit is not None and self.clock() - self.last_growth >= idle_exit
+                if ending:
+                    self.finish()
                 if self.console.is_terminal:
                     live.update(self.table(), refresh=True)
                 if self.failed:
@@ -125,7 +146,7 @@ class Watch:
                         f"[bold red]stopping:[/] {escape(run)} has {f.label} (--fail-on)"
                     )
                     return EXIT_FAIL_ON
-                if idle_exit is not None and self.clock() - self.last_growth >= idle_exit:
+                if ending:
                     return 0
                 sleep(interval)
 

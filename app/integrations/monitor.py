@@ -13,9 +13,12 @@ Each `log` adds the step's points to an IncrementalDiagnosis (the one `watch` an
 use) and ticks it only when due: at once when a new loss is non-finite or far above its best,
 else when the steps logged since the last tick have paid for one at `budget_s` each, so the
 overhead stays near `budget_s` a logged step however long the run (a step that logs nothing
-costs nothing). Each new finding is warned once (LossForensicsWarning: its summary and first
-check); a finding that later points explain otherwise is warned as superseded. A finding named
-in `stop_on` makes `log` return True (the callbacks set their framework's stop flag;
+costs nothing). Findings are said by `alerts.Alerts`' rule: nan and exploding at once, a course
+label (plateau, overfit, ...) only once it persists while the run grows by a quarter (a label
+a few more points take back is never said), and at `close()` whatever the final diagnosis
+still holds. Each is warned once (LossForensicsWarning: its summary and first check); a finding
+said and later explained otherwise is warned as superseded. A finding said whose label is in
+`stop_on` makes `log` return True (the callbacks set their framework's stop flag;
 `raise_on_stop=True` raises TrainingStopped instead). `post=URL` sends the points, a batch a
 tick, to a live run of that name in a lossforensics service; a failed post is warned once and
 training goes on.
@@ -32,6 +35,7 @@ from typing import Any
 
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding
 from lossforensics.classifiers.incremental import IncrementalDiagnosis, Tick
+from lossforensics.integrations.alerts import Alerts
 
 STOP_DEFAULT: frozenset[str] = frozenset()
 
@@ -81,6 +85,7 @@ class Monitor:
         self.raise_on_stop = raise_on_stop
         self.warn = warn
         self.live = IncrementalDiagnosis(run, roles=roles, budget_s=budget_s, clock=clock)
+        self.alerts = Alerts()
         self.stopped_by: Finding | None = None
         self._post = _Poster(post, token, run) if post else None
         self._closed = False
@@ -98,7 +103,7 @@ class Monitor:
         """One logged step: `log(step, loss=..., val_loss=..., lr=..., grad_norm=...)`; any
         other name is a metric too (its role inferred from the name). Values that are None or
         not numbers are left out. Returns True when training should stop."""
-        points = {k: x for k, v in metrics.items() if (x := _number(v)) is not None}
+        points = {k: x for k, v in metrics.items() if (x := as_number(v)) is not None}
         if points:
             self.live.log(
                 int(step), wall_time=time.time() if wall_time is None else wall_time, **points
@@ -109,17 +114,21 @@ class Monitor:
                 self.check()
         return self.should_stop
 
-    def check(self) -> Tick:
-        """Tick now (the callbacks call this at evaluation ends); warns and stops as `log`."""
+    def check(self, *, final: bool = False) -> Tick:
+        """Tick now (the callbacks call this at evaluation ends); warns and stops as `log`.
+        `final`: the run has ended, every finding still held is said."""
         tick = self.live.tick()
         if self._post is not None and tick.points:
             self._post.flush()
-        for f in tick.new:
+        if not tick.judged and not final:
+            return tick
+        new, superseded = self.alerts.update(tick.diagnosis, self.live.points, final=final)
+        for f in new:
             if self.warn:
                 warnings.warn(_message(self.live.run, f), LossForensicsWarning, stacklevel=3)
             if f.label in self.stop_on and self.stopped_by is None:
                 self.stopped_by = f
-        for s in tick.superseded:
+        for s in superseded:
             if self.warn:
                 warnings.warn(
                     f"lossforensics [{self.live.run}]: {s.describe()}",
@@ -134,9 +143,9 @@ class Monitor:
         """The last tick; writes the final diagnosis JSON to `output`. Returns the diagnosis."""
         if not self._closed:
             self._closed = True
-            if self.live.pending or self.live.diagnosis is None and self.live.points:
+            if self.live.points:
                 raise_on_stop, self.raise_on_stop = self.raise_on_stop, False
-                self.check()
+                self.check(final=True)
                 self.raise_on_stop = raise_on_stop
             if self.output is not None and self.live.diagnosis is not None:
                 self.output.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +161,7 @@ class Monitor:
         self.close()
 
 
-def _number(value: Any) -> float | None:
+def as_number(value: Any) -> float | None:
     """A float from a Python/numpy number or a one-element tensor; None otherwise."""
     if value is None or isinstance(value, bool | str):
         return None

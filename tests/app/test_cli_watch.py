@@ -100,3 +100,45 @@ def test_watch_command_on_a_file_another_process_appends_to(tmp_path: Path) -> N
         for proc in (watch, writer):
             if proc.poll() is None:
                 proc.kill()
+
+
+def _flat_lines(start: int, stop: int) -> str:
+    """A loss that fell in its first 30 steps and then stayed flat: a plateau."""
+    s = np.arange(start, stop)
+    loss = 2 * np.exp(-s / 10) + 0.5 + 0.01 * np.sin(s)
+    return "".join(
+        json.dumps({"step": int(i), "loss": float(v)}) + "\n" for i, v in zip(s, loss, strict=True)
+    )
+
+
+def test_watch_says_a_course_label_once_it_persists_or_at_the_end(tmp_path: Path) -> None:
+    path = tmp_path / "train.jsonl"
+    path.write_text(_flat_lines(0, 400))
+    out = io.StringIO()
+    now = [0.0]
+    console = Console(file=out, force_terminal=False, soft_wrap=True)
+    w = Watch(Follower(path), console=console, fail_on=frozenset({"plateau"}), clock=lambda: now[0])
+    w.tick()
+    (live,) = w.runs.values()
+    assert live.diagnosis is not None
+    assert "plateau" in live.diagnosis.labels and out.getvalue() == ""  # found, not said yet
+    _append(path, _flat_lines(400, 450))
+    w.tick()
+    assert out.getvalue() == "" and not w.failed  # grown by 12%: still not
+    _append(path, _flat_lines(450, 500))
+    w.tick()  # grown by 25% while it held: said, once
+    assert out.getvalue().count(" plateau (0.") == 1 and w.failed
+
+    ended = tmp_path / "ended.jsonl"
+    ended.write_text(_flat_lines(0, 400))
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, soft_wrap=True)
+    w = Watch(
+        Follower(ended), console=console, fail_on=frozenset({"plateau"}), clock=lambda: now[0]
+    )
+
+    def sleep(_: float) -> None:
+        now[0] += 1.0
+
+    assert w.run(interval=1.0, idle_exit=3.0, sleep=sleep) == 1  # the end says what it holds
+    assert out.getvalue().count(" plateau (0.") == 1 and "stopping:" in out.getvalue()
