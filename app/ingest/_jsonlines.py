@@ -14,6 +14,7 @@ from itertools import compress
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from lossforensics.classifiers.errors import CorruptInputError
 from lossforensics.ingest._builder import Warnings
 from lossforensics.ingest._values import LOGGED_NAN
@@ -34,6 +35,18 @@ def parse_json(text: str | bytes) -> object:
     if isinstance(text, bytes | bytearray):
         text = text.decode("utf-8", errors="replace")
     return _DECODER.decode(text.lstrip("\ufeff"))
+
+
+def flat_frame(records: list[dict]) -> pd.DataFrame:
+    """JSON objects as columns; nested objects flattened with '/' (json_normalize is ~4x slower
+    on flat records, so only when an object column actually holds a dict)."""
+    frame = pd.DataFrame.from_records(records)
+    nested = any(
+        frame[c].map(lambda v: isinstance(v, dict)).any()
+        for c in frame.columns
+        if frame[c].dtype == object
+    )
+    return pd.json_normalize(records, sep="/") if nested else frame
 
 
 @dataclass

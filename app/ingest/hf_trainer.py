@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from lossforensics.classifiers.errors import CorruptInputError, EmptyInputError, UnknownFormatError
 from lossforensics.ingest._builder import FrameBuilder, Warnings
-from lossforensics.ingest._jsonlines import parse_json
+from lossforensics.ingest._jsonlines import flat_frame, parse_json
 from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
@@ -87,13 +87,13 @@ def read(
     doc = _load(path)
     history = doc["log_history"]
     warns = Warnings(str(path))
-    entries = [e for e in history if isinstance(e, dict) and not is_summary(e)]
-    if len(entries) + sum(isinstance(e, dict) and is_summary(e) for e in history) < len(history):
+    objects = [e for e in history if isinstance(e, dict)]
+    entries = [e for e in objects if not is_summary(e)]
+    if len(objects) < len(history):
         warns.add("log_history items that are not objects were skipped")
     if not entries:
-        summaries = sum(isinstance(e, dict) and is_summary(e) for e in history)
-        raise EmptyInputError(_nothing_logged(doc, summaries), file=str(path))
-    frame = pd.json_normalize(entries, sep="/")
+        raise EmptyInputError(_nothing_logged(doc, len(objects)), file=str(path))
+    frame = flat_frame(entries)
     n = len(frame)
     if "step" in frame.columns:
         cells = json_cells(frame["step"])

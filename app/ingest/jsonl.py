@@ -31,7 +31,7 @@ import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError
 from lossforensics.classifiers.roles import ROLES
 from lossforensics.ingest._builder import FrameBuilder, Warnings
-from lossforensics.ingest._jsonlines import RecordChunk, iter_records, parse_json
+from lossforensics.ingest._jsonlines import RecordChunk, flat_frame, iter_records, parse_json
 from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
@@ -168,20 +168,8 @@ class _State:
         return steps, ok
 
 
-def _flat_frame(records: list[dict]) -> pd.DataFrame:
-    """Records as columns; nested objects flattened with '/' (json_normalize is slow, so only
-    when an object column actually holds a dict)."""
-    frame = pd.DataFrame.from_records(records)
-    nested = any(
-        frame[c].map(lambda v: isinstance(v, dict)).any()
-        for c in frame.columns
-        if frame[c].dtype == object
-    )
-    return pd.json_normalize(records, sep="/") if nested else frame
-
-
 def _wide(state: _State, chunk: RecordChunk) -> None:
-    frame = _flat_frame(chunk.records)
+    frame = flat_frame(chunk.records)
     lines = np.asarray(chunk.lines)
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key(list(frame.columns))
