@@ -11,14 +11,23 @@ magnitude, so negative losses work); and the Spearman correlation of the smoothe
 Rule: train improves by at least `train_drop` over the evaluated span, and that span covers at
 least `coverage` of the train's whole improvement (an eval that starts after training already
 converged cannot say the val was "flat from the start": its minimum may predate it; overfit
-reads a val climbing from an eval that late; between the two, neither label fires); the val's
+reads a val climbing from an eval that late; between the two, neither label fires), unless
+that first evaluation is still at the untrained model's loss (not `first_eval_gain`, 10%, below
+the train's starting loss, i.e. chance level for a classifier at initialisation): whatever
+training came before it, none of it reached the val set (so long as training had not
+converged before it either: `converged_before`, 90% of the train's improvement, leaves a late
+first evaluation to overfit, as above; a fine-tune starts at its pre-trained loss); the val's
 best improvement is at most `follow` of the train's (twice that when the val kept what little
 it gained: no overfit-shaped rebound of more than half of it).
 Confidence: 0.5 at the threshold, rising as the val's share of the improvement goes to zero and
 as the train improvement grows.
+'Independent' is measured, not assumed: the val's best improvement against the train's (the
+follow ratio), and the Spearman correlation of the two smoothed curves at the same moments,
+reported as evidence (near 0: unrelated; negative: val worsens as train improves).
 Evidence: val_flat (bool: the val did not climb by more than `max_rise` of the train's
 improvement; False means it rose from the start), correlation (Spearman, train vs val levels),
-val_follow_ratio, train_improvement_pct, val_improvement_pct, coverage, val_rebound.
+val_follow_ratio, train_improvement_pct, val_improvement_pct, coverage, val_rebound,
+val_first_untrained, train_done_before_eval.
 Known false positives: a pre-trained model fine-tuned on data the val set does not measure (the
 val is legitimately flat); a val set so small its loss is dominated by a few examples.
 """
@@ -26,7 +35,7 @@ val is legitimately flat); a val set so small its loss is dominated by a few exa
 from __future__ import annotations
 
 import numpy as np
-from lossforensics.classifiers._align import finite_curve, levels_at
+from lossforensics.classifiers._align import finite_curve, levels_at, trailing_median
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
@@ -45,6 +54,13 @@ def _gain(before: float, after: float) -> float:
     return (before - after) / max(abs(before), abs(after), TINY)
 
 
+def _first_eval_train(tx: np.ndarray, ty: np.ndarray, at: float, start: float) -> float:
+    """The train loss just before the first evaluation (the train's start when none came
+    before it)."""
+    level = trailing_median(tx, ty, at, 3)
+    return float(level) if np.isfinite(level) else start
+
+
 class DistributionMismatch(Classifier):
     label = "distribution_mismatch"
     needs = frozenset({"train_loss", "val_loss"})
@@ -57,11 +73,15 @@ class DistributionMismatch(Classifier):
         coverage: float = 0.5,
         follow: float = 0.1,
         max_rise: float = 0.3,
+        first_eval_gain: float = 0.1,
+        converged_before: float = 0.9,
     ) -> None:
         self.train_drop = train_drop
         self.coverage = coverage
         self.follow = follow
         self.max_rise = max_rise
+        self.first_eval_gain = first_eval_gain
+        self.converged_before = converged_before
 
     def measure(self, run: RunSeries) -> dict | None:
         vx, vy = finite_curve(run, "val_loss", max_points=2000)
@@ -94,6 +114,17 @@ class DistributionMismatch(Classifier):
             "val_rise_vs_train": (v_tail - v_head) / max(t_head - t_tail, TINY),
             "coverage": (t_head - t_tail) / max(t_all_head - t_tail, t_head - t_tail, TINY),
             "correlation": float(np.nan_to_num(rho)),
+            # the first evaluation still at the untrained model's loss (not `first_eval_gain`
+            # below the train's start), however much training came before it: nothing learned
+            # so far reached the val set
+            "val_first_untrained": bool(
+                v_all[0] >= (1.0 - self.first_eval_gain) * max(float(ty[0]), t_all_head)
+            ),
+            # share of the train's whole improvement made before the first evaluation
+            "train_done_before_eval": float(
+                (t_all_head - _first_eval_train(tx, ty, vx[0], t_all_head))
+                / max(t_all_head - t_tail, TINY)
+            ),
             "val_head": v_head,
             "val_tail": v_tail,
             "train_head": t_head,
@@ -105,7 +136,11 @@ class DistributionMismatch(Classifier):
         }
 
     def judge(self, m: dict) -> Finding | None:
-        if m["train_improvement_pct"] < 100 * self.train_drop or m["coverage"] < self.coverage:
+        untrained = m.get("val_first_untrained", False) and (
+            m.get("train_done_before_eval", 1.0) < self.converged_before
+        )
+        covered = m["coverage"] >= self.coverage or untrained
+        if m["train_improvement_pct"] < 100 * self.train_drop or not covered:
             return None
         # a val that improved a little and kept it (no overfit-shaped rebound) may have
         # followed twice as much and still be "high from the start"

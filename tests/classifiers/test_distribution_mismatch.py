@@ -114,3 +114,24 @@ def test_judge_alone():
 @pytest.mark.slow
 def test_real_runs_agree_with_their_labels(real_runs):
     assert_matches_real_labels(real_runs, DistributionMismatch())
+
+
+def test_a_first_evaluation_at_the_untrained_loss_that_only_climbs_is_a_mismatch():
+    # most of the train's fall came before the first (per-epoch) evaluation, yet that evaluation
+    # still sits at the untrained loss and the val only climbs: nothing reached the val set
+    steps = np.arange(1, 1001)
+    train = 2.3 * np.exp(-steps / 50) + 0.01
+    vx = np.arange(100, 1001, 100)
+    val = 2.35 + 2.0 * (vx - 100) / 900
+    f = judge(DistributionMismatch(), run_of(loss=(steps, train), val_loss=(vx, val)))
+    assert f is not None and f.evidence["val_first_untrained"]
+    assert f.evidence["coverage"] < 0.5
+
+
+def test_a_late_first_evaluation_of_a_converged_fine_tune_is_left_to_overfit():
+    # a fine-tune starting at its pre-trained loss, converged before the first evaluation
+    steps = np.arange(1, 1001)
+    train = 0.3 * np.exp(-steps / 30) + 1e-3
+    vx = np.arange(200, 1001, 200)
+    val = 0.32 + 0.1 * (vx - 200) / 800
+    assert judge(DistributionMismatch(), run_of(loss=(steps, train), val_loss=(vx, val))) is None
