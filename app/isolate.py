@@ -229,8 +229,10 @@ class WorkerPool:
             try:
                 worker.wait_ready(self.start_timeout)
             except (RuntimeError, EOFError, OSError) as exc:
-                log.error("reader worker failed to start (try %d): %s", attempt + 1, exc)
                 self._drop(worker)
+                if self._closed:  # closed while it started: nothing failed
+                    return
+                log.error("reader worker failed to start (try %d): %s", attempt + 1, exc)
                 continue
             if self._closed:
                 self._drop(worker)

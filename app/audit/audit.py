@@ -19,6 +19,8 @@ from lossforensics.audit.worker import ERROR
 from lossforensics.classifiers.errors import InputError
 from lossforensics.classifiers.labels import INCONCLUSIVE, LABELS
 from lossforensics.discover import discover_runs, require_runs
+from lossforensics.isolate import WorkerLimits
+from lossforensics.settings import Settings, worker_limits
 from rich.console import Console
 
 FORMATS = ("table", "json", "csv", "html")
@@ -33,6 +35,7 @@ class AuditOptions:
     jobs: int | None = None
     dask: str | None = None
     max_plots: int = DEFAULT_MAX_PLOTS
+    isolate: WorkerLimits | None = None  # read each source in a limited worker
 
 
 def parse_fail_on(text: str | None) -> tuple[str, ...]:
@@ -56,7 +59,7 @@ def audit_folder(
     if options.format not in FORMATS:
         raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {options.format!r}")
     preview = PREVIEW_POINTS if options.format == "html" and options.max_plots > 0 else 0
-    with open_executor(options.jobs, options.dask) as executor:
+    with open_executor(options.jobs, options.dask, isolate=options.isolate) as executor:
         summary = _summarise(folder, executor, err_console, preview)
         thumbs = draw_thumbnails(summary.runs, executor, options.max_plots) if preview else {}
     _emit(summary, options, console, err_console, thumbs)
@@ -75,14 +78,26 @@ def audit(
     jobs: int | None = None,
     dask: str | None = None,
     console: Console | None = None,
+    isolate: bool | WorkerLimits = False,
 ) -> AuditSummary:
     """Audit `folder` and return the summary (every run's diagnosis, by severity), writing
     nothing: the programmatic form of `lossforensics audit`. `jobs` sizes the local process
-    pool; `dask` is a scheduler address that runs the same work on a Dask cluster. Progress
-    goes to `console` when one is given."""
+    pool; `dask` is a scheduler address that runs the same work on a Dask cluster. `isolate`
+    reads every source in a limited worker, as the service reads uploads (True: the service's
+    worker limits from the settings; or the WorkerLimits to use): a source past a limit is a
+    failed run whose error names the limit, and the rest are audited. Progress goes to
+    `console` when one is given."""
     quiet = console or Console(quiet=True)
-    with open_executor(jobs, dask) as executor:
+    limits = isolation_limits(isolate)
+    with open_executor(jobs, dask, isolate=limits) as executor:
         return _summarise(folder, executor, quiet, 0)
+
+
+def isolation_limits(isolate: bool | WorkerLimits) -> WorkerLimits | None:
+    """The worker limits an `isolate` option asks for (True: the service's, from settings)."""
+    if isinstance(isolate, WorkerLimits):
+        return isolate
+    return worker_limits(Settings()) if isolate else None
 
 
 def _summarise(folder: str | Path, executor, console: Console, preview: int) -> AuditSummary:

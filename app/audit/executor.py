@@ -1,7 +1,9 @@
 """Run the per-source work on a pluggable `concurrent.futures.Executor`, with progress.
 
-Three executors, one interface: in-process (`jobs=1`: no pool start-up, easy to debug), a
-`ProcessPoolExecutor` (default: one process per CPU), or a Dask cluster's executor
+Four executors, one interface: in-process (`jobs=1`: no pool start-up, easy to debug), a
+`ProcessPoolExecutor` (default: one process per CPU), the service's limited reader workers
+(`isolate`: app/isolate.py's WorkerPool, each file read under hard memory, CPU, wall-time and
+output limits; a file past one fails alone, naming the limit), or a Dask cluster's executor
 (`distributed.Client(address).get_executor()`, the `[dask]` extra) when the runs sit on shared
 storage that many machines can read. No home-made scheduler: the executor decides placement.
 
@@ -13,13 +15,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import (
+    Executor,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    as_completed,
+)
 from contextlib import contextmanager
 from typing import Any
 
 from lossforensics.audit.worker import RunAudit, audit_source
-from lossforensics.classifiers.errors import InputError
+from lossforensics.classifiers.errors import InputError, LossForensicsError
 from lossforensics.discover import RunSource
+from lossforensics.isolate import WorkerLimits, WorkerPool
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -43,15 +52,39 @@ class InlineExecutor(Executor):
         return fut
 
 
+class IsolatedExecutor(Executor):
+    """Each task in a limited worker of a WorkerPool (one thread a worker waits on it)."""
+
+    def __init__(self, jobs: int, limits: WorkerLimits) -> None:
+        self._pool = WorkerPool(jobs, limits, prestart=jobs)
+        self._threads = ThreadPoolExecutor(jobs, thread_name_prefix="lf-audit")
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        if kwargs:
+            raise TypeError("IsolatedExecutor passes positional arguments only")
+        return self._threads.submit(self._pool.run, fn, *args)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._threads.shutdown(wait, cancel_futures=cancel_futures)
+        self._pool.close()
+
+
 def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @contextmanager
 def open_executor(
-    jobs: int | None = None, dask: str | None = None, *, dask_timeout: float = 20.0
+    jobs: int | None = None,
+    dask: str | None = None,
+    *,
+    isolate: WorkerLimits | None = None,
+    dask_timeout: float = 20.0,
 ) -> Iterator[Executor]:
-    """The executor an audit runs on; closed (pool shut down, Dask client closed) on exit."""
+    """The executor an audit runs on; closed (pool shut down, Dask client closed) on exit.
+    `isolate` reads every source in limited workers (not with `dask`)."""
+    if dask and isolate is not None:
+        raise InputError("--isolate and --dask cannot be combined: the limits are local")
     if dask:
         try:
             from distributed import Client
@@ -71,6 +104,10 @@ def open_executor(
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {jobs}")
+    if isolate is not None:
+        with IsolatedExecutor(jobs, isolate) as isolated:
+            yield isolated
+        return
     if jobs == 1:
         yield InlineExecutor()
         return
@@ -110,6 +147,9 @@ def run_audit(
 def _result_of(fut: Future, source: RunSource) -> list[RunAudit]:
     try:
         return fut.result()
+    except LossForensicsError as exc:  # an isolated worker past a limit: the limit named
+        error = {**exc.to_dict(), "file": exc.file or source.path}
+        return [RunAudit(source.name, source, None, error)]
     except Exception as exc:  # the worker itself died (killed process, lost Dask worker)
         error = {
             "code": "error",

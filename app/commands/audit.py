@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from lossforensics.audit.audit import FORMATS, AuditOptions, audit_folder, parse_fail_on
+from lossforensics.audit.audit import (
+    FORMATS,
+    AuditOptions,
+    audit_folder,
+    isolation_limits,
+    parse_fail_on,
+)
 from lossforensics.audit.html import DEFAULT_MAX_PLOTS
 from rich.console import Console
 
@@ -53,6 +59,14 @@ def register(cli: typer.Typer) -> None:
         max_plots: Annotated[
             int, typer.Option("--max-plots", help="HTML: plots for at most this many runs.")
         ] = DEFAULT_MAX_PLOTS,
+        isolate: Annotated[
+            bool,
+            typer.Option(
+                "--isolate",
+                help="Read each file in a limited worker process, as the service reads "
+                "uploads (LOSSFORENSICS_WORKER_* limits): a file past a limit fails alone.",
+            ),
+        ] = False,
     ) -> None:
         """Diagnose every run under FOLDER in parallel; report them by severity."""
         options = AuditOptions(
@@ -62,6 +76,7 @@ def register(cli: typer.Typer) -> None:
             jobs=jobs,
             dask=dask,
             max_plots=max_plots,
+            isolate=isolation_limits(isolate),
         )
         # piped output is not cut at 80 columns: one run a line
         console = Console() if sys.stdout.isatty() else Console(width=PIPE_WIDTH)
