@@ -118,7 +118,24 @@ def _load_directory(
         [w for r in results for w in r.warnings] + warnings,
         format=fmt,
         files=[f for r in results for f in r.files],
+        detail=_details(results, root),
     )
+
+
+def _details(results: list[IngestResult], root: Path) -> str | None:
+    """What the readers recognised in a folder's files: one phrase when they agree, else each
+    file's own (`train.log: console log, ... | val.log: ...`)."""
+    said = [(r.files[0] if r.files else "", r.detail) for r in results if r.detail]
+    if len({d for _, d in said}) <= 1:
+        return said[0][1] if said else None
+    return " | ".join(f"{_shown(f, root)}: {d}" for f, d in said)
+
+
+def _shown(file: str, root: Path) -> str:
+    try:
+        return Path(file).relative_to(root).as_posix()
+    except ValueError:
+        return file
 
 
 def _read_sources(

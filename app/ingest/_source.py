@@ -38,6 +38,7 @@ _GENERIC_STEMS = {
     "loss",
     "losses",
     "mlflow",
+    "pasted",  # the service's name for a text/plain body: the run takes ?name= (its folder)
     "wandb-history",
     "history_log",
     "run",

@@ -113,11 +113,27 @@ def _unknown(path: Path) -> UnknownFormatError:
             line=1,
         )
     return UnknownFormatError(
-        f"no reader recognises this file (formats: {', '.join(READERS)})",
+        f"no reader recognises this file (formats: {', '.join(READERS)})" + _as_console(path, head),
         file=str(path),
         line=1,
         byte=0,
     )
+
+
+def _as_console(path: Path, head: bytes) -> str:
+    """What the console reader saw in a text file no reader took (which lines it looked at,
+    which styles it tried), so pasted output is refused with a reason."""
+    if b"\x00" in head:
+        return ""
+    from lossforensics.ingest import console
+
+    try:
+        console.read(path)
+    except UnknownFormatError as exc:
+        return f"; as console text: {exc.message}"
+    except InputError:
+        return ""
+    return ""
 
 
 def name_mismatch(path: Path, fmt: str) -> str | None:

@@ -254,3 +254,18 @@ def test_to_frame_shapes_and_missing_cells() -> None:
         to_frame({"step": [0, 1], "loss": [1.0]}, run="r")
     with pytest.raises(InputError, match="no metric"):
         to_frame(pd.DataFrame({"step": [0, 1]}), run="r")
+
+
+CONSOLE = REPO / "tests" / "app" / "ingest" / "console_fixtures"
+
+
+def test_pasted_console_text_is_diagnosed_and_stored_under_its_name(client: Client) -> None:
+    text = (CONSOLE / "keras_verbose2.log").read_text()
+    once = client.diagnose_text(text)
+    assert once.id is None
+    assert once.source["detail"].startswith("console log, keras verbose 2;")
+    stored = client.diagnose_text(text.replace("0.77", "0.76"), name="pasted-keras", store=True)
+    assert stored.id and stored.run == "pasted-keras"
+    assert client.diagnosis(stored.id).source["detail"].startswith("console log, keras verbose 2")
+    with pytest.raises(UnknownFormatError, match="no training metrics recognised"):
+        client.diagnose_text("We trained for 3 epochs.\nThe loss went down in the end.\n" * 3)

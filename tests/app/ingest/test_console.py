@@ -101,8 +101,9 @@ def test_resumed_session_is_kept_in_order_and_said(real_runs_more):
 def test_prose_is_refused_with_what_was_looked_at(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("We trained for 3 epochs.\nThe loss went down to 0.5 in the end.\n" * 5)
-    with pytest.raises(UnknownFormatError, match="no reader recognises"):
+    with pytest.raises(UnknownFormatError, match="no reader recognises") as err:
         load_run(path)
+    assert "as console text: no training metrics recognised in 10 line(s)" in err.value.message
     with pytest.raises(UnknownFormatError, match="no training metrics recognised in 10 line"):
         read_stream(io.BytesIO(path.read_bytes()), name="notes.txt")
 
@@ -218,3 +219,11 @@ def test_plans_agree_on_any_order_of_lines(lines, block):
     for style in STYLES:
         slow = _points(style, lines, plans=False, block=max(1, len(lines)))
         _same_points(_points(style, lines, plans=True, block=block), slow)
+
+
+def test_a_folder_of_console_logs_keeps_what_each_file_was_read_as(tmp_path):
+    for name in ("keras_verbose2.log", "tqdm.log"):
+        (tmp_path / name).write_bytes((FIXTURES / name).read_bytes())
+    detail = load_run(tmp_path).source["detail"]
+    assert "keras_verbose2.log: console log, keras verbose 2;" in detail
+    assert "tqdm.log: console log, progress bar (tqdm / lightning);" in detail
