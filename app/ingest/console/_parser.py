@@ -118,7 +118,12 @@ class Parser:
 
     def feed_block(self, lines: list[str], shapes: list[str]) -> None:
         """Read `lines`, given each one's skeleton (`_plan.skeletons`)."""
-        pids = list(map(self._shapes.get, shapes))
+        known = self._shapes
+        pids = list(map(known.get, shapes))
+        if None in pids:  # plan the new shapes first: a plan does not depend on other lines
+            for i in [i for i, p in enumerate(pids) if p is None]:
+                self._plan_of(shapes[i], lines[i])
+            pids = list(map(known.get, shapes))
         if None in pids or not self._in_bulk(lines, pids):
             self._one_by_one(lines, shapes)
         if len(self._r_num) >= CHUNK:
@@ -196,13 +201,7 @@ class Parser:
             number += 1
             pid = known.get(shape)
             if pid is None:
-                pid = -1
-                if len(shape) <= MAX_SHAPE and len(known) < self._max_plans:
-                    plan = compile_line(st, raw)
-                    if plan is not None:
-                        pid = len(plans)
-                        plans.append(plan)
-                    known[shape] = pid
+                pid = self._plan_of(shape, raw)
             if pid < 0:  # read with the patterns
                 self._context, self._context_line = ctx, ctx_line
                 self._run, self._segment = run, seg
@@ -249,6 +248,20 @@ class Parser:
             add_seg(seg)
         out.lines = number
         self._context, self._context_line, self._run, self._segment = ctx, ctx_line, run, seg
+
+    def _plan_of(self, shape: str, raw: str) -> int:
+        """The index of the plan for this shape, made from `raw` when new (-1: no plan)."""
+        pid = self._shapes.get(shape)
+        if pid is not None:
+            return pid
+        if len(shape) > MAX_SHAPE or len(self._shapes) >= self._max_plans:
+            return -1
+        plan = compile_line(self.style, raw)
+        pid = -1 if plan is None else len(self._plans)
+        if plan is not None:
+            self._plans.append(plan)
+        self._shapes[shape] = pid
+        return pid
 
     def line(self, raw: str, number: int) -> bool:
         """Read one line with the style's patterns; True when it was a record."""
