@@ -17,11 +17,20 @@ by `min_z` sigmas and `min_rel` of its level while the metric did not improve.
 'metric_improves': the metric improved (and by `min_z` sigmas) while the loss stayed flat over
 the whole run (its 5-95% range within `flat_rel` of its level, or within 4 sigmas and
 `min_rel` of it: a loss swinging by 20% is noisy, not flat; and its head-to-tail change under 2
-sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs). A
-loss that falls then rises, or rises, while the metric improves is left to overfit
-(over-confident predictions raise the loss while accuracy holds: expected, not a mismatch).
+sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs).
+'loss_rises_metric_improves': after its (smoothed) minimum the loss rose back by `rise_rel`
+(5%) of its level and `rise_z` (2) sigmas, over at least 2 evaluations, while the metric,
+from its value at that minimum to the end, kept improving (a sigma and `min_gain` of its
+room) by at least `outweigh` (2) times the loss's relative rise: a classifier growing
+over-confident on the errors it still makes, where the metric's gain is the bigger story (a
+loss that climbs more than the metric gains is overfitting first, which overfit reports on
+its own; memorising a tiny set nudges accuracy up while its loss soars). Overfit reports the
+loss's rise beside it; this finding says that the loss minimum is the wrong place to stop
+(the playbook's advice: stop on the metric, check calibration).
 Confidence: 0.5 at the thresholds, rising with the improving side's sigmas, capped at 0.9.
-Evidence: direction ('loss_improves' | 'metric_improves'), score_metric, score_direction
+Evidence: direction ('loss_improves' | 'metric_improves' | 'loss_rises_metric_improves'),
+loss_min_step, loss_rise_after_min_rel, loss_rise_after_min_z, metric_gain_after_min_z,
+metric_gain_after_min_rel, evaluations_after_min, score_metric, score_direction
 ('higher' | 'lower'), direction_source ('name' | 'correlation'), loss_gain_z, loss_gain_rel,
 loss_range_z, loss_range_rel, metric_gain_z, metric_gain_rel (share of its room),
 correlation (Spearman, loss vs score).
@@ -44,7 +53,15 @@ from lossforensics.classifiers._align import (
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
-from lossforensics.classifiers.signals import TINY, head_level, robust_range, scale, tail_level
+from lossforensics.classifiers.signals import (
+    TINY,
+    head_level,
+    odd_window,
+    robust_range,
+    rolling_median,
+    scale,
+    tail_level,
+)
 from scipy import stats
 
 _HIGHER = {
@@ -122,11 +139,17 @@ class MetricMismatch(Classifier):
         min_rel: float = 0.1,
         flat_rel: float = 0.05,
         min_gain: float = 0.05,
+        rise_rel: float = 0.05,
+        rise_z: float = 2.0,
+        outweigh: float = 2.0,
     ) -> None:
         self.min_z = min_z
         self.min_rel = min_rel
         self.flat_rel = flat_rel
         self.min_gain = min_gain
+        self.rise_rel = rise_rel
+        self.rise_z = rise_z
+        self.outweigh = outweigh
 
     def measure(self, run: RunSeries) -> dict | None:
         loss_name = run.primary("val_loss")
@@ -156,7 +179,21 @@ class MetricMismatch(Classifier):
             if bounded
             else max(abs(g_head), abs(g_tail))
         )
+        # from the val loss's (smoothed) minimum to the end: how far the loss rose back, and
+        # how the metric moved over that same stretch
+        smooth = rolling_median(vy, odd_window(len(vy), 0.05, lo=3))
+        i_min = int(np.argmin(smooth))
+        late_loss = tail_level(vy, 0.2)
+        g_at_min = float(np.median(good[max(0, i_min - 1) : i_min + 2]))
+        g_noise = floor(detrended_noise(good), scale(good))
         return {
+            "loss_min_step": int(vx[i_min]),
+            "loss_rise_after_min_rel": (late_loss - float(smooth[i_min]))
+            / max(abs(float(smooth[i_min])), TINY),
+            "loss_rise_after_min_z": (late_loss - float(smooth[i_min])) / l_noise,
+            "metric_gain_after_min_z": (g_tail - g_at_min) / g_noise,
+            "metric_gain_after_min_rel": (g_tail - g_at_min) / max(room, TINY),
+            "evaluations_after_min": int(len(vy) - 1 - i_min),
             "loss_metric": loss_name,
             "score_metric": score_name,
             "score_direction": "higher" if sign > 0 else "lower",
@@ -189,6 +226,11 @@ class MetricMismatch(Classifier):
             direction, z = "loss_improves", m["loss_gain_z"]
         elif metric_better and m["metric_gain_z"] >= self.min_z and loss_flat:
             direction, z = "metric_improves", m["metric_gain_z"]
+        elif self._loss_rises_metric_improves(m):
+            direction, z = (
+                "loss_rises_metric_improves",
+                self.min_z * max(1.0, m["metric_gain_after_min_z"] / 2.0),
+            )
         else:
             return None
         conf = 0.5 + 0.2 * np.log2(z / self.min_z)
@@ -196,11 +238,15 @@ class MetricMismatch(Classifier):
             f"Validation loss went {m['loss_head']:.4g} -> {m['loss_tail']:.4g} while "
             f"{m['score_metric']} went {m['score_head']:.4g} -> {m['score_tail']:.4g} "
             f"({m['score_direction']} is better): "
-            + (
-                "the loss improved, the metric did not."
-                if direction == "loss_improves"
-                else "the metric improved, the loss did not."
-            )
+            + {
+                "loss_improves": "the loss improved, the metric did not.",
+                "metric_improves": "the metric improved, the loss did not.",
+                "loss_rises_metric_improves": (
+                    f"the loss rose back {m['loss_rise_after_min_rel']:.0%} from its minimum at "
+                    f"step {m['loss_min_step']} while the metric kept improving: stop on the "
+                    "metric you care about, not the loss minimum, and check calibration."
+                ),
+            }[direction]
         )
         evidence = {
             "direction": direction,
@@ -212,6 +258,21 @@ class MetricMismatch(Classifier):
             Span(m["start_step"], m["end_step"]),
             evidence,
             summary,
+        )
+
+    def _loss_rises_metric_improves(self, m: dict) -> bool:
+        """After its minimum the val loss rose back by `rise_rel` of its level and `rise_z`
+        sigmas over at least 2 evaluations, while the metric kept improving over the same
+        stretch (a sigma and `min_gain` of its room) by `outweigh` times the loss's relative
+        rise."""
+        return (
+            m.get("evaluations_after_min", 0) >= 2
+            and m.get("loss_rise_after_min_rel", 0.0) >= self.rise_rel
+            and m.get("loss_rise_after_min_z", 0.0) >= self.rise_z
+            and m.get("metric_gain_after_min_z", 0.0) >= 1.0
+            and m.get("metric_gain_after_min_rel", 0.0) >= self.min_gain
+            and m.get("metric_gain_after_min_rel", 0.0)
+            >= self.outweigh * m.get("loss_rise_after_min_rel", 0.0)
         )
 
     def detect(self, run: RunSeries) -> Finding | None:

@@ -27,7 +27,8 @@ simply leaves the prior unchanged):
     vanishing_gradients    grad_norm_decay (early / late grad norm)
     over_clipping          clip_fraction (share of steps above the threshold)
     resume_discontinuity   lr_jump (bool: the LR restarted too), loss_jump (in noise sigmas)
-    metric_mismatch        direction ('loss_improves' | 'metric_improves')
+    metric_mismatch        direction ('loss_improves' | 'metric_improves' |
+                           'loss_rises_metric_improves')
 """
 
 from __future__ import annotations

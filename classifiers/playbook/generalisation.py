@@ -104,6 +104,19 @@ RESUME = (
 
 METRIC_MISMATCH = (
     Rule(
+        "over-confidence: the loss punishes confident errors while the metric still improves",
+        "model",
+        0.2,
+        (
+            "Choose the checkpoint (and early stopping) on the metric you care about, not on "
+            "the validation-loss minimum.",
+            "Check calibration (reliability diagram, expected calibration error); temperature "
+            "scaling or label smoothing restores it without retraining.",
+        ),
+        None,
+        lambda ev: 0.5 * (ev.get("direction") == "loss_rises_metric_improves"),
+    ),
+    Rule(
         "class imbalance or label smoothing decoupling loss from the metric",
         "data",
         0.3,

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 from lossforensics.classifiers.frame import make_frame
 from lossforensics.classifiers.metric_mismatch import MetricMismatch, name_direction
+from lossforensics.classifiers.playbook import rank_causes
 from lossforensics.classifiers.run import RunSeries
 
 from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
@@ -137,3 +138,24 @@ def test_pairs_the_score_of_the_same_eval_set():
 @pytest.mark.slow
 def test_real_runs_agree_with_their_labels(real_runs):
     assert_matches_real_labels(real_runs, MetricMismatch())
+
+
+def test_val_loss_rising_while_accuracy_keeps_improving_is_reported_with_its_advice():
+    # over-confidence: after its minimum the val loss climbs 10% while accuracy gains far more
+    ep = np.arange(20)
+    val_loss = np.where(ep < 6, 1.5 - 0.03 * ep, 1.32 + 0.012 * (ep - 6))
+    acc = 0.5 + 0.3 * (1 - np.exp(-ep / 6))
+    run = run_of(val_loss=(ep, val_loss), val_accuracy=(ep, acc), loss=(ep, 1.6 - 0.02 * ep))
+    f = judge(MetricMismatch(), run)
+    assert f is not None and f.evidence["direction"] == "loss_rises_metric_improves"
+    assert f.evidence["loss_min_step"] == 6
+    top = rank_causes("metric_mismatch", f.evidence)[0]
+    assert "over-confidence" in top.cause and any("calibration" in c for c in top.checks)
+
+
+def test_a_loss_soaring_past_a_nudged_metric_is_overfit_not_a_mismatch():
+    ep = np.arange(20)
+    val_loss = np.where(ep < 6, 1.5 - 0.03 * ep, 1.32 * (1 + 0.08 * (ep - 6)))
+    acc = 0.7 + 0.01 * ep / 19
+    run = run_of(val_loss=(ep, val_loss), val_accuracy=(ep, acc), loss=(ep, 1.6 - 0.05 * ep))
+    assert judge(MetricMismatch(), run) is None
