@@ -39,7 +39,7 @@ COLUMNS: tuple[str, ...] = (
     "segment",
 )
 ROLE_DTYPE = pd.CategoricalDtype(categories=list(ROLES), ordered=False)
-DTYPES: dict[str, object] = {
+DTYPES: dict[str, pd.api.extensions.ExtensionDtype | np.dtype] = {
     "run": pd.StringDtype(),
     "metric": pd.StringDtype(),
     "role": ROLE_DTYPE,
@@ -68,7 +68,7 @@ def assign_roles(
         override_role(str(m), infer_role(str(m), (splits or {}).get(m)), overrides) for m in names
     ]
     lookup = np.append(
-        ROLE_DTYPE.categories.get_indexer(roles), ROLE_DTYPE.categories.get_loc("other")
+        ROLE_DTYPE.categories.get_indexer(pd.Index(roles)), ROLES.index("other")
     ).astype(np.int8)
     return frame.assign(role=pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE))
 
@@ -87,8 +87,8 @@ def _string_column(values: object, n: int) -> pd.api.extensions.ExtensionArray:
 
 
 def make_frame(
-    run: str | Sequence[str] | np.ndarray,
-    metric: Sequence[str] | np.ndarray | pd.Series,
+    run: str | Sequence[str] | np.ndarray | pd.Categorical[str],
+    metric: Sequence[str] | np.ndarray | pd.Series | pd.Categorical[str],
     step: Sequence[int] | np.ndarray,
     value: Sequence[float] | np.ndarray,
     wall_time: Sequence[float] | np.ndarray | None = None,
@@ -156,7 +156,7 @@ def validate_frame(frame: pd.DataFrame) -> pd.DataFrame:
     if missing:
         raise InvalidFrameError(f"frame is missing column(s): {', '.join(missing)}")
     out = frame if tuple(frame.columns) == COLUMNS else frame.loc[:, list(COLUMNS)]
-    fixes = {}
+    fixes: dict[str, pd.Series] = {}
     for col in COLUMNS:
         want = DTYPES[col]
         have = out[col].dtype
