@@ -209,8 +209,12 @@ def _build_frame(
     def cat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
         return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
 
-    run = pd.Categorical.from_codes(cat(cols.run, np.int32), categories=_distinct(run_names))
-    metric = pd.Categorical.from_codes(cat(cols.metric, np.int32), categories=list(metric_index))
+    run = pd.Categorical.from_codes(
+        cat(cols.run, np.int32), categories=pd.Index(_distinct(run_names))
+    )
+    metric = pd.Categorical.from_codes(
+        cat(cols.metric, np.int32), categories=pd.Index(list(metric_index))
+    )
     return make_frame(
         run,
         metric,
