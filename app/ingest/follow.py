@@ -179,8 +179,9 @@ class Follower:
             if len(frame):
                 frames.append(frame)
                 files.append(str(state.path))
-        frame = concat_frames(frames) if len(frames) > 1 else (frames[0] if frames else None)
-        return Batch(frame if frame is not None else empty_frame(), warnings, files)
+        if not frames:
+            return Batch(empty_frame(), warnings, files)
+        return Batch(concat_frames(frames) if len(frames) > 1 else frames[0], warnings, files)
 
     def _grown(self, state: _File) -> bytes:
         """The file's bytes after the offset (b'' when it did not grow; a file that shrank was
@@ -215,7 +216,7 @@ class Follower:
         splits = dict.fromkeys(names, state.split) if state.split else None
         return make_frame(
             state.run,
-            pd.Categorical.from_codes(points.tag, categories=pd.unique(np.array(names))),
+            pd.Categorical.from_codes(points.tag, categories=pd.Index(pd.unique(np.array(names)))),
             points.step,
             points.value,
             points.wall_time,
