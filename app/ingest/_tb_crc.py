@@ -11,6 +11,7 @@ go to the `crc32c` package (C, hardware-accelerated) one by one.
 
 from __future__ import annotations
 
+import mmap
 from functools import lru_cache
 
 import crc32c as _crc32c
@@ -85,7 +86,7 @@ def crc_fixed_length(buf: np.ndarray, starts: np.ndarray, length: int) -> np.nda
 
 
 def masked_crcs(
-    buf: np.ndarray, raw: bytes | memoryview, starts: np.ndarray, lengths: np.ndarray
+    buf: np.ndarray, raw: bytes | memoryview | mmap.mmap, starts: np.ndarray, lengths: np.ndarray
 ) -> np.ndarray:
     """Masked CRC32C of each (start, length) span: grouped by length, vectorised where a length
     is common and short, one C call otherwise."""
