@@ -398,8 +398,8 @@ def _merge(parts: list[_Chunk]) -> FilePoints:
     for part in parts:
         lookup = np.array([index.setdefault(t, len(index)) for t in part.tags], dtype=np.int32)
         codes.append(lookup[part.tag] if part.tag.size else part.tag.astype(np.int32))
-        for tag, plugin in part.plugins.items():
-            plugins.setdefault(tag, plugin)
+        for name, plugin in part.plugins.items():
+            plugins.setdefault(name, plugin)
 
     def cat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
         return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
