@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import mmap
 import struct
+from collections.abc import Callable
 
 import numpy as np
 from lossforensics.ingest._tb_wire import gather_fixed
@@ -54,7 +55,10 @@ def record_starts(raw: bytes | mmap.mmap, buf: np.ndarray) -> np.ndarray:
 
 
 def _loop(
-    raw: bytes | mmap.mmap, unpack: object, pos: int, total: int
+    raw: bytes | mmap.mmap,
+    unpack: Callable[[bytes | mmap.mmap, int], tuple[int, ...]],
+    pos: int,
+    total: int,
 ) -> tuple[np.ndarray, np.ndarray, int, bool]:
     """Walk up to _LEARN records from `pos`: (starts, lengths, next position, reached the end)."""
     starts: list[int] = []
