@@ -115,7 +115,8 @@ def scan(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> FieldTable:
             np.zeros(0, dtype=t)
             for t in (np.int64, np.int64, np.int8, np.int64, np.int64, np.uint64)
         ]
-    table = FieldTable(*cols, bad=bad)
+    msg, fields, wires, pos, sizes, values = cols
+    table = FieldTable(msg, fields, wires, pos, sizes, values, bad)
     if bad.any():
         keep = ~bad[table.msg]
         table = FieldTable(
