@@ -6,15 +6,20 @@
                                   Idempotency-Key: <one per batch>
 
 Each batch is taken into the run's IncrementalDiagnosis (the one `watch` and the callbacks
-use), the run's series and diagnosis are stored again, and the answer says which findings are
-new and which were superseded. Retries are safe by the batch's `Idempotency-Key`: a key seen
-before for the run returns the first answer and adds nothing (a resumed job that logs the same
-steps again is new evidence, so points are never de-duplicated by (metric, step)). Values are
-numbers, or the strings NaN / Infinity / -Infinity (kept: they are evidence); anything else, a
-batch over MAX_BATCH_POINTS points or a name over MAX_NAME characters is refused with 422.
+use), the run's series, point count and diagnosis are stored again, and the answer says which
+findings are new and which were superseded. Retries are safe by the batch's `Idempotency-Key`
+(the store's keys table, as for uploads: shared by every worker process and kept across
+restarts): the same key and body for the run returns the first answer and adds nothing, the
+same key with another body is a 409 (a resumed job that logs the same steps again is new
+evidence, so points are never de-duplicated by (metric, step)). Values are numbers, or the
+strings NaN / Infinity / -Infinity (kept: they are evidence); anything else, a batch over
+MAX_BATCH_POINTS points or a name over MAX_NAME characters is refused with 422.
 
-The live state (the incremental diagnosis and the keys seen) is kept per worker process and
-rebuilt from the stored series when a worker meets a run it has not seen.
+Each worker process keeps an IncrementalDiagnosis per live run it has served, and rebuilds it
+from the stored series when the stored run has other points than it holds (another worker
+appended). The store writes a batch only over the points it was grown from
+(`RunStore.grow_series`), so two workers appending to one run at once never lose a batch: the
+later one reads the run again and re-applies its batch.
 """
 
 from __future__ import annotations
@@ -22,19 +27,21 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Any
 
 import pandas as pd
-from fastapi import APIRouter, Header, Request
-from lossforensics.api.deps import ProjectDep, StoreDep
+from fastapi import APIRouter, Request, Response
+from lossforensics.api.deps import IdempotencyDep, ProjectDep, StoreDep
 from lossforensics.api.schemas import problem_responses
+from lossforensics.classifiers.errors import ConflictError
 from lossforensics.classifiers.errors import InvalidFrameError as InvalidPoints
 from lossforensics.classifiers.frame import empty_frame, make_frame
 from lossforensics.classifiers.incremental import IncrementalDiagnosis
 from lossforensics.store import RunStore
+from lossforensics.store.idempotency import fingerprint
 from lossforensics.store.records import NewRun
+from lossforensics.store.runs import StaleSeriesError
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -43,7 +50,7 @@ router = APIRouter(prefix="/runs", tags=["live runs"])
 MAX_BATCH_POINTS = 100_000
 MAX_BODY_BYTES = 16 * 1024 * 1024
 MAX_NAME = 200
-KEYS_KEPT = 1000  # idempotency keys remembered per run
+_GROW_TRIES = 5  # a try lost to another worker's append re-reads the run and tries again
 _NON_FINITE = {"nan": math.nan, "infinity": math.inf, "inf": math.inf, "-infinity": -math.inf}
 _NON_FINITE["-inf"] = -math.inf
 
@@ -55,7 +62,6 @@ class LiveRunIn(BaseModel):
 @dataclass
 class _Live:
     inc: IncrementalDiagnosis
-    keys: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -78,7 +84,7 @@ def create_live_run(body: LiveRunIn, store: StoreDep, project: ProjectDep) -> di
 
 @router.post(
     "/{run_id}/points",
-    responses=problem_responses(401, 404, 422),
+    responses=problem_responses(401, 404, 409, 422),
     summary="Append a batch of points to a live run and re-diagnose it incrementally",
     openapi_extra={
         "requestBody": {
@@ -93,42 +99,59 @@ def create_live_run(body: LiveRunIn, store: StoreDep, project: ProjectDep) -> di
 async def append_points(
     run_id: str,
     request: Request,
+    response: Response,
     store: StoreDep,
     project: ProjectDep,
-    idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+    idempotency: IdempotencyDep,
 ) -> dict:
     body = await request.body()
     if len(body) > MAX_BODY_BYTES:
         raise InvalidPoints(f"a batch is at most {MAX_BODY_BYTES} bytes")
-    rows = parse_points(body, request.headers.get("content-type", ""))
-    return await run_in_threadpool(_append, store, project, run_id, rows, idempotency_key)
+    content_type = request.headers.get("content-type", "")
+    rows = parse_points(body, content_type)
+
+    async def append() -> tuple[int, dict]:
+        return 200, await run_in_threadpool(_append, store, project, run_id, rows)
+
+    if idempotency is None:
+        return (await append())[1]
+    sent = fingerprint("ndjson" if _ndjson(content_type) else "json", body)
+    _, answer, replayed = await idempotency.once(sent, append)
+    response.headers["Idempotent-Replayed"] = str(replayed).lower()
+    return answer
 
 
-def _append(
-    store: RunStore, project: str, run_id: str, rows: list[dict], key: str | None
-) -> dict[str, Any]:
-    live = _live(store, project, run_id)
-    with live.lock:
-        if key is not None and key in live.keys:
-            return live.keys[key]
-        live.inc.add_frame(_frame(live.inc.run, rows))
-        tick = live.inc.tick()
-        store.frames.write(run_id, live.inc.frame())
-        record = store.replace_diagnosis(project, run_id, tick.diagnosis)
-        answer = {
-            "run": record.to_dict(),
-            "added": tick.points,
-            "points": live.inc.points,
-            "new": [f.to_dict() for f in tick.new],
-            "superseded": [
-                {"finding": s.finding.to_dict(), "by": list(s.by)} for s in tick.superseded
-            ],
-        }
-        if key is not None:
-            live.keys[key] = answer
-            while len(live.keys) > KEYS_KEPT:
-                live.keys.popitem(last=False)
-        return answer
+def _append(store: RunStore, project: str, run_id: str, rows: list[dict]) -> dict[str, Any]:
+    """Take the batch into the run and store it; a try lost to another worker's append (the
+    stored run grew meanwhile) rebuilds the run's state from the store and tries again."""
+    for attempt in range(_GROW_TRIES):
+        live = _live(store, project, run_id)
+        with live.lock:
+            before = live.inc.points
+            if store.get(project, run_id).points != before:  # another worker appended
+                _forget(project, run_id, live)
+                continue
+            live.inc.add_frame(_frame(live.inc.run, rows))
+            tick = live.inc.tick()
+            try:
+                record = store.grow_series(
+                    project, run_id, live.inc.frame(), tick.diagnosis, expect_points=before
+                )
+            except BaseException as exc:
+                _forget(project, run_id, live)  # its points are not what is stored
+                if isinstance(exc, StaleSeriesError) and attempt < _GROW_TRIES - 1:
+                    continue
+                raise
+            return {
+                "run": record.to_dict(),
+                "added": tick.points,
+                "points": live.inc.points,
+                "new": [f.to_dict() for f in tick.new],
+                "superseded": [
+                    {"finding": s.finding.to_dict(), "by": list(s.by)} for s in tick.superseded
+                ],
+            }
+    raise ConflictError(f"run {run_id!r} is being appended to by other requests; retry")
 
 
 def _live(store: RunStore, project: str, run_id: str) -> _Live:
@@ -142,13 +165,23 @@ def _live(store: RunStore, project: str, run_id: str) -> _Live:
     return live
 
 
+def _forget(project: str, run_id: str, live: _Live) -> None:
+    with _registry_lock:
+        if _registry.get((project, run_id)) is live:
+            del _registry[(project, run_id)]
+
+
+def _ndjson(content_type: str) -> bool:
+    return "ndjson" in content_type or "jsonl" in content_type
+
+
 def parse_points(body: bytes, content_type: str) -> list[dict]:
     """The batch's points as dicts, checked; InvalidFrameError (422, `invalid_frame`) says
     what is wrong and at which point."""
     items: Any
     try:
         text = body.decode("utf-8")
-        if "ndjson" in content_type or "jsonl" in content_type:
+        if _ndjson(content_type):
             items = [json.loads(line) for line in text.splitlines() if line.strip()]
         else:
             items = json.loads(text)

@@ -32,6 +32,11 @@ class OriginTakenError(Exception):
     (project, origin) key): the caller looks it up with `find_origin`."""
 
 
+class StaleSeriesError(Exception):
+    """The run's stored series no longer has the points the caller grew it from (another
+    process appended first): nothing was written; read the run again and retry."""
+
+
 class RunStore:
     """Runs scoped by project. Thread-safe: every call takes its own pooled connection."""
 
@@ -115,6 +120,46 @@ class RunStore:
                 "diagnosed_at": now,
             }
         )
+
+    def grow_series(
+        self,
+        project: str,
+        run_id: str,
+        frame: pd.DataFrame,
+        diagnosis: Diagnosis,
+        *,
+        expect_points: int,
+    ) -> RunRecord:
+        """Replace a live run's series by `frame` (its stored points and more) and its
+        diagnosis; the record's `points` (and so its last step) follow. One write transaction
+        that holds the run's row (SQLite: the database's write lock; PostgreSQL: FOR UPDATE),
+        so appends from several processes are serialised: StaleSeriesError, nothing written,
+        when the stored run no longer has `expect_points` points."""
+        diagnosis.id = None
+        body = diagnosis.to_dict()
+        labels = labels_of(diagnosis)
+        now = self.clock()
+        where = (runs.c.id == run_id, runs.c.project == project)
+        with self.engine.connect().execution_options(**WRITE) as conn, conn.begin():
+            row = conn.execute(sa.select(runs).where(*where).with_for_update()).mappings().first()
+            if row is None:
+                raise NotFoundError(f"no run {run_id!r}")
+            if int(row["points"]) != expect_points:
+                raise StaleSeriesError(run_id)
+            values = {
+                "diagnosis": body,
+                "verdict": diagnosis.verdict,
+                "diagnosed_at": now,
+                "points": len(frame),
+            }
+            conn.execute(runs.update().where(*where).values(**values))
+            conn.execute(run_labels.delete().where(run_labels.c.run_id == run_id))
+            if labels:
+                conn.execute(
+                    run_labels.insert(), [{"run_id": run_id, "label": lab} for lab in labels]
+                )
+            self.frames.write(run_id, frame)  # last: the row and the file commit together
+        return self._from_row({**row, **values}, labels)
 
     def delete(self, project: str, run_id: str) -> None:
         with self.engine.connect().execution_options(**WRITE) as conn, conn.begin():

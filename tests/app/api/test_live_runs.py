@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import httpx
 from lossforensics.classifiers.diagnose import diagnose
@@ -85,3 +86,51 @@ def test_client_append_and_stream(server: Server) -> None:
         assert got.verdict == "nan"
         full = diagnose(c.series(run.id))
         assert [f.label for f in got.findings] == [f.label for f in full.findings]
+
+
+def test_append_updates_the_stored_points_and_last_step(client: httpx.Client) -> None:
+    run_id = client.post("/v1/runs/live", json={"name": "live-count"}).json()["id"]
+    assert client.get(f"/v1/runs/{run_id}").json()["points"] == 0
+    client.post(f"/v1/runs/{run_id}/points", json=_batch(0, 50))
+    client.post(f"/v1/runs/{run_id}/points", json=_batch(50, 80))
+    stored = client.get(f"/v1/runs/{run_id}").json()
+    assert stored["points"] == 160 and stored["last_step"] == 79
+    listed = client.get("/v1/runs", params={"name": "live-count"}).json()
+    (row,) = [r for r in listed["items"] if r["id"] == run_id]
+    assert row["points"] == 160 and row["last_step"] == 79
+
+
+def test_a_batch_key_is_kept_by_the_store_across_restarts_and_workers(tmp_path: Path) -> None:
+    """Two server processes on one data dir stand for two workers (and a restart): a key
+    answered by one is replayed by the other, a batch appended through one is seen by the
+    other, another body under a used key is 409."""
+    one, two = Server(tmp_path / "data").start(), Server(tmp_path / "data").start()
+    try:
+        with httpx.Client(base_url=one.url, timeout=60) as a:
+            with httpx.Client(base_url=two.url, timeout=60) as b:
+                run_id = a.post("/v1/runs/live", json={"name": "shared"}).json()["id"]
+                url = f"/v1/runs/{run_id}/points"
+                first = a.post(url, json=_batch(0, 40), headers={"Idempotency-Key": "k1"})
+                assert first.status_code == 200 and first.headers["Idempotent-Replayed"] == "false"
+                again = b.post(url, json=_batch(0, 40), headers={"Idempotency-Key": "k1"})
+                assert again.status_code == 200 and again.headers["Idempotent-Replayed"] == "true"
+                assert again.json() == first.json()
+                other = b.post(url, json=_batch(40, 50), headers={"Idempotency-Key": "k1"})
+                assert other.status_code == 409 and other.json()["code"] == "conflict"
+                grown = b.post(url, json=_batch(40, 60), headers={"Idempotency-Key": "k2"})
+                assert grown.json()["points"] == 120  # b rebuilt the run from the store
+                last = a.post(url, json=_batch(60, 70), headers={"Idempotency-Key": "k3"})
+                assert last.json()["points"] == 140  # a saw that b had appended
+                assert b.get(f"/v1/runs/{run_id}").json()["points"] == 140
+    finally:
+        one.stop()
+        two.stop()
+    three = Server(tmp_path / "data").start()  # a restart
+    try:
+        with httpx.Client(base_url=three.url, timeout=60) as c:
+            replay = c.post(url, json=_batch(60, 70), headers={"Idempotency-Key": "k3"})
+            assert replay.headers["Idempotent-Replayed"] == "true"
+            assert replay.json() == last.json()
+            assert c.get(f"/v1/runs/{run_id}").json()["points"] == 140
+    finally:
+        three.stop()

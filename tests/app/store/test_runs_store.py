@@ -5,12 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 import sqlalchemy as sa
+from lossforensics.classifiers.diagnose import diagnose_all
 from lossforensics.classifiers.diagnosis import Diagnosis
 from lossforensics.classifiers.errors import NotFoundError
 from lossforensics.store import RunStore
+from lossforensics.store.runs import StaleSeriesError
 from lossforensics.store.tables import runs
 
-from tests.app.store.conftest import new_run
+from tests.app.store.conftest import frame_of, new_run
 
 
 def test_add_get_frame_round_trip(store: RunStore):
@@ -70,6 +72,23 @@ def test_replace_diagnosis_updates_verdict_and_labels(store: RunStore):
     assert new.diagnosed_at > rec.diagnosed_at
     assert store.get("p", rec.id) == new
     assert store.list("p", label="overfit").total == 0
+
+
+def test_grow_series_updates_points_frame_and_diagnosis_over_the_expected_points(
+    store: RunStore,
+):
+    (rec,) = store.add("p", [new_run()])
+    longer = frame_of(rec.name, overfit=True, n=400)
+    (diag,) = diagnose_all(longer)
+    with pytest.raises(StaleSeriesError):  # another writer grew it: nothing written
+        store.grow_series("p", rec.id, longer, diag, expect_points=rec.points - 1)
+    assert store.get("p", rec.id) == rec and len(store.frame("p", rec.id)) == rec.points
+    grown = store.grow_series("p", rec.id, longer, diag, expect_points=rec.points)
+    assert grown.points == 800 and grown.summary()["last_step"] == 399
+    assert grown.labels == ["overfit"] and store.get("p", rec.id) == grown
+    assert len(store.frame("p", rec.id)) == 800
+    with pytest.raises(NotFoundError):
+        store.grow_series("other", rec.id, longer, diag, expect_points=800)
 
 
 def test_origin_makes_loading_idempotent(store: RunStore):
