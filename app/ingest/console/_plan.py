@@ -101,12 +101,13 @@ def compile_line(style: Style, raw: str) -> Plan | None:
     metrics = []
     for pair in found:
         key, val = pair[2], pair[3]
-        kspan = _span(pos, pair[4], pair[4] + len(key))
+        printed = pair[4] >= 0  # the key is on the line (not a column of a keyless table)
+        kspan = _span(pos, pair[4], pair[4] + len(key)) if printed else (0, 0)
         vspan = _span(pos, pair[5], pair[5] + len(val))
-        if kspan is None or vspan is None or raw[kspan[0] : kspan[1]] != key:
+        if kspan is None or vspan is None or (printed and raw[kspan[0] : kspan[1]] != key):
             return None
         prefix = prefix_of(key)
-        name = None if _ASCII_DIGIT.search(key) else prefix + key
+        name = None if printed and _ASCII_DIGIT.search(key) else prefix + key
         metrics.append(Metric(name, kspan, vspan, prefix))
     stamp = _stamp_spans(raw) if wall == wall else None  # a NaN wall: no timestamp
     if wall == wall and stamp is None:
@@ -146,8 +147,12 @@ def _stamp_spans(raw: str) -> tuple[int, int, int, int, int, int] | None:
 
 def find_pairs(st: Style, rest: str, own: bool) -> list[tuple[int, int, str, str, int, int]]:
     """The metrics on a line (its counters cut out): (match start, match end, key, value, where
-    the key starts, where the value starts)."""
+    the key starts (-1: a column of a keyless table), where the value starts)."""
     found = []
+    if st.columns:  # values only: the n-th is the n-th column (no key printed: key at -1)
+        for m, key in zip(st.pairs.finditer(rest), st.columns, strict=False):
+            found.append((m.start(), m.end(), key, m["val"], -1, m.start("val")))
+        return found
     for m in st.pairs.finditer(rest):
         raw_key = m["key"]
         spaced = not m["sep"].strip() and " is " not in m["sep"]

@@ -6,8 +6,9 @@ on a line (their span is cut out before the metrics are read), `pairs` reads the
 metrics are kept apart from the training ones under `prefix_eval`), `summary` marks end-of-epoch
 or end-of-run averages (kept under `summary/`, role other), `restart` and `trial` headers split a
 file into segments and runs, `skip` drops a line outright, `roles` are the style's role hints
-for names the general inference cannot know (`Train-SmoothL1` is a loss), and `note` says what
-the style takes when a line prints two numbers for one metric.
+for names the general inference cannot know (`Train-SmoothL1` is a loss), `note` says what
+the style takes when a line prints two numbers for one metric, and `columns` names the values of
+a table printed without keys, in order.
 """
 
 from __future__ import annotations
@@ -71,3 +72,6 @@ class Style:
     prefix_eval: str = "eval/"
     note: str | None = None
     specific: bool = True  # a specific style wins over the generic fallback on equal counts
+    # a table printed without keys (YOLO): `pairs` finds the values only (a `val` group), and
+    # the n-th value on a line is the metric named n-th here
+    columns: tuple[str, ...] = ()

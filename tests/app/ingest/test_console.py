@@ -36,6 +36,7 @@ def _series(result, metric):
         ("lightning.log", "progress bar (tqdm / lightning)", "train_loss", 4, 1.25, 0.0534),
         ("tqdm.log", "progress bar (tqdm / lightning)", "loss", 3, 1.3981, 0.6418),
         ("detectron2_real.log", "detectron2", "total_loss", 15, 1.986, 0.3553),  # real, public
+        ("yolov5_real.log", "yolov5", "total", 6, 0.1679, 0.1598),  # real, public
     ],
 )
 def test_framework_output_is_read_in_its_style(name, style, loss, points, first, last):

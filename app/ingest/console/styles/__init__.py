@@ -21,6 +21,7 @@ _MODULES = (
     "fairseq",
     "nanogpt",
     "megatron",
+    "yolo",
     "generic",
 )
 

@@ -1,0 +1,29 @@
+"""YOLOv5 (v5.0) `train.py`: under a header `Epoch gpu_mem box obj cls total labels img_size`,
+one row an epoch, redrawn as a progress bar, `0/299  0G  0.1031  0.03668  0.02818  0.1679  16
+640: 100% 4/4 [03:03<00:00, 45.95s/it]`: the epoch, the GPU memory, the box, objectness and
+class losses, their total and the number of labels (mean losses over the epoch so far; the
+bar's last state is the epoch's). The values carry no keys: they are named by their column.
+The epoch is the step. The validation table below each row (`all 66 73 P R mAP@.5 ...`) is not
+read."""
+
+import re
+
+from lossforensics.ingest.console._style import NUM, Style
+
+STYLE = Style(
+    name="yolov5",
+    signature=re.compile(rf"^\s*\d+/\d+\s+[\d.]+[GM]?\s+(?:{NUM})\s+(?:{NUM})\s"),
+    counters=(re.compile(r"^\s*(?P<epoch>\d+)/(?P<epochs>\d+)(?=\s)"),),
+    pairs=re.compile(rf"(?<=\s)(?P<val>{NUM})(?=\s)"),
+    columns=("box", "obj", "cls", "total", "labels"),
+    roles={
+        "box": "train_loss",
+        "obj": "train_loss",
+        "cls": "train_loss",
+        "total": "train_loss",
+        "labels": "other",
+    },
+    context=False,
+    spaced=False,
+    max_words=12,
+)
