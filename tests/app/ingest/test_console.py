@@ -37,6 +37,7 @@ def _series(result, metric):
         ("tqdm.log", "progress bar (tqdm / lightning)", "loss", 3, 1.3981, 0.6418),
         ("detectron2_real.log", "detectron2", "total_loss", 15, 1.986, 0.3553),  # real, public
         ("yolov5_real.log", "yolov5", "total", 6, 0.1679, 0.1598),  # real, public
+        ("torchvision_metric_logger_real.log", "pytorch meters", "loss", 12, 8.2773, 2.1025),
     ],
 )
 def test_framework_output_is_read_in_its_style(name, style, loss, points, first, last):
