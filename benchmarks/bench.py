@@ -31,6 +31,7 @@ BENCHMARKS: dict[str, tuple[str, list[str]]] = {
     "series": ("series.py", []),
     "console": ("console.py", []),
     "watch": ("watch.py", []),
+    "callbacks": ("callbacks.py", []),
     "service": ("service.py", []),
     "hostile": ("hostile.py", []),
     "audit": ("audit.py", ["--skip-serial"]),

@@ -1,6 +1,6 @@
 """What one `watch` tick costs on a growing log, beside a full diagnosis of the same file.
 
-    .venv/bin/python benchmarks/watch.py [--points 1000000] [--grow 1000] [--ticks 5]
+    .venv/bin/python benchmarks/watch.py [--points 1000000] [--grow 1000] [--ticks 5] [--json P]
 
 A JSONL run of about `--points` scalars (the diagnose benchmark's run: loss, LR, grad norm, a
 val loss) is written; the full figure is `load_run` + `diagnose_all` of it (what `diagnose`
@@ -26,7 +26,10 @@ from lossforensics.classifiers.incremental import IncrementalDiagnosis  # noqa: 
 from lossforensics.ingest import load_run  # noqa: E402
 from lossforensics.ingest.follow import Follower  # noqa: E402
 
+from benchmarks import figures  # noqa: E402
 from benchmarks.diagnose import write_run  # noqa: E402
+
+TARGET_RATIO = 0.2
 
 
 def main() -> None:
@@ -34,6 +37,7 @@ def main() -> None:
     parser.add_argument("--points", type=int, default=1_000_000)
     parser.add_argument("--grow", type=int, default=1000)
     parser.add_argument("--ticks", type=int, default=5)
+    figures.add_json_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "source.jsonl"
@@ -76,6 +80,22 @@ def main() -> None:
         f"{len(ticks)}; {tick_s / full_s:.2f} of a full diagnosis, target <= 0.20)"
     )
     print(f"last tick equals a full diagnosis of the file: {same}")
+    figures.record(
+        figures.Figure(
+            "watch",
+            f"watch tick on a {live.points:,}-point JSONL growing by {tick.points:,} points "
+            f"(read + re-diagnose, median of {len(ticks)})",
+            tick_s,
+            "s",
+            reference=full_s,
+            reference_name="full diagnosis of the file (load_run + diagnose_all)",
+            ratio_name="tick / full",
+            ratio=tick_s / full_s,
+            target=f"<= {TARGET_RATIO:g} of a full diagnosis, and the same findings",
+            met=bool(tick_s <= TARGET_RATIO * full_s and same),
+        )
+    )
+    figures.write(args.json)
 
 
 if __name__ == "__main__":
