@@ -63,7 +63,7 @@ def read_step_table(
         rows_seen += n
     if step_col is None:
         warns.add("no step column: the row order is used as the step")
-    if no_step:
+    elif no_step:
         warns.add(
             f"{no_step} row(s) without a whole-number {names[step_col]!r} skipped",
             line=first_no_step,
