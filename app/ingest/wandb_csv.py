@@ -130,7 +130,7 @@ def read(
         if m.endswith("__MAX") and (r, m[:-5]) in where:
             watch.append((where[(r, m[:-5])], j, r, m))
     bucketed: dict[tuple[str, str], None] = {}
-    is_time = names[0].lower() in _TIME_AXES
+    is_time: bool | None = names[0].lower() in _TIME_AXES  # None: a fractional axis
     if is_time:
         warns.add(f"x-axis {names[0]!r} is a time: steps are the row order")
     bad = BadCells()
