@@ -178,7 +178,7 @@ def frame_to_jsonl(frame: pd.DataFrame) -> bytes:
         ',"value":' + _json_numbers(frame["value"].to_numpy()),
         ',"wall_time":' + _json_numbers(frame["wall_time"].to_numpy(), nan="null") + "}",
     ]
-    lines = cols[0].str.cat(cols[1:])
+    lines = cols[0].str.cat(cols[1:])  # type: ignore[arg-type]  # pandas-stubs: others may be Series
     return ("\n".join(lines.tolist()) + "\n").encode("utf-8")
 
 
