@@ -56,6 +56,9 @@ def to_points(parsed: Parsed) -> Points:
     p_rec = _cat(parsed.pts.get("rec"), np.int64)
     p_key = _cat(parsed.pts.get("key"), np.int32).copy()  # renamed in place by _steps
     p_val = _cat(parsed.pts.get("val"), np.float64)
+    if parsed.style.carried and len(p_rec):
+        fresh = _not_carried(rec["run"][p_rec], p_key, p_val)
+        p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
     names = parsed.key_names()
     step, axis, renamed = _steps(rec, p_rec, p_key, names)
     names = renamed
@@ -72,6 +75,14 @@ def to_points(parsed: Parsed) -> Points:
         axis=axis,
         roles=roles,
     )
+
+
+def _not_carried(run: np.ndarray, key: np.ndarray, val: np.ndarray) -> np.ndarray:
+    """False for a point whose value is its metric's previous value in the same run: a redrawn
+    bar carries its postfix over until the value is updated."""
+    frame = pd.DataFrame({"run": run, "key": key, "val": val})
+    before = frame.groupby(["run", "key"], sort=False)["val"].shift()
+    return ~(before.to_numpy() == val)
 
 
 def _ffill(values: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -75,3 +75,6 @@ class Style:
     # a table printed without keys (YOLO): `pairs` finds the values only (a `val` group), and
     # the n-th value on a line is the metric named n-th here
     columns: tuple[str, ...] = ()
+    # a bar's postfix keeps showing a value until it is updated: a value equal to its metric's
+    # previous one is carried over, not measured again, and is dropped
+    carried: bool = False

@@ -25,13 +25,25 @@ def clean(text: str) -> str:
     return text
 
 
+_PERCENT = re.compile(r"(\d+)%\|")
+
+
 def _last_state(line: str) -> str:
     """The last thing drawn on a line redrawn with carriage returns (a blank redraw, tqdm
-    clearing its bar before a print, does not count)."""
-    for part in reversed(line.split("\r")):
-        if part.strip():
-            return part
-    return ""
+    clearing its bar before a print, does not count). A bar whose percentage drops starts again
+    on the same line (Lightning resets its bar for the next epoch): the last state before each
+    reset is kept too, each on a line of its own."""
+    states: list[str] = []
+    last, pct = "", -1
+    for part in line.split("\r"):
+        if not part.strip():
+            continue
+        m = _PERCENT.search(part)
+        now = int(m.group(1)) if m else -1
+        if 0 <= now < pct and last:
+            states.append(last)
+        last, pct = part, now if m else pct
+    return "\n".join([*states, last])
 
 
 def blocks(stream: BinaryIO, size: int = BLOCK) -> Iterator[bytes]:

@@ -33,7 +33,7 @@ def _series(result, metric):
         ("keras_verbose1.log", "keras verbose 1", "loss", 4, 0.7718, 0.7361),
         ("keras_verbose2.log", "keras verbose 2", "loss", 4, 0.7718, 0.7361),
         ("hf_trainer.log", "hf trainer printed dicts", "loss", 8, 0.6932, None),
-        ("lightning.log", "progress bar (tqdm / lightning)", "train_loss", 4, 1.25, 0.0534),
+        ("lightning.log", "progress bar (tqdm / lightning)", "train_loss", 3, 1.25, 0.0534),
         ("tqdm.log", "progress bar (tqdm / lightning)", "loss", 3, 1.3981, 0.6418),
         ("detectron2_real.log", "detectron2", "total_loss", 15, 1.986, 0.3553),  # real, public
         ("yolov5_real.log", "yolov5", "total", 6, 0.1679, 0.1598),  # real, public
@@ -56,6 +56,14 @@ def test_keras_verbose_1_and_2_give_the_same_series():
         assert _series(one, metric) == _series(two, metric)
     roles = dict(zip(one.frame["metric"], one.frame["role"], strict=True))
     assert roles["val_loss"] == "val_loss" and roles["loss"] == "train_loss"
+
+
+def test_lightning_val_loss_sits_at_its_epoch_and_the_last_redraw_adds_no_point():
+    """Lightning resets its bar for the next epoch on the same line, and redraws the last bar
+    after validation: each epoch's bar state before the reset is kept, carried values are not."""
+    result = load_run(FIXTURES / "lightning.log")
+    assert _series(result, "train_loss") == ([0, 1, 2], [1.25, 0.253, 0.0534])
+    assert _series(result, "val_loss") == ([0, 1, 2], [0.947, 0.188, 0.039])
 
 
 def test_hf_eval_dicts_sit_at_the_train_log_before_them():
