@@ -9,15 +9,24 @@ Rule: the end level is above the minimum by at least 30% (ln ratio >= 0.26; half
 loss ends non-finite) for positive losses, and by at least a quarter of the initial drop; for
 losses that can be negative or zero, the rise must reach half of the curve's robust range.
 The rise must also clear 4x the point-to-point noise of the run before its minimum (a blow-up's
-own swings are no yardstick), and the minimum must not be at the end. The per-step series is
-read when the loss is also logged per epoch.
+own swings are no yardstick), and the minimum must not be at the end. That is `kind`
+"blow_up". A slow sustained divergence counts too (`kind` "slow_divergence"): from a minimum
+at least `slow_span` (20%) of the run before the end, the level climbs steadily (Kendall tau
+>= `slow_tau`, 0.6; no single jump making half of the rise: a step up is a loss redefined or a
+restart, not a divergence) to `slow_rise_log` (0.1, about 10%) above the minimum, beyond 4x
+the noise, and is still climbing at the end (at least `still_rising`, 20%, of the rise made in
+the last `slow_span`: a loss that rose to a new level and stayed there found an equilibrium).
+A training loss that climbs steadily for a fifth of the run has no benign reading. The per-step
+series is read when the loss is also logged per epoch.
 Confidence: 0.6 + 0.3 x min(1, ln(end/min) / ln 3) (or the rise in ranges), + 0.1 when the
 gradient norm grew 3x or the loss ended non-finite.
 Known false positives: a deliberate schedule that raises the loss (curriculum to harder data,
 a new task phase) or a metric that is not a loss; a run resumed from an older checkpoint (the
 resume_discontinuity label explains that better).
 Evidence: min_step, min_level, end_level, rise_log, rise_ratio, rise_full (the finite rise alone
-clears the threshold), sudden, early,
+clears the threshold), kind ('blow_up' | 'slow_divergence'), rise_tau, late_rise_share,
+sudden,
+early,
 ends_nonfinite, grad_norm_growth.
 """
 
@@ -42,10 +51,18 @@ class Exploding(Classifier):
         min_rise_log: float = 0.26,
         min_drop_share: float = 0.25,
         min_range_share: float = 0.5,
+        slow_rise_log: float = 0.1,
+        slow_span: float = 0.2,
+        slow_tau: float = 0.6,
+        still_rising: float = 0.2,
     ) -> None:
         self.min_rise_log = min_rise_log
         self.min_drop_share = min_drop_share
         self.min_range_share = min_range_share
+        self.slow_rise_log = slow_rise_log
+        self.slow_span = slow_span
+        self.slow_tau = slow_tau
+        self.still_rising = still_rising
 
     def measure(self, run: RunSeries) -> dict | None:
         curve = run.detailed("train_loss")
@@ -76,6 +93,13 @@ class Exploding(Classifier):
         after = level[i_min:]
         jumps = np.diff(after)
         ev["sudden"] = bool(len(jumps) and jumps.max() >= 0.5 * max(end - low, 1e-300))
+        # how steadily the level climbed from its minimum to the end (Kendall's tau)
+        ev["rise_tau"] = signals.trend(xs[i_min:], level[i_min:]).tau if len(after) >= 4 else 0.0
+        # share of the rise made over the last `slow_span` of the run: still climbing at the end
+        last = xs >= xs[-1] - self.slow_span * np.ptp(xs)
+        ev["late_rise_share"] = float(
+            (end - level[last][0]) / (end - low) if end > low and last.any() else 0.0
+        )
         grad = run.curve("grad_norm")
         if grad is not None:
             gx, gy = signals.finite_points(grad.steps, grad.values)
@@ -85,6 +109,27 @@ class Exploding(Classifier):
         return ev
 
     def exploded(self, ev: dict) -> bool:
+        return self.blew_up(ev) or self.diverged_slowly(ev)
+
+    def diverged_slowly(self, ev: dict) -> bool:
+        """A sustained climb: from a minimum at least `slow_span` of the run before the end,
+        the level rose steadily (Kendall tau >= `slow_tau`, no single jump making half of it:
+        a step is a redefined loss or a restart, not a divergence) to `slow_rise_log` above it,
+        beyond 4x the noise, and still climbing at the end (`still_rising` of the rise made in
+        the last `slow_span`: a loss that rose to a new equilibrium and stayed is not
+        diverging)."""
+        rise = ev["end_level"] - ev["min_level"]
+        return (
+            ev["rise_log"] is not None
+            and ev["min_fraction"] <= 1.0 - self.slow_span
+            and rise > 4 * ev["noise"]
+            and ev["rise_log"] >= self.slow_rise_log
+            and ev.get("rise_tau", 0.0) >= self.slow_tau
+            and ev.get("late_rise_share", 0.0) >= self.still_rising
+            and not ev["sudden"]
+        )
+
+    def blew_up(self, ev: dict) -> bool:
         rise = ev["end_level"] - ev["min_level"]
         if ev["min_fraction"] >= 0.9 or rise <= 4 * ev["noise"]:
             return False
@@ -97,6 +142,7 @@ class Exploding(Classifier):
     def judge(self, ev: dict, last_step: int) -> Finding:
         # the finite rise alone clears the threshold (no discount for a non-finite end)
         ev["rise_full"] = bool(ev["rise_log"] is None or ev["rise_log"] >= self.min_rise_log)
+        ev["kind"] = "blow_up" if self.blew_up(ev) else "slow_divergence"
         size = (ev["rise_log"] / np.log(3.0)) if ev["rise_log"] is not None else ev["rise_ratio"]
         boost = ev.get("grad_norm_growth", 0.0) >= 3.0 or ev["ends_nonfinite"]
         confidence = min(0.99, 0.6 + 0.3 * min(1.0, size) + 0.1 * boost)
@@ -105,8 +151,9 @@ class Exploding(Classifier):
             if ev["rise_log"] is not None
             else f"by {ev['end_level'] - ev['min_level']:.3g}"
         )
+        lead = "steadily " if ev["kind"] == "slow_divergence" else ""
         summary = (
-            f"Training loss rose {factor} from its best ({ev['min_level']:.4g} at step "
+            f"Training loss rose {lead}{factor} from its best ({ev['min_level']:.4g} at step "
             f"{ev['min_step']}) to {ev['end_level']:.4g} and did not come back"
             + (", ending non-finite." if ev["ends_nonfinite"] else ".")
         )

@@ -58,3 +58,24 @@ def test_real_runs_explode_only_where_the_loss_jumped_and_stayed_up(real_runs):
     # known disagreement: this run's loss climbs from 8 to 12 over its second half; labels.json
     # calls it oscillating + plateau, the rule (and many readers) call that divergence
     assert all("token_to_char1729587337" in e for e in false), false
+
+
+def test_a_slow_sustained_divergence_is_exploding_of_its_own_kind():
+    # down to a minimum, then a steady climb to ~15% above it over the last 40% of the run
+    steps = np.arange(2000)
+    rng = np.random.default_rng(3)
+    loss = 0.5 + 1.5 * np.exp(-steps / 200)
+    loss = loss + np.where(steps > 1200, 0.08 * (steps - 1200) / 800, 0.0)
+    loss = loss + 0.005 * rng.standard_normal(len(steps))
+    f = judge(Exploding(), run_of(loss=(steps, loss)))
+    assert f is not None and f.evidence["kind"] == "slow_divergence"
+    assert "steadily" in f.summary
+
+
+def test_a_rise_to_a_new_level_that_holds_is_not_a_divergence():
+    # climbs 15% after its minimum and then stays there for the last half: an equilibrium
+    steps = np.arange(2000)
+    loss = np.where(
+        steps < 200, 1.0 - 0.2 * steps / 200, 0.8 + 0.12 * (1 - np.exp(-(steps - 200) / 150))
+    )
+    assert judge(Exploding(), run_of(loss=(steps, loss))) is None
