@@ -3,11 +3,13 @@ file, a notebook cell's output, text pasted into the service).
 
 Each style people meet is a small declarative pattern set in `styles/` (HF Trainer dicts,
 Keras verbose 1 and 2, tqdm/Lightning bars, MXNet, PyTorch meters, timm, detectron2,
-mmengine, fairseq, nanoGPT, Megatron, and a generic key-value fallback); `_engine` reads
-lines with one of them. The style is chosen on the file's first bytes (the one that finds the
-most loss points; a specific style wins a tie with the fallback), then the whole file is
-streamed through it. Logger prefixes (timestamps, levels, rank tags) are removed from every
-line first, ANSI codes stripped and progress-bar redraws reduced to their last state.
+mmengine, fairseq, nanoGPT, Megatron, YOLOv5, and a generic key-value fallback); `_parser`
+reads lines with one of them (each shape of line once with the patterns, then by position:
+`_plan`) and `_engine` turns the records into points. The style is chosen on the file's first
+bytes (the one that finds the most loss points; a specific style wins a tie with the
+fallback), then the whole file is streamed through it, a block at a time. Logger prefixes
+(timestamps, levels, rank tags) are removed from every line first, ANSI codes stripped and
+progress-bar redraws reduced to their last state (the last before each reset of the bar).
 
 No silent guesses: a text is taken only when the style finds a loss-like series (a train or
 val loss with at least two points); otherwise UnknownFormatError says that no training metrics
