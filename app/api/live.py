@@ -50,6 +50,7 @@ router = APIRouter(prefix="/runs", tags=["live runs"])
 MAX_BATCH_POINTS = 100_000
 MAX_BODY_BYTES = 16 * 1024 * 1024
 MAX_NAME = 200
+LIVE_FORMAT = "live"  # a live run's format: the run page polls it while it grows
 _GROW_TRIES = 5  # a try lost to another worker's append re-reads the run and tries again
 _NON_FINITE = {"nan": math.nan, "infinity": math.inf, "inf": math.inf, "-infinity": -math.inf}
 _NON_FINITE["-inf"] = -math.inf
@@ -77,7 +78,7 @@ _registry_lock = threading.Lock()
 )
 def create_live_run(body: LiveRunIn, store: StoreDep, project: ProjectDep) -> dict:
     empty = IncrementalDiagnosis(body.name).tick().diagnosis  # inconclusive: no points yet
-    new = NewRun(body.name, empty_frame(), empty)
+    new = NewRun(body.name, empty_frame(), empty, format=LIVE_FORMAT)
     (record,) = store.add(project, [new])
     return record.to_dict()
 

@@ -102,3 +102,33 @@ def test_sign_in_with_a_token_then_pages_and_report_open(auth_server, open_page)
         assert c.get("/v1/runs", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
         assert c.get("/v1/runs").status_code == 401
         assert c.get("/v1/runs", cookies={"lf_session": "forged"}).status_code == 401
+
+
+def _points(start: int, stop: int, nan_from: int | None = None) -> list[dict]:
+    return [
+        {
+            "metric": "loss",
+            "step": s,
+            "value": "NaN" if nan_from is not None and s >= nan_from else 2 / (1 + s / 20) + 0.3,
+        }
+        for s in range(start, stop)
+    ]
+
+
+def test_the_run_page_follows_a_live_run_as_it_grows(web_server, open_page):
+    with httpx.Client(base_url=web_server.url, timeout=60) as api:
+        run = api.post("/v1/runs/live", json={"name": "growing"}).json()
+        api.post(f"/v1/runs/{run['id']}/points", json=_points(0, 100)).raise_for_status()
+        p = open_page(web_server)
+        page = p.page
+        page.goto(f"{web_server.url}/runs/{run['id']}")
+        page.wait_for_selector("#chart[data-ready='1'][data-points='100'] canvas", timeout=60_000)
+        assert page.locator(".finding").count() == 0
+        api.post(f"/v1/runs/{run['id']}/points", json=_points(100, 130, nan_from=120))
+        # polled every few seconds: the page shows the new points and the NaN without a reload
+        page.wait_for_selector("#chart[data-points='130']", timeout=30_000)
+        page.wait_for_selector(".finding[data-label='nan']", timeout=30_000)
+        assert "130 points" in page.locator("#meta").inner_text()
+        assert "nan" in page.locator("#title").inner_text()
+        p.shot("run-live")
+        p.clean()

@@ -1,8 +1,11 @@
 // The run page: chart of the downsampled series, findings, evidence, skipped, warnings, downloads.
+// A live run (format "live", grown by POST /v1/runs/{id}/points) is polled every POLL_MS while
+// the page is visible; when its points or diagnosis change the page is drawn again.
 import { Chart, chartControls, color } from "./chart.js";
 import { api, badge, fmtNum, fmtTime, h, session, showError } from "./common.js";
 
 const POINTS = 2000;
+const POLL_MS = 3000;
 const runId = decodeURIComponent(location.pathname.split("/").pop());
 const base = "/v1/runs/" + encodeURIComponent(runId);
 let metrics = []; // [{metric, role, on}]
@@ -78,16 +81,45 @@ function downloads(run) {
     } }, "Delete run"));
 }
 
-async function main() {
-  if (!(await session())) return;
-  const run = await api(base);
+function render(run) {
   const d = run.diagnosis;
   document.title = `${run.name} · lossforensics`;
   document.getElementById("title").replaceChildren(run.name, " ", badge(run.verdict));
   document.getElementById("meta").textContent =
     `${run.format || "?"} · ${fmtNum(run.points)} points · project ${run.project} · uploaded ${fmtTime(run.created_at)} · ${run.files.join(", ")}`;
-  metrics = d.metrics.map((m) => ({ metric: m.metric, role: m.role, on: DEFAULT_ON.has(m.role) }));
-  if (!metrics.some((m) => m.on) && metrics.length) metrics[0].on = true;
+  const known = new Map(metrics.map((m) => [m.metric, m.on]));
+  metrics = d.metrics.map((m) => ({ metric: m.metric, role: m.role,
+    on: known.has(m.metric) ? known.get(m.metric) : DEFAULT_ON.has(m.role) }));
+  if (!metrics.some((m) => m.on) && metrics.length && !known.size) metrics[0].on = true;
+  chart.setSpans(d.findings.filter((f) => f.span).map((f) => ({ start: f.span.start_step, end: f.span.end_step, label: f.label })));
+  picker();
+  findings(d);
+  listOrNone("skipped", d.skipped || [], (s) => `${s.label}: ${s.reason}`);
+  listOrNone("warnings", d.warnings || [], (w) => typeof w === "string" ? w : [w.file, w.message].filter(Boolean).join(": "));
+  downloads(run);
+}
+
+function follow(run) {
+  let seen = `${run.points}:${run.diagnosed_at}`;
+  const poll = async () => {
+    if (!document.hidden) {
+      const now = await api(base);
+      const stamp = `${now.points}:${now.diagnosed_at}`;
+      if (stamp !== seen) {
+        seen = stamp;
+        render(now);
+        await redraw();
+        document.getElementById("chart").dataset.points = String(now.points);
+      }
+    }
+    setTimeout(() => poll().catch((err) => showError(document.getElementById("findings"), err)), POLL_MS);
+  };
+  setTimeout(poll, POLL_MS);
+}
+
+async function main() {
+  if (!(await session())) return;
+  const run = await api(base);
   chart = new Chart(document.getElementById("chart"), {
     onRange: async (start, end) => {
       const key = `${start}:${end}`;
@@ -96,15 +128,13 @@ async function main() {
       chart.update(toSeries(await fetchView(start, end)));
     },
   });
-  chart.setSpans(d.findings.filter((f) => f.span).map((f) => ({ start: f.span.start_step, end: f.span.end_step, label: f.label })));
   document.getElementById("chart-tools").replaceChildren(...chartControls(chart));
-  picker();
-  findings(d);
-  listOrNone("skipped", d.skipped || [], (s) => `${s.label}: ${s.reason}`);
-  listOrNone("warnings", d.warnings || [], (w) => typeof w === "string" ? w : [w.file, w.message].filter(Boolean).join(": "));
-  downloads(run);
+  render(run);
   await redraw();
-  document.getElementById("chart").dataset.ready = "1";
+  const el = document.getElementById("chart");
+  el.dataset.points = String(run.points);
+  el.dataset.ready = "1";
+  if (run.format === "live") follow(run);
 }
 
 main().catch((err) => showError(document.getElementById("findings"), err));
