@@ -32,6 +32,7 @@ This module imports nothing heavy at the top: a spawned worker starts by importi
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import pickle
@@ -53,6 +54,7 @@ from lossforensics.classifiers.errors import (
 log = logging.getLogger("lossforensics.isolate")
 
 POLL_SECONDS = 0.05
+RECYCLE_AT = 0.6  # a worker left holding this share of its memory limit is replaced
 WARM_MODULES = ("lossforensics.ingest",)  # the rest loads at the first task, when needed
 MIN_HEADROOM = 64 * 1024 * 1024  # address space a worker gets at least, whatever its start
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -137,15 +139,40 @@ def _run_task(fn: Callable[..., Any], args: tuple, limits: WorkerLimits) -> tupl
         return pickle.dumps(("error", err.to_dict(), True)), True
     except LossForensicsError as exc:
         return pickle.dumps(("error", exc.to_dict(), False)), False
-    except Exception as exc:  # an unexpected bug: the caller logs it as a 500
-        return pickle.dumps(("crash", f"{type(exc).__name__}: {exc}", False)), False
+    except Exception as exc:
+        if _out_of_memory(exc):  # the address-space cap met inside a library that re-raises
+            err = LimitExceededError(
+                f"reading this upload needed more than {limits.memory_bytes} bytes of memory "
+                f"(the worker memory limit: {type(exc).__name__}: {exc})"
+            )
+            return pickle.dumps(("error", err.to_dict(), True)), True
+        # an unexpected bug: the caller logs it, with the worker's traceback, as a 500
+        import traceback
+
+        return pickle.dumps(("crash", traceback.format_exc(), True)), True
+
+
+def _out_of_memory(exc: BaseException | None) -> bool:
+    """A MemoryError, or ENOMEM (an mmap or thread start refused), anywhere in the chain."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, MemoryError):
+            return True
+        if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+            return True
+        if "Cannot allocate memory" in str(exc) or "bad_alloc" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
 
 
 # -- the parent side ---------------------------------------------------------------------------
 
 
 class WorkerCrash(RuntimeError):
-    """A task raised an unexpected exception in the worker (a bug, answered as a 500)."""
+    """A task raised an unexpected exception in the worker (a bug, answered as a 500); the
+    message is the worker's traceback."""
 
 
 class _Worker:
@@ -262,8 +289,10 @@ class WorkerPool:
             self._replace(worker)
             raise
         kind, payload, last = pickle.loads(reply)
-        if last:
-            self._replace(worker)  # the worker exits after a MemoryError
+        if last or _rss(worker.proc.pid) > RECYCLE_AT * self.limits.memory_bytes:
+            # it exits after a MemoryError or a crash; one left big by a large read would
+            # start the next task near its limit (the heap is not given back): a fresh one
+            self._replace(worker)
         else:
             self._idle.put(worker)
         if kind == "ok":

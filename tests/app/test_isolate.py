@@ -3,13 +3,14 @@ and the pool keeps serving; typed errors cross back as themselves."""
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections.abc import Iterator
 
 import pytest
 from lossforensics.classifiers.errors import CorruptInputError, LimitExceededError
-from lossforensics.isolate import WorkerLimits, WorkerPool
+from lossforensics.isolate import WorkerCrash, WorkerLimits, WorkerPool
 
 MiB = 1024 * 1024
 
@@ -28,6 +29,17 @@ def hog(megabytes: int) -> int:
 
 def corrupt() -> None:
     raise CorruptInputError("bad bytes", file="x.csv", line=3)
+
+
+def enomem() -> None:
+    try:
+        raise OSError(errno.ENOMEM, "Cannot allocate memory")
+    except OSError as exc:
+        raise RuntimeError("a library's own error") from exc
+
+
+def bug() -> None:
+    raise ValueError("a bug in a reader")
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +78,18 @@ def test_memory_limit_is_413_and_the_pool_recovers(pool):
 def test_output_limit(pool):
     with pytest.raises(LimitExceededError, match="output"):
         pool.run(os.urandom, 2 * MiB)
+
+
+def test_enomem_inside_a_library_is_the_memory_limit_and_a_fresh_worker(pool):
+    before = pool.run(pid)
+    with pytest.raises(LimitExceededError, match="memory limit"):
+        pool.run(enomem)
+    assert pool.run(pid) != before
+
+
+def test_a_crash_carries_the_worker_traceback_and_the_worker_is_replaced(pool):
+    before = pool.run(pid)
+    with pytest.raises(WorkerCrash, match="ValueError: a bug in a reader") as info:
+        pool.run(bug)
+    assert "in bug" in str(info.value)
+    assert pool.run(pid) != before
