@@ -14,7 +14,13 @@ import weakref
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.run import RunSeries
-from lossforensics.classifiers.signals import MAD_TO_SIGMA, TINY, bucket, finite_points
+from lossforensics.classifiers.signals import (
+    MAD_TO_SIGMA,
+    TINY,
+    bucket,
+    finite_points,
+    group_medians,
+)
 from lossforensics.classifiers.signals._memo import array_key, remembered
 
 
@@ -100,12 +106,7 @@ def _group_medians(group: np.ndarray, y: np.ndarray) -> np.ndarray:
     finite = ~np.isnan(y)
     if not finite.all():  # pandas skips NaN; a group of NaN only has a NaN median
         return pd.Series(y).groupby(group).median().to_numpy()
-    order = np.lexsort((y, group))
-    g, v = group[order], y[order]
-    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    count = np.diff(np.r_[starts, len(g)])
-    low, high = v[starts + (count - 1) // 2], v[starts + count // 2]
-    return np.where(count % 2 == 1, high, (low + high) / 2)
+    return group_medians(group, y)
 
 
 def trailing_median(x: np.ndarray, y: np.ndarray, at: float, points: int) -> float:

@@ -100,11 +100,9 @@ def excursion_width(x: np.ndarray, y: np.ndarray, period: float) -> float:
     bins = int(max(4, min(MAX_PHASE_BINS, round(per_period))))
     which = (((x - x[0]) / period) % 1.0 * bins).astype(np.int64)
     counts = np.bincount(which, minlength=bins)
-    if (counts == 0).any():
+    if (counts == 0).any() or np.isnan(resid).any():  # a NaN bin makes the whole profile NaN
         return float("nan")
-    order = np.argsort(which, kind="stable")
-    groups = np.split(resid[order], np.cumsum(counts)[:-1])
-    profile = np.array([np.median(g) for g in groups])
+    profile = signals.group_medians(which, resid)
     profile = profile - np.median(profile)
     peak = float(profile.max())
     return float(np.mean(profile > 0.5 * peak)) if peak > 0 else float("nan")

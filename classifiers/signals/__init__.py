@@ -31,7 +31,7 @@ from lossforensics.classifiers.signals.events import (
     find_spikes,
     loss_cycle,
 )
-from lossforensics.classifiers.signals.reduce import bucket, finite_points
+from lossforensics.classifiers.signals.reduce import bucket, finite_points, group_medians
 from lossforensics.classifiers.signals.smoothing import (
     ewma,
     odd_window,
@@ -78,6 +78,7 @@ __all__ = [
     "ewma",
     "find_spikes",
     "finite_points",
+    "group_medians",
     "head_level",
     "log_ratio",
     "loss_cycle",

@@ -17,6 +17,18 @@ def finite_points(steps: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np
     return x[keep], y[keep]
 
 
+def group_medians(group: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """np.median of `y` (no NaN) within each group, groups in sorted order: the same numbers
+    (the middle value, or the two middle ones halved; a zero's sign aside) from one sort
+    instead of a median call per group (~10 us of dispatch each on short groups)."""
+    order = np.lexsort((y, group))
+    g, v = group[order], y[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    count = np.diff(np.r_[starts, len(g)])
+    low, high = v[starts + (count - 1) // 2], v[starts + count // 2]
+    return np.where(count % 2 == 1, high, (low + high) / 2)
+
+
 def median(y: np.ndarray) -> float:
     """np.median of a 1-D array, bit for bit (the middle value, or the two middle ones
     halved), from one partition: np.median's dispatch, NaN check and mean-of-a-slice cost ~3x
