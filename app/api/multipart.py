@@ -13,7 +13,7 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from lossforensics.classifiers.errors import (
     EmptyInputError,
@@ -24,6 +24,9 @@ from lossforensics.classifiers.errors import (
 from lossforensics.store.space import is_full, storage_full
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
+
+if TYPE_CHECKING:  # defined for type checkers only
+    from python_multipart.multipart import MultipartCallbacks
 
 FILE_FIELD = "file"
 MAX_TEXT_FIELD = 64 * 1024
@@ -87,7 +90,7 @@ class _Receiver:
         self._saved: tuple[str, Path] | None = None
         self._size = 0
 
-    def callbacks(self) -> dict:
+    def callbacks(self) -> MultipartCallbacks:
         return {
             "on_part_begin": self.on_part_begin,
             "on_header_field": self.on_header_field,
