@@ -6,8 +6,13 @@ low).
 Signal: the training loss at its start (the first point; the median of the first 3 on
 per-step logs), the smoothed loss in the middle (40-60% of the run) and at the end (last
 15%); the validation loss at its end; all by signals' robust levels.
+"High" is measured against the loss at the start: at initialisation a classifier's loss sits at
+chance level (ln of the number of classes for cross-entropy), so the share of the starting loss
+kept is the share of chance-level loss still unexplained.
 Rule: for positive losses, the training loss keeps at least 60% of its starting value (it fell
-less than 40%; a model too small to learn anything may not move at all, or end a little
+less than 40%; `min_kept_stuck`, 50%, when plateau's measurement finds it stuck and validation
+ends within `tight_gap`, 5%, of training: stalled flat with no gap, it stopped learning
+high; a model too small to learn anything may not move at all, or end a little
 higher). Without the task's reachable loss "high" is a guess, and a loss that fell by 40% or
 more has learnt a good part of what it can: a LoRA fine-tune that halves its loss, or a language
 model converging on a high-entropy text, are healthy runs that keep about half. It stopped
@@ -72,6 +77,8 @@ class Underfit(Classifier):
         max_rate_ratio: float = 0.15,
         near_start: float = 0.8,
         max_late_rise: float = 0.1,
+        min_kept_stuck: float = 0.5,
+        tight_gap: float = 0.05,
     ) -> None:
         self.min_kept = min_kept
         self.max_kept = max_kept
@@ -80,6 +87,8 @@ class Underfit(Classifier):
         self.max_rate_ratio = max_rate_ratio
         self.near_start = near_start
         self.max_late_rise = max_late_rise
+        self.min_kept_stuck = min_kept_stuck
+        self.tight_gap = tight_gap
         self._plateau = Plateau()  # "stopped improving" is plateau's measurement, reused
 
     def measure(self, run: RunSeries, *, rates: bool = True) -> dict | None:
@@ -120,8 +129,12 @@ class Underfit(Classifier):
         knee = flat_late and (ev["rate_ratio"] is None or ev["rate_ratio"] <= self.max_rate_ratio)
         barely_moved = flat_late and ev["kept"] >= self.near_start  # no knee to look for
         stalled = ev["plateau"] or knee or barely_moved
+        # a loss stuck flat (plateau's measurement) with validation right on training may have
+        # kept only half its start: it stopped learning high, with nothing left to generalise
+        stuck_tight = ev["plateau"] and abs(ev["gap_ratio"]) <= self.tight_gap
+        low = self.min_kept_stuck if stuck_tight else self.min_kept
         return (
-            self.min_kept <= ev["kept"] <= self.max_kept
+            low <= ev["kept"] <= self.max_kept
             and stalled
             and ev["late_gain"] >= -self.max_late_rise
             and ev["gap_ratio"] <= self.max_gap

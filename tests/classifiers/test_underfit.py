@@ -99,3 +99,14 @@ def test_a_second_half_that_rises_is_not_a_flat_high_line():
     assert judge(Underfit(), run_of(loss=(EP, y), val_loss=(EP, y * 1.02))) is None
     flat = np.concatenate([_knee(2.4, 1.4, n=10), np.full(10, 1.45)])  # same run, flat: fires
     assert judge(Underfit(), run_of(loss=(EP, flat), val_loss=(EP, flat * 1.02))) is not None
+
+
+def test_stuck_flat_at_half_the_start_with_no_gap_is_underfit():
+    # a model too small: loses ~45% of its chance-level start, then sits flat with val on train
+    steps = np.arange(0, 3000, 10)
+    rng = np.random.default_rng(6)
+    train = 1.25 + 1.05 * np.exp(-steps / 150) + 0.003 * rng.standard_normal(len(steps))
+    vx = steps[::10]
+    val = 1.26 + 1.05 * np.exp(-vx / 150)
+    f = judge(Underfit(), run_of(loss=(steps, train), val_loss=(vx, val)))
+    assert f is not None and 0.5 <= f.evidence["kept"] < 0.6
