@@ -245,5 +245,5 @@ def melt_chunk(
     keep &= row_ok[:, None]
     rows, cols = np.nonzero(keep)
     codes = np.asarray(metric_codes, dtype=np.int32)[cols]
-    runs = run_codes if np.isscalar(run_codes) else np.asarray(run_codes, np.int32)[cols]
+    runs = np.asarray(run_codes, np.int32)[cols] if isinstance(run_codes, np.ndarray) else run_codes
     builder.add(runs, codes, steps[rows], values[rows, cols], None if wall is None else wall[rows])
