@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from lossforensics.ingest.console._columns import Group, floats
@@ -357,7 +357,8 @@ class Parser:
         for p in np.unique(pid[pid >= 0]).tolist():
             idx = np.flatnonzero(pid == p)
             plan = plans[p]
-            group = Group([raws[i] for i in idx.tolist()])
+            # a row with a plan (pid >= 0) always kept its line; None goes with pid -1
+            group = Group(cast("list[str]", [raws[i] for i in idx.tolist()]))
             kind[idx] = plan.kind
             if plan.outcome == OWN:
                 for j in range(3):
@@ -413,7 +414,7 @@ class Parser:
     def _counters(self, ctx: tuple[Any, ...]) -> tuple[int, int, int]:
         """(epoch, step, batch) of a context: read from its line, or as kept."""
         if len(ctx) == 3:
-            return ctx  # type: ignore[return-value]
+            return ctx
         raw, pid = ctx
         return _line_counters(raw, self._plans[pid].counters)
 
