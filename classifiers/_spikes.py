@@ -78,6 +78,10 @@ def diverged(
     return before | (blown_for_good[after] & (after > at + 1))
 
 
+# An excursion raised for under this share of its period is a recurring spike, not a sawtooth
+# (loss_spikes, unshuffled and the explains table share it)
+SPIKE_WIDTH = 0.08
+
 # Phase bins a period is folded into: enough to resolve a one-point excursion in a long period,
 # few enough that each bin holds several cycles' points
 MAX_PHASE_BINS = 50

@@ -25,6 +25,8 @@ The table, cause -> consequence, and why it holds in general:
 - underfit -> plateau (stuck after a drop): a model that fits its training data only partly
   stalls high; the stall is how underfitting looks, not a second problem.
 - oscillating -> underfit, plateau: the trend is flat and high because the loss swings.
+- unshuffled -> loss_spikes, when the sawtooth stays raised over its own period (at least
+  `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
 - resume_discontinuity -> exploding, loss_spikes: the jump sits at a restart; the restart lost
   optimizer or scheduler state.
 
@@ -40,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
+from lossforensics.classifiers._spikes import SPIKE_WIDTH
 from lossforensics.classifiers.diagnosis import Finding
 
 # A restart within this share of the run's logged span of a jump's start is that jump's cause
@@ -53,6 +56,13 @@ def _flat_from_start(cause: Finding, effect: Finding) -> bool:
 
 def _stuck_after_drop(cause: Finding, effect: Finding) -> bool:
     return effect.evidence.get("kind") != "flat_from_start"
+
+
+def _broad_sawtooth(cause: Finding, effect: Finding) -> bool:
+    """unshuffled explains loss_spikes: its cycle stays raised over its own period (not only
+    at a logged epoch), so the jumps are the sawtooth's rising edges."""
+    width = cause.evidence.get("width")
+    return width is not None and width == width and width >= SPIKE_WIDTH
 
 
 def _blew_up_before_nan(cause: Finding, effect: Finding) -> bool:
@@ -96,6 +106,7 @@ EXPLAINS: tuple[Explains, ...] = (
     Explains("underfit", "plateau", "an underfitting model stalls high", _stuck_after_drop),
     Explains("oscillating", "underfit", "the trend is high because the loss swings"),
     Explains("oscillating", "plateau", "the trend is flat because the loss swings"),
+    Explains("unshuffled", "loss_spikes", "the jumps are the sawtooth's edges", _broad_sawtooth),
     Explains("resume_discontinuity", "exploding", "the jump is at a restart", _at_a_restart),
     Explains("resume_discontinuity", "loss_spikes", "the jump is at a restart", _at_a_restart),
 )

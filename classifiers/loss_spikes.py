@@ -52,7 +52,7 @@ class LossSpikes(Classifier):
         z_min: float = 6.0,
         min_rise_log: float = 0.4,
         min_range_share: float = 0.3,
-        spike_width: float = 0.08,
+        spike_width: float = _spikes.SPIKE_WIDTH,
     ) -> None:
         self.z_min = z_min
         self.min_rise_log = min_rise_log

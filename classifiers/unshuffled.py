@@ -31,7 +31,7 @@ import re
 import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._epochs import epoch_fold, epoch_length
-from lossforensics.classifiers._spikes import excursion_width
+from lossforensics.classifiers._spikes import SPIKE_WIDTH, excursion_width
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
@@ -56,7 +56,7 @@ class Unshuffled(Classifier):
         min_strength: float = 0.3,
         min_cycles: float = 3.0,
         max_p: float = 1e-3,
-        spike_width: float = 0.08,
+        spike_width: float = SPIKE_WIDTH,
     ) -> None:
         self.min_strength = min_strength
         self.min_cycles = min_cycles

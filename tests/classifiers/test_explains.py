@@ -78,3 +78,11 @@ def test_diagnose_reports_an_early_lr_cut_once():
     labels = [f.label for f in d.findings]
     assert d.verdict == "lr_decayed_too_early"
     assert "plateau" not in labels and "underfit" not in labels
+
+
+def test_a_broad_sawtooth_explains_the_jumps_at_its_edges_but_not_narrow_recurring_spikes():
+    spikes = _f("loss_spikes")
+    broad = _f("unshuffled", width=0.2)
+    assert [f.label for f in apply_explains([spikes, broad])] == ["unshuffled"]
+    narrow = _f("unshuffled", width=0.03)  # fired on a logged epoch: both stay
+    assert [f.label for f in apply_explains([spikes, narrow])] == ["loss_spikes", "unshuffled"]
