@@ -130,7 +130,8 @@ def sources_of(
 ) -> list[tuple[Path, str, Path]]:
     """(path to ingest, name to show, folder names are shown relative to) for every source of
     the upload: the plain files together as one run folder, then each archive unpacked."""
-    archives, plain = [], []
+    archives: list[SavedFile] = []
+    plain: list[SavedFile] = []
     for f in form.files:
         (archives if archive_kind(f.path) else plain).append(f)
     sources: list[tuple[Path, str, Path]] = []
