@@ -20,10 +20,14 @@ The table, cause -> consequence, and why it holds in general:
   what to fix.
 - vanishing_gradients -> plateau, underfit: the loss stops because no gradient reaches the
   weights.
-- plateau (flat from the first step) -> underfit: a loss that never moved did not learn a
-  little and stall; nothing was learned (a wiring bug before a capacity one).
+- plateau (flat from the first step, or stalled at its first logged level) -> underfit: a loss
+  that never moved did not learn a little and stall; nothing was learned (a wiring bug before
+  a capacity one).
 - underfit -> plateau (stuck after a drop): a model that fits its training data only partly
   stalls high; the stall is how underfitting looks, not a second problem.
+- plateau -> distribution_mismatch, when the stalled level is still the first logged loss (at
+  least `AT_START_LEVEL` of it): a loss pinned at chance level (the entropy of the class prior,
+  often after an early blow-up) learned nothing, whatever the val does.
 - oscillating -> underfit, plateau: the trend is flat and high because the loss swings.
 - unshuffled -> loss_spikes, when the sawtooth stays raised over its own period (at least
   `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
@@ -45,17 +49,36 @@ from dataclasses import dataclass, replace
 from lossforensics.classifiers._spikes import SPIKE_WIDTH
 from lossforensics.classifiers.diagnosis import Finding
 
+# A stall whose level kept at least this share of the first logged loss (the untrained model's,
+# chance level for a classifier) learned nothing: 1 - plateau's 3% "no real change" in log terms
+AT_START_LEVEL = 0.97
+
 # A restart within this share of the run's logged span of a jump's start is that jump's cause
 # (the two checks place a jump at slightly different steps: a smoothed minimum vs a raw restart)
 RESTART_NEAR = 0.05
 
 
+def _learned_nothing(plateau: Finding) -> bool:
+    """A plateau flat from its first step, or stalled at its first logged level (chance)."""
+    kept = plateau.evidence.get("start_kept")
+    at_start = kept is not None and kept >= AT_START_LEVEL
+    return plateau.evidence.get("kind") == "flat_from_start" or at_start
+
+
 def _flat_from_start(cause: Finding, effect: Finding) -> bool:
-    return cause.evidence.get("kind") == "flat_from_start"
+    return _learned_nothing(cause)
 
 
 def _stuck_after_drop(cause: Finding, effect: Finding) -> bool:
-    return effect.evidence.get("kind") != "flat_from_start"
+    return not _learned_nothing(effect)
+
+
+def _stuck_at_start_level(cause: Finding, effect: Finding) -> bool:
+    """plateau explains distribution_mismatch: the train loss is stuck at (or above) its first
+    logged value, so whatever 'improvement' the mismatch check saw was a recovery (from an early
+    blow-up) to the chance level, and a val flat beside it is flat because nothing was learned."""
+    kept = cause.evidence.get("start_kept")
+    return kept is not None and kept >= AT_START_LEVEL
 
 
 def _broad_sawtooth(cause: Finding, effect: Finding) -> bool:
@@ -104,6 +127,12 @@ EXPLAINS: tuple[Explains, ...] = (
     Explains("vanishing_gradients", "underfit", "no gradient reaches the weights"),
     Explains("plateau", "underfit", "the loss never moved: nothing was learned", _flat_from_start),
     Explains("underfit", "plateau", "an underfitting model stalls high", _stuck_after_drop),
+    Explains(
+        "plateau",
+        "distribution_mismatch",
+        "the loss is stuck at its untrained level",
+        _stuck_at_start_level,
+    ),
     Explains("oscillating", "underfit", "the trend is high because the loss swings"),
     Explains("oscillating", "plateau", "the trend is flat because the loss swings"),
     Explains("unshuffled", "loss_spikes", "the jumps are the sawtooth's edges", _broad_sawtooth),

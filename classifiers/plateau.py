@@ -32,7 +32,8 @@ tail is the floor, not a plateau.
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
 Evidence: kind, stall_step, stuck_fraction, tail_improvement, rate_ratio, val_late_gain,
-lr_final_ratio.
+lr_final_ratio, start_kept (end level / first logged value: ~1 is stuck at the untrained,
+chance-level loss).
 """
 
 from __future__ import annotations
@@ -109,6 +110,9 @@ class Plateau(Classifier):
             "total_improvement": total,
             "log_scale": signals.all_positive(y),
             "noise": noise,
+            # the end level over the first logged value (the untrained model's loss: chance
+            # level for a classifier); about 1 means nothing was learned, whatever came between
+            "start_kept": float(np.exp(end) / y[0]) if signals.all_positive(y) else None,
         }
         lr = run.curve("lr")
         if lr is not None and np.isfinite(lr.values).any() and np.nanmax(lr.values) > 0:

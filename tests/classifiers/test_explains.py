@@ -86,3 +86,17 @@ def test_a_broad_sawtooth_explains_the_jumps_at_its_edges_but_not_narrow_recurri
     assert [f.label for f in apply_explains([spikes, broad])] == ["unshuffled"]
     narrow = _f("unshuffled", width=0.03)  # fired on a logged epoch: both stay
     assert [f.label for f in apply_explains([spikes, narrow])] == ["loss_spikes", "unshuffled"]
+
+
+def test_a_loss_pinned_at_chance_after_an_early_blow_up_is_a_plateau_not_a_mismatch():
+    # binary classifier: starts at ln 2, blows up early, falls back to the majority-class
+    # entropy and stays there; the val sits there too
+    steps = np.arange(0, 3000, 10)
+    chance = np.log(2.0)
+    train = chance + 0.002 * RNG.standard_normal(len(steps))
+    train[3:12] = chance + 4.0 * np.exp(-np.arange(9) / 3.0)
+    vx = steps[::15]
+    val = chance + 0.002 * RNG.standard_normal(len(vx))
+    d = diagnose(frame_of(loss=(steps, train), val_loss=(vx, val)))
+    assert d.verdict == "plateau"
+    assert "distribution_mismatch" not in [f.label for f in d.findings]
