@@ -93,8 +93,14 @@ def masked_crcs(
     out = np.empty(len(starts), dtype=np.uint32)
     if not len(starts):
         return out
-    uniq, inverse, counts = np.unique(lengths, return_inverse=True, return_counts=True)
-    by_length = np.split(np.argsort(inverse, kind="stable"), np.cumsum(counts)[:-1])
+    # spans grouped by length, in order within a group; a stable sort of 16-bit keys is a
+    # radix sort, ~5x faster than np.unique's sort of the 64-bit lengths
+    short = lengths.max() < 1 << 16 and lengths.min() >= 0
+    order = np.argsort(lengths.astype(np.uint16) if short else lengths, kind="stable")
+    ordered = lengths[order]
+    firsts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    uniq, counts = ordered[firsts], np.diff(np.r_[firsts, len(order)])
+    by_length = np.split(order, firsts[1:])
     view = memoryview(raw)
     for length, count, members in zip(uniq.tolist(), counts.tolist(), by_length, strict=True):
         if length <= _MAX_VECTOR_LEN and count >= _MIN_VECTOR_GROUP:
