@@ -211,43 +211,76 @@ def bench_reports(svc: Service, clients: int = 20, uncached: int = 60) -> None:
     with httpx.Client(base_url=svc.url, timeout=600) as client:
         ids = [r["id"] for r in client.get("/v1/runs", params={"limit": uncached}).json()["items"]]
     health: list[float] = []
+    control: list[float] = []  # a trivial HTTP server polled alike: what the machine adds
     done = threading.Event()
 
-    def poll() -> None:
-        with httpx.Client(base_url=svc.url, timeout=60) as c:
+    def poll(url: str, out: list[float]) -> None:
+        with httpx.Client(timeout=60) as c:
             while not done.is_set():
                 t0 = time.perf_counter()
-                c.get("/healthz")
-                health.append(time.perf_counter() - t0)
+                c.get(url)
+                out.append(time.perf_counter() - t0)
                 time.sleep(0.02)
 
     def report(run_id: str) -> int:
         with httpx.Client(base_url=svc.url, timeout=600) as c:
             return c.get(f"/v1/runs/{run_id}/report.html").status_code
 
-    poller = threading.Thread(target=poll)
-    poller.start()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    empty = tempfile.mkdtemp(prefix="lf-bench-empty-")
+    ctl = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "-d", empty],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    ctl_url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(ctl_url, timeout=1)
+            break
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    pollers = [
+        threading.Thread(target=poll, args=(f"{svc.url}/healthz", health)),
+        threading.Thread(target=poll, args=(ctl_url, control)),
+    ]
+    for p in pollers:
+        p.start()
     t0 = time.perf_counter()
     with ThreadPoolExecutor(len(ids)) as ex:
         codes = list(ex.map(report, ids))
     first_wall = time.perf_counter() - t0
     done.set()
-    poller.join()
-    h50, hmax = np.percentile(np.array(health) * 1e3, [50, 100])
+    for p in pollers:
+        p.join()
+    ctl.terminate()
+    ctl.wait(30)
+    h50, h99, hmax = np.percentile(np.array(health) * 1e3, [50, 99, 100])
+    c50, c99, cmax = np.percentile(np.array(control) * 1e3, [50, 99, 100])
     print(
         f"{len(ids)} uncached report.html at once: all {set(codes)} in {first_wall:.1f} s; "
-        f"/healthz meanwhile p50 {h50:.0f} ms, max {hmax:.0f} ms over {len(health)} polls"
+        f"/healthz meanwhile p50 {h50:.0f} ms, p99 {h99:.0f} ms, max {hmax:.0f} ms over "
+        f"{len(health)} polls; a trivial HTTP server polled alike (the machine): p50 "
+        f"{c50:.0f} ms, p99 {c99:.0f} ms, max {cmax:.0f} ms"
     )
-    figures.record(
-        figures.Figure(
-            "service",
-            f"/healthz while {len(ids)} uncached report requests are in flight, worst",
-            float(hmax),
-            "ms",
-            target="< 100 ms",
-            met=bool(hmax < 100),
+    for what, ours, ref in (("p99", h99, c99), ("worst", hmax, cmax)):
+        figures.record(
+            figures.Figure(
+                "service",
+                f"/healthz while {len(ids)} uncached report requests are in flight, {what}",
+                float(ours),
+                "ms",
+                reference=float(ref),
+                reference_name="a trivial HTTP server (python -m http.server) polled alike",
+                ratio_name="ours / trivial server",
+                ratio=float(ours / ref),
+                target="< 100 ms",
+                met=bool(ours < 100),
+            )
         )
-    )
     per_client = 50
 
     def hammer(i: int) -> list[float]:
