@@ -205,6 +205,84 @@ def bench_tensorboard(cache: Path, points: int, repeat: int) -> None:
         )
 
 
+def tensorboard_variant(cache: Path, points: int, kind: str) -> Path:
+    """A cached run of `points` scalars over TAGS tags, records framed with TensorBoard's own
+    protos: kind 'tensor' writes TF2-style scalars (a 0-d DT_FLOAT tensor, plugin 'scalars')
+    in one file, kind 'files' plain simple_value scalars spread over 4 event files (a resumed
+    run)."""
+    run = cache / f"tb_{kind}_{points}"
+    if (run / "COMPLETE").exists():
+        return run
+    from tensorboard.compat.proto.event_pb2 import Event
+    from tensorboard.compat.proto.summary_pb2 import Summary, SummaryMetadata
+    from tensorboard.compat.proto.tensor_pb2 import TensorProto
+
+    from benchmarks.service import record
+
+    run.mkdir(parents=True, exist_ok=True)
+    steps = points // TAGS
+    loss = 2.0 * np.exp(-np.arange(steps) / (steps / 5))
+    meta = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
+    files = 1 if kind == "tensor" else 4
+    per_file = -(-steps // files)
+    for f in range(files):
+        out = [record(Event(wall_time=1.7e9, file_version="brain.Event:2").SerializeToString())]
+        for step in range(f * per_file, min(steps, (f + 1) * per_file)):
+            for k in range(TAGS):
+                v = float(loss[step] + k)
+                if kind == "tensor":
+                    value = Summary.Value(
+                        tag=f"train/loss_{k}",
+                        tensor=TensorProto(dtype=1, float_val=[v]),  # 1: DT_FLOAT
+                        metadata=meta,
+                    )
+                else:
+                    value = Summary.Value(tag=f"train/loss_{k}", simple_value=v)
+                event = Event(step=step, wall_time=1.7e9 + step, summary=Summary(value=[value]))
+                out.append(record(event.SerializeToString()))
+        (run / f"events.out.tfevents.{1_700_000_000 + f}.bench").write_bytes(b"".join(out))
+    (run / "COMPLETE").write_text("ok")
+    return run
+
+
+def bench_tensorboard_variants(cache: Path, points: int) -> None:
+    """TF2 tensor scalars and several event files at once, against tbparse, one read each."""
+    try:
+        from tbparse import SummaryReader
+    except ImportError:
+        print("  tbparse not installed: no TF2 / several-files reference")
+        return
+    for kind, what, attr in (
+        ("tensor", "TF2 tensor scalars", "tensors"),
+        ("files", "4 event files in one folder", "scalars"),
+    ):
+        run = tensorboard_variant(cache, points, kind)
+        tensorboard.read(run)  # warm: this layout's first read
+        ours = median_wall(lambda r=run: tensorboard.read(r), 3)
+        ref = median_wall(lambda r=run, a=attr: getattr(SummaryReader(str(r)), a), 1)
+        assert len(ours.out.frame) == len(ref.out) == points, (len(ours.out.frame), len(ref.out))
+        speedup = ref.wall / ours.wall
+        print(
+            f"TensorBoard {what}, {points:,} scalars: ours {ours.wall:.2f} s wall "
+            f"({ours.cpu:.2f} s CPU), tbparse .{attr} {ref.wall:.2f} s wall ({ref.cpu:.2f} s "
+            f"CPU); speed-up {speedup:.1f}x wall, {ref.cpu / ours.cpu:.1f}x CPU"
+        )
+        figures.record(
+            figures.Figure(
+                "ingest",
+                f"TensorBoard {what}, {points:,} scalars, wall",
+                ours.wall,
+                "s",
+                reference=ref.wall,
+                reference_name=f"tbparse SummaryReader(dir).{attr}",
+                ratio_name="speed-up",
+                ratio=speedup,
+                target=">= 50x",
+                met=speedup >= 50,
+            )
+        )
+
+
 # --- JSONL and W&B CSV via load_run ------------------------------------------------------------
 
 
@@ -296,6 +374,7 @@ def main() -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     if args.only in (None, "tensorboard"):
         bench_tensorboard(args.cache, args.points, args.repeat)
+        bench_tensorboard_variants(args.cache, args.points // 4)
     if args.only in (None, "load_run"):
         bench_load_run(args.cache, args.points, args.repeat)
     figures.write(args.json)
