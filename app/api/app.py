@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +22,12 @@ from lossforensics.store.pipeline import load_samples
 from starlette.concurrency import run_in_threadpool
 
 log = logging.getLogger("lossforensics.api")
+
+# How long a thread may hold the GIL while another waits for it (Python's default is 5 ms).
+# Report and plot renders are pure-Python CPU work in worker threads; every step of a request
+# on the event loop waits up to this long for the GIL, so /healthz and other light requests
+# took ~10 such waits (p99 ~140 ms) while reports were drawn.
+GIL_SWITCH_SECONDS = 0.001
 
 DESCRIPTION = """Upload a training run's logs (TensorBoard, W&B CSV, JSONL, HF trainer_state,
 Lightning/Keras CSV, MLflow; single files or .zip/.tar.gz run directories) and get back what went
@@ -67,6 +74,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         app.state.store = await run_in_threadpool(_open)
         app.state.pool = reader_pool(settings)
         try:
