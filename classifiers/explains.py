@@ -20,14 +20,14 @@ The table, cause -> consequence, and why it holds in general:
   what to fix.
 - vanishing_gradients -> plateau, underfit: the loss stops because no gradient reaches the
   weights.
-- plateau (flat from the first step, or stalled at its first logged level) -> underfit: a loss
+- plateau (flat from the first step, or never below its first logged level) -> underfit: a loss
   that never moved did not learn a little and stall; nothing was learned (a wiring bug before
   a capacity one).
 - underfit -> plateau (stuck after a drop): a model that fits its training data only partly
   stalls high; the stall is how underfitting looks, not a second problem.
-- plateau -> distribution_mismatch, when the stalled level is still the first logged loss (at
-  least `AT_START_LEVEL` of it): a loss pinned at chance level (the entropy of the class prior,
-  often after an early blow-up) learned nothing, whatever the val does.
+- plateau -> distribution_mismatch, when the loss never got below its first logged value (its
+  best level is at least `AT_START_LEVEL` of it): a loss pinned at chance level (the entropy of
+  the class prior, often after an early blow-up) learned nothing, whatever the val does.
 - oscillating -> underfit, plateau: the trend is flat and high because the loss swings.
 - unshuffled -> loss_spikes, when the sawtooth stays raised over its own period (at least
   `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
@@ -49,7 +49,7 @@ from dataclasses import dataclass, replace
 from lossforensics.classifiers._spikes import SPIKE_WIDTH
 from lossforensics.classifiers.diagnosis import Finding
 
-# A stall whose level kept at least this share of the first logged loss (the untrained model's,
+# A loss whose best level kept at least this share of the first logged loss (the untrained model's,
 # chance level for a classifier) learned nothing: 1 - plateau's 3% "no real change" in log terms
 AT_START_LEVEL = 0.97
 
@@ -59,8 +59,9 @@ RESTART_NEAR = 0.05
 
 
 def _learned_nothing(plateau: Finding) -> bool:
-    """A plateau flat from its first step, or stalled at its first logged level (chance)."""
-    kept = plateau.evidence.get("start_kept")
+    """A plateau flat from its first step, or one whose loss never got below its first logged
+    level (chance): a dip then a climb back (heavy weight decay) did learn, then lost it."""
+    kept = plateau.evidence.get("best_kept")
     at_start = kept is not None and kept >= AT_START_LEVEL
     return plateau.evidence.get("kind") == "flat_from_start" or at_start
 
@@ -74,10 +75,10 @@ def _stuck_after_drop(cause: Finding, effect: Finding) -> bool:
 
 
 def _stuck_at_start_level(cause: Finding, effect: Finding) -> bool:
-    """plateau explains distribution_mismatch: the train loss is stuck at (or above) its first
-    logged value, so whatever 'improvement' the mismatch check saw was a recovery (from an early
+    """plateau explains distribution_mismatch: the train loss never got below its first logged
+    value, so whatever 'improvement' the mismatch check saw was a recovery (from an early
     blow-up) to the chance level, and a val flat beside it is flat because nothing was learned."""
-    kept = cause.evidence.get("start_kept")
+    kept = cause.evidence.get("best_kept")
     return kept is not None and kept >= AT_START_LEVEL
 
 

@@ -33,7 +33,7 @@ Known false positives: a run that simply converged early and was left running (t
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
 Evidence: kind, stall_step, stuck_fraction, tail_improvement, rate_ratio, val_late_gain,
 lr_final_ratio, start_kept (end level / first logged value: ~1 is stuck at the untrained,
-chance-level loss).
+chance-level loss), best_kept (the best smoothed level / first logged value).
 """
 
 from __future__ import annotations
@@ -113,6 +113,9 @@ class Plateau(Classifier):
             # the end level over the first logged value (the untrained model's loss: chance
             # level for a classifier); about 1 means nothing was learned, whatever came between
             "start_kept": float(np.exp(end) / y[0]) if signals.all_positive(y) else None,
+            # the best smoothed level over the first logged value: about 1 means the loss never
+            # got below where it started (a dip then a climb back did learn, then lost it)
+            "best_kept": float(np.exp(np.min(t)) / y[0]) if signals.all_positive(y) else None,
         }
         lr = run.curve("lr")
         if lr is not None and np.isfinite(lr.values).any() and np.nanmax(lr.values) > 0:

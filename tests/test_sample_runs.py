@@ -52,7 +52,12 @@ def _diagnose(path: Path) -> set[str]:
     from lossforensics.classifiers.diagnose import diagnose_all
 
     result = load_run(path)
-    return {f.label for d in diagnose_all(result.frame) for f in d.findings}
+    # a finding another explains (classifiers.explains) is still found: it is reported as
+    # evidence of its cause
+    findings = [f for d in diagnose_all(result.frame) for f in d.findings]
+    return {f.label for f in findings} | {
+        e["label"] for f in findings for e in f.evidence.get("explains", ())
+    }
 
 
 # Sample runs whose induced label the current classifiers miss (2026-11-22);
