@@ -13,6 +13,9 @@ import pytest
 from tests.app.api._server import Server
 from tests.app.api.calls import upload
 
+# The same file each time: ask for a stored copy, not the run already stored (dedup).
+COPY = {"duplicate": "true"}
+
 
 @pytest.mark.slow
 def test_50_concurrent_uploads_are_all_stored_and_listed(tmp_path, jsonl_file):
@@ -22,7 +25,7 @@ def test_50_concurrent_uploads_are_all_stored_and_listed(tmp_path, jsonl_file):
             base_url=srv.url, timeout=120, limits=httpx.Limits(max_connections=50)
         ) as c:
             with ThreadPoolExecutor(50) as pool:
-                answers = list(pool.map(lambda _: upload(c, jsonl_file), range(50)))
+                answers = list(pool.map(lambda _: upload(c, jsonl_file, params=COPY), range(50)))
             assert [a.status_code for a in answers] == [201] * 50
             ids = {a.json()["runs"][0]["id"] for a in answers}
             listed = c.get("/v1/runs", params={"limit": 500}).json()
@@ -42,7 +45,7 @@ def test_kill_9_during_uploads_leaves_whole_runs_only(tmp_path, jsonl_file):
         with httpx.Client(base_url=srv.url, timeout=30) as c:
             while not stop.is_set():
                 try:
-                    resp = upload(c, jsonl_file)
+                    resp = upload(c, jsonl_file, params=COPY)
                 except httpx.HTTPError:
                     return
                 if resp.status_code == 201:
