@@ -47,11 +47,15 @@ _LOG_LINE = re.compile(r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}[ T_]\d{2}:\d{2}")
 _DECIMAL = re.compile(r"(?:^|[\s=])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
 
 
+_QUOTED = re.compile(r'"[^"]*"')
+
+
 def is_text_line(line: str) -> bool:
     """A first line of free text rather than a header: a log line with a timestamp, or one
-    holding a decimal number after a space or `=` (column names never do; `mAP_0.5:0.95` is
-    a name)."""
-    return bool(_LOG_LINE.match(line) or _DECIMAL.search(line))
+    holding a decimal number after a space or `=` outside quotes (column names never do;
+    `mAP_0.5:0.95` is a name, and so is a quoted W&B column like `"lr=0.1 - train/loss"`:
+    writers that quote their header quote every name, free text is not quoted)."""
+    return bool(_LOG_LINE.match(line) or _DECIMAL.search(_QUOTED.sub('""', line)))
 
 
 def sniff_header(path: Path) -> CsvHeader | None:
