@@ -9,7 +9,7 @@ from lossforensics.classifiers.diagnose import diagnose_all
 from lossforensics.classifiers.diagnosis import Diagnosis
 from lossforensics.classifiers.errors import NotFoundError
 from lossforensics.store import RunStore
-from lossforensics.store.runs import StaleSeriesError
+from lossforensics.store.runs import OriginTakenError, StaleSeriesError
 from lossforensics.store.tables import runs
 
 from tests.app.store.conftest import frame_of, new_run
@@ -40,7 +40,8 @@ def test_list_filters_by_label_newest_first_and_pages(store: RunStore):
     recs = [store.add("p", [new_run(f"r{i}", overfit=i % 2 == 0)])[0] for i in range(5)]
     over = store.list("p", label="overfit")
     assert [r.id for r in over.items] == [recs[4].id, recs[2].id, recs[0].id]
-    assert over.total == 3 and over.items[0].diagnosis == {}
+    # a listing carries each run's diagnosis: the runs table shows its findings and last step
+    assert over.total == 3 and over.items[0].diagnosis == recs[4].diagnosis
     healthy = store.list("p", label="healthy")
     assert {r.id for r in healthy.items} == {recs[1].id, recs[3].id}
     page = store.list("p", limit=2, offset=2)
@@ -94,8 +95,9 @@ def test_grow_series_updates_points_frame_and_diagnosis_over_the_expected_points
 def test_origin_makes_loading_idempotent(store: RunStore):
     store.add("p", [new_run(origin="sample:x")])
     assert store.has_origin("p", "sample:x") and not store.has_origin("q", "sample:x")
-    with pytest.raises(sa.exc.IntegrityError):
+    with pytest.raises(OriginTakenError):  # nothing stored twice; the caller looks it up
         store.add("p", [new_run(origin="sample:x")])
+    assert store.list("p").total == 1
 
 
 def test_orphan_frames_are_cleaned_at_start(store: RunStore):
