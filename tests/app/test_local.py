@@ -18,7 +18,7 @@ def test_one_run_gives_one_rendering_diagnosis(tmp_path: Path) -> None:
     path = write_jsonl_run(tmp_path / "exp7", 3e-2, 1)
     d = diagnose_path(path)
     assert isinstance(d, Diagnosis) and isinstance(d, CoreDiagnosis)
-    assert d.verdict == "nan" and "exploding" in d.labels
+    assert d.verdict == "exploding" and "nan" in d.labels  # the blow-up leads its NaN
     html = d._repr_html_()
     assert "<table" in html and "likely causes" in html and "exploding" in html
     assert "data:image/png;base64," in html  # the plot, drawn from the frame just read
@@ -38,7 +38,7 @@ def test_a_folder_of_runs_gives_a_sorted_list(tmp_path: Path) -> None:
     write_keras_run(tmp_path / "sweep" / "lr-0.0001", 1e-4, 2)
     got = diagnose_path(tmp_path / "sweep")
     assert isinstance(got, Diagnoses)
-    assert [(d.run, d.verdict) for d in got] == [("lr-0.0001", "healthy"), ("lr-0.03", "nan")]
+    assert [(d.run, d.verdict) for d in got] == [("lr-0.0001", "healthy"), ("lr-0.03", "exploding")]
     assert got._repr_html_().count("<h4>") == 2
     single = diagnose_path(tmp_path / "sweep" / "lr-0.03", as_list=True)
     assert isinstance(single, Diagnoses) and len(single) == 1

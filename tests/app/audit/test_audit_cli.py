@@ -33,7 +33,7 @@ def test_table_sorted_by_severity_with_sweep_effect(sweep: Path) -> None:
     rows = [line.split() for line in out.splitlines() if line.startswith(("sweep/", "broken"))]
     assert len(rows) == 19
     verdicts = [r[1] for r in rows]
-    assert verdicts == ["nan"] * 6 + ["healthy"] * 12 + ["error"]
+    assert verdicts == ["exploding"] * 6 + ["healthy"] * 12 + ["error"]  # blow-ups to NaN
     assert all(r[0].startswith(("sweep/lr-0.01/", "sweep/lr-0.03/")) for r in rows[:6])
     assert "all runs with lr >= 0.01 went NaN (6/6); none below (0/12)" in out
     assert "all runs with lr >= 0.01 exploded (6/6); none below (0/12)" in out
@@ -54,7 +54,7 @@ def test_json_is_a_list_of_diagnoses(sweep: Path) -> None:
     hot = by_run["sweep/lr-0.03/seed2"]
     assert hot["hparams"] == {"lr": 0.03}
     d = Diagnosis.from_dict(hot)  # each entry is the Diagnosis JSON
-    assert d.verdict == "nan" and "exploding" in d.labels
+    assert d.verdict == "exploding" and "nan" in d.labels
     assert d.findings[0].causes and d.findings[0].causes[0].checks
 
 
@@ -64,7 +64,10 @@ def test_csv_has_one_row_per_run_and_hparam_columns(sweep: Path, tmp_path: Path)
     assert code == 0 and "wrote" in err
     rows = list(csv.DictReader(target.open()))
     assert len(rows) == 19
-    assert rows[0]["verdict"] == "nan" and rows[0]["labels"] == "nan;exploding"
+    assert rows[0]["verdict"] == "exploding" and set(rows[0]["labels"].split(";")) == {
+        "nan",
+        "exploding",
+    }
     assert float(rows[0]["confidence"]) > 0.5 and rows[0]["first_check"]
     assert {r["hp.lr"] for r in rows if r["run"].startswith("sweep/lr-0.0001/")} == {"0.0001"}
     assert rows[-1]["error_code"] == "empty_input"
