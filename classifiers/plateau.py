@@ -38,8 +38,6 @@ chance-level loss), best_kept (the best smoothed level / first logged value).
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers.base import Classifier
@@ -47,7 +45,6 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 
 _TAILS = (0.8, 0.7, 0.6, 0.5, 0.4)
-_MEASURED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _TREND_POINTS = 120  # Theil-Sen on 120 bucket medians a window: ample for a slope
 
 
@@ -80,12 +77,9 @@ class Plateau(Classifier):
         self.late_gain = late_gain
 
     def measure(self, run: RunSeries) -> dict | None:
-        """The stall statistics of a run (computed once per run and settings: underfit reads
-        them too)."""
-        per_run = _MEASURED.setdefault(run, {})
-        if repr(self) not in per_run:
-            per_run[repr(self)] = self._measure(run)
-        ev = per_run[repr(self)]
+        """The stall statistics of a run (computed once per run and settings, kept with the run:
+        underfit reads them too)."""
+        ev = run.measured(("plateau", repr(self)), lambda: self._measure(run))
         return None if ev is None else dict(ev)
 
     def _measure(self, run: RunSeries) -> dict | None:

@@ -10,8 +10,10 @@ source order for the classifiers that need restarts and repeats (resume_disconti
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -95,6 +97,15 @@ class RunSeries:
             run if run is not None else (str(self.frame["run"].iloc[0]) if len(self.frame) else "")
         )
         self._curves: dict[str, Curve] = {}
+        self._measured: dict[Hashable, Any] = {}
+
+    def measured(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """A measurement several classifiers share (plateau's stall statistics, which underfit
+        also reads), computed the first time one asks and kept with this run: the run is the one
+        place shared measurements live, so nothing outlives it or leaks between runs."""
+        if key not in self._measured:
+            self._measured[key] = compute()
+        return self._measured[key]
 
     @cached_property
     def _metric_codes(self) -> tuple[np.ndarray, np.ndarray]:
