@@ -53,6 +53,7 @@ docs-serve: $(TEST_STAMP)
 
 bench: $(TEST_STAMP)
 	$(PY) benchmarks/bench.py
+	$(PY) benchmarks/performance_page.py
 
 # Every labelled set present, one scoring -> build/eval.json -> docs/accuracy.md.
 eval: $(TEST_STAMP)
