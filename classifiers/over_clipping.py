@@ -8,14 +8,25 @@ Signal read: the clip threshold from a logged metric whose name says so (`max_gr
 Without one, a threshold can only be inferred from the grad norm itself: when it is logged
 after clipping, every clipped step reads exactly the threshold, so the series shows one
 constant ceiling (its maximum, repeated to 0.1%) that no point exceeds. A continuous pre-clip
-norm has no such repeated maximum.
+norm has no such repeated maximum. A Hugging Face Trainer log (the Trainer's own log keys
+`loss`, `grad_norm`, `learning_rate` and `epoch` all present) records the PRE-clip norm and
+never the threshold (it lives in training_args.bin): there the Trainer's default
+`max_grad_norm` of 1.0 is assumed (threshold_source 'trainer_default'), but only judged when
+the median norm is at least `DEFAULT_MIN_RATIO` times it: healthy transformer fine-tunes
+sit at grad norms of roughly 0.1-5, so a norm in that range says nothing about whether the
+user kept the default; a norm an order of magnitude beyond it is clipped hard under any
+threshold a recipe plausibly sets. The assumption also needs the updates to have been applied:
+a train loss whose best level never got below `MOVED` of its first logged value took no step
+(the plateau finding's case: an optimizer not holding the params, so an unzeroed gradient
+grows without bound), and its norm says nothing about clipping.
 Rule: the share of steps at or above the threshold (within 0.1%: pre-clip norms above it and
 post-clip norms pinned at it both count) is at least `min_fraction`. When no threshold is
 logged and no ceiling holds at least 5% of the points, the run is skipped: clipping cannot be
 judged from a norm that never touches a limit.
 Confidence: 0.5 at `min_fraction`, rising to 0.95 when every step is clipped; a ceiling
 inferred without a logged threshold scores 0.1 lower.
-Evidence: clip_fraction, clip_threshold, threshold_source ('metric' | 'ceiling'),
+Evidence: clip_fraction, clip_threshold, threshold_source ('metric' | 'ceiling' |
+'trainer_default', with threshold_note 'threshold assumed: the Trainer default'),
 grad_norm_median, median_ratio (median grad norm / threshold), grad_norm_metric.
 Known false positives: a grad norm that saturates for another reason (a logging cap, a
 constant placeholder); deliberate aggressive clipping (some RL and large-batch recipes clip on
@@ -40,6 +51,16 @@ _THRESHOLD = re.compile(
 )
 _NOT_THRESHOLD = re.compile(r"frac|rate|ratio|coef|pct|percent|count|range|eps", re.IGNORECASE)
 _TOL = 1e-3
+# transformers.TrainingArguments.max_grad_norm's default: what an HF Trainer log was clipped at
+# unless the user changed it.
+TRAINER_DEFAULT_THRESHOLD = 1.0
+# Median pre-clip norm / assumed default needed to call it: healthy fine-tunes reach ~5
+# (DIAGNOSTICS: 0.1-5), so only a norm beyond that range is clipped whatever the recipe set.
+DEFAULT_MIN_RATIO = 5.0
+# Best train loss / first logged value above this: the weights never moved (plateau's chance level).
+MOVED = 0.97
+# The keys transformers.Trainer writes in every training log entry.
+_TRAINER_KEYS = frozenset({"loss", "grad_norm", "learning_rate", "epoch"})
 
 
 def threshold_metric(run: RunSeries) -> str | None:
@@ -54,15 +75,27 @@ def threshold_metric(run: RunSeries) -> str | None:
     return None
 
 
+def is_trainer_log(run: RunSeries) -> bool:
+    """A Hugging Face Trainer log: its own training-entry keys are all logged."""
+    return _TRAINER_KEYS <= set(run.frame["metric"].unique())
+
+
+def _moved(loss: np.ndarray) -> bool:
+    """The train loss got below MOVED of its first logged value: updates were applied."""
+    return len(loss) > 1 and loss[0] > 0 and float(np.min(loss)) < MOVED * float(loss[0])
+
+
 def grad_norm_metric(run: RunSeries, exclude: str | None) -> str | None:
     """The gradient norm to judge: the role's first metric that is not the threshold."""
     return next((n for n in run.metrics("grad_norm") if n != exclude), None)
 
 
 def ceiling_share(g: np.ndarray) -> float:
-    """Share of points within 0.1% of the maximum: a post-clip norm pinned at its threshold."""
+    """Share of points within 0.1% of the maximum: a post-clip norm pinned at its threshold. A
+    maximum reached once is not a ceiling (it is not repeated): 0."""
     top = float(np.max(g)) if len(g) else 0.0
-    return float(np.mean(g >= top * (1 - _TOL))) if top > 0 else 0.0
+    at_top = g >= top * (1 - _TOL)
+    return float(np.mean(at_top)) if top > 0 and np.count_nonzero(at_top) > 1 else 0.0
 
 
 class OverClipping(Classifier):
@@ -75,7 +108,7 @@ class OverClipping(Classifier):
 
     def skip_reason(self, run: RunSeries) -> str | None:
         reason = super().skip_reason(run)
-        if reason is not None or threshold_metric(run) is not None:
+        if reason is not None or threshold_metric(run) is not None or is_trainer_log(run):
             return reason
         _, g = finite_curve(run, "grad_norm", grad_norm_metric(run, None))
         if ceiling_share(g) < 0.05 or np.ptp(g) == 0:
@@ -94,6 +127,11 @@ class OverClipping(Classifier):
         if thr_name is not None:
             _, t = finite_curve(run, "other", thr_name)
             thr, source = (float(np.median(t)) if len(t) else float("nan")), "metric"
+        elif ceiling_share(g) < 0.05 and is_trainer_log(run):
+            thr, source = TRAINER_DEFAULT_THRESHOLD, "trainer_default"
+            _, loss = finite_curve(run, "train_loss")
+            if np.median(g) < DEFAULT_MIN_RATIO * thr or not _moved(loss):
+                return None
         else:
             thr, source = float(np.max(g)), "ceiling"
         if not np.isfinite(thr) or thr <= 0:
@@ -108,6 +146,11 @@ class OverClipping(Classifier):
             "clip_fraction": float(np.mean(clipped)),
             "grad_norm_median": float(np.median(g)),
             "median_ratio": float(np.median(g) / thr),
+            **(
+                {"threshold_note": "threshold assumed: the Trainer default"}
+                if source == "trainer_default"
+                else {}
+            ),
             "first_step": int(gx[hits[0]]) if len(hits) else int(gx[0]),
             "last_step": int(gx[hits[-1]]) if len(hits) else int(gx[-1]),
         }
@@ -117,10 +160,11 @@ class OverClipping(Classifier):
             return None
         conf = 0.5 + 0.45 * (m["clip_fraction"] - self.min_fraction) / (1 - self.min_fraction)
         conf -= 0.1 * (m["threshold_source"] == "ceiling")
-        where = (
-            "the logged threshold"
-            if m["threshold_source"] == "metric"
-            else "a constant ceiling (the post-clip norm pinned at the threshold)"
+        where = {
+            "metric": "the logged threshold",
+            "trainer_default": "the Trainer's default max_grad_norm (assumed: not logged)",
+        }.get(
+            m["threshold_source"], "a constant ceiling (the post-clip norm pinned at the threshold)"
         )
         summary = (
             f"The gradient norm was at or above {where} of {m['clip_threshold']:.4g} on "

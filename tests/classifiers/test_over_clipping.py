@@ -1,8 +1,9 @@
 import numpy as np
 import pytest
 from lossforensics.classifiers.over_clipping import OverClipping, threshold_metric
+from lossforensics.classifiers.run import RunSeries
 
-from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
+from tests.classifiers._labelled import _load, assert_matches_real_labels, judge, run_of
 
 RNG = np.random.default_rng(9)
 STEPS = np.arange(1000)
@@ -74,3 +75,54 @@ def test_threshold_named_in_other_roles_is_found():
 @pytest.mark.slow
 def test_real_runs_agree_with_their_labels(real_runs):
     assert_matches_real_labels(real_runs, OverClipping())
+
+
+def _trainer_log(grad: np.ndarray, loss: np.ndarray) -> dict:
+    """An HF Trainer log: its own training keys, the pre-clip grad_norm, no threshold."""
+    steps = np.arange(len(grad)) * 10
+    return {
+        "loss": (steps, loss),
+        "grad_norm": (steps, grad),
+        "learning_rate": (steps, np.full(len(grad), 2e-5)),
+        "epoch": (steps, steps / 1000),
+    }
+
+
+def test_trainer_log_far_above_the_default_threshold_is_over_clipping():
+    grad = np.exp(RNG.normal(np.log(40.0), 0.5, 200))
+    f = judge(OverClipping(), run_of(**_trainer_log(grad, np.linspace(2.0, 1.0, 200))))
+    assert f is not None and f.evidence["threshold_source"] == "trainer_default"
+    assert f.evidence["clip_threshold"] == 1.0
+    assert f.evidence["threshold_note"] == "threshold assumed: the Trainer default"
+
+
+def test_trainer_log_in_the_healthy_norm_range_is_not_judged():
+    # 1-5 is where healthy fine-tunes sit: the default may not be what the run used
+    grad = np.exp(RNG.normal(np.log(2.0), 0.3, 200))
+    assert judge(OverClipping(), run_of(**_trainer_log(grad, np.linspace(2.0, 1.0, 200)))) is None
+
+
+def test_trainer_log_whose_loss_never_moved_is_not_clipping():
+    # an optimizer without the params: the unzeroed gradient grows, no step is taken
+    grad = np.linspace(1.0, 300.0, 200)
+    flat = 3.4 + RNG.normal(0, 0.001, 200)
+    assert judge(OverClipping(), run_of(**_trainer_log(grad, flat))) is None
+
+
+def run_of_path(path) -> RunSeries:
+    return RunSeries(_load(str(path)))
+
+
+@pytest.mark.slow
+def test_real_runs_more_hf_trainer_default(real_runs_more):
+    for name in ("hf_trocr_fraction_over_clipping", "hf_weighted_sentiment_loss_up_acc_up_clipped"):
+        run = run_of_path(real_runs_more / name)
+        f = judge(OverClipping(), run)
+        assert f is not None and f.evidence["threshold_source"] == "trainer_default", name
+    # a grad norm in the healthy range (CPT fine-tune, ~2.5) is not called on the assumption
+    assert (
+        judge(
+            OverClipping(), run_of_path(real_runs_more / "hf_cpt_summarization_eval_flat_rouge_up")
+        )
+        is None
+    )
