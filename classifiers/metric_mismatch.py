@@ -6,10 +6,11 @@ wrong axis, labels misaligned, a metric computed on the train split), calibratio
 smoothing or class imbalance.
 Signal read: the primary val loss and the val score that best pairs with it (longest shared
 name prefix: `eval_g3_accuracy` with `eval_g3_loss`), the score taken over the stretch leading
-to each evaluation. The score's direction comes from its name (accuracy, f1, bleu, map: higher
-is better; wer, cer, mae, perplexity, error: lower is better), else from the sign of its rank
-correlation with the loss (then only a flat partner can be detected). Each series is reduced to
-its head and tail levels (first and last 20% of the evaluations) and its detrended noise.
+to each evaluation. The score's direction comes from its name (accuracy, wacc, f1, bleu, map:
+higher is better; wer, cer, per (as the last token), mae, perplexity, error: lower is better),
+else from the sign of its rank correlation with the loss (then only a flat partner can be
+detected). Each series is reduced to its head and tail levels (first and last 20% of the
+evaluations) and its detrended noise.
 Rule: the metric "improves" when it moves the right way by at least one sigma and `min_gain`
 of its room (to 1, or 0, for a metric within [0, 1]: 99.0% -> 99.3% accuracy is real progress,
 0.3% -> 1.0% on a 10-class task is not; else of its size). 'loss_improves': the loss improved
@@ -67,6 +68,7 @@ from scipy import stats
 _HIGHER = {
     "acc",
     "accuracy",
+    "wacc",
     "f1",
     "auc",
     "auroc",
@@ -119,12 +121,18 @@ _LOWER = {
     "eer",
     "distance",
 }
+# Error-rate acronyms that are also English words (phoneme / symbol error rate): lower is better
+# only as the name's last token (`val_per`), as in roles.
+_LOWER_SUFFIXES = {"per", "ser"}
 
 
 def name_direction(metric: str) -> int:
     """+1 when higher is better, -1 when lower is better, 0 when the name does not say."""
-    tokens = set(re.split(r"[^a-z0-9]+", metric.lower()))
-    return -1 if tokens & _LOWER else (1 if tokens & _HIGHER else 0)
+    parts = [t for t in re.split(r"[^a-z0-9]+", metric.lower()) if t]
+    tokens = set(parts)
+    if tokens & _LOWER or (parts and parts[-1] in _LOWER_SUFFIXES):
+        return -1
+    return 1 if tokens & _HIGHER else 0
 
 
 class MetricMismatch(Classifier):

@@ -59,7 +59,11 @@ _SCORE_TOKENS = {
     "em",
     "score",
     "miou",
+    "wacc",  # word accuracy (speech, G2P)
 }
+# Error rates named by a bare acronym that is also an English word: a score only as the name's
+# last token (`val_per`: phoneme error rate), never inside a phrase (`tokens_per_step`).
+_SCORE_SUFFIXES = {"per", "ser"}
 _THROUGHPUT_HINTS = (
     "per_second",
     "per_sec",
@@ -131,7 +135,7 @@ def infer_role(metric: str, split: str | None = None) -> str:
         is_val = False
     if "loss" in tokset or "losses" in tokset or "nll" in tokset or low.endswith("loss"):
         return "val_loss" if is_val else "train_loss"
-    if tokset & _SCORE_TOKENS:
+    if tokset & _SCORE_TOKENS or toks[-1] in _SCORE_SUFFIXES:
         return "val_score" if is_val else "train_score"
     return "other"
 

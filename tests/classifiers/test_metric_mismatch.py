@@ -159,3 +159,15 @@ def test_a_loss_soaring_past_a_nudged_metric_is_overfit_not_a_mismatch():
     acc = 0.7 + 0.01 * ep / 19
     run = run_of(val_loss=(ep, val_loss), val_accuracy=(ep, acc), loss=(ep, 1.6 - 0.05 * ep))
     assert judge(MetricMismatch(), run) is None
+
+
+def test_error_rate_acronyms_read_as_lower_is_better_scores():
+    from lossforensics.classifiers.metric_mismatch import name_direction
+    from lossforensics.classifiers.roles import infer_role
+
+    # PER (phoneme error rate) as the name's last token; wacc = word accuracy
+    assert infer_role("val_per") == "val_score" and name_direction("val_per") == -1
+    assert infer_role("val_wacc") == "val_score" and name_direction("val_wacc") == 1
+    # 'per' inside a phrase is not an error rate
+    assert infer_role("tokens_per_step") != "val_score"
+    assert name_direction("loss_per_token") == 0
