@@ -16,12 +16,20 @@ good part of its period raised; an excursion above half the cycle's peak for und
 `spike_width` (8%) of the period (classifiers._spikes.excursion_width) is a recurring spike,
 loss_spikes' finding, unless the period is the epoch an `epoch` metric logs (a fixed place in
 every epoch needs a fixed data order: a shuffled loader moves a bad sample around).
+Staircase veto: a sawtooth climbs back within each cycle. A loss that drops at every epoch
+boundary and stays down (multi-epoch memorisation: a permanent step each time the examples are
+seen again) is also epoch-periodic once detrended, but never climbs back: when the largest
+climb from the running low over one period (`climb_back`, on a curve smoothed over a tenth of
+the period) is under `STAIRCASE` of the loss's fall over one period (`period_fall`), it is a
+staircase, not a fixed data order.
 Confidence: 0.5 + 0.4 x min(1, (strength - 0.3) / 0.4), + 0.1 when the period matches the
 epoch length.
 Known false positives: cyclic schedules when the LR is not logged; a periodic evaluation or
 checkpoint that perturbs training; deliberate curriculum cycles.
 Evidence: period_steps, strength, prominence, cycles, epoch_steps, epoch_source, epoch_match,
-width and epoch_width (share of the period spent raised, at the period and at the epoch).
+width and epoch_width (share of the period spent raised, at the period and at the epoch),
+climb_back / period_fall and epoch_climb_back / epoch_fall (the staircase veto, at the period
+and at the epoch).
 """
 
 from __future__ import annotations
@@ -35,8 +43,39 @@ from lossforensics.classifiers._spikes import SPIKE_WIDTH, excursion_width
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
+from scipy import ndimage
 
 _RUNNING_MEAN = re.compile(r"(^|/)batch_")
+
+
+# climb back within a cycle / fall over a cycle below this: a staircase (drops that stay), not a
+# sawtooth (a sawtooth climbs back by about its whole fall; half leaves room for a trend).
+STAIRCASE = 0.5
+
+
+def climb_and_fall(x: np.ndarray, y: np.ndarray, period: float) -> tuple[float, float]:
+    """(median over cycles of the largest climb from the running low within one period, median
+    fall of the loss over one period), on the loss smoothed over a tenth of the period; phase
+    free. NaN when fewer than two periods are logged."""
+    if not period or period <= 0 or len(y) < 4:
+        return float("nan"), float("nan")
+    dx = float(np.median(np.diff(x)))
+    n = int(round(period / dx)) if dx > 0 else 0
+    if n < 4 or len(y) < 2 * n:
+        return float("nan"), float("nan")
+    w = max(1, n // 10)
+    # trailing windows (the origin shifts each filter to end at the point itself)
+    s = ndimage.median_filter(y, size=w, mode="nearest", origin=(w - 1) // 2)
+    lows = ndimage.minimum_filter1d(s, size=n + 1, mode="nearest", origin=n // 2)
+    climb = s - lows
+    per_cycle = [float(np.max(climb[k : k + n])) for k in range(n, len(s) - n + 1, n)]
+    fall = float(np.median(s[:-n] - s[n:]))
+    return (float(np.median(per_cycle)) if per_cycle else float("nan")), fall
+
+
+def _staircase(climb: float, fall: float) -> bool:
+    """Drops that stay: the loss falls over a period and never climbs back by STAIRCASE of it."""
+    return bool(fall > 0 and climb < STAIRCASE * fall)
 
 
 def _multiple(a: float, b: float) -> bool:
@@ -81,6 +120,8 @@ class Unshuffled(Classifier):
             and (_multiple(epoch, period_steps) or _multiple(period_steps, epoch))
         )
         share, p, epochs = epoch_fold(x, y, epoch) if epoch else (0.0, 1.0, 0.0)
+        climb, fall = climb_and_fall(x, y, period_steps)
+        e_climb, e_fall = climb_and_fall(x, y, epoch) if epoch else (float("nan"), float("nan"))
         return {
             "period_steps": period_steps,
             "strength": per.strength,
@@ -97,6 +138,10 @@ class Unshuffled(Classifier):
             "epoch_lr_cycles": bool(epoch and self._lr_cycles(run, epoch)),
             "width": excursion_width(x, y, period_steps),
             "epoch_width": excursion_width(x, y, epoch) if epoch else float("nan"),
+            "climb_back": climb,
+            "period_fall": fall,
+            "epoch_climb_back": e_climb,
+            "epoch_fall": e_fall,
             "first_step": int(x[0]),
             "last_step": int(x[-1]),
         }
@@ -123,6 +168,7 @@ class Unshuffled(Classifier):
             or ev["prominence"] < self.min_strength
             or ev["cycles"] < self.min_cycles
             or not (self._broad(ev["width"]) or self._logged_epoch(ev))
+            or _staircase(ev["climb_back"], ev["period_fall"])
         ):
             return False
         return not (ev["epoch_source"] == "epoch" and not ev["epoch_match"])
@@ -136,6 +182,7 @@ class Unshuffled(Classifier):
             and ev["epochs"] >= self.min_cycles
             and not ev["epoch_lr_cycles"]
             and (self._broad(ev["epoch_width"]) or ev["epoch_source"] == "epoch")
+            and not _staircase(ev["epoch_climb_back"], ev["epoch_fall"])
         )
 
     @staticmethod

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from lossforensics.classifiers._epochs import epoch_length
 from lossforensics.classifiers.unshuffled import Unshuffled
 
@@ -95,4 +96,41 @@ def test_a_learning_rate_cycling_every_epoch_vetoes_the_fold_too():
     steps, loss, spe = _short_class_blocks()
     lr = 0.1 * (1 + np.cos(np.pi * ((steps - 1) % spe) / spe)) / 2
     run = run_of(loss=(steps, loss), epoch=(steps, steps / spe), lr=(steps, lr))
+    assert judge(Unshuffled(), run) is None
+
+
+def _epochs_run(loss: np.ndarray, epoch_len: int):
+    steps = np.arange(len(loss))
+    return run_of(loss=(steps, loss), epoch=(steps, steps / epoch_len))
+
+
+def test_epoch_staircase_that_never_climbs_back_is_not_unshuffled():
+    # multi-epoch memorisation: a permanent drop at each epoch boundary, flat within the epoch
+    rng = np.random.default_rng(5)
+    epoch_len, n = 200, 1200
+    steps = np.arange(n)
+    loss = 1.5 - 0.3 * (steps // epoch_len) + rng.normal(0, 0.05, n)
+    assert judge(Unshuffled(), _epochs_run(loss, epoch_len)) is None
+
+
+def test_epoch_sawtooth_that_climbs_back_is_unshuffled():
+    rng = np.random.default_rng(5)
+    epoch_len, n = 200, 1200
+    steps = np.arange(n)
+    phase = (steps % epoch_len) / epoch_len
+    loss = 1.5 - 0.0003 * steps + 0.4 * phase + rng.normal(0, 0.05, n)
+    f = judge(Unshuffled(), _epochs_run(loss, epoch_len))
+    assert f is not None and f.label == "unshuffled"
+
+
+@pytest.mark.slow
+def test_real_staircase_memorisation_is_not_unshuffled(real_runs_more):
+    from lossforensics.classifiers.run import RunSeries
+
+    from tests.classifiers._labelled import _load
+
+    path = real_runs_more / "hf_medalpaca13b_epoch_staircase_memorisation"
+    run = RunSeries(_load(str(path)))
+    ev = Unshuffled().measure(run)
+    assert ev["epoch_climb_back"] < 0.5 * ev["epoch_fall"]
     assert judge(Unshuffled(), run) is None
