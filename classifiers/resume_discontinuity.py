@@ -8,7 +8,8 @@ at or below the previous row's (exact repeats of the previous step and value, an
 epoch metric written twice, are dropped first). At each restart the level of the next k points
 (k = 5% of the points, 1 to 50) is compared with the k points just before it (where training
 was when it stopped), less the change the curve was already making over the k points before
-those, so a steady descent across the restart is not a jump; a restart that replays earlier
+those (with fewer than 2k points before it, k times the slope of those there), so a steady
+descent across the restart is not a jump; a restart that replays earlier
 (step, value) pairs exactly is the same log written twice. A counter reset that kept training
 shows no jump; a resume without its optimizer state, from a stale checkpoint, or with the
 weights not restored does. The points
@@ -146,7 +147,14 @@ def _at_restart(s: np.ndarray, y: np.ndarray, r: int, k: int, se2: float) -> dic
     standard errors `se2`), so a steady descent across the restart is not a jump. A restart
     that replays earlier (step, value) pairs exactly (the same log written twice) has none."""
     after, before = _median(y[r : r + k]), _median(y[max(0, r - k) : r])
-    prior = _median(y[max(0, r - 2 * k) : max(0, r - k)]) if r >= 2 * k else float("nan")
+    if r >= 2 * k:
+        prior = _median(y[max(0, r - 2 * k) : max(0, r - k)])
+    elif r >= 2:
+        # fewer than 2k points before the restart (a short epoch log resumed early): the change
+        # over k points from the slope of the points that are there
+        prior = before - k * float(y[r - 1] - y[0]) / (r - 1)
+    else:
+        prior = float("nan")
     hi = int(np.max(s[r : r + k]))
     earlier = (s[:r] >= s[r]) & (s[:r] <= hi)
     old = _median(y[:r][earlier])

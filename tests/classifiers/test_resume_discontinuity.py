@@ -101,3 +101,23 @@ def test_lr_jump_is_read_at_the_reported_restart_among_appended_runs():
     assert f is not None and f.evidence["resumed_from_step"] == 9
     assert f.evidence["loss_after"] > f.evidence["loss_before"]
     assert f.evidence["lr_jump"] is True
+
+
+def _epoch_log(steps: list[int], loss: np.ndarray) -> RunSeries:
+    return RunSeries(make_frame("r", ["loss"] * len(steps), np.array(steps), loss))
+
+
+def test_second_fit_call_that_continues_the_descent_is_not_a_resume():
+    # Keras: fit(epochs=2) then fit(epochs=48) on the same model; the epoch counter restarts
+    # after 2 rows but the loss keeps falling at the same rate (no jump)
+    loss = 7.3 * np.exp(-0.09 * np.arange(50)) + 0.2
+    steps = [0, 1] + list(range(48))
+    assert judge(ResumeDiscontinuity(), _epoch_log(steps, loss)) is None
+
+
+def test_early_restart_with_a_jump_up_is_a_resume():
+    loss = 7.3 * np.exp(-0.09 * np.arange(50)) + 0.2
+    loss[2:] += 3.0  # the optimizer state was lost: the loss jumps up and stays up
+    steps = [0, 1] + list(range(48))
+    f = judge(ResumeDiscontinuity(), _epoch_log(steps, loss))
+    assert f is not None and f.evidence["loss_jump"] > 0
