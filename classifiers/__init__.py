@@ -2,7 +2,10 @@
 
 Pure numpy/pandas/scipy: nothing here imports the service side, the probes, FastAPI, httpx,
 typer or torch. The names below load on first use, so importing one light module
-(`lossforensics.classifiers.errors`, `.diagnosis`) does not pull in scipy.
+(`lossforensics.classifiers.errors`, `.diagnosis`) does not pull in scipy. No name here is also
+a submodule's name (`diagnose`, `registry`): a lazily bound function would be replaced by its
+module once that module is imported; `lossforensics.classifiers.diagnose.diagnose` is the
+one-run function, `diagnose_all` the frame-wide one.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lossforensics.classifiers.diagnose import diagnose, diagnose_all
+    from lossforensics.classifiers.diagnose import diagnose_all
     from lossforensics.classifiers.diagnosis import (
         Cause,
         Diagnosis,
@@ -27,7 +30,6 @@ if TYPE_CHECKING:
     from lossforensics.classifiers.roles import ROLES, infer_role
 
 _EXPORTS = {
-    "diagnose": "diagnose",
     "diagnose_all": "diagnose",
     "Cause": "diagnosis",
     "Diagnosis": "diagnosis",
@@ -65,7 +67,6 @@ __all__ = [
     "Skipped",
     "Span",
     "all_classifiers",
-    "diagnose",
     "diagnose_all",
     "empty_frame",
     "infer_role",

@@ -133,7 +133,8 @@ def test_wheel_works_beside_a_users_own_app_package(wheel: Path, tmp_path: Path)
         text=True,
         check=True,
     )
-    Path(site.stdout.strip(), "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # The wheel first: once this environment's packages are visible, pip would find an
+    # installed lossforensics (CI installs it from a wheel) and skip the install.
     subprocess.run(
         [
             sys.executable,
@@ -149,6 +150,7 @@ def test_wheel_works_beside_a_users_own_app_package(wheel: Path, tmp_path: Path)
         check=True,
         timeout=600,
     )
+    Path(site.stdout.strip(), "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     project = tmp_path / "project"
     (project / "app").mkdir(parents=True)
     (project / "app" / "__init__.py").write_text("OWNER = 'user'\n")
@@ -185,4 +187,7 @@ def test_wheel_works_beside_a_users_own_app_package(wheel: Path, tmp_path: Path)
 )
 def test_the_suite_runs_against_the_installed_package_not_the_source_tree():
     where = Path(lossforensics.__file__).resolve()
-    assert REPO not in where.parents, f"lossforensics was imported from the source tree: {where}"
+    source = {(REPO / folder).resolve() for folder in ("app", "classifiers", "probes")}
+    assert "site-packages" in where.parts and not source & set(where.parents), (
+        f"lossforensics was imported from the source tree: {where}"
+    )

@@ -93,7 +93,7 @@ def test_training_and_validation_parts_are_one_run(tmp_path, train, val):
 
 
 def test_parts_are_not_a_restart(tmp_path):
-    from lossforensics.classifiers import diagnose
+    from lossforensics.classifiers.diagnose import diagnose
 
     frame = load_run(_keras_parts(tmp_path / "run")).frame
     labels = {f.label for f in diagnose(frame).findings}
