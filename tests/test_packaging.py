@@ -8,6 +8,7 @@ project, and use it from there, outside this source tree.
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import subprocess
 import sys
@@ -24,9 +25,11 @@ GENERIC = {"app", "classifiers", "probes"}
 
 
 def _package_files() -> list[Path]:
-    roots = [Path(p) for p in lossforensics.__path__]
-    roots += [Path(p) for p in lossforensics.classifiers.__path__]
-    roots += [Path(p) for p in __import__("lossforensics.probes").probes.__path__]
+    roots = [
+        Path(p)
+        for name in ("lossforensics", "lossforensics.classifiers", "lossforensics.probes")
+        for p in importlib.import_module(name).__path__
+    ]
     return sorted({f for r in roots for f in r.rglob("*.py")})
 
 
