@@ -18,7 +18,10 @@ by `min_z` sigmas and `min_rel` of its level while the metric did not improve.
 'metric_improves': the metric improved (and by `min_z` sigmas) while the loss stayed flat over
 the whole run (its 5-95% range within `flat_rel` of its level, or within 4 sigmas and
 `min_rel` of it: a loss swinging by 20% is noisy, not flat; and its head-to-tail change under 2
-sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs).
+sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs); a noisy loss counts
+as flat too when its head-to-tail change is under 2 sigmas and `min_rel` while the metric
+improved by `STRONG_GAIN` (2) times both bars (an ASR fine-tune: eval loss wandering +-10%
+around one level while WER falls 12.5 -> 9.7).
 'loss_rises_metric_improves': after its (smoothed) minimum the loss rose back by `rise_rel`
 (5%) of its level and `rise_z` (2) sigmas, over at least 2 evaluations, while the metric,
 from its value at that minimum to the end, kept improving (a sigma and `min_gain` of its
@@ -126,6 +129,11 @@ _LOWER = {
 _LOWER_SUFFIXES = {"per", "ser"}
 
 
+# How far beyond the usual bar (min_z sigmas, min_gain of its room) a metric must improve to
+# stand against a loss that is noisy rather than flat: a strong, unmistakable improvement.
+STRONG_GAIN = 2.0
+
+
 def name_direction(metric: str) -> int:
     """+1 when higher is better, -1 when lower is better, 0 when the name does not say."""
     parts = [t for t in re.split(r"[^a-z0-9]+", metric.lower()) if t]
@@ -229,6 +237,15 @@ class MetricMismatch(Classifier):
             m["loss_range_rel"] <= self.flat_rel
             or (m["loss_range_z"] <= 4.0 and m["loss_range_rel"] <= self.min_rel)
         ) and (abs(m["loss_gain_z"]) < 2.0 or abs(m["loss_gain_rel"]) < 0.01)
+        # or no net move beyond its noise (head to tail under 2 sigmas and min_rel) while the
+        # metric improves by STRONG_GAIN x the usual bar: a noisy loss that went nowhere beside
+        # a metric that kept improving is the same disagreement
+        loss_flat = loss_flat or (
+            abs(m["loss_gain_z"]) < 2.0
+            and abs(m["loss_gain_rel"]) < self.min_rel
+            and m["metric_gain_z"] >= STRONG_GAIN * self.min_z
+            and m["metric_gain_rel"] >= STRONG_GAIN * self.min_gain
+        )
         metric_better = m["metric_gain_z"] >= 1.0 and m["metric_gain_rel"] >= self.min_gain
         if loss_better and not metric_better:
             direction, z = "loss_improves", m["loss_gain_z"]
