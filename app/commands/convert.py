@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from lossforensics.commands._options import FormatOption, RoleOption
 from lossforensics.ingest import load_run
 from lossforensics.ingest._export import EXPORT_FORMATS, write_csv, write_jsonl, write_parquet
 
@@ -68,16 +69,8 @@ def register(cli: typer.Typer) -> None:
             Path | None,
             typer.Option("--out", "-o", help="Write here (required for parquet); default stdout."),
         ] = None,
-        role: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--role", help="METRIC=ROLE override (glob patterns allowed); repeatable."
-            ),
-        ] = None,
-        format: Annotated[
-            str | None,
-            typer.Option("--format", help="Input format, when detection should be skipped."),
-        ] = None,
+        role: RoleOption = None,
+        format: FormatOption = None,
         run: Annotated[str | None, typer.Option("--run", help="Name the run this.")] = None,
     ) -> None:
         """Read PATH (any supported format) and write the normalised frame."""

@@ -32,6 +32,7 @@ from lossforensics.analysis import diagnose_read, diagnose_source, read_source
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding
 from lossforensics.classifiers.errors import LossForensicsError
 from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE
+from lossforensics.commands._options import FormatOption, RoleOption
 from lossforensics.commands.convert import parse_roles
 from rich.console import Console
 from rich.markup import escape
@@ -152,16 +153,8 @@ def register(cli: typer.Typer) -> None:
                 "--json", help="Print the Diagnosis JSON (a list when PATH holds several runs)."
             ),
         ] = False,
-        role: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--role", help="METRIC=ROLE override (glob patterns allowed); repeatable."
-            ),
-        ] = None,
-        format: Annotated[
-            str | None,
-            typer.Option("--format", help="Input format, when detection should be skipped."),
-        ] = None,
+        role: RoleOption = None,
+        format: FormatOption = None,
         fail_on: Annotated[
             str,
             typer.Option(

@@ -29,6 +29,7 @@ from typing import Annotated
 import typer
 from lossforensics.classifiers.diagnosis import Finding
 from lossforensics.classifiers.incremental import IncrementalDiagnosis, Tick
+from lossforensics.commands._options import FormatOption, RoleOption
 from lossforensics.commands.convert import parse_roles
 from lossforensics.ingest.follow import Follower
 from lossforensics.integrations.alerts import Alerts
@@ -204,12 +205,8 @@ def register(cli: typer.Typer) -> None:
             float | None,
             typer.Option("--idle-exit", help="Exit 0 after this many seconds without points."),
         ] = None,
-        format: Annotated[
-            str | None, typer.Option("--format", help="Read only this format.")
-        ] = None,
-        role: Annotated[
-            list[str] | None, typer.Option("--role", help="METRIC=ROLE, repeatable.")
-        ] = None,
+        format: FormatOption = None,
+        role: RoleOption = None,
     ) -> int:
         """Follow a growing log and print each new finding once."""
         follower = Follower(path, format=format, roles=parse_roles(role or []))
