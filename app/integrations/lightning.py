@@ -16,48 +16,25 @@ Needs `pip install 'lossforensics[lightning]'`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from lossforensics.integrations._framework import require
-from lossforensics.integrations.monitor import STOP_DEFAULT, Monitor
+from lossforensics.integrations._framework import MonitorOptions, require
+from lossforensics.integrations.monitor import Monitor
 
 pl = require("lightning.pytorch", "lightning")
 
-OUTPUT_NAME = "lossforensics-diagnosis.json"
 _VAL = ("val", "valid", "eval", "test")
 
 
-class LossForensicsCallback(pl.Callback):  # type: ignore[name-defined]
+class LossForensicsCallback(MonitorOptions, pl.Callback):  # type: ignore[name-defined]
     """Diagnoses a Lightning run as it trains; see the module docstring. Arguments as
     Monitor's (`run` defaults to the logger's name, else the root folder's)."""
 
-    def __init__(
-        self,
-        *,
-        run: str | None = None,
-        stop_on: Iterable[str] = STOP_DEFAULT,
-        output: str | Path | None = None,
-        post: str | None = None,
-        token: str | None = None,
-        **monitor: Any,
-    ) -> None:
-        self.options = {"stop_on": stop_on, "post": post, "token": token, **monitor}
-        self.run = run
-        self.output = output
-        self.monitor: Monitor | None = None
-
     def _monitor(self, trainer: Any) -> Monitor:
-        if self.monitor is None:
-            folder = Path(trainer.log_dir or trainer.default_root_dir or ".")
-            name = self.run or getattr(trainer.logger, "name", None) or folder.resolve().name
-            self.monitor = Monitor(
-                str(name),
-                output=self.output if self.output is not None else folder / OUTPUT_NAME,
-                **self.options,
-            )
-        return self.monitor
+        folder = Path(trainer.log_dir or trainer.default_root_dir or ".")
+        name = getattr(trainer.logger, "name", None) or folder.resolve().name
+        return self._open(str(name), folder)
 
     def on_train_batch_end(
         self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int

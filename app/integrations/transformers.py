@@ -14,47 +14,24 @@ Needs `pip install 'lossforensics[transformers]'`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from lossforensics.integrations._framework import require
-from lossforensics.integrations.monitor import STOP_DEFAULT, Monitor
+from lossforensics.integrations._framework import MonitorOptions, require
+from lossforensics.integrations.monitor import Monitor
 
 transformers = require("transformers", "transformers")
 
-OUTPUT_NAME = "lossforensics-diagnosis.json"
 _NOT_POINTS = frozenset({"epoch", "total_flos", "step"})
 
 
-class LossForensicsCallback(transformers.TrainerCallback):  # type: ignore[name-defined]
+class LossForensicsCallback(MonitorOptions, transformers.TrainerCallback):  # type: ignore[name-defined]
     """Diagnoses a Trainer's run as it logs; see the module docstring. Arguments as Monitor's
     (`run` defaults to the output folder's name)."""
 
-    def __init__(
-        self,
-        *,
-        run: str | None = None,
-        stop_on: Iterable[str] = STOP_DEFAULT,
-        output: str | Path | None = None,
-        post: str | None = None,
-        token: str | None = None,
-        **monitor: Any,
-    ) -> None:
-        self.options = {"stop_on": stop_on, "post": post, "token": token, **monitor}
-        self.run = run
-        self.output = output
-        self.monitor: Monitor | None = None
-
     def _monitor(self, args: Any) -> Monitor:
-        if self.monitor is None:
-            out = Path(args.output_dir or ".")
-            self.monitor = Monitor(
-                self.run or out.resolve().name,
-                output=self.output if self.output is not None else out / OUTPUT_NAME,
-                **self.options,
-            )
-        return self.monitor
+        out = Path(args.output_dir or ".")
+        return self._open(out.resolve().name, out)
 
     def on_log(self, args: Any, state: Any, control: Any, logs: dict | None = None, **kw: Any):
         if not logs or "train_runtime" in logs:  # the end summary: means, not points
