@@ -38,22 +38,63 @@ from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 
+# share of the run the rolling median spans: wide enough to hide single-batch noise, narrow
+# enough to keep a blow-up's timing
+_SMOOTH_FRAC = 0.05
+# fewer points than this are read unsmoothed: a 5% window would be one or two points anyway
+_SMOOTH_MIN_POINTS = 40
+# the end level: median of the last 10% of the smoothed curve, so one late wobble does not move it
+_END_SHARE = 0.1
+# the head level: median of the first 5%, where the drop the rise is weighed against began
+_HEAD_SHARE = 0.05
+# a span in steps below this is zero (a one-step run): no division by it
+_TINY_SPAN = 1e-12
+# a minimum within the first 5% of the run is "early": the loss never really came down
+_EARLY_SHARE = 0.05
+# floor for the rise when weighing one jump against it, so a zero rise divides cleanly
+_TINY_RISE = 1e-300
+# Kendall's tau needs this many points after the minimum to say anything about a climb
+_MIN_TAU_POINTS = 4
+# the gradient norm's late median is taken over the last 10% of the run, as the end level is
+_GRAD_LATE_SHARE = 0.1
+# a rise must clear 4x the point-to-point noise before the minimum: smaller is ordinary wander
+_NOISE_MULTIPLE = 4
+# a minimum in the last 10% of the run leaves no room for a rise to be read as a blow-up
+_LATE_MIN_SHARE = 0.9
+# a rise of ln 3 (the loss tripled) earns the full size part of the confidence
+_FULL_RISE_RATIO = 3.0
+# a gradient norm grown 3x since the minimum corroborates the blow-up
+_GRAD_GROWTH_BOOST = 3.0
+# confidence = base + weight x size (+ boost when corroborated), capped below certainty:
+_CONFIDENCE_BASE = 0.6  # a rise that clears every test is more likely than not a blow-up
+_CONFIDENCE_SIZE_WEIGHT = 0.3  # the rest scales with the size of the rise, full at 3x
+_CONFIDENCE_BOOST = 0.1  # a 3x gradient norm or a non-finite end corroborates it
+_CONFIDENCE_CAP = 0.99  # a loss raised on purpose (a harder curriculum) can look the same
+
 
 class Exploding(Classifier):
     label = "exploding"
     needs = frozenset({"train_loss"})
+    # a minimum, a rise and an end level need at least 5 points to tell apart
     min_points = 5
     per_step = True
 
     def __init__(
         self,
         *,
+        # a blow-up ends at least 30% above its minimum (ln 1.3): ordinary drift stays below
         min_rise_log: float = 0.26,
+        # ... and by at least a quarter of the initial drop: a run that barely fell only wobbles
         min_drop_share: float = 0.25,
+        # losses that can be <= 0 have no ratio: the rise must reach half the curve's robust range
         min_range_share: float = 0.5,
+        # a slow divergence climbs at least ~10% (ln 1.1) above its minimum
         slow_rise_log: float = 0.1,
+        # ... from a minimum at least 20% of the run before the end (and read over the last 20%)
         slow_span: float = 0.2,
+        # ... steadily: Kendall tau of the climb >= 0.6 (a wander has tau near 0)
         slow_tau: float = 0.6,
+        # ... 20% of the rise made in the last `slow_span`: a loss resting at a new level is settled
         still_rising: float = 0.2,
     ) -> None:
         self.min_rise_log = min_rise_log
@@ -71,17 +112,17 @@ class Exploding(Classifier):
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
-        xs, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
+        xs, level = signals.smooth(x, y, frac=_SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0)
         i_min = int(np.argmin(level))
         low = float(level[i_min])
-        end = signals.tail_level(level, 0.1, min_points=2)
-        head = signals.head_level(level, 0.05)
+        end = signals.tail_level(level, _END_SHARE, min_points=2)
+        head = signals.head_level(level, _HEAD_SHARE)
         ev: dict = {
             "min_step": int(xs[i_min]),
             "min_level": low,
             "end_level": end,
             "head_level": head,
-            "min_fraction": float((xs[i_min] - xs[0]) / max(np.ptp(xs), 1e-12)),
+            "min_fraction": float((xs[i_min] - xs[0]) / max(np.ptp(xs), _TINY_SPAN)),
             "ends_nonfinite": bool(len(curve) and not np.isfinite(curve.values[-1])),
             "rise_log": signals.log_ratio(low, end),
             "rise_ratio": (end - low) / signals.scale(level),
@@ -89,12 +130,14 @@ class Exploding(Classifier):
             # too few points before the minimum to tell: no noise test
             "noise": signals.noise_level(y[: int(np.searchsorted(x, xs[i_min])) + 1]),
         }
-        ev["early"] = ev["min_fraction"] <= 0.05
+        ev["early"] = ev["min_fraction"] <= _EARLY_SHARE
         after = level[i_min:]
         jumps = np.diff(after)
-        ev["sudden"] = bool(len(jumps) and jumps.max() >= 0.5 * max(end - low, 1e-300))
+        ev["sudden"] = bool(len(jumps) and jumps.max() >= 0.5 * max(end - low, _TINY_RISE))
         # how steadily the level climbed from its minimum to the end (Kendall's tau)
-        ev["rise_tau"] = signals.trend(xs[i_min:], level[i_min:]).tau if len(after) >= 4 else 0.0
+        ev["rise_tau"] = (
+            signals.trend(xs[i_min:], level[i_min:]).tau if len(after) >= _MIN_TAU_POINTS else 0.0
+        )
         # share of the rise made over the last `slow_span` of the run: still climbing at the end
         last = xs >= xs[-1] - self.slow_span * np.ptp(xs)
         ev["late_rise_share"] = float(
@@ -103,7 +146,10 @@ class Exploding(Classifier):
         grad = run.curve("grad_norm")
         if grad is not None:
             gx, gy = signals.finite_points(grad.steps, grad.values)
-            early_g, late_g = gy[gx <= ev["min_step"]], gy[gx >= xs[-1] - 0.1 * np.ptp(xs)]
+            early_g, late_g = (
+                gy[gx <= ev["min_step"]],
+                gy[gx >= xs[-1] - _GRAD_LATE_SHARE * np.ptp(xs)],
+            )
             if len(early_g) and len(late_g) and np.median(early_g) > 0:
                 ev["grad_norm_growth"] = float(np.median(late_g) / np.median(early_g))
         return ev
@@ -122,7 +168,7 @@ class Exploding(Classifier):
         return (
             ev["rise_log"] is not None
             and ev["min_fraction"] <= 1.0 - self.slow_span
-            and rise > 4 * ev["noise"]
+            and rise > _NOISE_MULTIPLE * ev["noise"]
             and ev["rise_log"] >= self.slow_rise_log
             and ev.get("rise_tau", 0.0) >= self.slow_tau
             and ev.get("late_rise_share", 0.0) >= self.still_rising
@@ -131,7 +177,7 @@ class Exploding(Classifier):
 
     def blew_up(self, ev: dict) -> bool:
         rise = ev["end_level"] - ev["min_level"]
-        if ev["min_fraction"] >= 0.9 or rise <= 4 * ev["noise"]:
+        if ev["min_fraction"] >= _LATE_MIN_SHARE or rise <= _NOISE_MULTIPLE * ev["noise"]:
             return False
         if ev["rise_log"] is not None:
             need = self.min_rise_log * (0.5 if ev["ends_nonfinite"] else 1.0)
@@ -143,9 +189,16 @@ class Exploding(Classifier):
         # the finite rise alone clears the threshold (no discount for a non-finite end)
         ev["rise_full"] = bool(ev["rise_log"] is None or ev["rise_log"] >= self.min_rise_log)
         ev["kind"] = "blow_up" if self.blew_up(ev) else "slow_divergence"
-        size = (ev["rise_log"] / np.log(3.0)) if ev["rise_log"] is not None else ev["rise_ratio"]
-        boost = ev.get("grad_norm_growth", 0.0) >= 3.0 or ev["ends_nonfinite"]
-        confidence = min(0.99, 0.6 + 0.3 * min(1.0, size) + 0.1 * boost)
+        size = (
+            (ev["rise_log"] / np.log(_FULL_RISE_RATIO))
+            if ev["rise_log"] is not None
+            else ev["rise_ratio"]
+        )
+        boost = ev.get("grad_norm_growth", 0.0) >= _GRAD_GROWTH_BOOST or ev["ends_nonfinite"]
+        confidence = min(
+            _CONFIDENCE_CAP,
+            _CONFIDENCE_BASE + _CONFIDENCE_SIZE_WEIGHT * min(1.0, size) + _CONFIDENCE_BOOST * boost,
+        )
         factor = (
             f"{np.exp(ev['rise_log']):.1f}x"
             if ev["rise_log"] is not None

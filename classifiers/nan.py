@@ -38,6 +38,22 @@ def _nonfinite(curve: Curve | None) -> np.ndarray:
 
 
 _LOSS_ROLES = ("train_loss", "val_loss", "grad_norm")
+# a first non-finite value within the first 3 points is "early" however long the log (with
+# `early_fraction`): the run never trained finitely, so init or data are the suspects
+_EARLY_POINTS = 3
+# the loss's rise before the first non-finite value needs 3 finite points to have a range
+_RISE_MIN_POINTS = 3
+# the gradient norm's jump needs 4 finite points: a few recent ones and an earlier median
+_GRAD_MIN_POINTS = 4
+# "just before" is the last tenth of the finite points before it, between 1 and 5 of them:
+# late enough to catch the kick, wide enough not to be one noisy batch
+_RECENT_DIVISOR = 10
+_RECENT_MAX = 5  # at most 5 points: a longer stretch would reach back past the kick
+# confidence by what was seen:
+_CONFIDENCE_STAYED = 0.99  # the loss stayed non-finite to the end: nothing else reads so
+_CONFIDENCE_SEVERAL = 0.9  # several non-finite points, but training carried on
+_CONFIDENCE_ONE_POINT = 0.8  # one isolated point: perhaps a logger's placeholder
+_CONFIDENCE_GRAD_ONLY = 0.6  # gradient norm only: loss scalers skip inf-gradient steps
 
 
 class NaN(Classifier):
@@ -48,10 +64,16 @@ class NaN(Classifier):
     def __init__(
         self,
         *,
+        # a first non-finite value within the first 2% of the log is "early" (init or data)
         early_fraction: float = 0.02,
+        # a non-finite gradient norm alone counts once it persists over 3 points (a loss
+        # scaler skips the odd inf-gradient step by design)
         persist_points: int = 3,
+        # ... or 5% of the gradient norm's points, whichever is more
         persist_fraction: float = 0.05,
+        # one non-finite early validation point is an eval with nothing to measure yet
         leading_val_points: int = 1,
+        # ... when it is among the first 3 evaluations (YOLO's first eval, a step-0 eval)
         leading_val_window: int = 3,
     ) -> None:
         self.early_fraction = early_fraction
@@ -116,12 +138,12 @@ class NaN(Classifier):
             "nonfinite_fraction": len(bad) / n,
             "kind": "nan" if np.isnan(curve.values[first]) else "inf",
             "recovered": bool(np.isfinite(curve.values[-1])),
-            "early": first < max(3, self.early_fraction * n),
+            "early": first < max(_EARLY_POINTS, self.early_fraction * n),
         }
         before = curve.values[:first]
         before = before[np.isfinite(before)]
-        if len(before) >= 3:
-            k = max(1, min(5, len(before) // 10))
+        if len(before) >= _RISE_MIN_POINTS:
+            k = max(1, min(_RECENT_MAX, len(before) // _RECENT_DIVISOR))
             rise = np.max(before[-k:]) - np.min(before)
             ev["loss_rise_before"] = rise / signals.scale(before)
         if grad is not None and not from_grad:
@@ -133,20 +155,20 @@ class NaN(Classifier):
         """How the gradient norm behaved just before `step`: last few points vs earlier median."""
         keep = (grad.steps <= step) & np.isfinite(grad.values)
         g = grad.values[keep]
-        if len(g) < 4:
+        if len(g) < _GRAD_MIN_POINTS:
             return {}
-        k = max(1, min(5, len(g) // 10))
+        k = max(1, min(_RECENT_MAX, len(g) // _RECENT_DIVISOR))
         base = float(np.median(g[:-k]))
         jump = float(np.max(g[-k:]) / base) if base > 0 else float("inf")
         return {"grad_norm_jump": jump, "grad_norm_calm": bool(jump < 2.0)}
 
     def judge(self, ev: dict) -> Finding:
         if ev["grad_norm_only"]:
-            confidence = 0.6
+            confidence = _CONFIDENCE_GRAD_ONLY
         elif not ev["recovered"]:
-            confidence = 0.99
+            confidence = _CONFIDENCE_STAYED
         else:
-            confidence = 0.9 if ev["nonfinite_count"] > 1 else 0.8
+            confidence = _CONFIDENCE_SEVERAL if ev["nonfinite_count"] > 1 else _CONFIDENCE_ONE_POINT
         where = "at the very start" if ev["early"] else f"at step {ev['first_nonfinite_step']}"
         tail = "and stayed non-finite" if not ev["recovered"] else "then recovered"
         summary = (
