@@ -11,13 +11,13 @@ of the head and end levels: the per-point noise over the square root of the poin
 summarises, on long logs).
 Rule: `flat_from_start` when the whole run gained under 3% (log scale; a mild net rise counts)
 or, for losses with a value <= 0 (judged in their own units), moved less than the point-to-point
-noise; and the smoothed level stayed flat all along: within 30% (log scale) or twice the noise
-from end to end (a level that climbed and came back is exploding's or a spike's, one that swings
-is oscillating's); `stuck_after_drop` when the run did improve (by more than twice the
-noise) and some tail of at least 40% of the run delivered under 8% of the total improvement,
-improved the loss itself by under 2.5%, AND improved at under 7% of the rate of the window
-before it; a tail whose trend rose by more than 2.5% (log scale) got worse, which is not flat
-(spikes or a slow blow-up: other labels report those). A tail's gain is the larger of its
+noise; and the smoothed level stayed flat all along: within 30% (log scale, `_FLAT_WANDER_LOG`)
+or twice the noise from end to end (a level that climbed and came back is exploding's or a
+spike's, one that swings is oscillating's); `stuck_after_drop` when the run did improve (by more
+than twice the noise) and some tail of at least 40% of the run delivered under 8% of the total
+improvement, improved the loss itself by under 2.5%, AND improved at under 7% of the rate of the
+window before it; a tail whose trend rose by more than 2.5% (log scale) got worse, which is not
+flat (spikes or a slow blow-up: other labels report those). A tail's gain is the larger of its
 trend's and its new best values' (spikes hide trends); new bests count only beyond twice the
 smoothed level's own noise, which a noisy level's best-so-far finds by chance. A power law or
 exponential decay slows down gradually (rate ratios of 0.2-0.5 between adjacent windows) and is
@@ -26,7 +26,7 @@ not a plateau; a knee followed by a flat line is. A slow creep after the drop is
 by under 2.5% (relative) from the middle of the run to its end, and training did not get worse
 by more than that.
 Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
-tail is not trending down at all (Kendall's tau >= -0.2).
+tail is not trending down at all (Kendall's tau >= -0.2); the `_*_CONFIDENCE` constants.
 A loss that fell by a factor of 20 or more (to exactly zero included) has converged: its flat
 tail is the floor, not a plateau.
 Known false positives: a run that simply converged early and was left running (the domain
@@ -44,8 +44,45 @@ from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 
+# the tail lengths tried, as shares of the run, longest first: the first stuck one is reported;
+# five windows down to the 40% minimum (min_stuck) instead of a per-point scan
 _TAILS = (0.8, 0.7, 0.6, 0.5, 0.4)
 _TREND_POINTS = 120  # Theil-Sen on 120 bucket medians a window: ample for a slope
+# the rolling median spans 5% of the run: wide enough to flatten noise, narrow enough to keep
+# the knee a stall starts at
+_SMOOTH_FRAC = 0.05
+# a run under 40 points has too few to spare for a rolling median: read point by point
+_SMOOTH_MIN_POINTS = 40
+# the head and end levels are medians of the first and last 5% of the run: robust to spikes
+# yet close to the true start and end
+_END_SHARE = 0.05
+# a floor under the noise so a noiseless constant loss (noise 0) still counts as flat
+_NOISE_FLOOR = 1e-12
+# the widest a flat level may wander end to end in log scale: ln(1.3), i.e. within 30%;
+# a level that climbed and came back further is exploding's or a spike's, a swing oscillating's
+_FLAT_WANDER_LOG = 0.26
+# a median's noise over a mean's of the same points (sqrt(pi/2) ~ 1.25): the head/end levels
+# and the smoothed level are medians
+_MEDIAN_NOISE = 1.25
+# in log scale a tail gain under 1% of the loss is small whatever share of the total it is
+_TINY_LOG_GAIN = 0.01
+# the slow-creep path reads the middle of the run (40%-60%) against its end: a median of each
+# span, so a spike in either does not decide
+_MIDDLE = (0.4, 0.6)
+# the end span of the slow-creep path: the last 15% of the run
+_END = (0.85, 1.0)
+# the slow-creep path needs 4 validation points: two per compared span at the least
+_MIN_VAL_POINTS = 4
+# confidence for a stall of exactly the min_stuck share: already a clear stall
+_BASE_CONFIDENCE = 0.55
+# added as the stuck share grows from min_stuck to the whole run: a longer stall is surer
+_STUCK_CONFIDENCE = 0.35
+# added when the tail has no downward trend at all: a tail still drifting down may yet pay off
+_NO_TREND_CONFIDENCE = 0.1
+# Kendall's tau at or above -0.2 is no downward trend (a noisy flat tail scatters around 0)
+_NO_TREND_TAU = -0.2
+# confidence never reaches 1: a plateau may be an intended early convergence
+_MAX_CONFIDENCE = 0.99
 
 
 def _segment(y: np.ndarray, lo: float, hi: float) -> float:
@@ -57,16 +94,26 @@ def _segment(y: np.ndarray, lo: float, hi: float) -> float:
 class Plateau(Classifier):
     label = "plateau"
     needs = frozenset({"train_loss"})
+    # five points: a head, an end and something between them to call flat
     min_points = 5
 
     def __init__(
         self,
         *,
+        # shortest stuck tail, as a share of the run: shorter flat stretches are ordinary
+        # between LR steps
         min_stuck: float = 0.4,
+        # a stuck tail delivers under 8% of the run's total improvement
         tail_share: float = 0.08,
+        # a stuck tail improves at under 7% of the rate before it; a power law or exponential
+        # decay slows by 0.2-0.5 between adjacent windows, a knee far more
         rate_ratio: float = 0.07,
+        # a whole run that gained under 3% (log scale) learned nothing: flat from the start
         flat_log: float = 0.03,
+        # a fall of e^3 (a factor of 20) is convergence: a flat tail there is the floor
         converged_log: float = 3.0,
+        # a tail that improved the loss itself by 2.5% (log scale) is still learning; a trend
+        # that rose by more than that got worse, which is not flat
         late_gain: float = 0.025,
     ) -> None:
         self.min_stuck = min_stuck
@@ -89,10 +136,11 @@ class Plateau(Classifier):
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points or np.ptp(x) == 0:
             return None
-        xs, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
+        smooth_frac = _SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0
+        xs, level = signals.smooth(x, y, frac=smooth_frac)
         # log scale for positive losses; otherwise the level itself, in the noise's units
         t = signals.safe_log(level) if signals.all_positive(y) else level
-        head, end = signals.head_level(t, 0.05), signals.tail_level(t, 0.05)
+        head, end = signals.head_level(t, _END_SHARE), signals.tail_level(t, _END_SHARE)
         total = head - end
         noise = (
             signals.noise_level(signals.safe_log(y))
@@ -115,17 +163,17 @@ class Plateau(Classifier):
         if lr is not None and np.isfinite(lr.values).any() and np.nanmax(lr.values) > 0:
             lr_v = lr.values[np.isfinite(lr.values)]
             ev["lr_final_ratio"] = float(lr_v[-1] / np.max(lr_v))
-        # no real improvement over the whole run: within the noise, or (log scale) under 3% net,
-        # a mild net rise included; and flat all along, not only net: a level that wandered
-        # beyond the noise band (or 30% in log scale) and came back is no flat line (a climb
-        # and recovery is exploding's or a spike's, a swinging level oscillating's)
+        # no real improvement over the whole run: within the noise, or (log scale) under
+        # flat_log net, a mild net rise included; and flat all along, not only net: a level that
+        # wandered beyond the noise band (or _FLAT_WANDER_LOG in log scale) and came back is no
+        # flat line (a climb and recovery is exploding's or a spike's, a swing oscillating's)
         wander = float(np.ptp(t))
         flat = (
             not ev["log_scale"]
-            and abs(total) <= max(noise, 1e-12)
-            and wander <= 2 * max(noise, 1e-12)
+            and abs(total) <= max(noise, _NOISE_FLOOR)
+            and wander <= 2 * max(noise, _NOISE_FLOOR)
         )
-        if flat or (ev["log_scale"] and total < self.flat_log and wander < 0.26):
+        if flat or (ev["log_scale"] and total < self.flat_log and wander < _FLAT_WANDER_LOG):
             ev.update(
                 kind="flat_from_start",
                 stuck_fraction=1.0,
@@ -137,8 +185,8 @@ class Plateau(Classifier):
             return ev
         # the head and end levels are medians of 5% of the run each: on a long per-step log
         # their difference is known to about noise / sqrt(points), not to one point's noise
-        k = max(1, int(0.05 * len(y)))
-        if total <= 2 * noise * min(1.0, 1.25 * np.sqrt(2.0 / k)):
+        k = max(1, int(_END_SHARE * len(y)))
+        if total <= 2 * noise * min(1.0, _MEDIAN_NOISE * np.sqrt(2.0 / k)):
             return None  # ended higher (exploding's business) or moved within the noise
         if ev["log_scale"] and total >= self.converged_log:
             return None  # fell by a factor of 20 or more: a flat tail there is the floor
@@ -151,9 +199,9 @@ class Plateau(Classifier):
         best = signals.best_so_far(t)
         # the best-so-far of a noisy level keeps finding lower values by chance: new bests
         # count as progress only beyond twice the level's own noise (the point noise over the
-        # points each level value summarises: bucket size x rolling window; 1.25: a median's)
-        per_level = len(y) / len(xs) * signals.odd_window(len(xs), 0.05 if len(y) >= 40 else 0.0)
-        by_chance = 2 * 1.25 * noise / np.sqrt(per_level)
+        # points each level value summarises: bucket size x rolling window)
+        per_level = len(y) / len(xs) * signals.odd_window(len(xs), smooth_frac)
+        by_chance = 2 * _MEDIAN_NOISE * noise / np.sqrt(per_level)
         for frac in _TAILS:  # longest stuck tail first; five windows, not a per-point loop
             cut = x[0] + (1 - frac) * np.ptp(x)
             i_cut = int(np.searchsorted(xs, cut))
@@ -175,7 +223,7 @@ class Plateau(Classifier):
             rate_before = -signals.trend(xs[j:i_cut], t[j:i_cut], _TREND_POINTS).slope
             ratio = -tail_trend.slope / rate_before if rate_before > 0 else np.inf
             if ratio <= self.rate_ratio:
-                barely = ev["log_scale"] and total < 2 * self.flat_log and wander < 0.26
+                barely = ev["log_scale"] and total < 2 * self.flat_log and wander < _FLAT_WANDER_LOG
                 ev.update(
                     kind="flat_from_start" if barely else "stuck_after_drop",
                     stuck_fraction=frac,
@@ -188,9 +236,9 @@ class Plateau(Classifier):
         return self._both_stalled(run, xs, level, ev)
 
     def _small(self, gained: float, total: float, log_scale: bool) -> bool:
-        """A tail gain too small to count as progress: under tail_share of the total (or 1% in
-        log scale), and, in log scale, under late_gain (3%) of the loss itself."""
-        small = gained <= self.tail_share * total or (log_scale and gained < 0.01)
+        """A tail gain too small to count as progress: under tail_share of the total (or
+        _TINY_LOG_GAIN in log scale), and, in log scale, under late_gain of the loss itself."""
+        small = gained <= self.tail_share * total or (log_scale and gained < _TINY_LOG_GAIN)
         return small and not (log_scale and gained >= self.late_gain)
 
     def _rising(self, rise: float, total: float, log_scale: bool) -> bool:
@@ -209,10 +257,10 @@ class Plateau(Classifier):
         if val is None or not ev["log_scale"]:
             return None
         _, vy = signals.finite_points(val.steps, val.values)
-        if len(vy) < 4 or not signals.all_positive(vy):
+        if len(vy) < _MIN_VAL_POINTS or not signals.all_positive(vy):
             return None
         gains = [
-            (_segment(v, 0.4, 0.6) - _segment(v, 0.85, 1.0)) / _segment(v, 0.4, 0.6)
+            (_segment(v, *_MIDDLE) - _segment(v, *_END)) / _segment(v, *_MIDDLE)
             for v in (level, vy)
         ]
         if max(gains) >= self.late_gain or self._rising(-gains[0], 0.0, True):
@@ -231,7 +279,11 @@ class Plateau(Classifier):
 
     def judge(self, ev: dict, last_step: int) -> Finding:
         extra = (ev["stuck_fraction"] - self.min_stuck) / (1 - self.min_stuck)
-        confidence = 0.55 + 0.35 * extra + 0.1 * (ev["tail_tau"] >= -0.2)
+        confidence = (
+            _BASE_CONFIDENCE
+            + _STUCK_CONFIDENCE * extra
+            + _NO_TREND_CONFIDENCE * (ev["tail_tau"] >= _NO_TREND_TAU)
+        )
         if ev["kind"] == "flat_from_start":
             summary = "Training loss never moved beyond its noise: flat from the first step."
         else:
@@ -241,7 +293,11 @@ class Plateau(Classifier):
                 f"{max(ev['tail_improvement'], 0):.1%} of the total improvement."
             )
         return Finding(
-            self.label, float(min(confidence, 0.99)), Span(ev["stall_step"], last_step), ev, summary
+            self.label,
+            float(min(confidence, _MAX_CONFIDENCE)),
+            Span(ev["stall_step"], last_step),
+            ev,
+            summary,
         )
 
     def detect(self, run: RunSeries) -> Finding | None:
