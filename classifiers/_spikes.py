@@ -23,6 +23,21 @@ from __future__ import annotations
 import numpy as np
 from lossforensics.classifiers import signals
 
+# diverged: the trailing level is a median over this share of the run: long enough to ride out a
+# spike of a few points, short enough to follow a real blow-up within a twentieth of the run
+_LEVEL_WINDOW = 0.05
+# ...and over at least this many (bucketed) points, so a short run still gets a median
+_LEVEL_WINDOW_MIN = 3
+# diverged: the start is the first point or the median of this many first points if higher (one
+# low first point must not make the run look as if it began trained)
+_START_POINTS = 3
+# diverged: share of the progress so far the level must have given back to count as blown up:
+# nearly all, so a level only partly degraded by bad batches keeps its spikes
+_GIVEN_BACK = 0.9
+# diverged: the curve is bucketed to at most this many points before the trailing median (cost
+# stays flat on long runs; far more than any window needs)
+_MAX_LEVEL_POINTS = 4000
+
 
 def local_noise(y: np.ndarray, idx: np.ndarray, half_window: int) -> np.ndarray:
     """Robust point-to-point noise (sigma) in the `half_window` points on each side of every
@@ -44,28 +59,32 @@ def local_noise(y: np.ndarray, idx: np.ndarray, half_window: int) -> np.ndarray:
 
 
 def diverged(
-    x: np.ndarray, y: np.ndarray, spike_steps: np.ndarray, min_rise: float, max_points: int = 4000
+    x: np.ndarray,
+    y: np.ndarray,
+    spike_steps: np.ndarray,
+    min_rise: float,
+    max_points: int = _MAX_LEVEL_POINTS,
 ) -> np.ndarray:
     """For each candidate at `spike_steps`: had the curve (`x`, `y`, in the candidates' scale:
     log for positive losses) blown up before it, i.e. had its trailing level (bucket medians,
-    then a trailing median over 5% of the run) given back 90% of the progress made so far from
-    its start (its first point, or the median of its first three if higher), and at
-    least `min_rise`? Or was it blown up from just after the candidate (the trailing level of
-    the window of points that follow it) to the end, so that it never came back to a trained
-    level?"""
+    then a trailing median over _LEVEL_WINDOW, 5% of the run) given back _GIVEN_BACK (90%) of
+    the progress made so far from its start (its first point, or the median of its first three
+    if higher), and at least `min_rise`? Or was it blown up from just after the candidate (the
+    trailing level of the window of points that follow it) to the end, so that it never came
+    back to a trained level?"""
     spike_steps = np.asarray(spike_steps)
     xb, yb = signals.bucket(np.asarray(x, np.float64), np.asarray(y, np.float64), max_points)
     if len(yb) < 2 or len(spike_steps) == 0:
         return np.zeros(len(spike_steps), dtype=bool)
-    window = signals.odd_window(len(yb), 0.05, lo=3)
+    window = signals.odd_window(len(yb), _LEVEL_WINDOW, lo=_LEVEL_WINDOW_MIN)
     level = signals.rolling_median(yb, window, center=False)
     best = signals.best_so_far(level)
     # the start: the first point, unless the next two say it was a low outlier (a fast first
     # drop makes the median of the first three far too low a start)
-    start = max(float(yb[0]), float(np.median(yb[:3])))
+    start = max(float(yb[0]), float(np.median(yb[:_START_POINTS])))
     progress = start - best
     given_back = level - best
-    blown_now = (given_back >= min_rise) & (given_back >= 0.9 * progress)
+    blown_now = (given_back >= min_rise) & (given_back >= _GIVEN_BACK * progress)
     blown = np.logical_or.accumulate(blown_now)
     blown_for_good = np.logical_and.accumulate(blown_now[::-1])[::-1]
     # the level just before the candidate's own bucket: its own jump must not count
@@ -85,23 +104,31 @@ SPIKE_WIDTH = 0.08
 # Phase bins a period is folded into: enough to resolve a one-point excursion in a long period,
 # few enough that each bin holds several cycles' points
 MAX_PHASE_BINS = 50
+# ...and at least this many, so a short period still has a raised and a resting part to compare
+MIN_PHASE_BINS = 4
+# Fewest points worth folding: fewer cannot fill the bins with more than one point each
+_MIN_FOLD_POINTS = 8
+# Share of the run the trend is smoothed over before folding: wide enough to leave the cycle in
+# the residual, narrow enough to take out the run's descent
+_TREND_FRAC = 0.1
 
 
 def excursion_width(x: np.ndarray, y: np.ndarray, period: float) -> float:
     """Share (0..1) of a cycle of `period` steps during which the loss is raised: the trend-free
-    curve (`y` minus a smoothed level over 10% of the run, in log scale for positive losses)
-    folded by phase into up to MAX_PHASE_BINS bins (one a logged point per period at most), the
-    median of each bin, and the share of bins above half of the highest one (both relative to
-    the profile's median). NaN when the period or the curve is too short to fold."""
+    curve (`y` minus a smoothed level over _TREND_FRAC, 10% of the run, in log scale for positive
+    losses) folded by phase into MIN_PHASE_BINS to MAX_PHASE_BINS bins (one a logged point per
+    period at most), the median of each bin, and the share of bins above half of the highest one
+    (both relative to the profile's median). NaN when the period or the curve is too short to
+    fold."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    if period <= 0 or len(y) < 8:
+    if period <= 0 or len(y) < _MIN_FOLD_POINTS:
         return float("nan")
     ly = np.log(y) if signals.all_positive(y) else y
-    xs, level = signals.smooth(x, ly, frac=0.1)
+    xs, level = signals.smooth(x, ly, frac=_TREND_FRAC)
     resid = ly - np.interp(x, xs, level)
-    per_period = period / max(float(np.median(np.diff(x))), 1e-12)
-    bins = int(max(4, min(MAX_PHASE_BINS, round(per_period))))
+    per_period = period / max(float(np.median(np.diff(x))), signals.TINY)
+    bins = int(max(MIN_PHASE_BINS, min(MAX_PHASE_BINS, round(per_period))))
     which = (((x - x[0]) / period) % 1.0 * bins).astype(np.int64)
     counts = np.bincount(which, minlength=bins)
     if (counts == 0).any() or np.isnan(resid).any():  # a NaN bin makes the whole profile NaN

@@ -6,25 +6,27 @@ Signal: signals.find_spikes on each loss curve (in log scale when positive): a p
 block maximum on long series) above the median of the preceding window by many noise sigmas;
 an excursion counts when it came back to within half its height.
 Rule: at least one recovered excursion that is large in absolute terms: for positive losses at
-least 50% above the level before it (ln ratio >= 0.4) and 5% of the curve's range, otherwise
-at least 30% of the curve's robust range; and at least 6 noise sigmas, both of the whole curve
-and of the points around it (classifiers/_spikes.py: a loss near its floor jitters more late in
-training). Jumps after the run blew up (its trailing level back to where it started, 90% of its
-progress given back) are the divergence's, which exploding reports. Jumps that belong to a
-cycle are not bad batches (unshuffled data, a logger's reset): 4 or more evenly spaced (within
-5%), a curve whose autocorrelation shows a clear period, or, with a known epoch length, a
-curve that traces the same shape every epoch (both as unshuffled reads them), when the loss
-stays raised for at least `spike_width` (8%) of that period (classifiers._spikes.
+least 50% above the level before it (ln ratio >= `min_rise_log`, 0.4) and _MIN_LINEAR_SHARE
+(5%) of the curve's range, otherwise at least `min_range_share` (30%) of the curve's robust
+range; and at least `z_min` (6) noise sigmas, both of the whole curve and of the points around
+it (classifiers/_spikes.py: a loss near its floor jitters more late in training). Jumps after
+the run blew up (its trailing level back to where it started, 90% of its progress given back)
+are the divergence's, which exploding reports. Jumps that belong to a cycle are not bad batches
+(unshuffled data, a logger's reset): _MIN_EVEN_JUMPS (4) or more evenly spaced (within
+_EVEN_GAP_TOLERANCE, 5%), a curve whose autocorrelation shows a clear period, or, with a known
+epoch length, a curve that traces the same shape every epoch (both as unshuffled reads them),
+when the loss stays raised for at least `spike_width` (8%) of that period (classifiers._spikes.
 excursion_width: a sawtooth's share). A narrower excursion that recurs, even at a fixed
 interval, is a bad batch that recurs: still spikes. Heights are judged against the local
 noise at the curve's own logging interval (per-step logs jitter more than per-epoch ones). A
 running-mean metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step
 series is read when a metric is also logged per epoch (Lightning `_step`/`_epoch`).
-Confidence: 0.55 + 0.1 per spike beyond the first (up to +0.3) + 0.1 when the largest is more
-than twice its level; validation-only spikes score 0.1 lower (one bad eval is weaker evidence).
+Confidence: _BASE_CONFIDENCE (0.55) + _PER_EXTRA_SPIKE (0.1) per spike beyond the first (up to
+_EXTRA_SPIKES_CAP, +0.3) + _DOUBLED_BONUS (0.1) when the largest is more than twice its level;
+validation-only spikes score _VAL_PENALTY (0.1) lower (one bad eval is weaker evidence).
 Known false positives: a logger's running mean resetting each epoch; a deliberate
 learning-rate restart (SGDR), whose loss bumps recover; evaluation on a changing subset.
-Evidence: series, metric, count, spike_steps (first 20), max_rise_ratio, max_z.
+Evidence: series, metric, count, spike_steps (first _LISTED_SPIKES, 20), max_rise_ratio, max_z.
 """
 
 from __future__ import annotations
@@ -40,17 +42,69 @@ from lossforensics.classifiers.run import Curve, RunSeries
 
 _RUNNING_MEAN = re.compile(r"(^|/)batch_")
 
+# a positive loss's jump must also be this share of the smoothed curve's robust range on its own
+# scale: a large factor on a loss near zero (one quantum of a rounded log) is not a bad batch
+_MIN_LINEAR_SHARE = 0.05
+# ln ratios are capped here before exp: float64 overflows past about 709
+_MAX_LOG_RATIO = 700.0
+# the local noise is read in a twentieth of the run on each side of a candidate...
+_NOISE_WINDOW_PER_RUN = 20
+# ...but at least this many points (a short run still needs a noise estimate)...
+_NOISE_HALF_MIN = 5
+# ...and at most this many (the noise where it happened, not over a long stretch of training)
+_NOISE_HALF_MAX = 50
+# the evidence lists at most this many spike steps (enough to find them on the chart)
+_LISTED_SPIKES = 20
+
+# _cyclic: this many jumps or more, evenly spaced, make a period (three can be even by chance)
+_MIN_EVEN_JUMPS = 4
+# ...evenly spaced: every gap within this share of the median gap (logging jitter, not a cycle's)
+_EVEN_GAP_TOLERANCE = 0.05
+# _cyclic: a curve repeats itself when its autocorrelation at the period is at least this strong
+# (as unshuffled reads a cycle: weaker peaks come from noise and slow trends)...
+_CYCLE_STRENGTH = 0.3
+# ...and that peak this far above the lowest autocorrelation at a shorter lag (a clear period,
+# not the shoulder of a slow trend)
+_CYCLE_PROMINENCE = 0.3
+# cycles (or epochs) a repetition must span: fewer is not evidence of a period
+_MIN_CYCLES = 3
+# _cyclic, known epoch length: the share of the loss's wiggle the position in the epoch must
+# explain for the curve to trace the same shape every epoch (as unshuffled reads an epoch fold)
+_EPOCH_SHARE = 0.3
+# ...with an F-test p-value below this: a shape that chance folds into the epoch less than once
+# in a thousand runs
+_EPOCH_P = 1e-3
+
+# judge: confidence of one clear recovered spike: more likely than not, weaker than a blow-up
+_BASE_CONFIDENCE = 0.55
+# ...plus this for every spike beyond the first (a recurring bad batch is surer than one)...
+_PER_EXTRA_SPIKE = 0.1
+# ...up to this much in all
+_EXTRA_SPIKES_CAP = 0.3
+# ...plus this when the largest more than doubled its level (no jitter does that)
+_DOUBLED_BONUS = 0.1
+# ...minus this for validation-only spikes (one bad eval is weaker evidence than a bad batch)
+_VAL_PENALTY = 0.1
+# no finding read from a curve alone is certain
+_MAX_CONFIDENCE = 0.95
+
 
 class LossSpikes(Classifier):
     label = "loss_spikes"
     needs = frozenset({"train_loss"})
+    # fewest points that have a before, a spike and an after with noise to judge it by
     min_points = 8
 
     def __init__(
         self,
         *,
+        # noise sigmas a spike must clear, of the whole curve and locally: batch noise reaches
+        # 3-4 sigmas over a long run, a bad batch far more
         z_min: float = 6.0,
+        # a positive loss's jump must be at least this ln ratio (50% above the level before it):
+        # smaller rises are ordinary batch noise on a visible scale
         min_rise_log: float = 0.4,
+        # a loss that can be zero or negative: the jump must be this share of the robust range
         min_range_share: float = 0.3,
         spike_width: float = _spikes.SPIKE_WIDTH,
     ) -> None:
@@ -75,14 +129,16 @@ class LossSpikes(Classifier):
         if positive:
             rise = sp.heights
             # ...and it must matter on the curve's own scale (not one quantum of a rounded log)
-            linear = np.expm1(np.minimum(rise, 700.0)) * np.exp(sp.before)
-            big = (rise >= self.min_rise_log) & (linear >= 0.05 * signals.robust_range(level))
+            linear = np.expm1(np.minimum(rise, _MAX_LOG_RATIO)) * np.exp(sp.before)
+            big = (rise >= self.min_rise_log) & (
+                linear >= _MIN_LINEAR_SHARE * signals.robust_range(level)
+            )
         else:
             rise = sp.heights / signals.scale(level)
             big = rise >= self.min_range_share
         # the noise where it happened (a loss near its floor jitters more, late), and not a jump
         # of a run that had already blown up (exploding's, not a bad batch's)
-        half = max(5, min(50, len(y) // 20))
+        half = max(_NOISE_HALF_MIN, min(_NOISE_HALF_MAX, len(y) // _NOISE_WINDOW_PER_RUN))
         calm = sp.heights >= self.z_min * _spikes.local_noise(ly, sp.indices, half)
         # (judged as factors: a signed log when the loss can be zero or negative)
         trained = ~_spikes.diverged(
@@ -95,9 +151,9 @@ class LossSpikes(Classifier):
         return {
             "metric": curve.metric,
             "count": int(keep.sum()),
-            "spike_steps": [int(s) for s in x[idx][:20]],
+            "spike_steps": [int(s) for s in x[idx][:_LISTED_SPIKES]],
             "max_rise_ratio": float(
-                np.expm1(min(rise[keep].max(), 700.0)) if positive else rise[keep].max()
+                np.expm1(min(rise[keep].max(), _MAX_LOG_RATIO)) if positive else rise[keep].max()
             ),
             "max_z": float(sp.z[keep].max()),
             "first_step": int(x[idx[0]]),
@@ -113,16 +169,22 @@ class LossSpikes(Classifier):
         batch that recurs (every epoch, every N steps): still spikes."""
         periods = []
         gaps = np.diff(x[idx])
-        if len(idx) >= 4 and np.all(np.abs(gaps - np.median(gaps)) <= 0.05 * np.median(gaps)):
+        if len(idx) >= _MIN_EVEN_JUMPS and np.all(
+            np.abs(gaps - np.median(gaps)) <= _EVEN_GAP_TOLERANCE * np.median(gaps)
+        ):
             periods.append(float(np.median(gaps)))
         per = signals.loss_cycle(x, y)  # spikes shaved off: they are what is being judged
-        if per.strength >= 0.3 and per.prominence >= 0.3 and per.cycles >= 3:
+        if (
+            per.strength >= _CYCLE_STRENGTH
+            and per.prominence >= _CYCLE_PROMINENCE
+            and per.cycles >= _MIN_CYCLES
+        ):
             periods.append(float(per.period))
         if epoch:
             out = np.ones(len(y), dtype=bool)
             out[np.clip((idx[:, None] + np.arange(-1, 2)).ravel(), 0, len(y) - 1)] = False
             share, p, epochs = epoch_fold(x[out], y[out], epoch)
-            if share >= 0.3 and p < 1e-3 and epochs >= 3:
+            if share >= _EPOCH_SHARE and p < _EPOCH_P and epochs >= _MIN_CYCLES:
                 periods.append(float(epoch))
         return any(
             not _spikes.excursion_width(x, y, period) < self.spike_width for period in periods
@@ -145,10 +207,10 @@ class LossSpikes(Classifier):
 
     def judge(self, ev: dict) -> Finding:
         confidence = (
-            0.55
-            + min(0.3, 0.1 * (ev["count"] - 1))
-            + 0.1 * (ev["max_rise_ratio"] > 1)
-            - 0.1 * (ev["series"] == "val")
+            _BASE_CONFIDENCE
+            + min(_EXTRA_SPIKES_CAP, _PER_EXTRA_SPIKE * (ev["count"] - 1))
+            + _DOUBLED_BONUS * (ev["max_rise_ratio"] > 1)
+            - _VAL_PENALTY * (ev["series"] == "val")
         )
         summary = (
             f"{ev['count']} spike(s) in the {ev['series']} loss ({ev['metric']}) that "
@@ -157,7 +219,7 @@ class LossSpikes(Classifier):
         )
         return Finding(
             self.label,
-            float(min(confidence, 0.95)),
+            float(min(confidence, _MAX_CONFIDENCE)),
             Span(ev["first_step"], ev["last_step"]),
             ev,
             summary,
