@@ -95,7 +95,8 @@ def _steps(
     rec: dict[str, np.ndarray], p_rec: np.ndarray, p_key: np.ndarray, names: list[str]
 ) -> tuple[np.ndarray, str, list[str]]:
     """Per point: the step, a phrase saying which axis it is, and the metric names (epoch-end
-    lines of a batch-level log are renamed `epoch/...` so they do not mix with the batches)."""
+    train lines of a batch-level log are renamed `epoch/...` so they do not mix with the
+    batches; evaluation lines already carry their split's name)."""
     if not len(p_rec):
         return np.empty(0, np.int64), "none", names
     epoch, step, batch, run = rec["epoch"], rec["step"], rec["batch"], rec["run"]
@@ -107,7 +108,7 @@ def _steps(
         end_of_epoch = batch < 0
         s = np.where(end_of_epoch, ep * per_epoch + per_epoch - 1, ep * per_epoch + batch)
         s = _eval_at_last_train(s, rec)
-        at_end = end_of_epoch[p_rec]
+        at_end = end_of_epoch[p_rec] & (rec["kind"][p_rec] != EVAL)  # eval keeps its split
         epoch_keys = np.unique(p_key[at_end])
         new_code = np.full(len(names), -1, dtype=np.int32)
         new_code[epoch_keys] = len(names) + np.arange(len(epoch_keys), dtype=np.int32)
