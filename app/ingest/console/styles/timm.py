@@ -1,6 +1,7 @@
 """timm's `train.py`: `Train: 3 [ 100/1251 (  8%)]  Loss: 3.52 (3.61)  Time: 0.41s, 620/s
 (0.43s, 590/s)  LR: 1.0e-03  Data: 0.01 (0.02)` and `Test: [  48/48]  Time: .. Loss: 0.81
-(0.90)  Acc@1: 80.0 (78.1)`. Meters again: the latest value is taken, not the average."""
+(0.90)  Acc@1: 80.0 (78.1)`. Meters again: the latest value is taken, not the average. The
+model EMA's evaluation (`Test (EMA): [..]`) is kept apart from the model's own."""
 
 import re
 
@@ -14,7 +15,7 @@ STYLE = Style(
         re.compile(r"Test(?: \(EMA\))?: \[\s*(?P<tbatch>\d+)/\d+\]"),
     ),
     pairs=METER_PAIRS,
-    eval=re.compile(r"^Test"),
+    eval=re.compile(r"^(?:(?P<split>Test \(EMA\))|Test)"),
     prefix_eval="test/",
     note="meters print the latest value and a running average: the latest was taken",
 )

@@ -1,0 +1,53 @@
+"""Excerpts of real public logs (source of each in console_fixtures/SOURCES.md): each style reads
+the right training-loss series and keeps its evaluation lines apart from the train lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lossforensics.ingest import load_run
+
+FIXTURES = Path(__file__).parent / "console_fixtures"
+
+# file: (style, train-loss metric, points, first, last, an evaluation metric kept apart)
+REAL_EXCERPTS = {
+    "timm_real.log": ("timm", "Loss", 6, 5.085654, 5.261723, "test/Loss"),
+    "mmengine_real.log": ("mmengine", "loss", 7, 5.3465, 2.7351, "val/accuracy"),
+    "mmdet_mmcv_real.log": ("mmengine", "loss", 16, 0.6476, 0.6377, "val/bbox_mAP"),
+}
+
+
+def _values(result, metric):
+    f = result.frame
+    return f[f["metric"] == metric].sort_values("seq")["value"].round(6).tolist()
+
+
+@pytest.mark.parametrize("name", sorted(REAL_EXCERPTS))
+def test_real_excerpt_gives_the_train_loss_series_in_its_style(name):
+    style, loss, points, first, last, _ = REAL_EXCERPTS[name]
+    result = load_run(FIXTURES / name)
+    assert result.format == "console"
+    assert result.source["detail"].startswith(f"console log, {style};")
+    values = _values(result, loss)
+    assert len(values) == points
+    assert values[0] == pytest.approx(first) and values[-1] == pytest.approx(last)
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles[loss] == "train_loss"
+
+
+@pytest.mark.parametrize("name", sorted(REAL_EXCERPTS))
+def test_real_excerpt_keeps_evaluation_apart_from_training(name):
+    *_, loss, points, _, _, held_out = REAL_EXCERPTS[name]
+    result = load_run(FIXTURES / name)
+    metrics = set(result.frame["metric"])
+    assert held_out in metrics
+    assert len(_values(result, loss)) == points  # no evaluation value joined the train series
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles[held_out] in ("val_loss", "val_score")
+
+
+def test_timm_model_ema_evaluation_is_its_own_series():
+    result = load_run(FIXTURES / "timm_real.log")
+    assert _values(result, "test/Loss") == [3.5284, 3.2546, 5.161, 4.6269, 5.8634]
+    assert _values(result, "Test (EMA)/Loss") == [6.895, 6.8615, 6.8475, 6.8827, 6.8138]
