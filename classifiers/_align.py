@@ -23,22 +23,39 @@ from lossforensics.classifiers.signals import (
 )
 from lossforensics.classifiers.signals._memo import array_key, remembered
 
+# second differences need 4 points to give a median worth reading; fewer use first differences
+_SECOND_DIFF_MIN_POINTS = 4
+# white noise of sigma has second differences of variance 6 sigma^2 (1 + 4 + 1)
+_SECOND_DIFF_VARIANCE = 6.0
+# two step axes in different units: one ends below 5% of the other (epochs 0..19 against
+# optimizer steps 0..15000); closer ranges are the same unit logged over a shorter stretch
+_OTHER_UNIT_SHARE = 0.05
+# noise is never below a millionth of the curve's scale: a perfectly smooth synthetic curve
+# would otherwise turn any change into an infinite z-score
+_NOISE_FLOOR_SHARE = 1e-6
+
 
 def detrended_noise(y: np.ndarray) -> float:
     """Point-to-point noise (sigma) from the MAD of second differences: unlike first
     differences it ignores a steady trend, so a smooth 10-point val curve reads as quiet."""
     y = np.asarray(y, dtype=np.float64)
-    if len(y) < 4:
+    if len(y) < _SECOND_DIFF_MIN_POINTS:
         return float(np.std(np.diff(y))) / np.sqrt(2.0) if len(y) >= 2 else 0.0
     d2 = np.diff(y, 2)
-    return MAD_TO_SIGMA * float(np.median(np.abs(d2 - np.median(d2)))) / np.sqrt(6.0)
+    return (
+        MAD_TO_SIGMA * float(np.median(np.abs(d2 - np.median(d2)))) / np.sqrt(_SECOND_DIFF_VARIANCE)
+    )
 
 
 _REDUCED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def finite_curve(
-    run: RunSeries, role: str, metric: str | None = None, max_points: int = 4000
+    run: RunSeries,
+    role: str,
+    metric: str | None = None,
+    # bucket medians enough to keep a run's shape, few enough that every label reads them fast
+    max_points: int = 4000,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A role's curve (its primary metric, or `metric`) as finite (steps, values), reduced to at
     most `max_points` bucket medians. Empty arrays when the run lacks it. Cached per run: several
@@ -68,7 +85,11 @@ def shared_axis(x_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
     src_lo, src_hi = float(x_src[0]), float(x_src[-1])
     at_lo, at_hi = float(x_at[0]), float(x_at[-1])
     span_src, span_at = src_hi - src_lo, at_hi - at_lo
-    if span_src <= 0 or span_at <= 0 or not (at_hi < 0.05 * src_hi or src_hi < 0.05 * at_hi):
+    if (
+        span_src <= 0
+        or span_at <= 0
+        or not (at_hi < _OTHER_UNIT_SHARE * src_hi or src_hi < _OTHER_UNIT_SHARE * at_hi)
+    ):
         return x_at
     frac = (x_at - at_lo + 1.0) / (span_at + 1.0)
     return src_lo + frac * span_src
@@ -144,4 +165,4 @@ def _common_prefix(a: str, b: str) -> str:
 def floor(noise: float, level_scale: float) -> float:
     """A noise estimate never below a millionth of the curve's scale (a synthetic, perfectly
     smooth curve would otherwise turn any change into an infinite z-score)."""
-    return max(float(noise), 1e-6 * float(level_scale), TINY)
+    return max(float(noise), _NOISE_FLOOR_SHARE * float(level_scale), TINY)

@@ -12,6 +12,12 @@ from lossforensics.classifiers.run import RunSeries
 from scipy import stats
 
 _EPOCH = re.compile(r"(^|/)epoch$")
+# an epoch metric logged as 2.9999999 is epoch 3: float sums of fractional epochs fall short
+_EPOCH_ROUNDING = 1e-9
+# the validation cadence hints at the epoch once 3 evaluations give 2 gaps to take a median of
+_MIN_VAL_POINTS = 3
+# an epoch folds into phases only when it holds 4 logged points: fewer cannot trace a shape
+_MIN_PHASES = 4
 
 
 def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
@@ -23,29 +29,33 @@ def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
         c = run.curve("other", names[0])
         if c is not None:
             ok = np.isfinite(c.values)
-            steps, ep = c.steps[ok], np.floor(c.values[ok] + 1e-9)
+            steps, ep = c.steps[ok], np.floor(c.values[ok] + _EPOCH_ROUNDING)
             starts = steps[1:][np.diff(ep) > 0]
             if len(starts) >= 2:
                 return float(np.median(np.diff(starts))), "epoch"
     val = run.curve("val_loss")
-    if val is not None and len(val) >= 3:
+    if val is not None and len(val) >= _MIN_VAL_POINTS:
         return float(np.median(np.diff(val.steps))), "val_cadence"
     return None, None
 
 
 def epoch_fold(
-    x: np.ndarray, y: np.ndarray, epoch: float, max_points: int = 20000
+    x: np.ndarray,
+    y: np.ndarray,
+    epoch: float,
+    # mean buckets: enough for a few points in every phase of hundreds of epochs
+    max_points: int = 20000,
 ) -> tuple[float, float, float]:
     """How much of the loss's wiggle the position inside the epoch explains: the detrended
     (log) loss grouped by phase in the epoch (one bin per logged point of an epoch), one-way
     ANOVA. Returns (share of variance explained, F-test p-value, epochs seen); (0, 1, epochs)
-    when an epoch holds fewer than 4 points. This asks the label's question directly: does the
-    loss trace the same shape every epoch? (An autocorrelation peak can miss a shape whose
-    class blocks are a point or two long.)"""
+    when an epoch holds fewer than 4 points (`_MIN_PHASES`). This asks the label's question
+    directly: does the loss trace the same shape every epoch? (An autocorrelation peak can miss
+    a shape whose class blocks are a point or two long.)"""
     xb, zb = signals.bucket(np.asarray(x, np.float64), signals.safe_log(y), max_points, "mean")
     epochs = float((xb[-1] - xb[0]) / epoch) if len(xb) > 1 else 0.0
     m = int(round(epoch / float(np.median(np.diff(xb))))) if len(xb) > 1 else 0
-    if m < 4 or len(zb) < 2 * m:
+    if m < _MIN_PHASES or len(zb) < 2 * m:
         return 0.0, 1.0, epochs
     res = zb - signals.rolling_median(zb, m | 1)  # one epoch wide: the trend, not the sawtooth
     res = res - res.mean()

@@ -36,6 +36,7 @@ _ROLE_WORDS = {
 class Classifier:
     label: ClassVar[str]
     needs: ClassVar[frozenset[str]] = frozenset({"train_loss"})
+    # points a label needs in each role unless it says otherwise: fewer show no shape to judge
     min_points: ClassVar[int] = 8
     # Count (and judge) each needed role at its finest logging (RunSeries.detailed): spikes,
     # swings and per-epoch cycles live in a `_step` series, not in its `_epoch` mean.

@@ -45,6 +45,8 @@ log = logging.getLogger("lossforensics.classifiers")
 # Checks that judge single points (is any value finite), not the loss's course: a run only they
 # could judge is `inconclusive` when they find nothing.
 POINT_CHECKS = frozenset({"nan"})
+# an error naming the runs of a multi-run frame lists the first 5: enough to recognise them
+_RUNS_NAMED = 5
 
 
 def diagnose(
@@ -59,7 +61,9 @@ def diagnose(
     frame = validate_frame(frame)
     names = pd.unique(frame["run"].astype(str))
     if len(names) > 1:
-        shown = ", ".join(map(repr, names[:5])) + (", ..." if len(names) > 5 else "")
+        shown = ", ".join(map(repr, names[:_RUNS_NAMED])) + (
+            ", ..." if len(names) > _RUNS_NAMED else ""
+        )
         raise InputError(
             f"the frame holds {len(names)} runs ({shown}); "
             "use diagnose_all() to get one diagnosis per run"

@@ -24,6 +24,10 @@ from typing import Any
 
 from lossforensics.classifiers.numbers import round_sig
 
+# confidences and cause scores are written with 4 decimals: finer than any threshold, and stable
+# across platforms' last-bit float differences
+SCORE_DECIMALS = 4
+
 
 def _json_safe(value: Any) -> Any:
     """numpy scalars -> Python; NaN/inf -> None; containers recursively."""
@@ -68,7 +72,7 @@ class Cause:
         return {
             "rank": self.rank,
             "cause": self.cause,
-            "score": round(float(self.score), 4),
+            "score": round(float(self.score), SCORE_DECIMALS),
             "checks": list(self.checks),
             "probe": self.probe,
         }
@@ -96,7 +100,7 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         return {
             "label": self.label,
-            "confidence": round(float(self.confidence), 4),
+            "confidence": round(float(self.confidence), SCORE_DECIMALS),
             "span": None if self.span is None else self.span.to_dict(),
             "evidence": _rounded(_json_safe(dict(self.evidence))),
             "summary": self.summary,

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from lossforensics.classifiers._spikes import SPIKE_WIDTH
-from lossforensics.classifiers.diagnosis import Finding
+from lossforensics.classifiers.diagnosis import SCORE_DECIMALS, Finding
 
 # A loss whose best level kept at least this share of the first logged loss (the untrained model's,
 # chance level for a classifier) learned nothing: 1 - plateau's 3% "no real change" in log terms
@@ -182,7 +182,7 @@ def apply_explains(findings: list[Finding]) -> list[Finding]:
         moved.setdefault(id(root), []).append(
             {
                 "label": f.label,
-                "confidence": round(float(f.confidence), 4),
+                "confidence": round(float(f.confidence), SCORE_DECIMALS),
                 "summary": f.summary,
                 "why": direct[id(f)][1].why,
             }

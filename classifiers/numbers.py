@@ -15,7 +15,10 @@ def round_sig(value: float, digits: int = SIGNIFICANT) -> float:
     return round(value, digits - 1 - math.floor(math.log10(abs(value))))
 
 
-def num(value: float, digits: int = 4) -> str:
+SENTENCE_DIGITS = 4  # a number in a sentence keeps 4 significant digits: enough to compare
+
+
+def num(value: float, digits: int = SENTENCE_DIGITS) -> str:
     """A number for a sentence: 4 significant digits, no exponent for everyday sizes."""
     if not math.isfinite(value):
         return "NaN" if math.isnan(value) else ("inf" if value > 0 else "-inf")

@@ -40,6 +40,23 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, robust_range
 
+# more restarts than 5% of the points is interleaved writers (ranks, processes), not resumes
+_MAX_RESTART_SHARE = 0.05
+# k, the points compared on each side of a restart, is 1/20 (5%) of the points: enough to
+# out-vote noise, few enough that a short epoch log still compares the points at the restart
+_WINDOW_DIVISOR = 20
+# ... and at most 50 points: further from the restart the loss has moved on for its own reasons
+_WINDOW_MAX = 50
+# the standard error of a median is about 1.25 (sqrt(pi/2)) times that of a mean
+_MEDIAN_SE_FACTOR = 1.25
+# a detrended jump (after - 2 before + prior) has sqrt(6) standard errors where a plain
+# difference of two medians has sqrt(2): sqrt(3) times as many
+_DETRENDED_SE_FACTOR = 3.0
+# confidence is 0.5 at `min_z` and gains 0.15 for every doubling of the jump beyond it
+_CONFIDENCE_PER_DOUBLING = 0.15
+# capped below certainty: two different runs appended under one name can look the same
+_CONFIDENCE_CAP = 0.95
+
 
 def source_order(run: RunSeries, role: str, *, segments: bool = False) -> tuple[np.ndarray, ...]:
     """The role's primary metric as (steps, values) in source order, exact repeats dropped;
@@ -70,7 +87,16 @@ class ResumeDiscontinuity(Classifier):
     needs = frozenset({"train_loss"})
     min_points = 4  # distinct steps: a short epoch log restarted twice has few
 
-    def __init__(self, *, min_z: float = 4.0, min_rel: float = 0.1, max_restarts: int = 50) -> None:
+    def __init__(
+        self,
+        *,
+        # a jump of 4 standard errors: the trend-free noise alone makes one rarely
+        min_z: float = 4.0,
+        # ... and 10% of the robust range or of the level: a tiny but certain jump is harmless
+        min_rel: float = 0.1,
+        # more than 50 restarts is interleaved writers, not resumes (with _MAX_RESTART_SHARE)
+        max_restarts: int = 50,
+    ) -> None:
         self.min_z = min_z
         self.min_rel = min_rel
         self.max_restarts = max_restarts
@@ -80,17 +106,21 @@ class ResumeDiscontinuity(Classifier):
         # a restart: the step counter goes back, or the reader marked a new segment (a
         # `segment`/`phase` key) while the counter kept going
         restarts = np.flatnonzero((s[1:] <= s[:-1]) | (seg[1:] != seg[:-1])) + 1
-        if len(restarts) == 0 or len(restarts) > max(self.max_restarts, 0.05 * len(s)):
+        if len(restarts) == 0 or len(restarts) > max(
+            self.max_restarts, _MAX_RESTART_SHARE * len(s)
+        ):
             return None
         _, fin = finite_curve(run, "train_loss")  # step-sorted, reduced
         noise, span = max(detrended_noise(fin), TINY), max(robust_range(fin), TINY)
-        k = int(np.clip(len(s) // 20, 1, 50))  # short epoch logs: the points at the restart
-        se2 = 1.25 * noise * np.sqrt(2.0 / k)  # of a difference of two k-point medians
+        k = int(
+            np.clip(len(s) // _WINDOW_DIVISOR, 1, _WINDOW_MAX)
+        )  # short epoch logs: the points at the restart
+        se2 = _MEDIAN_SE_FACTOR * noise * np.sqrt(2.0 / k)  # of a difference of two k-point medians
         rows = [_at_restart(s, y, int(r), k, se2) for r in restarts]  # at most max_restarts
         jumps = np.array([row["jump"] for row in rows])
         nth = int(np.argmax(np.abs(jumps)))
         best = rows[nth]
-        se = se2 * (np.sqrt(3.0) if best["detrended"] else 1.0)
+        se = se2 * (np.sqrt(_DETRENDED_SE_FACTOR) if best["detrended"] else 1.0)
         lx, ly = source_order(run, "lr")
         return {
             "restarts": int(len(restarts)),
@@ -109,7 +139,7 @@ class ResumeDiscontinuity(Classifier):
     def judge(self, m: dict) -> Finding | None:
         if abs(m["loss_jump"]) < self.min_z or abs(m["loss_jump_rel"]) < self.min_rel:
             return None
-        conf = 0.5 + 0.15 * np.log2(abs(m["loss_jump"]) / self.min_z)
+        conf = 0.5 + _CONFIDENCE_PER_DOUBLING * np.log2(abs(m["loss_jump"]) / self.min_z)
         way = "up" if m["loss_jump"] > 0 else "down"
         went = (
             f"The step counter went back from {m['resumed_from_step']} to {m['resume_step']}"
@@ -130,7 +160,7 @@ class ResumeDiscontinuity(Classifier):
         evidence = {k: v for k, v in m.items() if k != "end_step"}
         return Finding(
             self.label,
-            float(np.clip(conf, 0.5, 0.95)),
+            float(np.clip(conf, 0.5, _CONFIDENCE_CAP)),
             Span(m["resume_step"], m["end_step"]),
             evidence,
             summary,
