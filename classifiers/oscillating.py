@@ -2,16 +2,18 @@
 
 Symptom: the training loss keeps going up and down by a large fraction of its level while its
 trend makes little progress.
-Signal: the training loss's rolling-median trend (window an eighth of the run, at least 9
-points) and the residual around it; the swing is the median |residual|; the trend's movement is
-the change between its first and last fifth. Long series are reduced to bucket medians first.
-Rule: for positive losses the swing is at least 10% of the trend's level and the trend moved
-less than 30% of its starting level; for losses that can be zero or negative, the swing is at
-least 40% of the trend's movement and of 10% of its robust range. A loss that blows up at the
-end (ends non-finite, or its last tenth is above 3x its level) is exploding, not swinging.
-Needs 30 points on the per-step series (epoch averages hide the swings).
-Confidence: 0.55 + 0.3 x min(1, (swing ratio - threshold) / threshold) + 0.1 when the trend
-moved less than 10%.
+Signal: the training loss's rolling-median trend (window an eighth of the run, at least
+_TREND_WINDOW_MIN, 9 points) and the residual around it; the swing is the median |residual|; the
+trend's movement is the change between its first and last fifth (_ENDS_SHARE). Long series are
+reduced to bucket medians first.
+Rule: for positive losses the swing is at least `min_swing` (10%) of the trend's level and the
+trend moved less than `max_move` (30%) of its starting level; for losses that can be zero or
+negative, the swing is at least _MIN_AMPLITUDE (40%) of the trend's movement and
+_MIN_SWING_OF_RANGE (10%) of its robust range. A loss that blows up at the end (ends
+non-finite, or its last tenth is above _BLOWUP_FACTOR, 3x, its level) is exploding, not
+swinging. Needs 30 points on the per-step series (epoch averages hide the swings).
+Confidence: _BASE_CONFIDENCE (0.55) + _OVER_BONUS (0.3) x min(1, (swing ratio - threshold) /
+threshold) + _CALM_BONUS (0.1) when the trend moved less than _CALM_MOVE (10%).
 Known false positives: a healthy run with very small batches whose per-step loss is noisy and
 that has already converged (noise, not oscillation: the swings are uncorrelated); a run
 alternating between data sources on purpose.
@@ -26,14 +28,55 @@ from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 
+# long series are reduced to at most this many bucket medians: the trend and the swings survive,
+# the cost stays flat
+_MAX_POINTS = 4000
+# the trend is a rolling median over an eighth of the run: wide enough to span many swings,
+# narrow enough to follow the run's descent...
+_TREND_WINDOW_PER_RUN = 8
+# ...and over at least this many points (a window that spans a few swings on a short run)
+_TREND_WINDOW_MIN = 9
+# the trend's movement is read between its first and its last fifth (levels, not single points)
+_ENDS_SHARE = 0.2
+# a loss whose last tenth is above _BLOWUP_FACTOR times its level blew up at the end...
+_BLOWUP_TAIL = 0.1
+# ...three times its level: a swing goes up and comes back, a blow-up stays up
+_BLOWUP_FACTOR = 3
+# a loss that can be zero or negative: the swing must be at least this share of the trend's total
+# movement (swings that dwarf the progress, not noise on a moving trend)...
+_MIN_AMPLITUDE = 0.4
+# ...and at least this share of the trend's robust range (a visible swing on the curve's scale)
+_MIN_SWING_OF_RANGE = 0.1
+# judge: confidence of a swing just over the bar: more likely than not, as noisy small batches
+# look alike
+_BASE_CONFIDENCE = 0.55
+# ...plus up to this much as the swing grows to twice the bar
+_OVER_BONUS = 0.3
+# ...plus this when the trend moved less than _CALM_MOVE: the run is going nowhere
+_CALM_BONUS = 0.1
+# a trend that moved less than a tenth of its starting level is making no progress at all
+_CALM_MOVE = 0.1
+# no finding read from a curve alone is certain
+_MAX_CONFIDENCE = 0.95
+
 
 class Oscillating(Classifier):
     label = "oscillating"
     needs = frozenset({"train_loss"})
+    # fewest per-step points that hold several swings around a trend window
     min_points = 30
     per_step = True
 
-    def __init__(self, *, min_swing: float = 0.10, max_move: float = 0.3) -> None:
+    def __init__(
+        self,
+        *,
+        # a positive loss's median swing must be at least a tenth of its level: smaller wiggles
+        # are ordinary batch noise
+        min_swing: float = 0.10,
+        # ...while the trend moved less than this share of its starting level (a run that made
+        # good progress is learning despite its swings)
+        max_move: float = 0.3,
+    ) -> None:
         self.min_swing = min_swing
         self.max_move = max_move
 
@@ -44,29 +87,31 @@ class Oscillating(Classifier):
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
-        xb, yb = signals.bucket(x, y, 4000, "median")
-        trend = signals.rolling_median(yb, max(9, len(yb) // 8) | 1)
+        xb, yb = signals.bucket(x, y, _MAX_POINTS, "median")
+        trend = signals.rolling_median(
+            yb, max(_TREND_WINDOW_MIN, len(yb) // _TREND_WINDOW_PER_RUN) | 1
+        )
         res = yb - trend
         swing = float(np.median(np.abs(res)))
-        first, last = signals.head_level(trend, 0.2), signals.tail_level(trend, 0.2)
+        first, last = signals.head_level(trend, _ENDS_SHARE), signals.tail_level(trend, _ENDS_SHARE)
         move = abs(first - last)
         positive = signals.all_positive(yb)
         level = float(np.median(np.abs(trend)))
         lag1 = float(signals.autocorrelation(res, 1)[1]) if np.any(res) else 0.0
         # a loss that blows up at the end (or turns NaN) is exploding, not swinging
         blew_up = not np.isfinite(curve.values[-1]) or (
-            positive and signals.tail_level(trend, 0.1) > 3 * level
+            positive and signals.tail_level(trend, _BLOWUP_TAIL) > _BLOWUP_FACTOR * level
         )
         return {
             "points": len(y),
             "swing": swing,
             "level": level,
             "positive": positive,
-            "swing_ratio": swing / max(level, 1e-12)
+            "swing_ratio": swing / max(level, signals.TINY)
             if positive
-            else swing / max(signals.robust_range(trend), 1e-12),
-            "trend_move": move / max(abs(first), 1e-12) if positive else None,
-            "amplitude_ratio": swing / max(move, 1e-12),
+            else swing / max(signals.robust_range(trend), signals.TINY),
+            "trend_move": move / max(abs(first), signals.TINY) if positive else None,
+            "amplitude_ratio": swing / max(move, signals.TINY),
             "lag1": lag1,
             "blew_up": blew_up,
             "first_step": int(x[0]),
@@ -78,15 +123,17 @@ class Oscillating(Classifier):
             return False
         if ev["positive"]:
             return ev["swing_ratio"] >= self.min_swing and ev["trend_move"] < self.max_move
-        return ev["amplitude_ratio"] >= 0.4 and ev["swing_ratio"] >= 0.1
+        return ev["amplitude_ratio"] >= _MIN_AMPLITUDE and ev["swing_ratio"] >= _MIN_SWING_OF_RANGE
 
     def judge(self, ev: dict) -> Finding:
         if ev["positive"]:
             over = (ev["swing_ratio"] - self.min_swing) / self.min_swing
-            calm = ev["trend_move"] < 0.1
+            calm = ev["trend_move"] < _CALM_MOVE
         else:
-            over, calm = ev["amplitude_ratio"] - 0.4, False
-        confidence = min(0.95, 0.55 + 0.3 * min(1.0, over) + 0.1 * calm)
+            over, calm = ev["amplitude_ratio"] - _MIN_AMPLITUDE, False
+        confidence = min(
+            _MAX_CONFIDENCE, _BASE_CONFIDENCE + _OVER_BONUS * min(1.0, over) + _CALM_BONUS * calm
+        )
         summary = f"Training loss swings by about {ev['swing']:.3g} around its trend " + (
             f"({ev['swing_ratio']:.0%} of its level) while the trend moved {ev['trend_move']:.0%}."
             if ev["positive"]

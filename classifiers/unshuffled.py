@@ -6,24 +6,25 @@ Signal: signals.dominant_period of the detrended training loss (autocorrelation 
 folded to the fundamental) and the epoch length in steps when the run says it: from an `epoch`
 metric (where its integer part changes), else from the validation cadence. Running-mean metrics
 (Keras `batch_*`) reset every epoch by construction and are not read.
-Rule: a period of at least 4 points seen at least 3 times with autocorrelation >= 0.3 that dips
-by as much in between (a bump on a slowly decaying autocorrelation is no cycle); when the epoch
-length is logged (an `epoch` metric) or hinted (the validation cadence), one must be a small
-multiple of the other (class blocks of equal size repeat inside the epoch; a logged epoch can
-count in other units); a period that fits no logged epoch is rejected; a learning rate that
-itself cycles with that period (warm restarts) vetoes the finding. Shape: a sawtooth spends a
-good part of its period raised; an excursion above half the cycle's peak for under
-`spike_width` (8%) of the period (classifiers._spikes.excursion_width) is a recurring spike,
-loss_spikes' finding, unless the period is the epoch an `epoch` metric logs (a fixed place in
-every epoch needs a fixed data order: a shuffled loader moves a bad sample around).
+Rule: a period of at least 4 points seen at least `min_cycles` (3) times with autocorrelation >=
+`min_strength` (0.3) that dips by as much in between (a bump on a slowly decaying
+autocorrelation is no cycle); when the epoch length is logged (an `epoch` metric) or hinted (the
+validation cadence), one must be 1 to _MAX_MULTIPLE (8) times the other (class blocks of equal
+size repeat inside the epoch; a logged epoch can count in other units); a period that fits no
+logged epoch is rejected; a learning rate that itself cycles with that period (warm restarts)
+vetoes the finding. Shape: a sawtooth spends a good part of its period raised; an excursion
+above half the cycle's peak for under `spike_width` (8%) of the period
+(classifiers._spikes.excursion_width) is a recurring spike, loss_spikes' finding, unless the
+period is the epoch an `epoch` metric logs (a fixed place in every epoch needs a fixed data
+order: a shuffled loader moves a bad sample around).
 Staircase veto: a sawtooth climbs back within each cycle. A loss that drops at every epoch
 boundary and stays down (multi-epoch memorisation: a permanent step each time the examples are
 seen again) is also epoch-periodic once detrended, but never climbs back: when the largest
 climb from the running low over one period (`climb_back`, on a curve smoothed over a tenth of
 the period) is under `STAIRCASE` of the loss's fall over one period (`period_fall`), it is a
 staircase, not a fixed data order.
-Confidence: 0.5 + 0.4 x min(1, (strength - 0.3) / 0.4), + 0.1 when the period matches the
-epoch length.
+Confidence: _BASE_CONFIDENCE (0.5) + _STRENGTH_BONUS (0.4) x min(1, (strength - min_strength) /
+_STRENGTH_SPAN), + _EPOCH_MATCH_BONUS (0.1) when the period matches the epoch length.
 Known false positives: cyclic schedules when the LR is not logged; a periodic evaluation or
 checkpoint that perturbs training; deliberate curriculum cycles.
 Evidence: period_steps, strength, prominence, cycles, epoch_steps, epoch_source, epoch_match,
@@ -51,19 +52,47 @@ _RUNNING_MEAN = re.compile(r"(^|/)batch_")
 # climb back within a cycle / fall over a cycle below this: a staircase (drops that stay), not a
 # sawtooth (a sawtooth climbs back by about its whole fall; half leaves room for a trend).
 STAIRCASE = 0.5
+# fewest logged points in one period: fewer have no shape to climb back within (and a curve
+# shorter than that holds no period at all)
+_MIN_PERIOD_POINTS = 4
+# the staircase veto reads the loss smoothed over a tenth of the period: batch noise goes, the
+# climb back of a sawtooth stays
+_SMOOTH_PER_PERIOD = 10
+# an epoch and a period match when one is 1 to this many times the other: class blocks of equal
+# size repeat a few times inside an epoch; larger multiples match almost anything
+_MAX_MULTIPLE = 8
+# ...within this share of the shorter one (a logged epoch rounds, a period is read in whole points)
+_MULTIPLE_TOLERANCE = 0.1
+# the learning rate's own cycle: shortest period looked for (as for the loss, fewer points have
+# no shape)
+_LR_MIN_PERIOD = 4
+# ...and it vetoes when its period is within this share of the loss's (the same cycle, read on a
+# coarser or offset log)
+_LR_PERIOD_TOLERANCE = 0.15
+# judge: confidence of a cycle just over the bar: even odds, as schedules and evaluations also
+# make periods
+_BASE_CONFIDENCE = 0.5
+# ...plus up to this much as the autocorrelation (or epoch share) rises above the bar...
+_STRENGTH_BONUS = 0.4
+# ...reached when it is this far above the bar (0.7 at the default 0.3: an unmistakable cycle)
+_STRENGTH_SPAN = 0.4
+# ...plus this when the period is the epoch length: the label's own explanation
+_EPOCH_MATCH_BONUS = 0.1
+# no finding read from a curve alone is certain
+_MAX_CONFIDENCE = 0.95
 
 
 def climb_and_fall(x: np.ndarray, y: np.ndarray, period: float) -> tuple[float, float]:
     """(median over cycles of the largest climb from the running low within one period, median
     fall of the loss over one period), on the loss smoothed over a tenth of the period; phase
     free. NaN when fewer than two periods are logged."""
-    if not period or period <= 0 or len(y) < 4:
+    if not period or period <= 0 or len(y) < _MIN_PERIOD_POINTS:
         return float("nan"), float("nan")
     dx = float(np.median(np.diff(x)))
     n = int(round(period / dx)) if dx > 0 else 0
-    if n < 4 or len(y) < 2 * n:
+    if n < _MIN_PERIOD_POINTS or len(y) < 2 * n:
         return float("nan"), float("nan")
-    w = max(1, n // 10)
+    w = max(1, n // _SMOOTH_PER_PERIOD)
     # trailing windows (the origin shifts each filter to end at the point itself)
     s = ndimage.median_filter(y, size=w, mode="nearest", origin=(w - 1) // 2)
     lows = ndimage.minimum_filter1d(s, size=n + 1, mode="nearest", origin=n // 2)
@@ -79,21 +108,28 @@ def _staircase(climb: float, fall: float) -> bool:
 
 
 def _multiple(a: float, b: float) -> bool:
-    """Is `a` about m x `b` for a small whole m (1..8)?"""
-    return bool(np.any(np.abs(a - np.arange(1, 9) * b) <= 0.1 * b))
+    """Is `a` about m x `b` for a small whole m (1.._MAX_MULTIPLE)?"""
+    multiples = np.arange(1, _MAX_MULTIPLE + 1)
+    return bool(np.any(np.abs(a - multiples * b) <= _MULTIPLE_TOLERANCE * b))
 
 
 class Unshuffled(Classifier):
     label = "unshuffled"
     needs = frozenset({"train_loss"})
+    # fewest per-step points in which `min_cycles` periods of several points each can show
     min_points = 24
     per_step = True
 
     def __init__(
         self,
         *,
+        # autocorrelation at the period (and its dip before it), or the share of the wiggle the
+        # epoch position explains, must reach this: weaker peaks come from noise and slow trends
         min_strength: float = 0.3,
+        # cycles (or epochs) the repetition must span: fewer is not evidence of a period
         min_cycles: float = 3.0,
+        # the epoch fold's F-test p-value must be below this: a shape that chance folds into the
+        # epoch less than once in a thousand runs
         max_p: float = 1e-3,
         spike_width: float = SPIKE_WIDTH,
     ) -> None:
@@ -155,8 +191,11 @@ class Unshuffled(Classifier):
         if len(ly) < self.min_points or np.ptp(ly) == 0:
             return False
         dx = float(np.median(np.diff(lx)))
-        per = signals.dominant_period(ly, min_period=4, max_period=len(ly) // 2)
-        return per.strength > 0.5 and abs(per.period * dx - period_steps) < 0.15 * period_steps
+        per = signals.dominant_period(ly, min_period=_LR_MIN_PERIOD, max_period=len(ly) // 2)
+        return (
+            per.strength > 0.5
+            and abs(per.period * dx - period_steps) < _LR_PERIOD_TOLERANCE * period_steps
+        )
 
     def cycles(self, ev: dict) -> bool:
         """An autocorrelation period seen often and clearly, that fits the epoch if one is
@@ -199,8 +238,13 @@ class Unshuffled(Classifier):
 
     def judge(self, ev: dict) -> Finding:
         if self.cycles(ev):
-            over = (ev["strength"] - self.min_strength) / 0.4
-            confidence = min(0.95, 0.5 + 0.4 * min(1.0, over) + 0.1 * ev["epoch_match"])
+            over = (ev["strength"] - self.min_strength) / _STRENGTH_SPAN
+            confidence = min(
+                _MAX_CONFIDENCE,
+                _BASE_CONFIDENCE
+                + _STRENGTH_BONUS * min(1.0, over)
+                + _EPOCH_MATCH_BONUS * ev["epoch_match"],
+            )
             where = (
                 f"the epoch length ({ev['epoch_steps']:.0f} steps)"
                 if ev["epoch_match"]
@@ -212,8 +256,8 @@ class Unshuffled(Classifier):
                 f"matching {where}: the data order looks fixed."
             )
         else:
-            over = (ev["epoch_share"] - self.min_strength) / 0.4
-            confidence = min(0.95, 0.5 + 0.4 * min(1.0, over))
+            over = (ev["epoch_share"] - self.min_strength) / _STRENGTH_SPAN
+            confidence = min(_MAX_CONFIDENCE, _BASE_CONFIDENCE + _STRENGTH_BONUS * min(1.0, over))
             summary = (
                 f"Training loss traces the same shape in every epoch: the position "
                 f"inside the {ev['epoch_steps']:.0f}-step epoch explains "
