@@ -22,8 +22,9 @@ is still falling after the minimum so the gap keeps widening: by `train_fall` of
 the span, or, for a train loss near zero whose range no longer shows its fall, by
 `train_fall_log` in log terms (a third of its level) beside a val rise of at least
 `log_fall_rise` (10%) of the val minimum (a relative yardstick for a relative fall).
-Confidence: 0.5 at the threshold, growing with the rise in sigmas and with the rise's share of
-the val range, capped at 0.98.
+Confidence: a strength averages the rise in sigmas (over 2 x `rise_z`) and the rise's share of
+the val range (over 2 x `strong_rise`), each capped at 1; a clear rise scores 0.55 + 0.43 x
+strength, a stalled val 0.35 + 0.2 x strength (the `_*_CONFIDENCE` constants), capped at 0.98.
 Evidence: val_min_step, val_min, val_late, val_rise, val_rise_pct (rise / |val min|, percent),
 val_rise_z, val_rise_frac (rise / val range), val_min_fraction (0..1 of the evaluated span),
 train_fall_after (train fall after the val minimum / train range), train_fall_log (ln of
@@ -50,6 +51,44 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, head_level, odd_window, rolling_median, scale
 
+# evaluations read at most (bucket medians beyond): a val curve is tens to hundreds of points,
+# 2000 keeps every one of them and bounds a val loss logged every step
+_MAX_EVALS = 2000
+# the running median over the evaluations spans 5% of them: enough to ignore one noisy eval
+_SMOOTH_FRAC = 0.05
+# ... and at least 3 evaluations, the smallest window a median can outvote a bad one in
+_SMOOTH_MIN_WINDOW = 3
+# the late val level is the median of the last third of the evaluations after the minimum: late
+# enough to be where the val went, long enough to ignore one bad evaluation
+_LATE_PARTS = 3
+# ... and of at least 3 evaluations when 3 follow the minimum (fewer: all of them)
+_LATE_MIN_EVALS = 3
+# the train's starting level is the median of its first 2% of points: the untrained loss,
+# steadier than the first batch alone
+_TRAIN_START_SHARE = 0.02
+# the train level at the first evaluation is the median of the 3 train points up to it
+_TRAIN_AT_EVAL_POINTS = 3
+# rise in percent of the val minimum (val_rise_pct) and log_fall_rise's share, in percent
+_PERCENT = 100.0
+# at least two evaluations must follow the minimum: one higher eval is noise, not a rise
+_MIN_EVALS_AFTER = 2
+# the val improved before its minimum when it fell by 2 sigmas of its detrended noise
+_VAL_DROP_Z = 2.0
+# a stalled val (the second path) still rose by half a sigma at least: not a flat line
+_STALL_RISE_Z = 0.5
+# ... over at least 3 evaluations after the minimum: a stall needs a stretch to be seen
+_STALL_MIN_EVALS_AFTER = 3
+# confidence of a clear rise at zero strength: a clear rise is already a finding
+_CLEAR_CONFIDENCE = 0.55
+# added as the clear rise's strength reaches 1 (a rise of twice rise_z and strong_rise)
+_CLEAR_STRENGTH_CONFIDENCE = 0.43
+# confidence of a stalled val at zero strength: a weaker call, its rise is within the noise
+_STALLED_CONFIDENCE = 0.35
+# added as the stalled val's strength reaches 1: a stall alone never scores like a clear rise
+_STALLED_STRENGTH_CONFIDENCE = 0.2
+# confidence never reaches 1: a val set re-sampled between evaluations looks the same
+_MAX_CONFIDENCE = 0.98
+
 
 def _log_drop(before: float, after: float) -> float:
     """ln(before / after) for positive levels; 0 when either is not positive."""
@@ -59,21 +98,36 @@ def _log_drop(before: float, after: float) -> float:
 class Overfit(Classifier):
     label = "overfit"
     needs = frozenset({"train_loss", "val_loss"})
+    # evaluations (and train points) needed: a minimum, a before and a rise after it
     min_points = 5
 
     def __init__(
         self,
         *,
+        # the late val stands 2.5 detrended-noise sigmas above its minimum: beyond the drift
+        # of a converged val
         rise_z: float = 2.5,
+        # a rise of a quarter of the val's own range is large whatever the train does
         strong_rise: float = 0.25,
+        # train still falling after the val minimum: by 5% of its range over the span
         train_fall: float = 0.05,
+        # train improved by at least 10% of its level over the evaluated span: it learned
         train_drop: float = 0.1,
+        # a val stalled from at least 25% of the evaluated span before its end: a long stall
         stall_share: float = 0.25,
+        # 90% of the train's improvement before the first evaluation: training had converged,
+        # the val minimum predates it
         late_first_eval: float = 0.9,
+        # half of it suffices when the first evaluation had already learned (below the start)
         learned_first_eval: float = 0.5,
+        # train fell by e^3 (a factor of 20): it memorised the training data
         memorised_log: float = 3.0,
+        # a train loss near zero still falling by a third of its level (ln 1.5 ~ 0.4) after the
+        # val minimum: its range no longer shows the fall
         train_fall_log: float = 0.4,
+        # ... beside a val rise of at least 10% of the val minimum (relative beside relative)
         log_fall_rise: float = 0.1,
+        # a first evaluation 10% below the train's starting loss had already learned
         first_eval_gain: float = 0.1,
     ) -> None:
         self.rise_z = rise_z
@@ -89,14 +143,18 @@ class Overfit(Classifier):
         self.first_eval_gain = first_eval_gain
 
     def measure(self, run: RunSeries) -> dict | None:
-        vx, vy = finite_curve(run, "val_loss", max_points=2000)
+        vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
         tx, ty = finite_curve(run, "train_loss")
         if len(vy) < self.min_points or len(ty) < 2:
             return None
-        smooth = rolling_median(vy, odd_window(len(vy), 0.05, lo=3))
+        smooth = rolling_median(vy, odd_window(len(vy), _SMOOTH_FRAC, lo=_SMOOTH_MIN_WINDOW))
         i_min = int(np.argmin(smooth))
         after = vy[i_min + 1 :]
-        k = len(after) if len(after) < 3 else max(3, int(np.ceil(len(after) / 3)))
+        k = (
+            len(after)
+            if len(after) < _LATE_MIN_EVALS
+            else max(_LATE_MIN_EVALS, int(np.ceil(len(after) / _LATE_PARTS)))
+        )
         late = float(np.median(after[-k:])) if len(after) else float(smooth[i_min])
         rise = late - float(smooth[i_min])
         v_scale = scale(vy)
@@ -105,8 +163,8 @@ class Overfit(Classifier):
         if len(ok) < 2:
             return None
         t_first, t_end = train[ok[0]], float(np.median(train[ok[-max(1, k) :]]))
-        t_start = head_level(ty, 0.02)
-        t_at_first_eval = trailing_median(tx, ty, vx[0], 3)
+        t_start = head_level(ty, _TRAIN_START_SHARE)
+        t_at_first_eval = trailing_median(tx, ty, vx[0], _TRAIN_AT_EVAL_POINTS)
         if not np.isfinite(t_at_first_eval):  # an evaluation before any training step
             t_at_first_eval = t_start
         noise = floor(detrended_noise(vy), v_scale)
@@ -119,7 +177,7 @@ class Overfit(Classifier):
             "val_min": float(smooth[i_min]),
             "val_late": late,
             "val_rise": rise,
-            "val_rise_pct": 100.0 * rise / max(abs(float(smooth[i_min])), TINY),
+            "val_rise_pct": _PERCENT * rise / max(abs(float(smooth[i_min])), TINY),
             "val_rise_z": rise / noise,
             # the smoothed drop, or the raw one: a dip in the first two evaluations is lost to
             # the smoother's edge
@@ -147,7 +205,7 @@ class Overfit(Classifier):
         }
 
     def judge(self, m: dict) -> Finding | None:
-        if m["evaluations_after"] < 2 or m["train_drop"] < self.train_drop:
+        if m["evaluations_after"] < _MIN_EVALS_AFTER or m["train_drop"] < self.train_drop:
             return None
         if m["train_fall_after"] < -self.train_fall:  # train rose too: not a train-val split
             return None
@@ -160,7 +218,7 @@ class Overfit(Classifier):
             else self.late_first_eval
         )
         memorised = m.get("train_fall_log", 0.0) >= self.memorised_log
-        if m["val_drop_before_z"] < 2.0 and m["train_done_before_eval"] < before:
+        if m["val_drop_before_z"] < _VAL_DROP_Z and m["train_done_before_eval"] < before:
             # a minimum at the first evaluation is still a minimum when that evaluation had
             # already learned (below the untrained loss) and train went on to memorise
             first = m["val_min_fraction"] == 0.0 and m.get("val_first_below_train_start")
@@ -168,7 +226,7 @@ class Overfit(Classifier):
                 return None
         falling = m["train_fall_after"] >= self.train_fall or (
             m.get("train_fall_log_after", 0.0) >= self.train_fall_log
-            and m["val_rise_pct"] >= 100 * self.log_fall_rise
+            and m["val_rise_pct"] >= _PERCENT * self.log_fall_rise
         )
         big = m["val_rise_frac"] >= self.strong_rise
         clear = m["val_rise_z"] >= self.rise_z and (falling or big)
@@ -176,8 +234,8 @@ class Overfit(Classifier):
         # falling: the gap widens even though the rise itself is within a sigma or two
         stalled = (
             falling
-            and m["val_rise_z"] >= 0.5
-            and m["evaluations_after"] >= 3
+            and m["val_rise_z"] >= _STALL_RISE_Z
+            and m["evaluations_after"] >= _STALL_MIN_EVALS_AFTER
             and m["val_min_fraction"] <= 1.0 - self.stall_share
         )
         if not (clear or stalled):
@@ -186,7 +244,11 @@ class Overfit(Classifier):
             min(1.0, m["val_rise_z"] / (2 * self.rise_z)) * 0.5
             + min(1.0, m["val_rise_frac"] / (2 * self.strong_rise)) * 0.5
         )
-        conf = (0.55 + 0.43 * strength) if clear else (0.35 + 0.2 * strength)
+        conf = (
+            (_CLEAR_CONFIDENCE + _CLEAR_STRENGTH_CONFIDENCE * strength)
+            if clear
+            else (_STALLED_CONFIDENCE + _STALLED_STRENGTH_CONFIDENCE * strength)
+        )
         # the numbers are smoothed levels (a running median of the evaluations, then the median
         # of the last third), so the sentence says so rather than quote them as logged values
         summary = (
@@ -198,7 +260,7 @@ class Overfit(Classifier):
         evidence = {k: v for k, v in m.items() if k != "val_end_step"}
         return Finding(
             self.label,
-            float(min(0.98, conf)),
+            float(min(_MAX_CONFIDENCE, conf)),
             Span(m["val_min_step"], m["val_end_step"]),
             evidence,
             summary,

@@ -26,7 +26,7 @@ find). A second half that rose by over `max_late_rise` (10%) is not a flat line 
 (exploding's or oscillating's business). Losses that can be negative have no "high" to speak of
 and are not judged.
 Confidence: 0.5 + 0.3 x how much of the start is left beyond 60% (scaled to 1 at 100%) + 0.15
-when the train/val gap is under 5%.
+when the train/val gap is under 5% (`_CLOSE_GAP`); the `_*_CONFIDENCE` constants.
 Known false positives: a fine-tune that starts near its best loss (little room to fall, so
 "kept half" is normal) and a task whose irreducible loss is high (noisy labels, hard language
 modelling); both look underfit without knowing the loss's floor.
@@ -44,6 +44,43 @@ from lossforensics.classifiers.numbers import change, num
 from lossforensics.classifiers.plateau import Plateau
 from lossforensics.classifiers.run import RunSeries
 
+# the finite train loss needs 6 points: a start, a middle span and an end span to compare
+_MIN_TRAIN_POINTS = 6
+# the finite validation loss needs 3 points: its end level is a median, not one reading
+_MIN_VAL_POINTS = 3
+# the rolling median spans 5% of the run: wide enough to flatten noise, narrow enough to keep
+# the knee a stall starts at
+_SMOOTH_FRAC = 0.05
+# a run under 40 points has too few to spare for a rolling median: read point by point
+_SMOOTH_MIN_POINTS = 40
+# on per-step logs (30 points or more) the start is the median of the first 3: one noisy
+# first batch does not set the level everything is measured against
+_START_POINTS = 3
+# the shortest log whose start is a median of _START_POINTS: on a shorter, coarser log the
+# first 3 points already span a real drop, so the first point is the start
+_START_MEDIAN_MIN_POINTS = 30
+# the middle of the run (40%-60%): where "the second half improved it by under 5%" starts
+_MIDDLE = (0.4, 0.6)
+# the end of the run (last 15%): long enough for a median to ignore a spike, late enough to be
+# where the loss ended
+_END = (0.85, 1.0)
+# validation's end level is the median of its last 20%: validation is logged sparsely
+_VAL_END_SHARE = 0.2
+# the early rate is measured from 15% of the run to its half: the warm-up and the first fast
+# drop before 15% would make every later rate look like a knee
+_EARLY_FROM = 0.15
+# confidence for a loss that kept exactly min_kept of its start: already high and stalled
+_BASE_CONFIDENCE = 0.5
+# the kept share above min_kept is scaled over 0.4 (60% to 100% of the start map to 0..1)
+_HIGH_SPAN = 0.4
+# added as the kept share reaches 100% of the start: a loss that never fell is surely underfit
+_HIGH_CONFIDENCE = 0.3
+# added when validation ends within _CLOSE_GAP of training: no gap at all, the clearest sign
+# that the model fits neither set
+_CLOSE_GAP_CONFIDENCE = 0.15
+# a train/val gap under 5% (relative to the train loss) is no gap at all
+_CLOSE_GAP = 0.05
+
 
 def _segment(y: np.ndarray, lo: float, hi: float) -> float:
     """Median of the points between two fractions of the series."""
@@ -56,7 +93,7 @@ def _rate_ratio(xs: np.ndarray, level: np.ndarray) -> float:
     """Late descent rate over early (15%-50% of the run) rate, on the log level: under 0.15 is
     a knee."""
     t, half = np.log(level), xs[0] + 0.5 * np.ptp(xs)
-    early = (xs >= xs[0] + 0.15 * np.ptp(xs)) & (xs <= half)
+    early = (xs >= xs[0] + _EARLY_FROM * np.ptp(xs)) & (xs <= half)
     rate_early = -signals.trend(xs[early], t[early]).slope if early.sum() >= 2 else 0.0
     rate_late = -signals.trend(xs[xs >= half], t[xs >= half]).slope
     return rate_late / rate_early if rate_early > 0 else 0.0
@@ -65,19 +102,31 @@ def _rate_ratio(xs: np.ndarray, level: np.ndarray) -> float:
 class Underfit(Classifier):
     label = "underfit"
     needs = frozenset({"train_loss", "val_loss"})
+    # logged points each loss needs before the label runs: validation is often logged rarely,
+    # so 4 is enough to try; measure() then asks for the finite points it reads
     min_points = 4
 
     def __init__(
         self,
         *,
+        # "high": the loss kept at least 60% of its start; one that fell by 40% or more has
+        # learnt a good part of what it can (a LoRA fine-tune keeps about half and is healthy)
         min_kept: float = 0.6,
+        # a model too small to learn anything may end a little above its start, up to 10%
         max_kept: float = 1.1,
+        # "stopped improving": the second half gained under 5% of the loss
         max_late_gain: float = 0.05,
+        # validation ends within 15% above training (or below it): no generalisation gap
         max_gap: float = 0.15,
+        # a knee: the late rate under 15% of the early one, not a slow steady descent
         max_rate_ratio: float = 0.15,
+        # a loss that kept 80% of its start barely moved from chance level: it needs no knee
         near_start: float = 0.8,
+        # a second half that rose by over 10% is not a flat line (exploding's, oscillating's)
         max_late_rise: float = 0.1,
+        # a loss stuck flat with validation right on it is underfit having kept only 50%
         min_kept_stuck: float = 0.5,
+        # validation within 5% of training is "right on it" for min_kept_stuck
         tight_gap: float = 0.05,
     ) -> None:
         self.min_kept = min_kept
@@ -99,12 +148,12 @@ class Underfit(Classifier):
             return None
         x, y = signals.finite_points(train.steps, train.values)
         vx, vy = signals.finite_points(val.steps, val.values)
-        if len(y) < 6 or len(vy) < 3 or not signals.all_positive(y):
+        if len(y) < _MIN_TRAIN_POINTS or len(vy) < _MIN_VAL_POINTS or not signals.all_positive(y):
             return None
-        xs, level = signals.smooth(x, y, frac=0.05 if len(y) >= 40 else 0.0)
-        start = float(np.median(y[:3]) if len(y) >= 30 else y[0])
-        mid, end = _segment(level, 0.4, 0.6), _segment(level, 0.85, 1.0)
-        val_end = signals.tail_level(vy, 0.2, min_points=1)
+        xs, level = signals.smooth(x, y, frac=_SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0)
+        start = float(np.median(y[:_START_POINTS]) if len(y) >= _START_MEDIAN_MIN_POINTS else y[0])
+        mid, end = _segment(level, *_MIDDLE), _segment(level, *_END)
+        val_end = signals.tail_level(vy, _VAL_END_SHARE, min_points=1)
         kept = end / start
         stuck = self._plateau.measure(run)
         return {
@@ -141,8 +190,12 @@ class Underfit(Classifier):
         )
 
     def judge(self, ev: dict) -> Finding:
-        high = min(1.0, (ev["kept"] - self.min_kept) / 0.4)
-        confidence = 0.5 + 0.3 * high + 0.15 * (abs(ev["gap_ratio"]) < 0.05)
+        high = min(1.0, (ev["kept"] - self.min_kept) / _HIGH_SPAN)
+        confidence = (
+            _BASE_CONFIDENCE
+            + _HIGH_CONFIDENCE * high
+            + _CLOSE_GAP_CONFIDENCE * (abs(ev["gap_ratio"]) < _CLOSE_GAP)
+        )
         summary = (
             f"Training loss {change(ev['improvement'])} in all (to {num(ev['end'])}) and "
             f"stopped improving; validation ends close to it ({num(ev['val_end'])}): "
