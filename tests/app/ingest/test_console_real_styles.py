@@ -15,6 +15,14 @@ REAL_EXCERPTS = {
     "timm_real.log": ("timm", "Loss", 6, 5.085654, 5.261723, "test/Loss"),
     "mmengine_real.log": ("mmengine", "loss", 7, 5.3465, 2.7351, "val/accuracy"),
     "mmdet_mmcv_real.log": ("mmengine", "loss", 16, 0.6476, 0.6377, "val/bbox_mAP"),
+    "megatron_real.log": (
+        "megatron",
+        "lm loss",
+        13,
+        9.729805,
+        0.135008,
+        "validation/lm loss value",
+    ),
 }
 
 
@@ -51,3 +59,12 @@ def test_timm_model_ema_evaluation_is_its_own_series():
     result = load_run(FIXTURES / "timm_real.log")
     assert _values(result, "test/Loss") == [3.5284, 3.2546, 5.161, 4.6269, 5.8634]
     assert _values(result, "Test (EMA)/Loss") == [6.895, 6.8615, 6.8475, 6.8827, 6.8138]
+
+
+def test_megatron_loss_scale_and_perplexity_are_not_losses():
+    """`loss scale` and `lm loss PPL` carry the word loss; read as losses they would outnumber
+    the real ones and let the generic fallback win over the Megatron style."""
+    result = load_run(FIXTURES / "megatron_real.log")
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["loss scale"] == "other" and roles["validation/lm loss PPL"] == "other"
+    assert _values(result, "validation/lm loss value")[-1] == pytest.approx(8.208897)

@@ -5,8 +5,13 @@ E-notation included. A line of `key: value` pairs with no counter belongs to the
 printed (a record spread over several lines); `key value` pairs count only on a line with its
 own counter, and a line with more prose than metrics is not a record. A line whose text before
 its metrics names a split (`test epoch:3 || Loss:2.4`, `Validation BLEU: ...`) is an evaluation
-line: its metrics are kept under that word."""
+line: its metrics are kept under that word. A mixed-precision loss scale and a perplexity
+(`loss scale: 65536.0`, `lm loss PPL: 150`) carry the word loss but are not losses."""
 
 from lossforensics.ingest.console._style import Style
 
-STYLE = Style(name="generic key-value lines", specific=False)
+STYLE = Style(
+    name="generic key-value lines",
+    specific=False,
+    roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
+)
