@@ -16,7 +16,8 @@ errors of the two k-point medians compared) and its improvement rate after the d
 most `stall_ratio` of the rate before; and from just after the drop (past the instant dip a
 cut gives) to the end the loss improves by at most `max_post_gain` of its level (a loss that
 keeps improving after a cut, only more slowly, is a schedule doing its job).
-Confidence: 0.5 at the thresholds, higher the earlier the drop and the flatter the loss after.
+Confidence: 0.5 at the thresholds, + up to 0.25 the earlier the drop, + up to 0.23 the flatter
+the loss after (the `_*_CONFIDENCE` constants), capped at 0.98.
 Evidence: lr_peak, lr_final, lr_drop_factor (peak / final LR), decay_fraction (0..1 of the run
 where the LR fell), decay_step, cuts (downward steps of at least 2x after the peak),
 rate_ratio (improvement rate after / before), post_gain, loss_before, loss_at_decay,
@@ -34,18 +35,57 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, noise_level, tail_level
 
+# the LR curve needs 3 points: a peak, a drop and one reading after it
+_MIN_LR_POINTS = 3
+# the loss levels compared are medians of k points, k = 1/20 of the train points (5%): wide
+# enough to outvote noise, narrow enough to sit right at the drop ...
+_MEDIAN_PARTS = 20
+# ... and at least 3 points, the smallest median that outvotes one bad reading
+_MIN_MEDIAN_POINTS = 3
+# the loss before the drop is read over the last quarter of the pre-drop stretch: a fast first
+# descent long before the cut is not progress the cut stopped
+_PRE_DROP_PARTS = 4
+# the final LR is the median of its last 3 readings: a last-step blip does not set the factor
+_LR_END_POINTS = 3
+# a cut is a step to at most half the LR before it (a 2x fall between two readings)
+_CUT_RATIO = 0.5
+# a median's noise over a mean's of the same points (sqrt(pi/2) ~ 1.25): the compared levels
+# are medians
+_MEDIAN_NOISE = 1.25
+# the LR stays low for 90% of the points after the drop: a brief dip that recovers is no decay
+_MIN_STAYS_LOW = 0.9
+# the loss improved before the drop by 2 standard errors: it was learning when the LR fell
+_MIN_PRE_GAIN_Z = 2.0
+# confidence at the thresholds (drop at max_budget, rate ratio at stall_ratio): a finding
+_BASE_CONFIDENCE = 0.5
+# added as the drop moves from max_budget to the first step: earlier wastes more budget
+_EARLY_CONFIDENCE = 0.25
+# added as the rate after the drop falls from stall_ratio to zero: a flat loss is surer
+_FLAT_CONFIDENCE = 0.23
+# confidence never reaches 1: the user may have stopped the run right after a planned schedule
+_MAX_CONFIDENCE = 0.98
+# the summary gives the drop's place in the run in percent
+_PERCENT = 100
+
 
 class LrDecayedTooEarly(Classifier):
     label = "lr_decayed_too_early"
     needs = frozenset({"train_loss", "lr"})
+    # train points needed: a descent before the drop and a stretch after it, each a median
     min_points = 8
 
     def __init__(
         self,
         *,
+        # the LR "fell" at a tenth of its peak: a step cut or an aggressive decay, not a wobble
         lr_fraction: float = 0.1,
+        # the drop comes within the first 60% of the run: a schedule annealing at the end is
+        # doing its job
         max_budget: float = 0.6,
+        # the loss improves after the drop at a quarter of its rate before, or slower: stalled
         stall_ratio: float = 0.25,
+        # from just after the drop to the end the loss improves by 10% of its level at most: a
+        # loss still improving after a cut, only more slowly, is a schedule doing its job
         max_post_gain: float = 0.1,
     ) -> None:
         self.lr_fraction = lr_fraction
@@ -56,7 +96,7 @@ class LrDecayedTooEarly(Classifier):
     def measure(self, run: RunSeries) -> dict | None:
         lx, ly = finite_curve(run, "lr")
         tx, ty = finite_curve(run, "train_loss")
-        if len(ly) < 3 or len(ty) < self.min_points or np.max(ly) <= 0:
+        if len(ly) < _MIN_LR_POINTS or len(ty) < self.min_points or np.max(ly) <= 0:
             return None
         i_peak = int(np.argmax(ly))
         peak = float(ly[i_peak])
@@ -66,13 +106,13 @@ class LrDecayedTooEarly(Classifier):
         i_drop = i_peak + int(low[0])
         drop_step, t0, t1 = float(lx[i_drop]), float(tx[0]), float(tx[-1])
         ratios = ly[i_peak + 1 :] / np.maximum(ly[i_peak:-1], TINY)
-        k = max(3, len(ty) // 20)
+        k = max(_MIN_MEDIAN_POINTS, len(ty) // _MEDIAN_PARTS)
         # the loss just before the drop: the last quarter of the pre-drop stretch (2k points at
         # least), so a fast first descent long before the cut does not count as progress
         # (with fewer than 2k points before the drop, two halves of what there is)
         j = int(np.searchsorted(tx, drop_step, side="right"))
         kp = max(1, min(k, j // 2))
-        start = max(0, j - max(j // 4, 2 * kp))
+        start = max(0, j - max(j // _PRE_DROP_PARTS, 2 * kp))
         before = float(np.median(ty[start : start + kp])) if j >= 2 else float("nan")
         at_drop = trailing_median(tx, ty, drop_step, kp)
         after_drop = leading_median(tx, ty, drop_step, k)  # past the cut's instant drop
@@ -83,45 +123,45 @@ class LrDecayedTooEarly(Classifier):
             "lr_metric": run.primary("lr"),
             "lr_peak": peak,
             "lr_final": float(ly[-1]),
-            "lr_drop_factor": peak / max(float(tail_level(ly, 0.0, 3)), TINY),
+            "lr_drop_factor": peak / max(float(tail_level(ly, 0.0, _LR_END_POINTS)), TINY),
             "decay_step": int(drop_step),
             "end_step": int(t1),
             "decay_fraction": (drop_step - t0) / max(t1 - t0, TINY),
             "stays_low": float(np.mean(ly[i_drop:] <= 2 * self.lr_fraction * peak)),
-            "cuts": int(np.count_nonzero(ratios <= 0.5)),
+            "cuts": int(np.count_nonzero(ratios <= _CUT_RATIO)),
             "loss_before": before,
             "loss_at_decay": at_drop,
             "loss_end": end,
             "post_gain": float((after_drop - end) / max(abs(after_drop), abs(end), TINY)),
             # in standard errors of a difference of two k-point medians
             "pre_gain_z": float(
-                (before - at_drop) / max(1.25 * noise_level(ty) * np.sqrt(2.0 / kp), TINY)
+                (before - at_drop) / max(_MEDIAN_NOISE * noise_level(ty) * np.sqrt(2.0 / kp), TINY)
             ),
             "rate_ratio": post_rate / pre_rate if pre_rate > 0 else float("inf"),
         }
 
     def judge(self, m: dict) -> Finding | None:
-        if m["decay_fraction"] > self.max_budget or m["stays_low"] < 0.9:
+        if m["decay_fraction"] > self.max_budget or m["stays_low"] < _MIN_STAYS_LOW:
             return None
-        if m["pre_gain_z"] < 2.0 or m["rate_ratio"] > self.stall_ratio:
+        if m["pre_gain_z"] < _MIN_PRE_GAIN_Z or m["rate_ratio"] > self.stall_ratio:
             return None
         if not m["post_gain"] <= self.max_post_gain:  # still improving (NaN: cannot tell)
             return None
         conf = (
-            0.5
-            + 0.25 * (1 - m["decay_fraction"] / self.max_budget)
-            + 0.23 * (1 - max(m["rate_ratio"], 0.0) / self.stall_ratio)
+            _BASE_CONFIDENCE
+            + _EARLY_CONFIDENCE * (1 - m["decay_fraction"] / self.max_budget)
+            + _FLAT_CONFIDENCE * (1 - max(m["rate_ratio"], 0.0) / self.stall_ratio)
         )
         summary = (
             f"The learning rate fell {m['lr_drop_factor']:.0f}x below its peak by step "
-            f"{m['decay_step']} ({100 * m['decay_fraction']:.0f}% into the run) and the "
+            f"{m['decay_step']} ({_PERCENT * m['decay_fraction']:.0f}% into the run) and the "
             f"loss stopped improving there ({m['loss_at_decay']:.4g} -> "
             f"{m['loss_end']:.4g} over the rest of the run)."
         )
         evidence = {k: v for k, v in m.items() if k != "end_step"}
         return Finding(
             self.label,
-            float(min(0.98, conf)),
+            float(min(_MAX_CONFIDENCE, conf)),
             Span(m["decay_step"], m["end_step"]),
             evidence,
             summary,

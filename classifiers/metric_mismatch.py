@@ -31,7 +31,8 @@ loss that climbs more than the metric gains is overfitting first, which overfit 
 its own; memorising a tiny set nudges accuracy up while its loss soars). Overfit reports the
 loss's rise beside it; this finding says that the loss minimum is the wrong place to stop
 (the playbook's advice: stop on the metric, check calibration).
-Confidence: 0.5 at the thresholds, rising with the improving side's sigmas, capped at 0.9.
+Confidence: 0.5 at the thresholds, + 0.2 for each doubling of the improving side's sigmas over
+`min_z`, capped at 0.9.
 Evidence: direction ('loss_improves' | 'metric_improves' | 'loss_rises_metric_improves'),
 loss_min_step, loss_rise_after_min_rel, loss_rise_after_min_z, metric_gain_after_min_z,
 metric_gain_after_min_rel, evaluations_after_min, score_metric, score_direction
@@ -133,6 +134,33 @@ _LOWER_SUFFIXES = {"per", "ser"}
 # stand against a loss that is noisy rather than flat: a strong, unmistakable improvement.
 STRONG_GAIN = 2.0
 
+# evaluations read at most (bucket medians beyond): a val curve is tens to hundreds of points,
+# 2000 keeps every one of them and bounds a val series logged every step
+_MAX_EVALS = 2000
+# head and tail levels are medians of the first and last 20% of the evaluations: val curves are
+# short, a fifth of them outvotes a noisy evaluation and still reads the start and the end
+_END_SHARE = 0.2
+# the running median that finds the loss minimum spans 5% of the evaluations ...
+_SMOOTH_FRAC = 0.05
+# ... and at least 3, the smallest window a median can outvote a bad evaluation in
+_SMOOTH_MIN_WINDOW = 3
+# a loss whose 5-95% range is within 4 sigmas (and min_rel of its level) is flat, only noisy
+_FLAT_RANGE_Z = 4.0
+# a flat loss's head-to-tail change is under 2 sigmas of its noise ...
+_FLAT_GAIN_Z = 2.0
+# ... or under 1% of its level: near chance, cross-entropy creeps while accuracy climbs
+_FLAT_GAIN_REL = 0.01
+# the metric moved the right way by at least one sigma of its own noise: beyond chance
+_METRIC_GAIN_Z = 1.0
+# the loss rose back over at least 2 evaluations after its minimum: one is a noisy evaluation
+_MIN_EVALS_AFTER_MIN = 2
+# confidence at the thresholds: a disagreement at the bar is already a finding
+_BASE_CONFIDENCE = 0.5
+# added for each doubling of the improving side's sigmas over min_z
+_CONFIDENCE_PER_DOUBLING = 0.2
+# confidence stays under 0.9: a saturated metric or a different eval subset looks the same
+_MAX_CONFIDENCE = 0.9
+
 
 def name_direction(metric: str) -> int:
     """+1 when higher is better, -1 when lower is better, 0 when the name does not say."""
@@ -146,17 +174,27 @@ def name_direction(metric: str) -> int:
 class MetricMismatch(Classifier):
     label = "metric_mismatch"
     needs = frozenset({"val_loss", "val_score"})
+    # evaluations with a score beside them: a head, a tail and a middle between them
     min_points = 5
 
     def __init__(
         self,
         *,
+        # the improving side moved by 4 sigmas of its detrended noise: unmistakable on a short
+        # val curve, where 2 sigmas come by chance
         min_z: float = 4.0,
+        # the loss improved by 10% of its level; a loss swinging by more is noisy, not flat
         min_rel: float = 0.1,
+        # a loss whose 5-95% range is within 5% of its level is flat
         flat_rel: float = 0.05,
+        # the metric improved by 5% of its room (to 1 or 0 for a [0, 1] metric, else its size)
         min_gain: float = 0.05,
+        # after its minimum the loss rose back by 5% of its level ...
         rise_rel: float = 0.05,
+        # ... and by 2 sigmas of its noise
         rise_z: float = 2.0,
+        # the metric's gain after the loss minimum is twice the loss's relative rise: the
+        # metric is the bigger story (less is overfitting first, overfit's to report)
         outweigh: float = 2.0,
     ) -> None:
         self.min_z = min_z
@@ -172,8 +210,8 @@ class MetricMismatch(Classifier):
         score_name = closest_name(run.metrics("val_score"), loss_name or "")
         if score_name is None:
             return None
-        vx, vy = finite_curve(run, "val_loss", max_points=2000)
-        sx, sy = finite_curve(run, "val_score", score_name, max_points=2000)
+        vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
+        sx, sy = finite_curve(run, "val_score", score_name, max_points=_MAX_EVALS)
         score = levels_at(sx, sy, vx)
         ok = np.isfinite(score)
         if ok.sum() < self.min_points:
@@ -185,8 +223,8 @@ class MetricMismatch(Classifier):
         if sign == 0:
             sign, source = (1 if rho <= 0 else -1), "correlation"
         good = sign * score
-        l_head, l_tail = head_level(vy, 0.2), tail_level(vy, 0.2)
-        g_head, g_tail = head_level(good, 0.2), tail_level(good, 0.2)
+        l_head, l_tail = head_level(vy, _END_SHARE), tail_level(vy, _END_SHARE)
+        g_head, g_tail = head_level(good, _END_SHARE), tail_level(good, _END_SHARE)
         l_noise = floor(detrended_noise(vy), scale(vy))
         # how far the metric could still go: to 1 (or 0) for a [0, 1] metric, else its size
         bounded = bool(np.all((score >= 0) & (score <= 1)))
@@ -197,9 +235,9 @@ class MetricMismatch(Classifier):
         )
         # from the val loss's (smoothed) minimum to the end: how far the loss rose back, and
         # how the metric moved over that same stretch
-        smooth = rolling_median(vy, odd_window(len(vy), 0.05, lo=3))
+        smooth = rolling_median(vy, odd_window(len(vy), _SMOOTH_FRAC, lo=_SMOOTH_MIN_WINDOW))
         i_min = int(np.argmin(smooth))
-        late_loss = tail_level(vy, 0.2)
+        late_loss = tail_level(vy, _END_SHARE)
         g_at_min = float(np.median(good[max(0, i_min - 1) : i_min + 2]))
         g_noise = floor(detrended_noise(good), scale(good))
         return {
@@ -235,18 +273,20 @@ class MetricMismatch(Classifier):
         # (10%): a val loss that wanders by 20% is noisy, not flat, and says nothing either way
         loss_flat = (
             m["loss_range_rel"] <= self.flat_rel
-            or (m["loss_range_z"] <= 4.0 and m["loss_range_rel"] <= self.min_rel)
-        ) and (abs(m["loss_gain_z"]) < 2.0 or abs(m["loss_gain_rel"]) < 0.01)
+            or (m["loss_range_z"] <= _FLAT_RANGE_Z and m["loss_range_rel"] <= self.min_rel)
+        ) and (abs(m["loss_gain_z"]) < _FLAT_GAIN_Z or abs(m["loss_gain_rel"]) < _FLAT_GAIN_REL)
         # or no net move beyond its noise (head to tail under 2 sigmas and min_rel) while the
         # metric improves by STRONG_GAIN x the usual bar: a noisy loss that went nowhere beside
         # a metric that kept improving is the same disagreement
         loss_flat = loss_flat or (
-            abs(m["loss_gain_z"]) < 2.0
+            abs(m["loss_gain_z"]) < _FLAT_GAIN_Z
             and abs(m["loss_gain_rel"]) < self.min_rel
             and m["metric_gain_z"] >= STRONG_GAIN * self.min_z
             and m["metric_gain_rel"] >= STRONG_GAIN * self.min_gain
         )
-        metric_better = m["metric_gain_z"] >= 1.0 and m["metric_gain_rel"] >= self.min_gain
+        metric_better = (
+            m["metric_gain_z"] >= _METRIC_GAIN_Z and m["metric_gain_rel"] >= self.min_gain
+        )
         if loss_better and not metric_better:
             direction, z = "loss_improves", m["loss_gain_z"]
         elif metric_better and m["metric_gain_z"] >= self.min_z and loss_flat:
@@ -258,7 +298,7 @@ class MetricMismatch(Classifier):
             )
         else:
             return None
-        conf = 0.5 + 0.2 * np.log2(z / self.min_z)
+        conf = _BASE_CONFIDENCE + _CONFIDENCE_PER_DOUBLING * np.log2(z / self.min_z)
         summary = (
             f"Validation loss went {m['loss_head']:.4g} -> {m['loss_tail']:.4g} while "
             f"{m['score_metric']} went {m['score_head']:.4g} -> {m['score_tail']:.4g} "
@@ -279,7 +319,7 @@ class MetricMismatch(Classifier):
         }
         return Finding(
             self.label,
-            float(np.clip(conf, 0.5, 0.9)),
+            float(np.clip(conf, _BASE_CONFIDENCE, _MAX_CONFIDENCE)),
             Span(m["start_step"], m["end_step"]),
             evidence,
             summary,
@@ -291,10 +331,10 @@ class MetricMismatch(Classifier):
         stretch (a sigma and `min_gain` of its room) by `outweigh` times the loss's relative
         rise."""
         return (
-            m.get("evaluations_after_min", 0) >= 2
+            m.get("evaluations_after_min", 0) >= _MIN_EVALS_AFTER_MIN
             and m.get("loss_rise_after_min_rel", 0.0) >= self.rise_rel
             and m.get("loss_rise_after_min_z", 0.0) >= self.rise_z
-            and m.get("metric_gain_after_min_z", 0.0) >= 1.0
+            and m.get("metric_gain_after_min_z", 0.0) >= _METRIC_GAIN_Z
             and m.get("metric_gain_after_min_rel", 0.0) >= self.min_gain
             and m.get("metric_gain_after_min_rel", 0.0)
             >= self.outweigh * m.get("loss_rise_after_min_rel", 0.0)
