@@ -19,12 +19,13 @@ threshold a recipe plausibly sets. The assumption also needs the updates to have
 a train loss whose best level never got below `MOVED` of its first logged value took no step
 (the plateau finding's case: an optimizer not holding the params, so an unzeroed gradient
 grows without bound), and its norm says nothing about clipping.
-Rule: the share of steps at or above the threshold (within 0.1%: pre-clip norms above it and
-post-clip norms pinned at it both count) is at least `min_fraction`. When no threshold is
-logged and no ceiling holds at least 5% of the points, the run is skipped: clipping cannot be
-judged from a norm that never touches a limit.
-Confidence: 0.5 at `min_fraction`, rising to 0.95 when every step is clipped; a ceiling
-inferred without a logged threshold scores 0.1 lower.
+Rule: the share of steps at or above the threshold (within _TOL, 0.1%: pre-clip norms above it
+and post-clip norms pinned at it both count) is at least `min_fraction`. When no threshold is
+logged and no ceiling holds at least _MIN_CEILING_SHARE (5%) of the points, the run is skipped:
+clipping cannot be judged from a norm that never touches a limit.
+Confidence: _BASE_CONFIDENCE (0.5) at `min_fraction`, rising by _FULL_CLIP_BONUS to 0.95 when
+every step is clipped; a ceiling inferred without a logged threshold scores _CEILING_PENALTY
+(0.1) lower.
 Evidence: clip_fraction, clip_threshold, threshold_source ('metric' | 'ceiling' |
 'trainer_default', with threshold_note 'threshold assumed: the Trainer default'),
 grad_norm_median, median_ratio (median grad norm / threshold), grad_norm_metric.
@@ -50,7 +51,25 @@ _THRESHOLD = re.compile(
     re.IGNORECASE,
 )
 _NOT_THRESHOLD = re.compile(r"frac|rate|ratio|coef|pct|percent|count|range|eps", re.IGNORECASE)
+# A clipped step reads the threshold to within 0.1% (a logger's rounding of the same float), both
+# for a post-clip norm pinned at its ceiling and for a norm at or above a known threshold
 _TOL = 1e-3
+# A logged threshold is constant to 1% of its median: a setting, not the norm clip_grad_norm_
+# returned
+_CONSTANT_SHARE = 0.01
+# A ceiling holding at least 5% of the points is a post-clip norm pinned at its threshold; a
+# maximum touched less often is an ordinary peak of a continuous norm
+_MIN_CEILING_SHARE = 0.05
+# The clipped share is counted on every logged point (no bucketing: medians would hide the hits)
+_ALL_POINTS = 10**9
+# judge: confidence at `min_fraction` clipped: even odds (deliberate aggressive clipping exists)...
+_BASE_CONFIDENCE = 0.5
+# ...rising by up to this much as the share clipped reaches every step (0.95 at all of them)
+_FULL_CLIP_BONUS = 0.45
+# ...less this for a ceiling inferred without a logged threshold (a saturating logger looks alike)
+_CEILING_PENALTY = 0.1
+# no finding read from curves alone is certain
+_MAX_CONFIDENCE = 0.95
 # transformers.TrainingArguments.max_grad_norm's default: what an HF Trainer log was clipped at
 # unless the user changed it.
 TRAINER_DEFAULT_THRESHOLD = 1.0
@@ -70,7 +89,7 @@ def threshold_metric(run: RunSeries) -> str | None:
     names = sorted({n for role in ROLES for n in run.metrics(role)})
     for name in (n for n in names if _THRESHOLD.search(n) and not _NOT_THRESHOLD.search(n)):
         _, t = finite_curve(run, "other", name)
-        if len(t) and np.median(t) > 0 and np.ptp(t) <= 0.01 * np.median(t):
+        if len(t) and np.median(t) > 0 and np.ptp(t) <= _CONSTANT_SHARE * np.median(t):
             return name
     return None
 
@@ -101,9 +120,16 @@ def ceiling_share(g: np.ndarray) -> float:
 class OverClipping(Classifier):
     label = "over_clipping"
     needs = frozenset({"grad_norm"})
+    # fewest grad norm points whose clipped share means more than a handful of steps
     min_points = 10
 
-    def __init__(self, *, min_fraction: float = 0.5) -> None:
+    def __init__(
+        self,
+        *,
+        # share of steps at or above the threshold that makes clipping the rule, not a guard
+        # against rare bursts: most of them
+        min_fraction: float = 0.5,
+    ) -> None:
         self.min_fraction = min_fraction
 
     def skip_reason(self, run: RunSeries) -> str | None:
@@ -111,7 +137,7 @@ class OverClipping(Classifier):
         if reason is not None or threshold_metric(run) is not None or is_trainer_log(run):
             return reason
         _, g = finite_curve(run, "grad_norm", grad_norm_metric(run, None))
-        if ceiling_share(g) < 0.05 or np.ptp(g) == 0:
+        if ceiling_share(g) < _MIN_CEILING_SHARE or np.ptp(g) == 0:
             return (
                 "no clip threshold logged (e.g. max_grad_norm) and the gradient norm never "
                 "sits at a ceiling, so clipping cannot be judged"
@@ -121,13 +147,13 @@ class OverClipping(Classifier):
     def measure(self, run: RunSeries) -> dict | None:
         thr_name = threshold_metric(run)
         metric = grad_norm_metric(run, thr_name)
-        gx, g = finite_curve(run, "grad_norm", metric, max_points=10**9)
+        gx, g = finite_curve(run, "grad_norm", metric, max_points=_ALL_POINTS)
         if metric is None or len(g) < self.min_points:
             return None
         if thr_name is not None:
             _, t = finite_curve(run, "other", thr_name)
             thr, source = (float(np.median(t)) if len(t) else float("nan")), "metric"
-        elif ceiling_share(g) < 0.05 and is_trainer_log(run):
+        elif ceiling_share(g) < _MIN_CEILING_SHARE and is_trainer_log(run):
             thr, source = TRAINER_DEFAULT_THRESHOLD, "trainer_default"
             _, loss = finite_curve(run, "train_loss")
             if np.median(g) < DEFAULT_MIN_RATIO * thr or not _moved(loss):
@@ -158,8 +184,10 @@ class OverClipping(Classifier):
     def judge(self, m: dict) -> Finding | None:
         if m["clip_fraction"] < self.min_fraction:
             return None
-        conf = 0.5 + 0.45 * (m["clip_fraction"] - self.min_fraction) / (1 - self.min_fraction)
-        conf -= 0.1 * (m["threshold_source"] == "ceiling")
+        conf = _BASE_CONFIDENCE + _FULL_CLIP_BONUS * (m["clip_fraction"] - self.min_fraction) / (
+            1 - self.min_fraction
+        )
+        conf -= _CEILING_PENALTY * (m["threshold_source"] == "ceiling")
         where = {
             "metric": "the logged threshold",
             "trainer_default": "the Trainer's default max_grad_norm (assumed: not logged)",
@@ -168,13 +196,13 @@ class OverClipping(Classifier):
         )
         summary = (
             f"The gradient norm was at or above {where} of {m['clip_threshold']:.4g} on "
-            f"{100 * m['clip_fraction']:.0f}% of steps (median norm "
+            f"{m['clip_fraction']:.0%} of steps (median norm "
             f"{m['grad_norm_median']:.4g})."
         )
         evidence = {k: v for k, v in m.items() if k not in ("first_step", "last_step")}
         return Finding(
             self.label,
-            float(min(0.95, conf)),
+            float(min(_MAX_CONFIDENCE, conf)),
             Span(m["first_step"], m["last_step"]),
             evidence,
             summary,
