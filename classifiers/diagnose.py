@@ -152,7 +152,7 @@ def diagnose_run(
         verdict=verdict,
         findings=findings,
         skipped=sorted(skipped, key=lambda s: severity_rank(s.label)),
-        metrics=metric_infos(run),
+        metrics=run.measured("metric_infos", lambda: metric_infos(run)),
         source=dict(source) if source else {"format": None, "files": []},
         warnings=notes,
     )

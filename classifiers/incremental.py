@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from lossforensics.classifiers._growing_run import GrowingRun
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnose import diagnose_run
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding
@@ -44,8 +45,9 @@ _LOSS_ROLES = frozenset({"train_loss", "val_loss"})
 # A new training loss this many times above the lowest running median so far makes the next
 # tick due at once (this only schedules: exploding's own rule decides).
 _RISE_ALERT = 3.0
+# Points in the running median that sets the level the rise is measured from: wide enough that
+# a one- or two-point spike does not lower it, short enough to follow the early fall
 _LEVEL_WINDOW = 9
-_FIRST_CAPACITY = 1024
 
 
 @dataclass(frozen=True)
@@ -72,40 +74,6 @@ class Tick:
     judged: bool = True  # False: no new points, the previous diagnosis was returned
 
 
-class _Columns:
-    """Growable column buffers (capacity doubles: appending n points costs O(n) amortised)."""
-
-    def __init__(self, extra: Iterable[str]) -> None:
-        self.n = 0
-        self.cap = _FIRST_CAPACITY
-        self.dtypes: dict[str, Any] = {
-            "metric": np.int32,
-            "role": np.int8,
-            "step": np.int64,
-            "value": np.float64,
-            "wall_time": np.float64,
-            "seq": np.int64,
-            **dict.fromkeys(extra, np.int64),
-        }
-        self.data = {k: np.empty(self.cap, dtype=t) for k, t in self.dtypes.items()}
-
-    def append(self, cols: Mapping[str, np.ndarray]) -> None:
-        k = len(cols["step"])
-        if self.n + k > self.cap:
-            while self.n + k > self.cap:
-                self.cap *= 2
-            for name, old in self.data.items():
-                new = np.empty(self.cap, dtype=old.dtype)
-                new[: self.n] = old[: self.n]
-                self.data[name] = new
-        for name, buf in self.data.items():
-            buf[self.n : self.n + k] = cols[name] if name in cols else 0
-        self.n += k
-
-    def view(self, name: str) -> np.ndarray:
-        return self.data[name][: self.n]
-
-
 class IncrementalDiagnosis:
     """One run's points as they arrive; `tick()` diagnoses them all, exactly as `diagnose`.
 
@@ -126,6 +94,7 @@ class IncrementalDiagnosis:
         classifiers: Iterable[Classifier] | None = None,
         source: dict[str, Any] | None = None,
         warnings: Iterable[Any] | None = None,
+        # 2 ms of judging a logged point: well under the callbacks' 10 ms a step budget
         budget_s: float = 0.002,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
@@ -138,7 +107,7 @@ class IncrementalDiagnosis:
         self.clock = clock
         self.diagnosis: Diagnosis | None = None
         self._extra = [c for c in COLUMNS if c not in _KNOWN]
-        self._cols = _Columns(self._extra)
+        self._run = GrowingRun(self._extra)
         self._names: list[str] = []
         self._codes: dict[str, int] = {}
         self._role_of: list[int] = []  # a metric's role code, for points added by name
@@ -156,7 +125,7 @@ class IncrementalDiagnosis:
     @property
     def points(self) -> int:
         """Points judged by the last tick plus the ones waiting for the next."""
-        return self._cols.n + self._pending_points
+        return self._run.n + self._pending_points
 
     @property
     def pending(self) -> int:
@@ -316,7 +285,7 @@ class IncrementalDiagnosis:
             return Tick(self.diagnosis, points=0, judged=False)
         start = self.clock()
         for part in self._pending:
-            self._cols.append(part)
+            self._run.append(part, len(self._names))
         self._pending.clear()
         self._pending_points = 0
         self._logged_since = 0
@@ -334,38 +303,44 @@ class IncrementalDiagnosis:
 
     def frame(self) -> pd.DataFrame:
         """Every point taken in by the ticks so far, as a normalised frame."""
-        cols = self._cols
-        n = cols.n
+        rows = self._run.rows
+        n = rows.n
         names = pd.array(np.asarray(self._names, dtype=object), dtype="string")
         data: dict[str, Any] = {
             "run": pd.array([self.run], dtype="string").take(np.zeros(n, dtype=np.intp)),
-            "metric": names.take(cols.view("metric").astype(np.intp))
+            "metric": names.take(rows.view("metric").astype(np.intp))
             if n
             else pd.array([], dtype="string"),
-            "role": pd.Categorical.from_codes(cols.view("role"), dtype=ROLE_DTYPE),
-            "step": cols.view("step"),
-            "value": cols.view("value"),
-            "wall_time": cols.view("wall_time"),
-            "seq": cols.view("seq"),
-            **{c: cols.view(c) for c in self._extra},
+            "role": pd.Categorical.from_codes(rows.view("role"), dtype=ROLE_DTYPE),
+            "step": rows.view("step"),
+            "value": rows.view("value"),
+            "wall_time": rows.view("wall_time"),
+            "seq": rows.view("seq"),
+            **{c: rows.view(c) for c in self._extra},
         }
         return validate_frame(pd.DataFrame({c: data[c] for c in COLUMNS}, copy=False))
 
     def series(self) -> RunSeries:
-        """The run's view for the classifiers, with the metric codes the buffers already hold
-        (RunSeries would otherwise factorise a million metric strings again)."""
+        """The run's view for the classifiers, given the metric codes, role ranking, curves and
+        metric infos the buffers keep up to date (RunSeries would otherwise derive them from
+        every row again)."""
         frame = self.frame()
         run = RunSeries(frame, None)
         run.name = self.run
-        if run.frame is frame:  # in seq order: the buffer's codes are the rows' codes
-            codes = self._cols.view("metric")
-            used = np.zeros(len(self._names), dtype=bool)
-            used[codes] = True
-            # RunSeries numbers metrics by first appearance; so does the buffer (dense, as used)
-            if used.all():
-                names = np.asarray(self._names, dtype=object)
-                run.__dict__["_metric_codes"] = (codes.astype(np.intp), names)
+        if run.frame is frame:  # in seq order: the buffers' rows are the frame's rows
+            self._run.seed(run, self._names)
         return run
+
+    @property
+    def touched(self) -> int:
+        """Rows the view's upkeep has scanned or copied so far, buffers growing aside (see
+        `regrown`): what a tick's view costs grows with the points it adds."""
+        return self._run.touched
+
+    @property
+    def regrown(self) -> int:
+        """Rows moved by buffers doubling so far: O(1) a point amortised."""
+        return self._run.regrown()
 
 
 _KNOWN = frozenset({"run", "metric", "role", "step", "value", "wall_time", "seq"})

@@ -1,0 +1,209 @@
+"""GrowingRun: one run's rows in append-only buffers, with what RunSeries derives from its rows
+kept up to date as rows arrive, so the view a tick judges costs O(new rows), not O(run).
+
+RunSeries, given a frame, factorises the metric names, counts rows per (metric, role) to rank
+each role's metrics, and cuts each metric's step-sorted curve out of every row; metric_infos
+groups every row again. Here each appended batch updates the same things from its own rows:
+
+- per metric, its curve (steps, values, wall times) in growable buffers, extended while the
+  new steps are strictly after the last one (the curve RunSeries cuts is then the rows
+  themselves); a step logged again or out of order (a resume) marks the curve stale, and the
+  next view has RunSeries cut it from the rows once (O(run), once per such event);
+- per (metric, role), the row count RunSeries ranks a role's metrics by;
+- per metric, its point count, first and last step, first seq and first role (metric_infos).
+
+`seed(run)` hands these to a RunSeries over the same rows (in the same order), which then skips
+deriving them. Rows out of seq order (a chunk numbered before the last one) leave the view to
+RunSeries, as for any frame. `touched` counts the rows each append and seed copied or scanned:
+the work a tick's view costs, which tests hold to the new rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+from lossforensics.classifiers.diagnosis import MetricInfo
+from lossforensics.classifiers.frame import ROLE_DTYPE
+from lossforensics.classifiers.run import Curve, RunSeries
+
+# Rows a buffer holds before it first grows (doubling after: appends cost O(rows) amortised)
+_FIRST_CAPACITY = 1024
+_N_ROLES = len(ROLE_DTYPE.categories)
+_CURVE_DTYPES = {"step": np.int64, "value": np.float64, "wall_time": np.float64}
+
+
+class Columns:
+    """Growable column buffers (capacity doubles: appending n rows costs O(n) amortised).
+    Views are read-only, so nothing judging a tick can write into the next one's rows."""
+
+    def __init__(self, dtypes: Mapping[str, Any]) -> None:
+        self.n = 0
+        self.cap = _FIRST_CAPACITY
+        self.data = {k: np.empty(self.cap, dtype=t) for k, t in dtypes.items()}
+        self.copied = 0  # rows moved when the buffers grew
+
+    def append(self, cols: Mapping[str, np.ndarray]) -> None:
+        k = len(next(iter(cols.values())))
+        if self.n + k > self.cap:
+            while self.n + k > self.cap:
+                self.cap *= 2
+            for name, old in self.data.items():
+                new = np.empty(self.cap, dtype=old.dtype)
+                new[: self.n] = old[: self.n]
+                self.data[name] = new
+            self.copied += self.n
+        for name, buf in self.data.items():
+            buf[self.n : self.n + k] = cols[name] if name in cols else 0
+        self.n += k
+
+    def view(self, name: str) -> np.ndarray:
+        out = self.data[name][: self.n]
+        out.flags.writeable = False
+        return out
+
+    def last(self, name: str) -> Any:
+        return self.data[name][self.n - 1]
+
+
+class GrowingRun:
+    """A run's rows as they are appended, and RunSeries' derived views of them kept current."""
+
+    def __init__(self, extra: Iterable[str]) -> None:
+        self.rows = Columns(
+            {
+                "metric": np.int32,
+                "role": np.int8,
+                "step": np.int64,
+                "value": np.float64,
+                "wall_time": np.float64,
+                "seq": np.int64,
+                **dict.fromkeys(extra, np.int64),
+            }
+        )
+        self.in_order = True  # seq never went back: the buffers' order is the frame's order
+        self.touched = 0  # rows scanned or copied by appends and seeds (the work meter)
+        self._curves: list[Columns | None] = []  # per metric code; None: stale, re-cut at seed
+        self._pairs = np.zeros((0, _N_ROLES), dtype=np.int64)  # rows per (metric, role)
+        self._first_step = np.zeros(0, dtype=np.int64)
+        self._last_step = np.zeros(0, dtype=np.int64)
+        self._first_seq = np.zeros(0, dtype=np.int64)
+        self._first_role = np.zeros(0, dtype=np.int8)
+
+    @property
+    def n(self) -> int:
+        return self.rows.n
+
+    def append(self, part: Mapping[str, np.ndarray], metrics: int) -> None:
+        """Rows of this run (metric codes below `metrics`), in the order they were logged."""
+        k = len(part["step"])
+        if not k:
+            return
+        seq = part["seq"]
+        if (self.rows.n and seq[0] < self.rows.last("seq")) or (np.diff(seq) < 0).any():
+            self.in_order = False
+        self.rows.append(part)
+        self._grow_tallies(metrics)
+        codes, roles, steps = part["metric"], part["role"], part["step"]
+        self._pairs += np.bincount(
+            codes.astype(np.int64) * _N_ROLES + roles, minlength=self._pairs.size
+        ).reshape(self._pairs.shape)
+        used, first = np.unique(codes, return_index=True)
+        fresh = self._first_seq[used] == _NEVER
+        self._first_role[used[fresh]] = roles[first[fresh]]
+        self._first_step[used[fresh]] = _MAX
+        self._last_step[used[fresh]] = _MIN
+        np.minimum.at(self._first_step, codes, steps)
+        np.maximum.at(self._last_step, codes, steps)
+        self._first_seq[used[fresh]] = _MAX
+        np.minimum.at(self._first_seq, codes, seq)
+        for code in used.tolist():
+            self._extend_curve(code, codes == code, part)
+        self.touched += k * (1 + len(used))
+
+    def _grow_tallies(self, metrics: int) -> None:
+        grow = metrics - len(self._curves)
+        if grow <= 0:
+            return
+        self._curves.extend(Columns(_CURVE_DTYPES) for _ in range(grow))
+        self._pairs = np.vstack([self._pairs, np.zeros((grow, _N_ROLES), np.int64)])
+        self._first_step = np.r_[self._first_step, np.zeros(grow, np.int64)]
+        self._last_step = np.r_[self._last_step, np.zeros(grow, np.int64)]
+        self._first_seq = np.r_[self._first_seq, np.full(grow, _NEVER, np.int64)]
+        self._first_role = np.r_[self._first_role, np.zeros(grow, np.int8)]
+
+    def _extend_curve(self, code: int, rows: np.ndarray, part: Mapping[str, np.ndarray]) -> None:
+        """The metric's new rows join its curve while steps keep strictly rising after the last
+        one; else the curve goes stale (RunSeries' last-write-wins cut decides it at seed)."""
+        curve = self._curves[code]
+        if curve is None:
+            return
+        steps = part["step"][rows]
+        rising = len(steps) < 2 or bool(np.all(steps[1:] > steps[:-1]))
+        if not rising or (curve.n and steps[0] <= curve.last("step")):
+            self._curves[code] = None
+            return
+        curve.append(
+            {"step": steps, "value": part["value"][rows], "wall_time": part["wall_time"][rows]}
+        )
+
+    def seed(self, run: RunSeries, names: list[str]) -> None:
+        """Give `run` (a RunSeries over exactly these rows) the metric codes, role ranking,
+        curves and metric infos kept here. Nothing is seeded for rows out of seq order, whose
+        frame RunSeries re-sorts."""
+        if not self.in_order or len(names) != len(self._curves):
+            return
+        if self.rows.n == 0 or (self._first_seq == _NEVER).any():
+            return  # a metric named but never logged: RunSeries numbers only the logged ones
+        run.__dict__["_metric_codes"] = (
+            self.rows.view("metric").astype(np.intp),
+            np.asarray(names, dtype=object),
+        )
+        run.__dict__["_by_role"] = self._by_role(names)
+        for code, name in enumerate(names):
+            curve = self._curves[code]
+            if curve is None:  # stale: RunSeries cuts it from every row once, kept from here on
+                cut = run.curve("", name)
+                assert cut is not None
+                curve = self._curves[code] = Columns(_CURVE_DTYPES)
+                curve.append({"step": cut.steps, "value": cut.values, "wall_time": cut.wall_time})
+                self.touched += self.rows.n
+            else:
+                run._curves[name] = Curve(
+                    name, curve.view("step"), curve.view("value"), curve.view("wall_time")
+                )
+        infos = self.metric_infos(names)
+        run.measured("metric_infos", lambda: infos)
+
+    def _by_role(self, names: list[str]) -> dict[str, list[str]]:
+        """RunSeries._by_role from the (metric, role) row counts."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        for metric, role in zip(*np.nonzero(self._pairs), strict=True):
+            role_name = str(ROLE_DTYPE.categories[role])
+            out.setdefault(role_name, []).append((names[metric], int(self._pairs[metric, role])))
+        return {role: RunSeries._rank(role, items) for role, items in out.items()}
+
+    def metric_infos(self, names: list[str]) -> list[MetricInfo]:
+        """diagnose.metric_infos of these rows: one per metric, in order of first appearance."""
+        points = self._pairs.sum(axis=1)
+        return [
+            MetricInfo(
+                names[i],
+                str(ROLE_DTYPE.categories[self._first_role[i]]),
+                int(points[i]),
+                int(self._first_step[i]),
+                int(self._last_step[i]),
+            )
+            for i in np.argsort(self._first_seq, kind="stable").tolist()
+        ]
+
+    def regrown(self) -> int:
+        """Rows moved so far by buffers growing (amortised O(1) a row)."""
+        curves = sum(c.copied for c in self._curves if c is not None)
+        return self.rows.copied + curves
+
+
+_NEVER = np.iinfo(np.int64).min  # first seq of a metric not logged yet
+_MAX = np.iinfo(np.int64).max
+_MIN = np.iinfo(np.int64).min
