@@ -16,6 +16,31 @@ from lossforensics.classifiers.signals.smoothing import (
 from lossforensics.classifiers.signals.spread import TINY, noise_level, safe_log
 from scipy import signal as sps
 
+# a spike needs a point before it and one after: fewer than 3 points hold no excursion
+_SPIKE_MIN_POINTS = 3
+# the level a spike is measured against is the median of the window before it: 1/20 (5%) of
+# the series, so it follows the loss's descent
+_LEVEL_WINDOW_DIVISOR = 20
+_LEVEL_WINDOW_MIN = 3  # at least 3 points: a median one earlier spike cannot move
+_LEVEL_WINDOW_MAX = 50  # further back the loss has moved on for its own reasons
+# a period is sought only up to a third of the series by default: three cycles to call it one
+_DEFAULT_MIN_CYCLES_IN_SERIES = 3
+# an autocorrelation over fewer than 8 points has no peak worth reading
+_PERIOD_MIN_POINTS = 8
+# the moving mean removing the slow trend is at least 3 points wide: narrower removes nothing
+_DETREND_MIN_WINDOW = 3
+# an ACF peak must rise 5 points of correlation above the lowest value before it: a bump on a
+# slowly decaying ACF is not a cycle
+_MIN_PROMINENCE = 0.05
+# harmonics (2P, 3P) correlate about as well as P: the first peak within 90% of the best is P
+_HARMONIC_SHARE = 0.9
+# a loss is read for a cycle only with 8 bucket means, as for any period
+_CYCLE_MIN_POINTS = 8
+# a loss cycle is at least 4 points long: shorter repeats are what shave_spikes leaves of noise
+_CYCLE_MIN_PERIOD = 4
+# ... and the longest period tried is never below 5 points, however few cycles fit
+_CYCLE_MIN_LONGEST = 5
+
 
 @dataclass(frozen=True)
 class Spikes:
@@ -53,9 +78,11 @@ def _group_runs(flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def find_spikes(
     y: np.ndarray,
     *,
+    # 6 noise sigmas: Gaussian noise passes it about once in a billion points
     z_min: float = 6.0,
     min_height: float = 0.0,
     window: int | None = None,
+    # block maxima beyond this many points: a one-point spike survives, the cost stays flat
     max_points: int = 20000,
 ) -> Spikes:
     """Points that jump above the level of the `window` points before them by at least `z_min`
@@ -63,7 +90,7 @@ def find_spikes(
     maxima first (the threshold rises by the expected maximum of a block's noise)."""
     y = np.asarray(y, dtype=np.float64)
     n_all = len(y)
-    if n_all < 3:
+    if n_all < _SPIKE_MIN_POINTS:
         return _no_spikes()
     sigma = max(noise_level(y), TINY)
     size = max(1, -(-n_all // max_points))
@@ -77,7 +104,7 @@ def find_spikes(
     else:
         level, peaks, origin = y, y, np.arange(n_all)
     n = len(level)
-    k = window or max(3, min(50, n // 20))
+    k = window or max(_LEVEL_WINDOW_MIN, min(_LEVEL_WINDOW_MAX, n // _LEVEL_WINDOW_DIVISOR))
     trailing = rolling_median(level, k, center=False)
     before = np.concatenate(([level[0]], trailing[:-1]))
     excess = peaks - before
@@ -133,7 +160,12 @@ def autocorrelation(y: np.ndarray, max_lag: int) -> np.ndarray:
 
 
 def dominant_period(
-    y: np.ndarray, min_period: int = 3, max_period: int | None = None, max_points: int = 16384
+    y: np.ndarray,
+    # a period of 3 points is the shortest that is a shape rather than an alternation
+    min_period: int = 3,
+    max_period: int | None = None,
+    # block means beyond 2^14 points: the FFT stays cheap, cycles of a few blocks survive
+    max_points: int = 16384,
 ) -> Periodicity:
     """The lag of the strongest autocorrelation peak after removing the slow trend."""
     y = np.asarray(y, dtype=np.float64)
@@ -141,37 +173,44 @@ def dominant_period(
     size = max(1, -(-n_all // max_points))
     yb = _reduce_blocks(y, size, "mean") if size > 1 else y
     n = len(yb)
-    max_p = min(max_period // size if max_period else n // 3, n // 2)
+    max_p = min(max_period // size if max_period else n // _DEFAULT_MIN_CYCLES_IN_SERIES, n // 2)
     min_p = max(2, min_period // size)
-    if n < 8 or max_p <= min_p:
+    if n < _PERIOD_MIN_POINTS or max_p <= min_p:
         return Periodicity(0.0, 0.0, 0.0, 0.0)
-    detrended = yb - rolling_mean(yb, odd_window(n, 1.0, lo=3, hi=2 * max_p + 1))
+    detrended = yb - rolling_mean(yb, odd_window(n, 1.0, lo=_DETREND_MIN_WINDOW, hi=2 * max_p + 1))
     acf = autocorrelation(detrended, max_p)
     peaks, _ = sps.find_peaks(acf)
     # a real cycle dips between its peaks: a bump on a slowly decaying ACF is not one
     lowest_before = np.minimum.accumulate(acf)
     prominence = acf[peaks] - lowest_before[peaks - 1]
-    keep = (peaks >= min_p) & (prominence >= 0.05)
+    keep = (peaks >= min_p) & (prominence >= _MIN_PROMINENCE)
     peaks, prominence = peaks[keep], prominence[keep]
     if len(peaks) == 0:
         return Periodicity(0.0, 0.0, 0.0, 0.0)
     # harmonics (2P, 3P) correlate about as well as P itself: take the first strong peak
-    i = int(np.argmax(acf[peaks] >= 0.9 * acf[peaks].max()))
+    i = int(np.argmax(acf[peaks] >= _HARMONIC_SHARE * acf[peaks].max()))
     period = float(peaks[i] * size)
     return Periodicity(period, float(acf[peaks[i]]), n_all / period, float(prominence[i]))
 
 
 def loss_cycle(
-    x: np.ndarray, y: np.ndarray, min_cycles: float = 3.0, max_points: int = 16384
+    x: np.ndarray,
+    y: np.ndarray,
+    # three repeats before a shape is called a cycle: two could be coincidence
+    min_cycles: float = 3.0,
+    # bucket means beyond 2^14 points, as dominant_period reduces
+    max_points: int = 16384,
 ) -> Periodicity:
     """A loss curve read for a repeating shape, with the period in steps: bucket means on long
     series, one- and two-point spikes shaved off (random bad batches are no cycle), log scale
     when positive, then dominant_period with at least `min_cycles` cycles."""
     xb, yb = bucket(np.asarray(x, np.float64), np.asarray(y, np.float64), max_points, "mean")
-    if len(yb) < 8:
+    if len(yb) < _CYCLE_MIN_POINTS:
         return Periodicity(0.0, 0.0, 0.0, 0.0)
     per = dominant_period(
-        safe_log(shave_spikes(yb)), min_period=4, max_period=max(int(len(yb) / min_cycles), 5)
+        safe_log(shave_spikes(yb)),
+        min_period=_CYCLE_MIN_PERIOD,
+        max_period=max(int(len(yb) / min_cycles), _CYCLE_MIN_LONGEST),
     )
     step = float(np.median(np.diff(xb)))
     return Periodicity(per.period * step, per.strength, per.cycles, per.prominence)

@@ -12,6 +12,20 @@ from lossforensics.classifiers.signals.reduce import bucket
 from scipy import ndimage
 from scipy import signal as sps
 
+# pandas' private rolling kernels are used only if they give the public path's numbers on this
+# small unsorted series (medians and means both differ from any one value)
+_KERNEL_CHECK_SERIES = (3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0)
+_KERNEL_CHECK_WINDOW = 3  # centred and odd: partial edge windows and full ones both checked
+# rolling medians up to 48 points wide are taken from one sort of the stacked windows; wider
+# ones cost more to sort than pandas' skip list does to update
+_SORTED_WINDOW_MAX = 48
+# up to 7 points wide, a few whole-array min/max passes beat n tiny sorts
+_NETWORK_WINDOW_MAX = 7
+# the stacked windows hold at most 4M values (32 MB): beyond that the kernel, not the memory
+_SORTED_MAX_VALUES = 4_000_000
+# a half-life below a nanosecond of pandas' time axis is zero: no smoothing, no division by 0
+_MIN_HALFLIFE = 1e-9
+
 
 def _private_kernels() -> tuple[Any, Any]:
     """The kernels behind Series.rolling().mean()/.median(), called directly on finite series
@@ -21,10 +35,11 @@ def _private_kernels() -> tuple[Any, Any]:
     try:
         from pandas._libs.window.aggregations import roll_mean, roll_median_c
 
-        y = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0])
+        y = np.array(_KERNEL_CHECK_SERIES)
+        w = _KERNEL_CHECK_WINDOW
         stop = np.arange(2, len(y) + 2, dtype=np.int64)  # window 3, centred: pandas' bounds
-        start, stop = (stop - 3).clip(0, len(y)), stop.clip(0, len(y))
-        s = pd.Series(y).rolling(3, center=True, min_periods=1)
+        start, stop = (stop - w).clip(0, len(y)), stop.clip(0, len(y))
+        s = pd.Series(y).rolling(w, center=True, min_periods=1)
         if np.allclose(roll_mean(y, start, stop, 1), s.mean()) and np.allclose(
             roll_median_c(y, start, stop, 1), s.median()
         ):
@@ -57,16 +72,12 @@ def rolling_median(y: np.ndarray, window: int, *, center: bool = True) -> np.nda
         return y.copy()
     if np.isfinite(y).all():  # (pandas reads inf as NaN: those series go through pandas)
         offset = (window - 1) // 2 if center else 0
-        if window <= _SORTED_WINDOW_MAX and len(y) * window <= 4_000_000:
+        if window <= _SORTED_WINDOW_MAX and len(y) * window <= _SORTED_MAX_VALUES:
             return _sorted_rolling_median(y, window, offset)
         if _roll_median_c is not None:
             return _ranked_rolling_median(y, window, offset)
     s = pd.Series(y, dtype=np.float64)
     return s.rolling(window, center=center, min_periods=1).median().to_numpy()
-
-
-_SORTED_WINDOW_MAX = 48
-_NETWORK_WINDOW_MAX = 7
 
 
 def _sorted_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarray:
@@ -141,7 +152,7 @@ def ewma(x: np.ndarray, y: np.ndarray, halflife: float) -> np.ndarray:
     return (
         # pandas-stubs: halflife is float only, times an ndarray or Series; pandas takes a
         # Timedelta half-life with a DatetimeIndex of times
-        s.ewm(halflife=pd.Timedelta(seconds=max(float(halflife), 1e-9)), times=times)  # type: ignore[arg-type]
+        s.ewm(halflife=pd.Timedelta(seconds=max(float(halflife), _MIN_HALFLIFE)), times=times)  # type: ignore[arg-type]
         .mean()
         .to_numpy()
     )
@@ -156,7 +167,12 @@ def savgol(y: np.ndarray, window: int, polyorder: int = 2) -> np.ndarray:
 
 
 def smooth(
-    x: np.ndarray, y: np.ndarray, frac: float = 0.05, max_points: int = 4000
+    x: np.ndarray,
+    y: np.ndarray,
+    # a rolling median over 5% of the run hides single-batch noise and keeps the run's turns
+    frac: float = 0.05,
+    # bucket medians first: 4000 keep a run's shape and bound the rolling median's cost
+    max_points: int = 4000,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The curve a person sees through the noise: bucket medians, then a rolling median over
     about `frac` of the run. Returns (steps, level). Remembered within a diagnosis
@@ -173,7 +189,11 @@ def smooth(
     return xs, level
 
 
-def shave_spikes(y: np.ndarray, width: int = 5) -> np.ndarray:
+def shave_spikes(
+    y: np.ndarray,
+    # a median over 5 points cuts excursions of 1-2 points and keeps anything wider
+    width: int = 5,
+) -> np.ndarray:
     """The curve with upward excursions narrower than about width/2 points cut down to the local
     median: cycles and trends stay, one- and two-point spikes go."""
     return np.minimum(np.asarray(y, dtype=np.float64), rolling_median(y, width))

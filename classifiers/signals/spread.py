@@ -6,8 +6,22 @@ from __future__ import annotations
 import numpy as np
 from lossforensics.classifiers.signals.reduce import median
 
+# a normal distribution's sigma is 1.4826 times its median absolute deviation
 MAD_TO_SIGMA = 1.4826
+# any yardstick below 1e-12 is zero: a floor that keeps divisions finite on flat curves
 TINY = 1e-12
+# a normal distribution's interquartile range is 1.349 sigma (the fallback when the MAD is 0)
+_IQR_TO_SIGMA = 1.349
+_QUARTILES = (75, 25)  # the upper and lower quartile, in percent
+# first differences need 3 points to give a median of more than one difference
+_NOISE_MIN_POINTS = 3
+# a systematic sample of 100k differences estimates a MAD as well as all of them, much faster
+_NOISE_SAMPLE = 100_000
+# the yardstick is never below 3 noise sigmas: a change smaller than that is noise, whatever
+# the curve's range
+_SCALE_NOISE_MULTIPLE = 3.0
+# ... nor below a billionth of the curve's size: a flat curve at 1e6 is not measured in 1e-12s
+_SCALE_SIZE_SHARE = 1e-9
 
 
 def robust_spread(y: np.ndarray) -> float:
@@ -18,22 +32,26 @@ def robust_spread(y: np.ndarray) -> float:
     mad = MAD_TO_SIGMA * median(np.abs(y - median(y)))
     if mad > 0:
         return mad
-    q75, q25 = np.percentile(y, [75, 25])
+    q75, q25 = np.percentile(y, list(_QUARTILES))
     # more than half the values are equal: the typical spread is nil (outliers do not count)
-    return float(q75 - q25) / 1.349 if q75 > q25 else 0.0
+    return float(q75 - q25) / _IQR_TO_SIGMA if q75 > q25 else 0.0
 
 
 def noise_level(y: np.ndarray) -> float:
     """Point-to-point noise (sigma) from the MAD of first differences: trend-free."""
     y = np.asarray(y, dtype=np.float64)
-    if len(y) < 3:
+    if len(y) < _NOISE_MIN_POINTS:
         return 0.0
     d = np.diff(y)
-    # a systematic sample of 100k differences estimates a MAD as well as all of them
-    return robust_spread(d[:: max(1, len(d) // 100_000)]) / np.sqrt(2.0)
+    return robust_spread(d[:: max(1, len(d) // _NOISE_SAMPLE)]) / np.sqrt(2.0)
 
 
-def robust_range(y: np.ndarray, lo: float = 5.0, hi: float = 95.0) -> float:
+def robust_range(
+    y: np.ndarray,
+    # the 5th to 95th percentile: how far the curve travels, ignoring its 5% most extreme points
+    lo: float = 5.0,
+    hi: float = 95.0,  # to the 95th percentile, for the same reason
+) -> float:
     """Spread between two percentiles: how far a curve travels, ignoring outliers."""
     if len(y) == 0:
         return 0.0
@@ -48,7 +66,9 @@ def scale(y: np.ndarray) -> float:
     if len(y) == 0:
         return 1.0
     size = float(np.max(np.abs(y)))
-    return max(robust_range(y), 3.0 * noise_level(y), 1e-9 * size, TINY)
+    return max(
+        robust_range(y), _SCALE_NOISE_MULTIPLE * noise_level(y), _SCALE_SIZE_SHARE * size, TINY
+    )
 
 
 def relative_change(before: float, after: float, yardstick: float) -> float:
@@ -75,12 +95,22 @@ def safe_log(y: np.ndarray) -> np.ndarray:
     return np.sign(y) * np.log1p(np.abs(y))
 
 
-def head_level(y: np.ndarray, frac: float = 0.1, min_points: int = 1) -> float:
+def head_level(
+    y: np.ndarray,
+    # the first 10% of the points: enough to out-vote noise, early enough to be the start
+    frac: float = 0.1,
+    min_points: int = 1,
+) -> float:
     """Median of the first `frac` of the points."""
     k = max(min_points, int(np.ceil(len(y) * frac)))
     return median(np.asarray(y)[:k])
 
 
-def tail_level(y: np.ndarray, frac: float = 0.1, min_points: int = 1) -> float:
+def tail_level(
+    y: np.ndarray,
+    # the last 10% of the points: enough to out-vote noise, late enough to be the end
+    frac: float = 0.1,
+    min_points: int = 1,
+) -> float:
     k = max(min_points, int(np.ceil(len(y) * frac)))
     return median(np.asarray(y)[-k:])

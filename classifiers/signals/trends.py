@@ -11,6 +11,10 @@ from lossforensics.classifiers.signals.reduce import bucket
 from lossforensics.classifiers.signals.spread import TINY, noise_level
 from scipy import stats
 
+# the default change-point penalty: 3 sigma^2 log n, BIC-like (a split must explain more than
+# noise would over n points)
+_BIC_PENALTY_FACTOR = 3.0
+
 
 @dataclass(frozen=True)
 class Trend:
@@ -28,7 +32,12 @@ class Trend:
         return self.slope * (x1 - x0)
 
 
-def trend(x: np.ndarray, y: np.ndarray, max_points: int = 300) -> Trend:
+def trend(
+    x: np.ndarray,
+    y: np.ndarray,
+    # Theil-Sen is O(n^2): 300 bucket medians hold a trend's shape at a fixed small cost
+    max_points: int = 300,
+) -> Trend:
     """Robust monotone trend: Theil-Sen + Mann-Kendall on at most `max_points` bucket medians."""
     x, y = bucket(np.asarray(x, np.float64), np.asarray(y, np.float64), max_points, "median")
     n = len(y)
@@ -57,7 +66,11 @@ def best_so_far(y: np.ndarray) -> np.ndarray:
     return np.minimum.accumulate(np.asarray(y, dtype=np.float64))
 
 
-def stall_index(level: np.ndarray, tol: float = 0.05) -> int:
+def stall_index(
+    level: np.ndarray,
+    # within 5% of the whole run's improvement of the final best: what is left is a polish
+    tol: float = 0.05,
+) -> int:
     """First index from which the best-so-far level improves by at most `tol` of the whole
     run's improvement (0 when the run never improves). `level` should be smoothed."""
     if len(level) < 2:
@@ -70,7 +83,13 @@ def stall_index(level: np.ndarray, tol: float = 0.05) -> int:
 
 
 def change_points(
-    y: np.ndarray, *, max_changes: int = 5, min_size: int = 5, penalty: float | None = None
+    y: np.ndarray,
+    *,
+    # a loss curve has a handful of regimes (warmup, LR steps): 5 splits cover them
+    max_changes: int = 5,
+    # a segment of fewer than 5 points is a spike, not a regime
+    min_size: int = 5,
+    penalty: float | None = None,
 ) -> np.ndarray:
     """Binary segmentation on the mean (least squares): sorted indices where a new segment
     starts. A split is kept while its cost reduction beats `penalty` (default: BIC-like,
@@ -80,7 +99,7 @@ def change_points(
     if n < 2 * min_size:
         return np.array([], dtype=np.int64)
     if penalty is None:
-        penalty = 3.0 * max(noise_level(y), TINY) ** 2 * np.log(n)
+        penalty = _BIC_PENALTY_FACTOR * max(noise_level(y), TINY) ** 2 * np.log(n)
     segments = [(0, n)]
     found: list[int] = []
     for _ in range(max_changes):  # a handful of splits, each a vectorised O(n) scan
