@@ -19,8 +19,9 @@ converged before it either: `converged_before`, 90% of the train's improvement, 
 first evaluation to overfit, as above; a fine-tune starts at its pre-trained loss); the val's
 best improvement is at most `follow` of the train's (twice that when the val kept what little
 it gained: no overfit-shaped rebound of more than half of it).
-Confidence: 0.5 at the threshold, rising as the val's share of the improvement goes to zero and
-as the train improvement grows.
+Confidence: 0.5 at the threshold, + up to 0.3 as the val's share of the improvement goes to
+zero, + up to 0.18 as the train improvement grows 50 points beyond `train_drop` (the
+`_*_CONFIDENCE` constants), capped at 0.98.
 'Independent' is measured, not assumed: the val's best improvement against the train's (the
 follow ratio), and the Spearman correlation of the two smoothed curves at the same moments,
 reported as evidence (near 0: unrelated; negative: val worsens as train improves).
@@ -48,6 +49,36 @@ from lossforensics.classifiers.signals import (
 )
 from scipy import stats
 
+# evaluations read at most (bucket medians beyond): a val curve is tens to hundreds of points,
+# 2000 keeps every one of them and bounds a val loss logged every step
+_MAX_EVALS = 2000
+# the running median over the evaluations spans 5% of them: enough to ignore one noisy eval
+_SMOOTH_FRAC = 0.05
+# ... and at least 3 evaluations, the smallest window a median can outvote a bad one in
+_SMOOTH_MIN_WINDOW = 3
+# the train level at the first evaluation is the median of the 3 train points up to it
+_TRAIN_AT_EVAL_POINTS = 3
+# the train's starting level is the median of its first 2% of points: the untrained loss,
+# steadier than the first batch alone
+_TRAIN_START_SHARE = 0.02
+# improvements are reported in percent, and train_drop is compared with them in percent
+_PERCENT = 100
+# a val that gave back at most half of its best gain by the end kept it: no overfit rebound
+_KEPT_REBOUND = 0.5
+# ... and may follow the train twice as far (follow x 2) and still be high from the start
+_KEPT_FOLLOW_FACTOR = 2.0
+# confidence at the thresholds: a val that followed the train by `follow` is already a finding
+_BASE_CONFIDENCE = 0.5
+# added as the val's share of the train's improvement falls from `follow` to zero
+_FLAT_VAL_CONFIDENCE = 0.3
+# added as the train improvement grows beyond train_drop: the more train learned, the clearer
+# that none of it transferred
+_TRAIN_CONFIDENCE = 0.18
+# the train improvement beyond train_drop that earns all of _TRAIN_CONFIDENCE: 50 points
+_TRAIN_CONFIDENCE_SPAN = 0.5
+# confidence never reaches 1: a fine-tune on data the val set does not measure looks the same
+_MAX_CONFIDENCE = 0.98
+
 
 def _gain(before: float, after: float) -> float:
     """Relative improvement (positive = the loss fell), sign-safe."""
@@ -57,23 +88,33 @@ def _gain(before: float, after: float) -> float:
 def _first_eval_train(tx: np.ndarray, ty: np.ndarray, at: float, start: float) -> float:
     """The train loss just before the first evaluation (the train's start when none came
     before it)."""
-    level = trailing_median(tx, ty, at, 3)
+    level = trailing_median(tx, ty, at, _TRAIN_AT_EVAL_POINTS)
     return float(level) if np.isfinite(level) else start
 
 
 class DistributionMismatch(Classifier):
     label = "distribution_mismatch"
     needs = frozenset({"train_loss", "val_loss"})
+    # evaluations with train points before them: a head, a tail and a middle between them
     min_points = 5
 
     def __init__(
         self,
         *,
+        # train improves by at least 20% over the evaluated span: enough learning that a val
+        # which did not follow says something
         train_drop: float = 0.2,
+        # the evaluated span holds at least half of the train's whole improvement: an eval that
+        # starts after training converged cannot see the val flat "from the start"
         coverage: float = 0.5,
+        # the val's best improvement is at most 10% of the train's: it did not follow
         follow: float = 0.1,
+        # evidence only: a val rise up to 30% of the train's improvement still reads "flat"
         max_rise: float = 0.3,
+        # a first evaluation not 10% below the train's starting loss is still untrained
         first_eval_gain: float = 0.1,
+        # 90% of the train's improvement before the first evaluation: converged before it, a
+        # late first evaluation is overfit's to read
         converged_before: float = 0.9,
     ) -> None:
         self.train_drop = train_drop
@@ -84,13 +125,13 @@ class DistributionMismatch(Classifier):
         self.converged_before = converged_before
 
     def measure(self, run: RunSeries) -> dict | None:
-        vx, vy = finite_curve(run, "val_loss", max_points=2000)
+        vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
         tx, ty = finite_curve(run, "train_loss")
         train = levels_at(tx, ty, vx)
         ok = np.isfinite(train)
         if ok.sum() < self.min_points:
             return None
-        w = odd_window(len(vy), 0.05, lo=3)
+        w = odd_window(len(vy), _SMOOTH_FRAC, lo=_SMOOTH_MIN_WINDOW)
         v_all = rolling_median(vy, w)  # every evaluation, a step-0 one before training included
         vx, vy, train = vx[ok], vy[ok], train[ok]
         v_s, t_s = rolling_median(vy, w), rolling_median(train, w)
@@ -100,7 +141,7 @@ class DistributionMismatch(Classifier):
             head_level(train),
             tail_level(train),
         )
-        t_all_head = head_level(ty, 0.02)
+        t_all_head = head_level(ty, _TRAIN_START_SHARE)
         rho = stats.spearmanr(t_s, v_s).statistic if np.ptp(t_s) and np.ptp(v_s) else 0.0
         t_gain = _gain(t_head, t_tail)
         v_gain = max(_gain(float(v_all[0]), float(np.min(v_all))), 0.0)
@@ -108,8 +149,8 @@ class DistributionMismatch(Classifier):
             "val_metric": run.primary("val_loss"),
             "start_step": int(vx[0]),
             "end_step": int(vx[-1]),
-            "train_improvement_pct": 100 * t_gain,
-            "val_improvement_pct": 100 * v_gain,
+            "train_improvement_pct": _PERCENT * t_gain,
+            "val_improvement_pct": _PERCENT * v_gain,
             "val_follow_ratio": v_gain / max(t_gain, TINY),
             "val_rise_vs_train": (v_tail - v_head) / max(t_head - t_tail, TINY),
             "coverage": (t_head - t_tail) / max(t_all_head - t_tail, t_head - t_tail, TINY),
@@ -140,18 +181,19 @@ class DistributionMismatch(Classifier):
             m.get("train_done_before_eval", 1.0) < self.converged_before
         )
         covered = m["coverage"] >= self.coverage or untrained
-        if m["train_improvement_pct"] < 100 * self.train_drop or not covered:
+        if m["train_improvement_pct"] < _PERCENT * self.train_drop or not covered:
             return None
         # a val that improved a little and kept it (no overfit-shaped rebound) may have
         # followed twice as much and still be "high from the start"
-        follow = self.follow * (2.0 if m["val_rebound"] <= 0.5 else 1.0)
+        follow = self.follow * (_KEPT_FOLLOW_FACTOR if m["val_rebound"] <= _KEPT_REBOUND else 1.0)
         if m["val_follow_ratio"] > follow:
             return None
         flat = bool(m["val_rise_vs_train"] <= self.max_rise)
+        beyond_drop = m["train_improvement_pct"] / _PERCENT - self.train_drop
         conf = (
-            0.5
-            + 0.3 * (1 - m["val_follow_ratio"] / self.follow)
-            + 0.18 * min(1.0, (m["train_improvement_pct"] / 100 - self.train_drop) / 0.5)
+            _BASE_CONFIDENCE
+            + _FLAT_VAL_CONFIDENCE * (1 - m["val_follow_ratio"] / self.follow)
+            + _TRAIN_CONFIDENCE * min(1.0, beyond_drop / _TRAIN_CONFIDENCE_SPAN)
         )
         summary = (
             f"Training loss fell {m['train_improvement_pct']:.0f}% "
@@ -165,7 +207,7 @@ class DistributionMismatch(Classifier):
         }
         return Finding(
             self.label,
-            float(min(0.98, conf)),
+            float(min(_MAX_CONFIDENCE, conf)),
             Span(m["start_step"], m["end_step"]),
             evidence,
             summary,
