@@ -15,6 +15,8 @@ REAL_EXCERPTS = {
     "timm_real.log": ("timm", "Loss", 6, 5.085654, 5.261723, "test/Loss"),
     "mmengine_real.log": ("mmengine", "loss", 7, 5.3465, 2.7351, "val/accuracy"),
     "mmdet_mmcv_real.log": ("mmengine", "loss", 16, 0.6476, 0.6377, "val/bbox_mAP"),
+    "fairseq_real.log": ("fairseq", "loss", 5, 11.521, 10.902, "valid_loss"),
+    "fairseq_epochs_real.log": ("fairseq", "loss", 3, 6.22, 6.144, "valid_loss"),
     "megatron_real.log": (
         "megatron",
         "lm loss",
@@ -68,3 +70,9 @@ def test_megatron_loss_scale_and_perplexity_are_not_losses():
     roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
     assert roles["loss scale"] == "other" and roles["validation/lm loss PPL"] == "other"
     assert _values(result, "validation/lm loss value")[-1] == pytest.approx(8.208897)
+
+
+def test_fairseq_epoch_averages_are_summaries_not_train_points():
+    result = load_run(FIXTURES / "fairseq_epochs_real.log")
+    assert _values(result, "summary/loss") == [6.326, 6.233]
+    assert _values(result, "valid_loss") == [6.43844, 6.37204]

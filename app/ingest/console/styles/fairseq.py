@@ -1,7 +1,10 @@
 """fairseq: `| INFO | train_inner | epoch 001:    100 / 1000 loss=9.5, nll_loss=9.0, ppl=500,
 ..., num_updates=100, lr=1e-05, gnorm=1.2`, the epoch's `| train | epoch 001 | loss 9.0 | ...`
 (a summary, role other) and `| valid | epoch 001 | valid on 'valid' subset | loss 8.5 | ...`.
-`num_updates` is the step."""
+fairseq before 0.10 prints the same without the logger's columns: `| epoch 001:    450 / 1891
+loss=11.521, ..., num_updates=445, ...`, the epoch's `| epoch 001 | loss 9.0 | ...` and `| epoch
+001 | valid on 'valid' subset | valid_loss 8.11 | ... | num_updates 600`. `num_updates` is the
+step."""
 
 import re
 
@@ -9,11 +12,21 @@ from lossforensics.ingest.console._style import EPOCH, Style
 
 STYLE = Style(
     name="fairseq",
-    signature=re.compile(r"\| (?:train_inner|train|valid) \|"),
-    counters=(re.compile(r"\bnum_updates[=\s]\s*(?P<step>\d+)"), EPOCH),
-    eval=re.compile(r"\| (?P<split>valid) \|"),
-    summary=re.compile(r"\| train \|"),
-    roles={"gnorm": "grad_norm", "ppl": "other", "nll_loss": "other"},
+    signature=re.compile(r"\| (?:train_inner|train|valid) \||^\| epoch \d+(?::\s+\d+ / \d+ | \| )"),
+    counters=(
+        re.compile(r"\bepoch (?P<epoch>\d+):\s+(?P<batch>\d+)\s*/\s*(?P<batches>\d+)"),
+        re.compile(r"\bnum_updates[=\s]\s*(?P<step>\d+)"),
+        EPOCH,
+    ),
+    eval=re.compile(r"valid on '(?P<split>[\w.-]+)' subset|\| valid \|"),
+    prefix_eval="valid/",
+    summary=re.compile(r"\| train \||^\| epoch \d+ \| (?!valid on)"),
+    roles={
+        "gnorm": "grad_norm",
+        "ppl": "other",
+        "*_ppl": "other",
+        "loss_scale": "other",
+    },
     context=False,
     max_words=12,
 )

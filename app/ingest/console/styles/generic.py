@@ -6,12 +6,17 @@ printed (a record spread over several lines); `key value` pairs count only on a 
 own counter, and a line with more prose than metrics is not a record. A line whose text before
 its metrics names a split (`test epoch:3 || Loss:2.4`, `Validation BLEU: ...`) is an evaluation
 line: its metrics are kept under that word. A mixed-precision loss scale and a perplexity
-(`loss scale: 65536.0`, `lm loss PPL: 150`) carry the word loss but are not losses."""
+(`loss scale: 65536.0`, `lm loss PPL: 150`) carry the word loss but are not losses. fairseq's
+end-of-epoch averages (`| epoch 008 | loss 6.326 | ...`, `| train | epoch 001 | loss ...`) are
+summaries, not train points: read as train points they would outnumber the fairseq style's."""
+
+import re
 
 from lossforensics.ingest.console._style import Style
 
 STYLE = Style(
     name="generic key-value lines",
     specific=False,
+    summary=re.compile(r"\| train \| epoch \d+ \||^\| epoch \d+ \| (?!valid on)"),
     roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
 )
