@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
+import pandas as pd
 from lossforensics.classifiers.errors import UnknownFormatError
-from lossforensics.classifiers.frame import COLUMNS
-from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.ingest._builder import Warnings, check_points, merge_roles
+from lossforensics.ingest._limits import check_name
 from lossforensics.ingest._source import (
     HEAD_BYTES,
     default_run_name,
@@ -128,6 +130,8 @@ def read_stream(
         parser.feed_block(text.split("\n"), skeletons(text))
     parsed = parser.finish()
     points = to_points(parsed)
+    parsed.rec.clear()  # the records' arrays: the points now hold what the frame needs
+    parsed.pts.clear()
     if style is None or loss_points(points) == 0:
         tried = ", ".join(s.name for s in STYLES)
         raise UnknownFormatError(
@@ -157,22 +161,7 @@ def _result(
     split: str | None,
 ) -> IngestResult:
     warns = Warnings(name)
-    builder = FrameBuilder()
-    run_codes = np.asarray(
-        [builder.runs.code(run if not r else f"{run}#{r}") for r in points.runs], dtype=np.int32
-    )
-    codes = np.asarray([builder.metrics.code(n) for n in points.names], dtype=np.int32)
-    builder.add(
-        run_codes[points.run] if len(points.run) else np.empty(0, np.int32),
-        codes[points.metric] if len(points.metric) else np.empty(0, np.int32),
-        points.step,
-        points.value,
-        points.wall,
-    )
-    splits = dict.fromkeys(points.names, split) if split else None
-    frame = builder.build(roles, splits=splits, default_roles=points.roles)
-    if "segment" in COLUMNS:  # the frame carries sessions: give each point its own
-        frame["segment"] = points.segment.astype(np.int64)
+    frame = _frame(points, run, roles, split)
     skipped = lines - records
     detail = f"console log, {style.name}"
     warns.add(
@@ -189,6 +178,46 @@ def _result(
     result = IngestResult(frame, warns.finish(), format=FORMAT, files=[name])
     result.detail = f"{detail}; {records} metric line(s), {skipped} line(s) skipped"
     return result
+
+
+def _frame(
+    points: Points, run: str, roles: Mapping[str, str] | None, split: str | None
+) -> pd.DataFrame:
+    """The frame, its run and metric columns passed as codes into their names (no Python
+    object a point), each point's session in `segment`."""
+    check_points(len(points.step))
+    runs = _Names("run", [run if not r else f"{run}#{r}" for r in points.runs])
+    metrics = _Names("metric", points.names)
+    merged = merge_roles(metrics.names, roles, points.roles)
+    return make_frame(
+        runs.column(points.run),
+        metrics.column(points.metric),
+        points.step,
+        points.value,
+        points.wall,
+        roles=merged,
+        splits=dict.fromkeys(points.names, split) if split else None,
+        segment=points.segment,
+    )
+
+
+class _Names:
+    """Names given by code, checked against the length limit; a name given twice keeps one
+    code (two trials of one name are one run)."""
+
+    def __init__(self, kind: str, given: list[str]) -> None:
+        codes: dict[str, int] = {}
+        self.remap = np.asarray(
+            [codes.setdefault(check_name(n, kind), len(codes)) for n in given], dtype=np.int32
+        )
+        self.names = list(codes)
+
+    def column(self, codes: np.ndarray) -> pd.Categorical:
+        if len(codes) > 1 and codes.strides[0] == 0:  # one name throughout
+            codes = np.full(len(codes), self.remap[codes[0]], dtype=np.int32)
+        else:
+            codes = self.remap[codes]
+        return pd.Categorical.from_codes(codes, categories=pd.Index(self.names, dtype=object))
 
 
 def _went_back(points: Points) -> bool:

@@ -6,12 +6,15 @@ on its columns: an integer is its digits times powers of ten; a decimal `-12.500
 digits as one integer over 10^4, which is exactly the double `float("-12.5000")` gives (both
 are correctly rounded, and integers under 2^53 and powers of ten up to 10^22 are exact). Other
 numbers (E-notation, nan, more than 15 digits) and non-ASCII lines are read with `float`/`int`.
+A packed column of one value throughout is kept as a view of that value (`compact`).
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -78,6 +81,46 @@ class Group:
         elif f1:
             wall = wall + floats(["0." + t[1:] for t in self.texts(f0, f1)])
         return wall
+
+
+def context_counters(contexts: Sequence[tuple[Any, ...]], plans: Sequence[Any]) -> np.ndarray:
+    """(epoch, step, batch) of each context a record borrows: one kept as three numbers, or
+    (line, plan index) read at the plan's counter spans, each distinct context once and the
+    lines of one plan together."""
+    distinct = {id(c): c for c in contexts}
+    row = {key: j for j, key in enumerate(distinct)}
+    out = np.full((len(distinct), 3), -1, dtype=np.int64)
+    by_plan: dict[int, list[int]] = {}
+    for j, c in enumerate(distinct.values()):
+        if len(c) == 3:
+            out[j] = c
+        else:
+            by_plan.setdefault(c[1], []).append(j)
+    found = list(distinct.values())
+    for pid, rows in by_plan.items():
+        group = Group([found[j][0] for j in rows])
+        spans = plans[pid].counters
+        for k in range(3):
+            a, b = spans[2 * k], spans[2 * k + 1]
+            if a >= 0:
+                out[rows, k] = group.ints(a, b)
+    return out[[row[id(c)] for c in contexts]]
+
+
+def compact(column: np.ndarray) -> np.ndarray:
+    """The column, or a read-only view of its one value when every entry holds the same bits
+    (no memory a row: most logs have no batch counter, one run, one session)."""
+    if len(column) < 2:
+        return column
+    bits = column.view(f"u{column.itemsize}")
+    if (bits == bits[0]).all():
+        return np.broadcast_to(column[:1].copy(), column.shape)
+    return column
+
+
+def is_constant(column: np.ndarray) -> bool:
+    """A column `compact` made a view of one value."""
+    return column.ndim == 1 and len(column) > 1 and column.strides[0] == 0
 
 
 def _day(date: int) -> float:

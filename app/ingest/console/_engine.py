@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.roles import infer_role
+from lossforensics.ingest.console._columns import is_constant
 from lossforensics.ingest.console._parser import REC_FIELDS as _REC_FIELDS
 from lossforensics.ingest.console._parser import Parsed, Parser
 from lossforensics.ingest.console._plan import EVAL, TRAIN
@@ -43,33 +44,54 @@ class Points:
 
 
 def _cat(parts: list[np.ndarray] | None, dtype: type) -> np.ndarray:
-    """The chunks as one array; the list then holds only it (the chunks are freed)."""
+    """The chunks as one array (a view of one value when every chunk is that value); the list
+    then holds only it (the chunks are freed)."""
     if not parts:
         return np.empty(0, dtype=dtype)
     if len(parts) > 1:
-        parts[:] = [np.concatenate(parts)]
+        first = parts[0][:1]
+        if all(is_constant(p) or len(p) == 1 for p in parts) and all(
+            np.array_equal(p[:1], first, equal_nan=True) for p in parts
+        ):
+            parts[:] = [np.broadcast_to(first, (sum(map(len, parts)),))]
+        else:
+            parts[:] = [np.concatenate(parts)]
     return parts[0]
+
+
+def _take(column: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """column[at], kept a view of one value when the column is one."""
+    if is_constant(column) or (len(column) == 1 and len(at) > 1):
+        return np.broadcast_to(column[:1], (len(at),))
+    return column[at]
 
 
 def to_points(parsed: Parsed) -> Points:
     rec = {k: _cat(parsed.rec.get(k), t) for k, t in _REC_FIELDS.items()}
-    p_rec = _cat(parsed.pts.get("rec"), np.int64)
-    p_key = _cat(parsed.pts.get("key"), np.int32).copy()  # renamed in place by _steps
+    count = rec["points"]
+    p_rec = (
+        np.repeat(np.arange(len(count)), count)
+        if not is_constant(count)
+        else np.repeat(np.arange(len(count)), int(count[0]))
+    )
+    p_key = _cat(parsed.pts.get("key"), np.int32)
     p_val = _cat(parsed.pts.get("val"), np.float64)
     if parsed.style.carried and len(p_rec):
-        fresh = _not_carried(rec["run"][p_rec], p_key, p_val)
+        fresh = _not_carried(_take(rec["run"], p_rec), p_key, p_val)
         p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
     names = parsed.key_names()
-    step, axis, renamed = _steps(rec, p_rec, p_key, names)
-    names = renamed
+    step, axis, p_key, names = _steps(rec, p_rec, p_key, names)
     roles = _roles(parsed.style, names)
+    run = _take(rec["run"], p_rec)
+    wall = _take(rec["wall"], p_rec)
+    segment = _take(_segments(rec, step, p_rec), p_rec)
     return Points(
-        run=rec["run"][p_rec] if len(p_rec) else np.empty(0, np.int32),
+        run=run,
         metric=p_key,
         step=step,
         value=p_val,
-        wall=rec["wall"][p_rec] if len(p_rec) else np.empty(0),
-        segment=_segments(rec, step, p_rec)[p_rec] if len(p_rec) else np.empty(0, np.int64),
+        wall=wall,
+        segment=segment,
         names=names,
         runs=parsed.runs,
         axis=axis,
@@ -87,21 +109,25 @@ def _not_carried(run: np.ndarray, key: np.ndarray, val: np.ndarray) -> np.ndarra
 
 def _ffill(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Missing (-1) entries take the last value before them in the same group (else 0)."""
+    if is_constant(groups) or len(groups) < 2:  # one group: the last index with a value
+        seen = np.where(values >= 0, np.arange(len(values)), -1)
+        np.maximum.accumulate(seen, out=seen)
+        return np.where(seen >= 0, values[np.maximum(seen, 0)], 0).astype(np.int64)
     s = pd.Series(np.where(values >= 0, values, np.nan))
     return s.groupby(groups).ffill().fillna(0).to_numpy(dtype=np.int64)
 
 
 def _steps(
     rec: dict[str, np.ndarray], p_rec: np.ndarray, p_key: np.ndarray, names: list[str]
-) -> tuple[np.ndarray, str, list[str]]:
-    """Per point: the step, a phrase saying which axis it is, and the metric names (epoch-end
-    train lines of a batch-level log are renamed `epoch/...` so they do not mix with the
-    batches; evaluation lines already carry their split's name)."""
+) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
+    """Per point: the step, a phrase saying which axis it is, each point's metric code and the
+    metric names (epoch-end train lines of a batch-level log are renamed `epoch/...` so they do
+    not mix with the batches; evaluation lines already carry their split's name)."""
     if not len(p_rec):
-        return np.empty(0, np.int64), "none", names
+        return np.empty(0, np.int64), "none", p_key, names
     epoch, step, batch, run = rec["epoch"], rec["step"], rec["batch"], rec["run"]
     if (step >= 0).any():
-        return _ffill(step, run)[p_rec], "the logged step/iteration", names
+        return _ffill(step, run)[p_rec], "the logged step/iteration", p_key, names
     if (batch >= 0).any():
         per_epoch = int(batch.max()) + 1
         ep = np.maximum(epoch, 0)
@@ -110,12 +136,13 @@ def _steps(
         s = _eval_at_last_train(s, rec)
         at_end = end_of_epoch[p_rec] & (rec["kind"][p_rec] != EVAL)  # eval keeps its split
         epoch_keys = np.unique(p_key[at_end])
+        p_key = p_key.copy()
         new_code = np.full(len(names), -1, dtype=np.int32)
         new_code[epoch_keys] = len(names) + np.arange(len(epoch_keys), dtype=np.int32)
         p_key[at_end] = new_code[p_key[at_end]]  # epoch-end lines: their own series
         names = [*names, *(f"epoch/{names[k]}" for k in epoch_keys)]
         axis = f"epoch x {per_epoch} + batch (batches per epoch taken as the largest logged + 1)"
-        return s[p_rec], axis, names
+        return s[p_rec], axis, p_key, names
     if (epoch >= 0).any():
         ep = _ffill(epoch, run)
         block = np.r_[0, np.cumsum((np.diff(ep) != 0) | (np.diff(run) != 0))]
@@ -124,11 +151,13 @@ def _steps(
         count = frame.groupby(["block", "key"], sort=False)["key"].transform("size").to_numpy()
         per = int(count.max())
         if per == 1:
-            return ep[p_rec], "the epoch", names
+            return ep[p_rec], "the epoch", p_key, names
         sub = np.where(count > 1, occ, per - 1)
-        return ep[p_rec] * per + sub, f"epoch x {per} + the line's place within the epoch", names
+        axis = f"epoch x {per} + the line's place within the epoch"
+        return ep[p_rec] * per + sub, axis, p_key, names
     ordinal = np.maximum(np.cumsum(rec["kind"] == TRAIN) - 1, 0)
-    return ordinal[p_rec], "the order of the train lines (no step, iteration or epoch)", names
+    axis = "the order of the train lines (no step, iteration or epoch)"
+    return ordinal[p_rec], axis, p_key, names
 
 
 def _eval_at_last_train(s: np.ndarray, rec: dict[str, np.ndarray]) -> np.ndarray:
@@ -143,20 +172,24 @@ def _eval_at_last_train(s: np.ndarray, rec: dict[str, np.ndarray]) -> np.ndarray
 def _segments(rec: dict[str, np.ndarray], step: np.ndarray, p_rec: np.ndarray) -> np.ndarray:
     """Per record: the session it belongs to: +1 at a restart header, and +1 where the train
     step goes back."""
-    n = len(rec["line"])
+    n = len(rec["points"])
     first = np.full(n, -1, dtype=np.int64)
     order = np.arange(len(p_rec))[::-1]
     first[p_rec[order]] = step[order]  # the step of each record's first point
-    seg = rec["segment"].copy()
+    del order
     train = (rec["kind"] == TRAIN) & (first >= 0)
     idx = np.flatnonzero(train)
-    if len(idx) > 1:
-        back = np.zeros(n, dtype=np.int64)
-        same_run = rec["run"][idx[1:]] == rec["run"][idx[:-1]]
-        went_back = (first[idx[1:]] < first[idx[:-1]]) & same_run
-        back[idx[1:][went_back]] = 1
-        seg = seg + pd.Series(back).groupby(rec["run"]).cumsum().to_numpy()
-    return seg
+    if len(idx) < 2:
+        return rec["segment"]
+    same_run = _take(rec["run"], idx[1:]) == _take(rec["run"], idx[:-1])
+    went_back = (first[idx[1:]] < first[idx[:-1]]) & same_run
+    if not went_back.any():
+        return rec["segment"]
+    back = np.zeros(n, dtype=np.int64)
+    back[idx[1:][went_back]] = 1
+    if is_constant(rec["run"]):
+        return rec["segment"] + np.cumsum(back)
+    return rec["segment"] + pd.Series(back).groupby(rec["run"]).cumsum().to_numpy()
 
 
 def _roles(style: Style, names: list[str]) -> dict[str, str]:

@@ -1,13 +1,16 @@
 """Lines -> records, with one style.
 
-A *record* is one line that carries metrics: its counters (epoch, step, batch; a line with
-metrics but no counter takes the last counters seen, so a step printed on one line and its
-losses on the next are one record), whether it is a train, eval or summary line, its run and
-segment, and its metrics. Lines are read in two passes: while reading, a line is looked up by
-its shape (`_plan`) and only what depends on the lines before it is decided (a restart, a trial,
-the counters a metrics-only line borrows); the numbers are read every CHUNK records, for all
-the lines of one shape at once, and packed into arrays (memory is bounded by the points kept).
-A line whose shape has no plan is read with the style's patterns (`Parser.line`).
+A *record* is one line that carries metrics: how many points it gives, its counters (epoch,
+step, batch; a line with metrics but no counter takes the last counters seen, so a step printed
+on one line and its losses on the next are one record), whether it is a train, eval or summary
+line, its run and segment, and its metrics. Lines are read in two passes: while reading, a line
+is looked up by its shape (`_plan`) and only what depends on the lines before it is decided (a
+restart, a trial, the counters a metrics-only line borrows); the numbers are read every CHUNK
+records (or MAX_PENDING_CHARS of lines), for all the lines of one shape at once, and packed
+into arrays. A field of one value throughout a packing (no batch counter, one run, no
+timestamp) is kept as a view of that value, so memory grows with the points kept and the
+counters they vary by, never with the text. A line whose shape has no plan is read with the
+style's patterns (`Parser.line`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
-from lossforensics.ingest.console._columns import Group, floats
+from lossforensics.ingest.console._columns import Group, compact, context_counters, floats
 from lossforensics.ingest.console._plan import (
     BORROW,
     CONTEXT_MAX_WORDS,
@@ -43,8 +46,9 @@ from lossforensics.ingest.console._style import Style
 CHUNK = 65_536
 CONTEXT_SPAN = 12  # lines after a counter within which a metrics-only line still belongs to it
 NO_COUNTERS = (-1, -1, -1)
+MAX_PENDING_CHARS = 8 << 20  # lines kept for the next packing: past this, pack now
 REC_FIELDS: dict[str, type] = {
-    "line": np.int64,
+    "points": np.int32,
     "epoch": np.int64,
     "step": np.int64,
     "batch": np.int64,
@@ -67,7 +71,6 @@ class Parsed:
     rec: dict[str, list[np.ndarray]] = field(default_factory=dict)
     pts: dict[str, list[np.ndarray]] = field(default_factory=dict)
     restarts: int = 0
-    first_line: int | None = None
 
     def key_names(self) -> list[str]:
         return list(self.keys)
@@ -96,6 +99,7 @@ class Parser:
         self._r_ctx: list[Any] = []
         self._r_run: list[int] = []
         self._r_seg: list[int] = []
+        self._r_chars = 0  # characters of the lines kept for packing
         self._outcomes = np.empty(0, dtype=np.int8)
         self._ends = np.empty(0, dtype=bool)
         self._explicit: dict[int, tuple[Any, ...]] = {}  # records read with the patterns
@@ -124,9 +128,12 @@ class Parser:
             for i in [i for i, p in enumerate(pids) if p is None]:
                 self._plan_of(shapes[i], lines[i])
             pids = list(map(known.get, shapes))
+        pending = len(self._r_num)
         if None in pids or not self._in_bulk(lines, pids):
             self._one_by_one(lines, shapes)
-        if len(self._r_num) >= CHUNK:
+        if len(self._r_num) > pending:
+            self._r_chars += sum(map(len, lines))  # at most: the records' lines among them
+        if len(self._r_num) >= CHUNK or self._r_chars >= MAX_PENDING_CHARS:
             self._flush()
 
     def _in_bulk(self, lines: list[str], pids: list[Any]) -> bool:
@@ -166,19 +173,25 @@ class Parser:
         else:
             keep = borrow
         rec = np.sort(np.concatenate((np.flatnonzero(oc == OWN), keep)))
-        ctxs: list[Any] = [None] * n
-        for i, s in zip(borrow[inside].tolist(), src[inside].tolist(), strict=True):
-            ctxs[i] = (lines[s], pids[s])
-        for i in borrow[carried].tolist():
-            ctxs[i] = self._context
+        ctxs = np.full(n, None, dtype=object)
+        if inside.any():  # one context object a line that printed counters
+            sources, which = np.unique(src[inside], return_inverse=True)
+            made = np.empty(len(sources), dtype=object)
+            for j, s in enumerate(sources.tolist()):
+                made[j] = (lines[s], pids[s])
+            ctxs[borrow[inside]] = made[which]
+        one = np.empty(1, dtype=object)  # a tuple set as one element, not as a sequence
+        if carried.any():
+            one[0] = self._context
+            ctxs[borrow[carried]] = one
         if not st.needs_counter:
-            for i in borrow[~taken].tolist():
-                ctxs[i] = NO_COUNTERS
+            one[0] = NO_COUNTERS
+            ctxs[borrow[~taken]] = one
         r = rec.tolist()
         self._r_num.extend((rec + first).tolist())
         self._r_raw.extend([lines[i] for i in r])
         self._r_pid.extend([pids[i] for i in r])
-        self._r_ctx.extend([ctxs[i] for i in r])
+        self._r_ctx.extend(ctxs[rec].tolist())
         self._r_run.extend([self._run] * len(r))
         self._r_seg.extend([self._segment] * len(r))
         # the context the next block starts with
@@ -371,22 +384,17 @@ class Parser:
                 at = offs[idx] + j
                 values[at] = group.floats(*m.value)
                 named.append((at, m.name or [m.prefix + t for t in group.texts(*m.key)]))
-        last: Any = None
-        got = NO_COUNTERS
-        for i in [i for i, c in enumerate(ctxs) if c is not None]:
-            c = ctxs[i]
-            if c is not last:
-                last, got = c, self._counters(c)
-            ctr[i] = got
+        borrowing = [i for i, c in enumerate(ctxs) if c is not None]
+        if borrowing:
+            ctr[borrowing] = context_counters([ctxs[i] for i in borrowing], plans)
         for i, (c3, k, w, pairs) in explicit.items():
             ctr[i], kind[i], wall[i] = c3, k, w
             at = offs[i] + np.arange(len(pairs))
             values[at] = floats([v for _, v in pairs])
             named.append((at, [name for name, _ in pairs]))
         keys = _register(self.out.keys, named, total)
-        base = self.out.records
         cols = {
-            "line": np.asarray(numbers, dtype=np.int64),
+            "points": counts,
             "epoch": ctr[:, 0],
             "step": ctr[:, 1],
             "batch": ctr[:, 2],
@@ -396,16 +404,15 @@ class Parser:
             "wall": wall,
         }
         for k, dtype in REC_FIELDS.items():
-            self.out.rec.setdefault(k, []).append(np.ascontiguousarray(cols[k], dtype=dtype))
-        self.out.pts.setdefault("rec", []).append(np.repeat(np.arange(base, base + n), counts))
+            packed = compact(np.ascontiguousarray(cols[k], dtype=dtype))
+            self.out.rec.setdefault(k, []).append(packed)
         self.out.pts.setdefault("key", []).append(keys)
         self.out.pts.setdefault("val", []).append(values)
-        if self.out.first_line is None:
-            self.out.first_line = int(numbers[0])
         self.out.records += n
         for col in (numbers, raws, self._r_pid, ctxs, self._r_run, self._r_seg):
             col.clear()
         explicit.clear()
+        self._r_chars = 0
 
     def finish(self) -> Parsed:
         self._flush()
