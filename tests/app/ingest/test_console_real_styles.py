@@ -17,6 +17,7 @@ REAL_EXCERPTS = {
     "mmdet_mmcv_real.log": ("mmengine", "loss", 16, 0.6476, 0.6377, "val/bbox_mAP"),
     "fairseq_real.log": ("fairseq", "loss", 5, 11.521, 10.902, "valid_loss"),
     "fairseq_epochs_real.log": ("fairseq", "loss", 3, 6.22, 6.144, "valid_loss"),
+    "nanogpt_real.log": ("nanogpt", "loss", 25, 4.2648, 1.6524, "val loss"),
     "megatron_real.log": (
         "megatron",
         "lm loss",
