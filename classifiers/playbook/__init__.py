@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lossforensics.classifiers.diagnosis import Cause, Finding
+from lossforensics.classifiers.diagnosis import SCORE_DECIMALS, Cause, Finding
 from lossforensics.classifiers.labels import PROBES, SEVERITY
 from lossforensics.classifiers.playbook._rules import TIERS, Rule
 from lossforensics.classifiers.playbook.generalisation import RULES as _GENERALISATION
@@ -62,7 +62,7 @@ def rank_causes(label: str, evidence: dict | None = None) -> tuple[Cause, ...]:
     ]
     scored.sort(key=lambda t: (-t[0], t[1], t[2]))
     return tuple(
-        Cause(rank, rule.cause, round(score, 4), rule.checks, rule.probe)
+        Cause(rank, rule.cause, round(score, SCORE_DECIMALS), rule.checks, rule.probe)
         for rank, (score, _, _, rule) in enumerate(scored, start=1)
     )
 

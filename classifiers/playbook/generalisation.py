@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from lossforensics.classifiers.playbook._rules import Rule, above, below, flag
 
+# Priors: too little data (0.45) first, then model size and training too long (0.35). A val
+# minimum in the first quarter of the run points at data; one past the middle at a missing
+# early stop.
 OVERFIT = (
     Rule(
         "too little training data for the model (memorisation)",
@@ -40,6 +43,9 @@ OVERFIT = (
     ),
 )
 
+# Priors: preprocessing that differs between train and eval (0.5) first. A validation loss
+# that barely moves (under 5%) points at a validation set from elsewhere; train and val moving
+# against each other (negative correlation) at an evaluation mode that differs.
 DISTRIBUTION_MISMATCH = (
     Rule(
         "preprocessing differs between train and validation (normalisation, tokenizer, "
@@ -70,6 +76,8 @@ DISTRIBUTION_MISMATCH = (
     ),
 )
 
+# Priors: optimizer state not restored (0.45) first, more so for a jump over 5 standard
+# errors; an LR that restarted with the loss points at the scheduler state (+0.35).
 RESUME = (
     Rule(
         "sampler or data position not restored (epoch replayed or skipped)",
@@ -102,6 +110,8 @@ RESUME = (
     ),
 )
 
+# Priors: a bug in the metric code (0.4) first. A loss rising while the metric improves is
+# over-confidence (+0.5); a metric improving alone leans to calibration drift.
 METRIC_MISMATCH = (
     Rule(
         "over-confidence: the loss punishes confident errors while the metric still improves",

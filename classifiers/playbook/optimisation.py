@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from lossforensics.classifiers.playbook._rules import Evidence, Rule, above, below, flag
 
+# a gradient norm 5x its earlier median just before the NaN ran away; ordinary noise stays
+# within 2-3x
+_GRAD_JUMP_RUNAWAY = 5.0
+# a loss that rose by half its range just before the NaN was already diverging
+_LOSS_RISE_RUNAWAY = 0.5
+
 
 def _late_calm(ev: Evidence) -> bool:
     """NaN after training was under way, with the gradient norm quiet before it."""
@@ -13,9 +19,15 @@ def _late_calm(ev: Evidence) -> bool:
 
 def _blowup(ev: Evidence) -> bool:
     """The gradient norm or the loss ran away just before the NaN."""
-    return above(ev, "grad_norm_jump", 5.0) or above(ev, "loss_rise_before", 0.5)
+    return above(ev, "grad_norm_jump", _GRAD_JUMP_RUNAWAY) or above(
+        ev, "loss_rise_before", _LOSS_RISE_RUNAWAY
+    )
 
 
+# Priors: how often each cause is behind a NaN in practice (bad inputs first, then a bad
+# batch or a layer's numerics). An early NaN points at data and init (+0.4); a late one after a
+# calm gradient at one batch or one op; a gradient or loss running away first (_blowup) at the
+# learning rate and precision instead.
 NAN = (
     Rule(
         "NaN or inf already in the inputs or labels",
@@ -86,6 +98,9 @@ NAN = (
     ),
 )
 
+# Priors: the learning rate (0.45) and missing clipping (0.4) explain most blow-ups. A sudden
+# rise points at one batch or clipping; a gradient norm grown over 10x at the learning rate; a
+# non-finite end at fp16 overflow; an early rise at the init.
 EXPLODING = (
     Rule(
         "a bad or extreme batch kicking the weights far away",
@@ -132,6 +147,9 @@ EXPLODING = (
     ),
 )
 
+# Priors: bad batches explain most spikes (0.5). Spikes in the validation loss only point at
+# evaluation-time statistics (+0.5) and away from batches and the LR; many spikes (over 5), or
+# spikes larger than the curve's range, at an LR on the edge of stability.
 LOSS_SPIKES = (
     Rule(
         "bad or atypical batches (corrupt samples, outliers, very long sequences)",
@@ -176,6 +194,9 @@ LOSS_SPIKES = (
     ),
 )
 
+# Priors: a learning rate too high explains most oscillation (0.45). Swings more than twice
+# the net movement add to it; slow correlated swings (lag-1 autocorrelation over 0.5) point at
+# momentum, step-to-step noise (under 0.2) at a small batch.
 OSCILLATING = (
     Rule(
         "batches that differ a lot from each other (ordering, tiny batches, mixed sources)",
@@ -210,6 +231,8 @@ OSCILLATING = (
     ),  # step-to-step noise: batch noise
 )
 
+# Priors: a threshold below the model's normal gradient scale is the usual cause (0.5), all
+# the more when over 80% of steps are clipped.
 OVER_CLIPPING = (
     Rule(
         "outlier samples producing huge gradients",
@@ -235,6 +258,8 @@ OVER_CLIPPING = (
     ),
 )
 
+# Priors: saturating activations or depth without residuals/normalisation (0.5), then init;
+# a gradient norm decayed over 100x adds to the architecture cause.
 VANISHING = (
     Rule(
         "inputs not normalised (tiny or saturating input scale)",

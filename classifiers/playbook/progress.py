@@ -14,6 +14,10 @@ def _stuck(ev: Evidence) -> bool:
     return ev.get("kind") == "stuck_after_drop"
 
 
+# Priors: near even (0.15-0.3): the kind of plateau decides. Flat from the start points at a
+# training loop that does not update (+0.45), labels, or an LR so high it sits at a trivial
+# solution; stuck after a drop at capacity and an LR too low, all the more when the LR ended
+# below 5% of its peak.
 PLATEAU = (
     Rule(
         "labels that do not match the inputs (shuffled apart, wrong column, wrong mapping)",
@@ -68,6 +72,8 @@ PLATEAU = (
     ),
 )
 
+# Priors: a model too small (0.4) is the usual cause, more so when under 30% of the initial
+# loss was removed; features, regularisation and the LR follow.
 UNDERFIT = (
     Rule(
         "features that carry too little signal, or preprocessing that destroys it",
@@ -99,6 +105,9 @@ UNDERFIT = (
     ),
 )
 
+# Priors: milestones wrong for the run length (0.5), more so when the LR fell in the first half
+# of the run; a drop over 100x points at a mis-set total step count, more than 2 cuts at a
+# plateau-triggered decay.
 LR_DECAYED = (
     Rule(
         "schedule milestones or decay rate wrong for the run length",
@@ -126,6 +135,8 @@ LR_DECAYED = (
     ),
 )
 
+# Priors: sorted, unshuffled data (0.6) is by far the usual cause, more so when the period
+# equals the epoch length.
 UNSHUFFLED = (
     Rule(
         "data sorted (by class, length or source) and not shuffled",
