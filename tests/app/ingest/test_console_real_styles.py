@@ -10,7 +10,8 @@ from lossforensics.ingest import load_run
 
 FIXTURES = Path(__file__).parent / "console_fixtures"
 
-# file: (style, train-loss metric, points, first, last, an evaluation metric kept apart)
+# file: (style, train-loss metric, points, first, last, an evaluation metric kept apart, or
+# None where the style reads no evaluation lines)
 REAL_EXCERPTS = {
     "timm_real.log": ("timm", "Loss", 6, 5.085654, 5.261723, "test/Loss"),
     "mmengine_real.log": ("mmengine", "loss", 7, 5.3465, 2.7351, "val/accuracy"),
@@ -18,6 +19,7 @@ REAL_EXCERPTS = {
     "fairseq_real.log": ("fairseq", "loss", 5, 11.521, 10.902, "valid_loss"),
     "fairseq_epochs_real.log": ("fairseq", "loss", 3, 6.22, 6.144, "valid_loss"),
     "nanogpt_real.log": ("nanogpt", "loss", 25, 4.2648, 1.6524, "val loss"),
+    "yolov8_real.log": ("ultralytics yolov8", "box_loss", 3, 1.081, 1.096, None),
     "megatron_real.log": (
         "megatron",
         "lm loss",
@@ -47,7 +49,7 @@ def test_real_excerpt_gives_the_train_loss_series_in_its_style(name):
     assert roles[loss] == "train_loss"
 
 
-@pytest.mark.parametrize("name", sorted(REAL_EXCERPTS))
+@pytest.mark.parametrize("name", sorted(n for n, e in REAL_EXCERPTS.items() if e[-1]))
 def test_real_excerpt_keeps_evaluation_apart_from_training(name):
     *_, loss, points, _, _, held_out = REAL_EXCERPTS[name]
     result = load_run(FIXTURES / name)
@@ -77,3 +79,12 @@ def test_fairseq_epoch_averages_are_summaries_not_train_points():
     result = load_run(FIXTURES / "fairseq_epochs_real.log")
     assert _values(result, "summary/loss") == [6.326, 6.233]
     assert _values(result, "valid_loss") == [6.43844, 6.37204]
+
+
+def test_ultralytics_rows_are_not_read_as_yolov5_columns():
+    """A YOLOv8 row has three losses where a YOLOv5 row has four: read with YOLOv5's columns its
+    instance count became the `total` loss."""
+    result = load_run(FIXTURES / "yolov8_real.log")
+    assert _values(result, "dfl_loss") == [1.084, 1.064, 1.098]
+    assert "total" not in set(result.frame["metric"])
+    assert _values(load_run(FIXTURES / "yolov5_real.log"), "total")[0] == pytest.approx(0.1679)

@@ -22,6 +22,7 @@ _MODULES = (
     "nanogpt",
     "megatron",
     "yolo",
+    "yolov8",
     "generic",
 )
 

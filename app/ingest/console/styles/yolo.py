@@ -12,7 +12,8 @@ from lossforensics.ingest.console._style import NUM, Style
 
 STYLE = Style(
     name="yolov5",
-    signature=re.compile(rf"^\s*\d+/\d+\s+[\d.]+[GM]?\s+(?:{NUM})\s+(?:{NUM})\s"),
+    # four losses then two whole numbers: not Ultralytics' three losses (see yolov8.py)
+    signature=re.compile(rf"^\s*\d+/\d+\s+[\d.]+[GM]?\s+(?:(?:{NUM})\s+){{4}}\d+\s+\d+(?::|\s|$)"),
     counters=(re.compile(r"^\s*(?P<epoch>\d+)/(?P<epochs>\d+)(?=\s)"),),
     pairs=re.compile(rf"(?<=\s)(?P<val>{NUM})(?=\s)"),
     columns=("box", "obj", "cls", "total", "labels"),
