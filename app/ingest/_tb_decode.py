@@ -24,16 +24,13 @@ import numpy as np
 from lossforensics.ingest._tb_fallback import decode_records
 from lossforensics.ingest._tb_framing import Records
 from lossforensics.ingest._tb_names import factorize_spans
+from lossforensics.ingest._tb_scalar_layout import scalar_layout
 from lossforensics.ingest._tb_wire import FieldTable, gather_fixed, last_value, read_varints, scan
 from lossforensics.ingest.base import ReadWarning
 
 _DT_FLOAT, _DT_DOUBLE, _DT_BFLOAT16, _DT_HALF = 1, 2, 14, 19
 _SCALAR_PLUGINS = {"scalars", ""}
 _CHUNK_RECORDS = 1 << 16
-# Value.tensor (field 8, 10 bytes) = {dtype: DT_FLOAT, tensor_shape: {}, tensor_content: 4 bytes}
-_KERAS_TENSOR = bytes([0x42, 0x0A, 0x08, 0x01, 0x12, 0x00, 0x22, 0x04])
-# Value.metadata (field 9) = {plugin_data: {plugin_name: "scalars"}}
-_SCALARS_META = bytes([0x4A, 0x0B, 0x0A, 0x09, 0x0A, 0x07]) + b"scalars"
 
 
 @dataclass
@@ -76,16 +73,17 @@ class _Chunk:
 
 
 def _decode_chunk(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str) -> _Chunk:
-    """Records in PyTorch's add_scalar layout are decoded in one pass (`_simple_layout`); the
+    """Records in a one-scalar layout are decoded in one pass (`_tb_scalar_layout`); the
     rest (TF2 tensors, several values, other events) by the generic walk; points are merged back
     into file order by the byte offset of their Value."""
-    fast = _simple_layout(buf, data, size)
+    fast = scalar_layout(buf, data, size)
     rest = np.flatnonzero(~fast.ok)
     generic, from_tensor, plugins, bad = _generic(buf, data[rest], size[rest])
     key, tag_pos, tag_size, step, value, wall = (
         np.concatenate([f, g]) if len(g) else f for f, g in zip(fast.points(), generic, strict=True)
     )
-    from_tensor = np.concatenate([fast.tensor[fast.ok], from_tensor])
+    fast_tensor = fast.tensor if fast.ok.all() else fast.tensor[fast.ok]
+    from_tensor = np.concatenate([fast_tensor, from_tensor]) if len(from_tensor) else fast_tensor
     if len(generic[0]):
         order = np.argsort(key, kind="stable")
         key, tag_pos, tag_size, step, value, wall, from_tensor = (
@@ -96,92 +94,6 @@ def _decode_chunk(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str
     if bad.size:
         chunk = _with_fallback(buf, chunk, data[rest[bad]], size[rest[bad]], file)
     return chunk
-
-
-@dataclass
-class _Simple:
-    ok: np.ndarray
-    key: np.ndarray
-    tag_pos: np.ndarray
-    tag_size: np.ndarray
-    step: np.ndarray
-    value: np.ndarray
-    wall: np.ndarray
-    tensor: np.ndarray
-
-    def points(self) -> tuple[np.ndarray, ...]:
-        ok = self.ok
-        return (
-            self.key[ok],
-            self.tag_pos[ok],
-            self.tag_size[ok],
-            self.step[ok],
-            self.value[ok],
-            self.wall[ok],
-        )
-
-
-def _simple_layout(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> _Simple:
-    """Check every record against the exact bytes protobuf writes for a one-scalar Event,
-
-        09 <wall_time f8> [10 <step varint>] 2a <n> 0a <n> 0a <n> <tag> <value>
-
-    where <value> is PyTorch's `15 <simple_value f4>` or Keras' rank-0 float tensor
-    `42 0a 08 01 12 00 22 04 <f4>` (optionally followed by the `scalars` plugin metadata), with
-    each length ending exactly where the record ends; decode the ones that match."""
-    last = len(buf) - 1
-    end = data + size
-
-    def at(p: np.ndarray) -> np.ndarray:
-        return buf[np.clip(p, 0, last)]
-
-    def varint(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        v, after, ok = read_varints(buf, p, end)
-        return np.minimum(v, np.uint64(1 << 40)).astype(np.int64), after, ok
-
-    ok = (size >= 20) & (at(data) == 0x09)
-    p = data + 9
-    step = np.zeros(len(data), dtype=np.int64)
-    stepped = np.flatnonzero(at(p) == 0x10)
-    if stepped.size:
-        v, after, v_ok = read_varints(buf, p[stepped] + 1, end[stepped])
-        step[stepped] = v.view(np.int64)
-        p[stepped] = after
-        ok[stepped] &= v_ok
-    ok &= at(p) == 0x2A
-    n, p, n_ok = varint(p + 1)
-    ok &= n_ok & (p + n == end) & (at(p) == 0x0A)
-    n, key, n_ok = varint(p + 1)
-    ok &= n_ok & (key + n == end) & (at(key) == 0x0A)
-    tag_size, tag_pos, n_ok = varint(key + 1)
-    q = tag_pos + tag_size
-    ok &= n_ok
-    simple = ok & (q + 5 == end) & (at(q) == 0x15)
-    is_tensor = np.zeros(len(data), dtype=bool)
-    value_at = q + 1
-    maybe = np.flatnonzero(ok & ~simple)
-    if maybe.size:
-        qm, em = q[maybe], end[maybe]
-        tensor = _bytes_at(buf, qm, _KERAS_TENSOR) & (
-            (qm + 12 == em)
-            | ((qm + 12 + len(_SCALARS_META) == em) & _bytes_at(buf, qm + 12, _SCALARS_META))
-        )
-        simple[maybe[tensor]] = True
-        is_tensor[maybe[tensor]] = True
-        value_at[maybe[tensor]] = qm[tensor] + len(_KERAS_TENSOR)
-    ok &= simple
-    value = gather_fixed(buf, np.clip(value_at, 0, last - 3), "<f4").astype(np.float64)
-    wall = gather_fixed(buf, np.clip(data + 1, 0, last - 7), "<f8")
-    return _Simple(ok, key, tag_pos, tag_size, step, value, wall, is_tensor)
-
-
-def _bytes_at(buf: np.ndarray, pos: np.ndarray, expected: bytes) -> np.ndarray:
-    """Whether buf holds `expected` at each of `pos` (positions past the end compare False)."""
-    match = pos + len(expected) <= len(buf)
-    safe = np.where(match, pos, 0)
-    for k, byte in enumerate(expected):
-        match &= buf[safe + k] == byte
-    return match
 
 
 def _generic(
