@@ -31,11 +31,7 @@ EXEMPT = {
 
 
 def _sources() -> list[Path]:
-    return [
-        p
-        for p in sorted(ROOT.rglob("*.py"))
-        if str(p.relative_to(ROOT)) not in EXEMPT
-    ]
+    return [p for p in sorted(ROOT.rglob("*.py")) if str(p.relative_to(ROOT)) not in EXEMPT]
 
 
 def _is_number(node: ast.AST) -> bool:
@@ -92,8 +88,14 @@ def _undocumented_names(tree: ast.Module, source: str) -> list[tuple[int, str]]:
     for fn in ast.walk(tree):
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = fn.args
-            pairs = list(zip(args.args[len(args.args) - len(args.defaults) :], args.defaults))
-            pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+            pairs = list(
+                zip(args.args[len(args.args) - len(args.defaults) :], args.defaults, strict=True)
+            )
+            pairs += [
+                (a, d)
+                for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+                if d is not None
+            ]
             for arg, default in pairs:
                 if _numbers(default) and not _documented(arg.lineno, comments, text):
                     missing.append((arg.lineno, f"{fn.name}({arg.arg}=...)"))
