@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from importlib import import_module
 from pathlib import Path
 
 from lossforensics.classifiers.errors import InputError, NoLogsFoundError
@@ -38,6 +40,11 @@ WANDB_CSV = "wandb_csv"
 JSONL = "jsonl"
 PLAIN_CSV = "csv"  # any per-step table (Ultralytics results.csv, hand-written logs)
 CONSOLE = "console"  # printed output: nohup.out, a SLURM .out, train.log, a .txt, a misnamed .csv
+# Formats whose reader takes one run's parts as a folder (its `pair_parts` says which folders)
+_PART_READERS = {
+    KERAS_CSV: "lossforensics.ingest.keras_csv",
+    CONSOLE: "lossforensics.ingest.console",
+}
 
 # Sub-directories whose event files belong to their parent's run (Keras, HF, TF estimators).
 SPLIT_DIRS = frozenset(
@@ -270,7 +277,7 @@ class _Walker:
                     "recognises its content (`lossforensics diagnose` on the file "
                     "says why)",
                 )
-        picked = _keras_pairs(d, picked)
+        picked = _paired(d, picked)
         if dir_taken and picked:  # the TensorBoard run's own folder: these are that run again
             self.note_also(d, [path for path, _ in picked])
             return
@@ -292,22 +299,30 @@ class _Walker:
                 return
 
 
-def _keras_pairs(d: Path, picked: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
-    """A Keras `training.csv` + `validation.csv` pair in `d` becomes one source, the folder
-    (ingest reads it as one run's train and val curves)."""
-    keras = [p for p, fmt in picked if fmt == KERAS_CSV]
-    if len(keras) < 2:
-        return picked
-    from lossforensics.ingest.keras_csv import pair_parts
+def _paired(d: Path, picked: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
+    """The parts of one run in `d` become one source, the folder, as ingest reads them: a Keras
+    `training.csv` + `validation.csv` pair, or a console training log beside logs named after
+    a split (`train_log.csv` + `val_log.csv`)."""
+    for fmt, module in _PART_READERS.items():
+        picked = _paired_format(d, picked, fmt, import_module(module).pair_parts)
+    return picked
 
-    kept = pair_parts(keras)
+
+def _paired_format(
+    d: Path,
+    picked: list[tuple[Path, str]],
+    fmt: str,
+    pair_parts: Callable[[list[Path]], list[Path]],
+) -> list[tuple[Path, str]]:
+    parts = [p for p, f in picked if f == fmt]
+    if len(parts) < 2:
+        return picked
+    kept = pair_parts(parts)
     if d not in kept:
         return picked
-    first = next(p for p in keras if p not in kept)
+    first = next(p for p in parts if p not in kept)
     return [
-        (d, fmt) if p == first else (p, fmt)
-        for p, fmt in picked
-        if fmt != KERAS_CSV or p in kept or p == first
+        (d, f) if p == first else (p, f) for p, f in picked if f != fmt or p in kept or p == first
     ]
 
 

@@ -33,6 +33,10 @@ The table, cause -> consequence, and why it holds in general:
   `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
 - resume_discontinuity -> exploding, loss_spikes: the jump sits at a restart; the restart lost
   optimizer or scheduler state.
+- exploding -> vanishing_gradients, when the loss ended above where it started: gradients that
+  shrink while the loss climbs are the blow-up's saturated units (dead ReLUs, saturated gates),
+  not a signal that cannot reach the weights; vanishing gradients stall a loss, they do not
+  raise it.
 
 `LEADS` holds relations where both findings stay, each a fact the user must read, but the cause
 leads the verdict although its label is less severe: exploding leads nan when the loss had
@@ -108,6 +112,13 @@ def _at_a_restart(cause: Finding, effect: Finding) -> bool:
     return lo - reach <= resume <= hi
 
 
+def _loss_climbed(cause: Finding, effect: Finding) -> bool:
+    """exploding explains vanishing_gradients: the loss ended above its start (the vanishing
+    check's `loss_progress`, the share of the starting loss removed, is negative)."""
+    progress = effect.evidence.get("loss_progress")
+    return progress is not None and progress < 0
+
+
 @dataclass(frozen=True)
 class Explains:
     """`cause` explains `effect` (when `when(cause_finding, effect_finding)` holds)."""
@@ -139,6 +150,12 @@ EXPLAINS: tuple[Explains, ...] = (
     Explains("unshuffled", "loss_spikes", "the jumps are the sawtooth's edges", _broad_sawtooth),
     Explains("resume_discontinuity", "exploding", "the jump is at a restart", _at_a_restart),
     Explains("resume_discontinuity", "loss_spikes", "the jump is at a restart", _at_a_restart),
+    Explains(
+        "exploding",
+        "vanishing_gradients",
+        "the gradients vanished in units the blow-up saturated",
+        _loss_climbed,
+    ),
 )
 
 # Both findings stay (each is a fact the user should read), but the cause leads the verdict

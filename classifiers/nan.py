@@ -6,11 +6,14 @@ what happened just before the first one: the gradient norm's jump over its earli
 the loss's rise over its earlier range.
 Rule: any non-finite loss value is a finding, at any length of log (a 3-point validation-only
 log ending in NaN included: the check runs whenever a training loss, a validation loss or a
-gradient norm is logged). One exception: a validation loss whose only non-finite value is one of
-its first `leading_val_window` (3) evaluations, finite from then on, while training is finite
-all along, is an evaluation that had nothing to measure yet (YOLO's early eval before any box
-is predicted: 0/0; a step-0 eval) - `leading_val_points` (1) such point is not a finding; more
-than one is (a validation path broken for epochs). A non-finite gradient
+gradient norm is logged). Every write counts: a session that went NaN and was restarted over the
+same steps keeps its NaN in the rows the later session overwrote, so those are read too when the
+step-sorted curves are all finite. One exception: a validation loss whose only non-finite value
+is one of its first `leading_val_window` (3) evaluations, finite from then on, while training is
+finite all along, is an evaluation that had nothing to measure yet (YOLO's early eval before any
+box is predicted: 0/0; a step-0 eval) - `leading_val_points` (1) such point is not a finding;
+more than one is (a validation path broken for epochs).
+A non-finite gradient
 norm with finite losses counts only when it persists (at least 3 points or 5% of them):
 mixed-precision loss scalers skip the odd step with an inf gradient by design.
 Confidence: 0.99 when the loss stays non-finite to the end, 0.9 when several points are
@@ -22,6 +25,8 @@ evaluation; a deliberately skipped fp16 step that also logs an inf loss.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 from lossforensics.classifiers import signals
@@ -35,6 +40,21 @@ def _nonfinite(curve: Curve | None) -> np.ndarray:
     if curve is None or len(curve) == 0:
         return np.array([], dtype=np.int64)
     return np.flatnonzero(~np.isfinite(curve.values))
+
+
+def _every_write(run: RunSeries, curve: Curve) -> Curve:
+    """The curve's metric with every row as logged, in source order (a restarted session's
+    rows included, which the step-sorted curve overwrites); the curve itself when nothing
+    was overwritten."""
+    rows = run.raw(curve.metric)
+    if len(rows) == len(curve):
+        return curve
+    return Curve(
+        curve.metric,
+        rows["step"].to_numpy(np.int64),
+        rows["value"].to_numpy(np.float64),
+        rows["wall_time"].to_numpy(np.float64),
+    )
 
 
 _LOSS_ROLES = ("train_loss", "val_loss", "grad_norm")
@@ -114,6 +134,15 @@ class NaN(Classifier):
         }
         hits = [(c, _nonfinite(c)) for c in losses.values()]
         hits = [(c, bad) for c, bad in hits if len(bad) and not self._not_yet_computed(run, c, bad)]
+        if not hits:
+            # a session that went NaN and was restarted from the same steps: the curve keeps
+            # each step's last write, so the NaN lives only in the overwritten rows
+            written = [(c, _nonfinite(c)) for c in map(partial(_every_write, run), losses.values())]
+            hits = [
+                (c, bad)
+                for c, bad in written
+                if len(bad) and not self._not_yet_computed(run, c, bad)
+            ]
         grad = run.curve("grad_norm")
         grad_bad = _nonfinite(grad)
         if not hits:

@@ -207,6 +207,10 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
     chosen = order[0]
     if chosen == "keras_csv":  # a folder's training/validation parts are one run
         found[chosen] = pair_parts(found[chosen])
+    elif chosen == "console":  # train_log + val_log: the two halves of one run
+        from lossforensics.ingest import console
+
+        found[chosen] = console.pair_parts(found[chosen])
     ignored = {f: paths for f, paths in found.items() if f != chosen}
     return Plan(chosen, found[chosen], ignored, truncated, superseded)
 

@@ -100,3 +100,17 @@ def test_a_loss_pinned_at_chance_after_an_early_blow_up_is_a_plateau_not_a_misma
     d = diagnose(frame_of(loss=(steps, train), val_loss=(vx, val)))
     assert d.verdict == "plateau"
     assert "distribution_mismatch" not in [f.label for f in d.findings]
+
+
+def test_a_blow_up_explains_gradients_that_vanished_while_the_loss_climbed():
+    blew_up = _f("exploding", min_step=15, rise_full=True)
+    saturated = _f("vanishing_gradients", loss_progress=-0.9)
+    out = apply_explains([blew_up, saturated])
+    assert [f.label for f in out] == ["exploding"]
+    assert out[0].evidence["explains"][0]["label"] == "vanishing_gradients"
+    # gradients that vanished while the loss stalled are their own problem
+    stalled = _f("vanishing_gradients", loss_progress=0.05)
+    assert {f.label for f in apply_explains([blew_up, stalled])} == {
+        "exploding",
+        "vanishing_gradients",
+    }

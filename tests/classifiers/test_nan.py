@@ -93,3 +93,15 @@ def test_a_lone_nan_at_the_first_evaluation_is_not_yet_computed():
     assert judge(NaN(), run) is None
     val2 = np.r_[np.nan, np.nan, 0.05 - 0.001 * ep[2:]]  # two: a finding
     assert judge(NaN(), run_of(train_loss=(ep, 0.1 - 0.002 * ep), val_loss=(ep, val2)))
+
+
+def test_a_nan_session_restarted_over_the_same_steps_is_still_a_finding():
+    # a session logs NaN from its first report and is abandoned; the next session logs the
+    # same steps again with finite values: the step-sorted curve keeps only the later writes
+    steps = np.r_[np.arange(0, 60, 20), np.arange(0, 400, 20)]
+    loss = np.r_[[np.nan] * 3, 2.0 + np.exp(-np.arange(20) / 5)]
+    f = judge(NaN(), run_of(loss=(steps, loss)))
+    assert f is not None and f.evidence["first_nonfinite_step"] == 0
+    assert f.evidence["nonfinite_count"] == 3 and f.evidence["recovered"]
+    clean = np.r_[[3.0, 2.9, 2.8], 2.0 + np.exp(-np.arange(20) / 5)]
+    assert judge(NaN(), run_of(loss=(steps, clean))) is None

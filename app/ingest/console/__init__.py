@@ -18,7 +18,8 @@ were recognised, how many lines were looked at and which styles were tried. The 
 skipped. Sessions appended into one file (a restart header, a train step that goes back) stay
 in one run, in order, as the other readers keep them; `segments()` returns each point's
 session for when the frame carries a `segment` column. Trial headers of a sweep give
-separate runs.
+separate runs. A folder holding one training log beside logs named after a split (train_log.csv
+and val_log.csv) is one run: the split's metrics are named `val_<name>`.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
-from lossforensics.classifiers.errors import UnknownFormatError
-from lossforensics.classifiers.frame import make_frame
+from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
+from lossforensics.classifiers.frame import concat_frames, make_frame
 from lossforensics.ingest._builder import Warnings, check_points, merge_roles
 from lossforensics.ingest._limits import check_name
 from lossforensics.ingest._source import (
@@ -91,7 +92,11 @@ def sniff(path: Path) -> bool:
 def read(
     path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
 ) -> IngestResult:
+    """Read a console log, or a folder whose console logs are one run's parts (a training log
+    beside files named after a split: train_log.csv + val_log.csv)."""
     path = Path(path)
+    if path.is_dir():
+        return _read_parts(path, run=run, roles=roles)
     require_nonempty(path)
     with open(path, "rb") as fh:
         return read_stream(
@@ -101,6 +106,64 @@ def read(
             roles=roles,
             split=_split_of(path),
         )
+
+
+def _parts(files: Iterable[Path]) -> list[Path] | None:
+    """One run's parts among a folder's console logs: exactly one log not named after a split
+    (the training log) and at least one named after one (val_log, eval.log), training first;
+    None for any other mix (several training logs are several runs)."""
+    files = sorted(files)
+    train = [f for f in files if _split_of(f) is None]
+    held_out = [f for f in files if _split_of(f) is not None]
+    return train + held_out if len(train) == 1 and held_out else None
+
+
+def pair_parts(paths: Iterable[Path]) -> list[Path]:
+    """`paths` (console logs) with each folder holding one run's parts (`_parts`) replaced by
+    the folder, which `read` reads as one run."""
+    paths = list(paths)
+    by_dir: dict[Path, list[Path]] = {}
+    for p in paths:
+        by_dir.setdefault(p.parent, []).append(p)
+    out: list[Path] = []
+    for p in paths:
+        if _parts(by_dir[p.parent]) is None:
+            out.append(p)
+        elif p.parent not in out:
+            out.append(p.parent)
+    return out
+
+
+def _read_parts(folder: Path, *, run: str | None, roles: Mapping[str, str] | None) -> IngestResult:
+    parts = _parts(p for p in folder.iterdir() if p.is_file() and p.stat().st_size and sniff(p))
+    if parts is None:
+        raise NoLogsFoundError(
+            "no console logs of one run in this folder (one training log beside logs named "
+            "after a split: val, eval, test)",
+            file=str(folder),
+        )
+    name = run or folder.resolve().name or "run"
+    read_parts = [read(p, run=name, roles=roles) for p in parts]
+    frames = [
+        r.frame if _split_of(p) is None else _held_out_names(r.frame)
+        for p, r in zip(parts, read_parts, strict=True)
+    ]
+    result = IngestResult(
+        concat_frames(frames),
+        [w for r in read_parts for w in r.warnings],
+        format=FORMAT,
+        files=[f for r in read_parts for f in r.files],
+    )
+    result.detail = "; ".join(r.detail for r in read_parts if r.detail)
+    return result
+
+
+def _held_out_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """A split part's metrics renamed `val_<name>` (`mask loss` in val_log.csv beside `mask
+    loss` in train_log.csv), so each name is one curve; names that already say val keep theirs."""
+    names = frame["metric"].astype(str)
+    said = names.str.lower().str.match(r"(val|valid|validation|eval|test|dev)\b|(val|eval)_")
+    return frame.assign(metric=names.where(said, "val_" + names).astype(frame["metric"].dtype))
 
 
 def _split_of(path: Path) -> str | None:

@@ -238,3 +238,24 @@ def test_a_folder_of_console_logs_keeps_what_each_file_was_read_as(tmp_path):
     detail = load_run(tmp_path).source["detail"]
     assert "keras_verbose2.log: console log, keras verbose 2;" in detail
     assert "tqdm.log: console log, progress bar (tqdm / lightning);" in detail
+
+
+def test_a_training_log_beside_a_val_log_is_one_run(real_runs_more, tmp_path):
+    from lossforensics.discover import discover_runs
+    from lossforensics.ingest import console
+
+    folder = real_runs_more / "textlog_lane_seg_loss_redefined_epoch3"
+    result = load_run(folder)
+    assert set(result.frame["run"]) == {folder.name}
+    roles = result.frame.drop_duplicates("metric").set_index("metric")["role"].to_dict()
+    assert roles == {
+        "mask loss": "train_loss",
+        "val_mask loss": "val_loss",
+        "val_miou": "val_score",
+    }
+    # the audit's discovery sees the same single run
+    assert [s.path for s in discover_runs(folder).sources] == [str(folder)]
+    # two training logs in one folder are two runs, not parts of one
+    names = [tmp_path / n for n in ("train_a.log", "train_b.log", "val_log.csv")]
+    assert console.pair_parts(names) == names
+    assert console.pair_parts(names[1:]) == [tmp_path]
