@@ -218,7 +218,8 @@ class Parser:
             if pid < 0:  # read with the patterns
                 self._context, self._context_line = ctx, ctx_line
                 self._run, self._segment = run, seg
-                if not self.line(raw, number) and len(WORD.findall(raw)) >= CONTEXT_MAX_WORDS:
+                prose = len(WORD.findall(strip_prefix(raw)[0]))  # not counting a rank tag
+                if not self.line(raw, number) and prose >= CONTEXT_MAX_WORDS:
                     self._context = None
                 ctx, ctx_line = self._context, self._context_line
                 run, seg = self._run, self._segment

@@ -71,6 +71,7 @@ def compile_line(style: Style, raw: str) -> Plan | None:
         return header._replace(ends_context=ends) if header else Plan(NOTHING, ends)
     text, wall = strip_prefix(raw)
     off = len(raw) - len(text)
+    ends = len(WORD.findall(text)) >= CONTEXT_MAX_WORDS  # a rank tag's `stdout` is no prose
     if style.restart or style.trial:
         header = _header(style, text, off)
         if header:

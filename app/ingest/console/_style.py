@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 # A number as training scripts print it: 12, -0.5, .5, 1e-4, 1.0E+00, nan, inf, -Infinity.
 NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[nN]a[nN]|[iI]nf(?:inity)?)"
 _END = r"(?![\w.:/])"  # a number ends here: not '0s', not '0:10:00', not '3/20'
-_KEY = r"[A-Za-z_][\w\-/.@]*(?:\(\w+\))?(?: [A-Za-z_][\w\-/.@]*){0,3}"
+# a key of up to four words; `is` is not one of them (`Total loss is 0.5`: the separator)
+_KEY = r"[A-Za-z_][\w\-/.@]*(?:\(\w+\))?(?: (?!is\b)[A-Za-z_][\w\-/.@]*){0,3}"
 
 # `key: value`, `key=value`, `key = "value"`, `key is value`, `key value` (the last only when
 # the line carries its own step: see Style.spaced)

@@ -88,3 +88,18 @@ def test_ultralytics_rows_are_not_read_as_yolov5_columns():
     assert _values(result, "dfl_loss") == [1.084, 1.064, 1.098]
     assert "total" not in set(result.frame["metric"])
     assert _values(load_run(FIXTURES / "yolov5_real.log"), "total")[0] == pytest.approx(0.1679)
+
+
+def test_rank_tagged_records_spread_over_two_lines_are_read():
+    """`[1,0]<stdout>:Epoch 0/100, Batch 17/29316` then `[1,0]<stdout>:Total loss is  29.86 ...`:
+    the rank tag is not prose that ends the record, and `is` separates a key from its value."""
+    result = load_run(FIXTURES / "horovod_ranks_real.log")
+    assert result.source["detail"].startswith("console log, generic key-value lines;")
+    values = _values(result, "Total loss")
+    assert len(values) == 10 and values[-1] == pytest.approx(26.773840)
+
+
+@pytest.mark.xfail(strict=True, reason="ranks are stripped, not told apart: both ranks' losses")
+def test_each_rank_is_its_own_series():
+    result = load_run(FIXTURES / "horovod_ranks_real.log")
+    assert len(_values(result, "Total loss")) == 5
