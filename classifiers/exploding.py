@@ -112,7 +112,8 @@ class Exploding(Classifier):
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
-        xs, level = signals.smooth(x, y, frac=_SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0)
+        frac = _SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0
+        xs, level = run.smoothed("train_loss", frac, per_step=True)
         i_min = int(np.argmin(level))
         low = float(level[i_min])
         end = signals.tail_level(level, _END_SHARE, min_points=2)

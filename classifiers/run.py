@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from lossforensics.classifiers.signals.reduce import finite_points
+from lossforensics.classifiers.signals.smoothing import SMOOTH_FRAC, smooth
 
 _CANONICAL = {
     "train_loss": (
@@ -106,6 +108,29 @@ class RunSeries:
         if key not in self._measured:
             self._measured[key] = compute()
         return self._measured[key]
+
+    def smoothed(
+        self, role: str, frac: float = SMOOTH_FRAC, *, per_step: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The role's finite points as a person sees them through the noise (signals.smooth:
+        bucket medians, a rolling median over `frac` of the run), from the primary curve or, with
+        `per_step`, the finest logging (`detailed`); empty arrays when the role is absent.
+        Computed the first time one asks and kept with this run, read-only: exploding, plateau,
+        underfit and loss_spikes all read the training loss's."""
+        curve = self.detailed(role) if per_step else self.curve(role)
+        if curve is None:
+            return np.array([]), np.array([])
+
+        def compute() -> tuple[np.ndarray, np.ndarray]:
+            xs, level = smooth(*finite_points(curve.steps, curve.values), frac=frac)
+            # copies (at most smooth's max_points each), read-only: shared, nobody may edit them,
+            # and the curve's own arrays stay as they were
+            xs, level = np.array(xs), np.array(level)
+            xs.flags.writeable = level.flags.writeable = False
+            return xs, level
+
+        # keyed by the metric read: the primary often is the finest logging, smoothed once
+        return self.measured(("smoothed", curve.metric, float(frac)), compute)
 
     @cached_property
     def _metric_codes(self) -> tuple[np.ndarray, np.ndarray]:

@@ -23,6 +23,9 @@ _SORTED_WINDOW_MAX = 48
 _NETWORK_WINDOW_MAX = 7
 # the stacked windows hold at most 4M values (32 MB): beyond that the kernel, not the memory
 _SORTED_MAX_VALUES = 4_000_000
+# the default smoothing window, a share of the run: a rolling median over 5% hides single-batch
+# noise and keeps the run's turns
+SMOOTH_FRAC = 0.05
 # a half-life below a nanosecond of pandas' time axis is zero: no smoothing, no division by 0
 _MIN_HALFLIFE = 1e-9
 
@@ -169,8 +172,7 @@ def savgol(y: np.ndarray, window: int, polyorder: int = 2) -> np.ndarray:
 def smooth(
     x: np.ndarray,
     y: np.ndarray,
-    # a rolling median over 5% of the run hides single-batch noise and keeps the run's turns
-    frac: float = 0.05,
+    frac: float = SMOOTH_FRAC,
     # bucket medians first: 4000 keep a run's shape and bound the rolling median's cost
     max_points: int = 4000,
 ) -> tuple[np.ndarray, np.ndarray]:
