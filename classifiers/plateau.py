@@ -137,7 +137,7 @@ class Plateau(Classifier):
         if len(y) < self.min_points or np.ptp(x) == 0:
             return None
         smooth_frac = _SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0
-        xs, level = signals.smooth(x, y, frac=smooth_frac)
+        xs, level = run.smoothed("train_loss", smooth_frac)
         # log scale for positive losses; otherwise the level itself, in the noise's units
         t = signals.safe_log(level) if signals.all_positive(y) else level
         head, end = signals.head_level(t, _END_SHARE), signals.tail_level(t, _END_SHARE)
