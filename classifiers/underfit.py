@@ -150,7 +150,8 @@ class Underfit(Classifier):
         vx, vy = signals.finite_points(val.steps, val.values)
         if len(y) < _MIN_TRAIN_POINTS or len(vy) < _MIN_VAL_POINTS or not signals.all_positive(y):
             return None
-        xs, level = signals.smooth(x, y, frac=_SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0)
+        frac = _SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0
+        xs, level = run.smoothed("train_loss", frac)
         start = float(np.median(y[:_START_POINTS]) if len(y) >= _START_MEDIAN_MIN_POINTS else y[0])
         mid, end = _segment(level, *_MIDDLE), _segment(level, *_END)
         val_end = signals.tail_level(vy, _VAL_END_SHARE, min_points=1)
