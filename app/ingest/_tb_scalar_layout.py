@@ -24,6 +24,7 @@ from lossforensics.ingest._tb_wire import gather_fixed, read_varints
 _KERAS_TENSOR = bytes([0x42, 0x0A, 0x08, 0x01, 0x12, 0x00, 0x22, 0x04])
 # Value.metadata (field 9) = {plugin_data: {plugin_name: "scalars"}}
 _SCALARS_META = bytes([0x4A, 0x0B, 0x0A, 0x09, 0x0A, 0x07]) + b"scalars"
+_HEAD = 24  # bytes read from the start of each record: up to the header after a 7-byte step
 _MIN_SIZE = 20  # 09 <8> 2a n 0a n 0a n <tag> 15 <4>: 20 bytes with a 1-byte tag
 _HEADER_MASK = np.uint64((1 << 48) - 1)
 _MAX_STEP_BYTES = 7  # a longer step varint (or a negative step) takes the byte-wise check
@@ -86,18 +87,19 @@ def scalar_layout(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> Scalar
 
 
 def _words(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> ScalarRecords:
-    """PyTorch's layout, from the words at data+1 (wall time), data+9 (step field), the header
-    after the step and the record's last 8 bytes (`15` and the value)."""
+    """PyTorch's layout, from two reads per record: its first 24 bytes (the `09`, the wall
+    time, the step field and the header after it) and its last 8 (`15` and the value)."""
     n = len(data)
-    big = size >= _MIN_SIZE  # every word read below lies inside such a record
+    big = size >= _MIN_SIZE  # every byte read below lies inside such a record (+ its CRC)
     if len(buf) < 2 * _MIN_SIZE or not big.any():
         return ScalarRecords.empty(n)
     at = data if big.all() else np.where(big, data, 0)
     length = np.where(big, size, _MIN_SIZE)
-    words = np.ndarray((len(buf) - 7,), dtype="V8", buffer=buf, strides=(1,))
-    ok = big & (buf[at] == 0x09)
-    wall = words[at + 1].view("<f8")
-    step_word = words[at + 9].view("<u8")
+    # numpy copies a void item with one memcpy: the per-item cost, not the bytes, dominates
+    head = np.ndarray((len(buf) - _HEAD + 1,), dtype=f"V{_HEAD}", buffer=buf, strides=(1,))[at]
+    ok = big & (_column(head, 0, "u1") == 0x09)
+    wall = _column(head, 1, "<f8").copy()
+    step_word = _column(head, 9, "<u8")
     has_step = (step_word & np.uint64(0xFF)) == 0x10
     # step varint: bytes 1.. of step_word; its length is 1 + the run of continuation bits
     step = np.zeros(n, dtype=np.uint64)
@@ -123,13 +125,26 @@ def _words(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> ScalarRecords
         | np.uint64(0x0A << 32)
         | (n3.astype(np.uint64) << np.uint64(40))
     )
-    ok &= (words[np.where(ok, at + header, at)].view("<u8") & _HEADER_MASK) == expected
+    # the 8 bytes at `header` (9..17): the rest of step_word, then bytes 17.. (numpy shifts
+    # of 64 bits or more give 0)
+    skip = (header - 9).astype(np.uint64) * np.uint64(8)
+    after = _column(head, 16, "<u8") >> np.uint64(8)
+    found = (step_word >> skip) | (after << (np.uint64(64) - skip))
+    ok &= (found & _HEADER_MASK) == expected
+    words = np.ndarray((len(buf) - 7,), dtype="V8", buffer=buf, strides=(1,))
     tail = words[at + length - 8].view("<u8")
     ok &= ((tail >> np.uint64(24)) & np.uint64(0xFF)) == 0x15
     value = (tail >> np.uint64(32)).astype(np.uint32).view(np.float32).astype(np.float64)
     key = data + header + 4
     return ScalarRecords(
         ok, key, key + 2, n3, step.view(np.int64), value, wall, np.zeros(n, dtype=bool)
+    )
+
+
+def _column(items: np.ndarray, offset: int, dtype: str) -> np.ndarray:
+    """The number at `offset` of every item of a void array, as a strided view (no copy)."""
+    return np.ndarray(
+        (len(items),), dtype=dtype, buffer=items, offset=offset, strides=(items.itemsize,)
     )
 
 
