@@ -1,6 +1,7 @@
 """The prefixes loggers put before a message: MPI / torchrun rank tags (`[1,0]<stdout>:`,
 `[rank0]:`), a timestamp (kept as the wall time), a level (`INFO`, `| INFO     |`), a loguru
-`module:function:line -` and Python logging's `INFO:root:`. What is left is the message."""
+`module:function:line -` (or `module:line -`, as YOLOX prints it) and Python logging's
+`INFO:root:`. What is left is the message."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ _STAMP = re.compile(
 )
 _LEVEL = re.compile(
     r"^[\s|:,\-\]]*\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\]?"
-    r"(?:\s*\|\s*[\w.<>]+:[\w.<>]+:\d+\s*-)?"  # loguru: module:function:line -
+    r"(?:\s*\|\s*[\w.<>]+(?::[\w.<>]+)?:\d+\s*-)?"  # loguru: module[:function]:line -
     r"(?::[\w.<>]+:)?"  # logging's default INFO:root:
     r"[\s|:\-]*"
 )

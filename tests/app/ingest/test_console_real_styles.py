@@ -20,6 +20,15 @@ REAL_EXCERPTS = {
     "fairseq_epochs_real.log": ("fairseq", "loss", 3, 6.22, 6.144, "valid_loss"),
     "nanogpt_real.log": ("nanogpt", "loss", 25, 4.2648, 1.6524, "val loss"),
     "yolov8_real.log": ("ultralytics yolov8", "box_loss", 3, 1.081, 1.096, None),
+    "yolox_loguru_real.log": ("yolox", "total_loss", 2, 14.6, 11.5, None),
+    "nnunet_logging_real.log": (
+        "generic key-value lines",
+        "train loss",
+        4,
+        1.3331,
+        1.1718,
+        "validation loss",
+    ),
     "megatron_real.log": (
         "megatron",
         "lm loss",
@@ -103,3 +112,11 @@ def test_rank_tagged_records_spread_over_two_lines_are_read():
 def test_each_rank_is_its_own_series():
     result = load_run(FIXTURES / "horovod_ranks_real.log")
     assert len(_values(result, "Total loss")) == 5
+
+
+def test_loguru_prefix_with_module_and_line_is_not_a_metric():
+    """YOLOX's loguru prefix `| INFO     | yolox.core.trainer:261 - ` is cut before the
+    message is read: `yolox.core.trainer: 261` is not a metric."""
+    result = load_run(FIXTURES / "yolox_loguru_real.log")
+    assert not any("yolox" in m for m in set(result.frame["metric"]))
+    assert _values(result, "conf_loss") == [7.8, 5.2]
