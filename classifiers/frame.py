@@ -64,13 +64,23 @@ def assign_roles(
     """Set the `role` column from the metric names (one inference per distinct metric, not per
     row). `splits` maps a metric to its context ('validation'); `overrides` wins over inference."""
     codes, names = pd.factorize(frame["metric"], use_na_sentinel=True)
+    return frame.assign(role=_roles(codes, names, overrides, splits))
+
+
+def _roles(
+    codes: np.ndarray,
+    names: Sequence[object],
+    overrides: Mapping[str, str] | None,
+    splits: Mapping[str, str] | None,
+) -> pd.Categorical:
+    """The role column of metric codes into `names` (-1: missing, role 'other')."""
     roles = [
         override_role(str(m), infer_role(str(m), (splits or {}).get(m)), overrides) for m in names
     ]
     lookup = np.append(
         ROLE_DTYPE.categories.get_indexer(pd.Index(roles)), ROLES.index("other")
     ).astype(np.int8)
-    return frame.assign(role=pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE))
+    return pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE)
 
 
 def _string_column(values: object, n: int) -> pd.api.extensions.ExtensionArray:
@@ -103,12 +113,16 @@ def make_frame(
     may be a pd.Categorical (codes + names): the fast way to pass a million rows of a few
     names."""
     n = len(step)
+    if isinstance(metric, pd.Series) and isinstance(metric.dtype, pd.CategoricalDtype):
+        metric = metric.array
     df = pd.DataFrame(
         {
             "run": _string_column(run, n),
             "metric": _string_column(metric, n),
-            "role": pd.Categorical.from_codes(
-                np.full(n, ROLE_DTYPE.categories.get_loc("other"), dtype=np.int8), dtype=ROLE_DTYPE
+            "role": (  # a Categorical's roles come from its names: no factorize of 1M strings
+                _roles(metric.codes, list(metric.categories), roles, splits)
+                if isinstance(metric, pd.Categorical)
+                else pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=ROLE_DTYPE)
             ),
             "step": np.asarray(step, dtype=np.int64),
             "value": np.asarray(value, dtype=np.float64),
@@ -123,7 +137,8 @@ def make_frame(
             ),
         }
     )
-    df = assign_roles(df, roles, splits)
+    if not isinstance(metric, pd.Categorical):
+        df = assign_roles(df, roles, splits)
     return validate_frame(df)
 
 
