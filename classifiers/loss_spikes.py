@@ -113,8 +113,11 @@ class LossSpikes(Classifier):
         self.min_range_share = min_range_share
         self.spike_width = spike_width
 
-    def measure_curve(self, curve: Curve, epoch: float | None = None) -> dict | None:
-        """The recovered, large excursions of one curve; None when there are none."""
+    def measure_curve(
+        self, curve: Curve, epoch: float | None = None, *, level: np.ndarray | None = None
+    ) -> dict | None:
+        """The recovered, large excursions of one curve; None when there are none. `level` is
+        the curve's smoothed level when the caller has it (the run's, RunSeries.smoothed)."""
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
@@ -125,7 +128,7 @@ class LossSpikes(Classifier):
         sp = signals.find_spikes(ly, z_min=self.z_min)
         if not len(sp):
             return None
-        level = signals.smooth(x, y)[1]
+        level = signals.smooth(x, y)[1] if level is None else level
         if positive:
             rise = sp.heights
             # ...and it must matter on the curve's own scale (not one quantum of a rounded log)
@@ -197,7 +200,7 @@ class LossSpikes(Classifier):
             curve = run.detailed(role)
             if curve is None or _RUNNING_MEAN.search(curve.metric.lower()):
                 continue  # a running mean turns a spike into a slow decay: nothing to read
-            ev = self.measure_curve(curve, epoch)
+            ev = self.measure_curve(curve, epoch, level=run.smoothed(role, per_step=True)[1])
             if ev is None:
                 continue
             found.append({"series": series, **ev})
