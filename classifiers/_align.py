@@ -9,8 +9,6 @@ evaluation is the median of the train points logged over the stretch that led to
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.run import RunSeries
@@ -21,7 +19,6 @@ from lossforensics.classifiers.signals import (
     finite_points,
     group_medians,
 )
-from lossforensics.classifiers.signals._memo import array_key, remembered
 
 # second differences need 4 points to give a median worth reading; fewer use first differences
 _SECOND_DIFF_MIN_POINTS = 4
@@ -47,9 +44,6 @@ def detrended_noise(y: np.ndarray) -> float:
     )
 
 
-_REDUCED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def finite_curve(
     run: RunSeries,
     role: str,
@@ -58,22 +52,22 @@ def finite_curve(
     max_points: int = 4000,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A role's curve (its primary metric, or `metric`) as finite (steps, values), reduced to at
-    most `max_points` bucket medians. Empty arrays when the run lacks it. Cached per run: several
-    labels read the same reduced train loss, and reducing 1M points is the costly part."""
+    most `max_points` bucket medians. Empty arrays when the run lacks it. Kept with the run
+    (RunSeries.measured): several labels read the same reduced train loss, and reducing 1M points
+    is the costly part."""
     name = metric or run.primary(role)
-    cache = _REDUCED.setdefault(run, {})
-    key = (name, max_points)
-    if key not in cache:
+
+    def compute() -> tuple[np.ndarray, np.ndarray]:
         curve = run.curve(role, name) if name is not None else None
         if curve is None:
-            cache[key] = (np.array([]), np.array([]))
-        else:
-            x, y = finite_points(curve.steps, curve.values)
-            x, y = bucket(x, y, max_points, "median")
-            x.flags.writeable = False  # shared between classifiers: nobody may edit it
-            y.flags.writeable = False
-            cache[key] = (x, y)
-    return cache[key]
+            return np.array([]), np.array([])
+        x, y = finite_points(curve.steps, curve.values)
+        x, y = bucket(x, y, max_points, "median")
+        x.flags.writeable = False  # shared between classifiers: nobody may edit it
+        y.flags.writeable = False
+        return x, y
+
+    return run.measured(("finite_curve", name, max_points), compute)
 
 
 def shared_axis(x_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
@@ -98,16 +92,8 @@ def shared_axis(x_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
 def levels_at(x_src: np.ndarray, y_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
     """For each step in `x_at` (sorted), the median of the source points logged after the
     previous step of `x_at` and up to this one: the train loss over the stretch that led to
-    each evaluation. NaN where that stretch holds no source point. Remembered within a
-    diagnosis: overfit and distribution_mismatch both ask it of the same train/val pair."""
+    each evaluation. NaN where that stretch holds no source point."""
     x_src, y_src, x_at = np.asarray(x_src), np.asarray(y_src), np.asarray(x_at)
-    return remembered(
-        lambda: ("levels_at", array_key(x_src, y_src, x_at)),
-        lambda: (_levels_at(x_src, y_src, x_at),),
-    )[0]
-
-
-def _levels_at(x_src: np.ndarray, y_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
     out = np.full(len(x_at), np.nan)
     if len(x_src) == 0 or len(x_at) == 0:
         return out

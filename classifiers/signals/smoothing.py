@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from lossforensics.classifiers.signals._memo import array_key, remembered
 from lossforensics.classifiers.signals.reduce import bucket
 from scipy import ndimage
 from scipy import signal as sps
@@ -177,18 +176,10 @@ def smooth(
     max_points: int = 4000,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The curve a person sees through the noise: bucket medians, then a rolling median over
-    about `frac` of the run. Returns (steps, level). Remembered within a diagnosis
-    (`memo_scope`): several classifiers smooth the same training loss."""
-    x, y = np.asarray(x), np.asarray(y)
-
-    def compute() -> tuple[np.ndarray, np.ndarray]:
-        xb, yb = bucket(x, y, max_points, "median")
-        return xb, rolling_median(yb, odd_window(len(yb), frac))
-
-    xs, level = remembered(
-        lambda: ("smooth", float(frac), int(max_points), array_key(x, y)), compute
-    )
-    return xs, level
+    about `frac` of the run. Returns (steps, level). A classifier reading a role of its run
+    asks the run (RunSeries.smoothed), which smooths each curve once for every label."""
+    xb, yb = bucket(np.asarray(x), np.asarray(y), max_points, "median")
+    return xb, rolling_median(yb, odd_window(len(yb), frac))
 
 
 def shave_spikes(

@@ -7,8 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from lossforensics.classifiers import signals
+from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals._theil_kendall import theil_kendall
 from scipy import stats
+
+from tests.classifiers._labelled import run_of
 
 
 def _scipy(x: np.ndarray, y: np.ndarray) -> tuple[float, ...]:
@@ -85,15 +88,17 @@ def test_rolling_median_matches_pandas_on_short_windows_edges_ties_and_non_finit
         assert np.array_equal(signals.rolling_median(y, w, center=center), ref, equal_nan=True)
 
 
-def test_smooth_is_remembered_only_inside_a_scope_and_callers_get_their_own_copies():
+def test_a_run_smooths_each_curve_once_and_no_caller_can_edit_it():
     x = np.arange(2000, dtype=float)
     y = np.exp(-x / 500) + 0.01 * np.random.default_rng(5).normal(size=2000)
-    plain = signals.smooth(x, y)
-    with signals.memo_scope():
-        first = signals.smooth(x, y)
-        first[1][:] = -1.0  # a caller scribbling on its result
-        again = signals.smooth(x, y)
-        other = signals.smooth(x, y, frac=0.1)
-    assert np.array_equal(again[1], plain[1]) and np.array_equal(again[0], plain[0])
-    assert not np.array_equal(other[1], plain[1])
-    assert np.array_equal(signals.smooth(x, y)[1], plain[1])  # nothing outlives the scope
+    y[7] = np.nan
+    run = run_of(loss=(x, y))
+    xs, level = run.smoothed("train_loss")
+    plain = signals.smooth(*signals.finite_points(x, y))
+    assert np.array_equal(xs, plain[0]) and np.array_equal(level, plain[1])
+    assert run.smoothed("train_loss")[1] is level  # computed once, kept with the run
+    assert not np.array_equal(run.smoothed("train_loss", 0.1)[1], level)
+    with pytest.raises(ValueError):
+        level[0] = -1.0  # shared between labels: read-only
+    assert RunSeries(run.frame).smoothed("train_loss")[1] is not level  # nothing outlives a run
+    assert all(len(a) == 0 for a in run.smoothed("val_loss"))
