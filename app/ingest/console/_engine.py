@@ -146,9 +146,7 @@ def _steps(
     if (epoch >= 0).any():
         ep = _ffill(epoch, run)
         block = np.r_[0, np.cumsum((np.diff(ep) != 0) | (np.diff(run) != 0))]
-        frame = pd.DataFrame({"block": block[p_rec], "key": p_key})
-        occ = frame.groupby(["block", "key"], sort=False).cumcount().to_numpy()
-        count = frame.groupby(["block", "key"], sort=False)["key"].transform("size").to_numpy()
+        occ, count = _place_in_block(block[p_rec], p_key)
         per = int(count.max())
         if per == 1:
             return ep[p_rec], "the epoch", p_key, names
@@ -158,6 +156,22 @@ def _steps(
     ordinal = np.maximum(np.cumsum(rec["kind"] == TRAIN) - 1, 0)
     axis = "the order of the train lines (no step, iteration or epoch)"
     return ordinal[p_rec], axis, p_key, names
+
+
+def _place_in_block(block: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per point: its place among the points of its metric in its block (0, 1, ...) and how
+    many there are. Blocks never decrease along the points, so sorting by metric (stable)
+    makes each (metric, block) a run of consecutive entries."""
+    order = np.argsort(key, kind="stable")
+    b, k = block[order], key[order]
+    starts = np.flatnonzero(np.r_[True, (b[1:] != b[:-1]) | (k[1:] != k[:-1])])
+    del b, k
+    sizes = np.diff(np.r_[starts, len(order)])
+    occ = np.empty(len(order), dtype=np.int64)
+    occ[order] = np.arange(len(order)) - np.repeat(starts, sizes)
+    count = np.empty(len(order), dtype=np.int64)
+    count[order] = np.repeat(sizes, sizes)
+    return occ, count
 
 
 def _eval_at_last_train(s: np.ndarray, rec: dict[str, np.ndarray]) -> np.ndarray:
@@ -174,9 +188,8 @@ def _segments(rec: dict[str, np.ndarray], step: np.ndarray, p_rec: np.ndarray) -
     step goes back."""
     n = len(rec["points"])
     first = np.full(n, -1, dtype=np.int64)
-    order = np.arange(len(p_rec))[::-1]
-    first[p_rec[order]] = step[order]  # the step of each record's first point
-    del order
+    head = np.flatnonzero(np.r_[True, p_rec[1:] != p_rec[:-1]]) if len(p_rec) else p_rec
+    first[p_rec[head]] = step[head]  # the step of each record's first point (p_rec is sorted)
     train = (rec["kind"] == TRAIN) & (first >= 0)
     idx = np.flatnonzero(train)
     if len(idx) < 2:

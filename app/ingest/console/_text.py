@@ -1,12 +1,16 @@
 """Console text as lines, streamed: bytes in blocks, decoded as UTF-8 (bad bytes replaced), ANSI
 escape codes removed, Windows line ends normalised, and each carriage-return-updated line (a
-tqdm, Lightning or Keras progress bar) reduced to its final state."""
+tqdm, Lightning or Keras progress bar) reduced to its final state: the last redraw, found with
+`rfind`, unless a percentage on the line may drop (found for a whole block at once on its bytes),
+when the line is read redraw by redraw."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
+
+import numpy as np
 
 BLOCK = 1 << 20
 ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
@@ -21,14 +25,19 @@ def clean(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n")
         if "\r" in text:
-            text = "\n".join(_last_state(ln) if "\r" in ln else ln for ln in text.split("\n"))
+            lines = text.split("\n")
+            resets = _maybe_reset(text)
+            for i in [i for i, ln in enumerate(lines) if "\r" in ln]:
+                line = lines[i]
+                lines[i] = _states(line) if i in resets else _last_drawn(line, len(line))
+            text = "\n".join(lines)
     return text
 
 
 _PERCENT = re.compile(r"(\d+)%\|")
 
 
-def _last_state(line: str) -> str:
+def _states(line: str) -> str:
     """The last thing drawn on a line redrawn with carriage returns (a blank redraw, tqdm
     clearing its bar before a print, does not count). A bar whose percentage drops starts again
     on the same line (Lightning resets its bar for the next epoch): the last state before each
@@ -44,6 +53,43 @@ def _last_state(line: str) -> str:
             states.append(last)
         last, pct = part, now if m else pct
     return "\n".join([*states, last])
+
+
+def _last_drawn(line: str, end: int) -> str:
+    """The last redraw in line[:end] that is not blank ('' when there is none): what `_states`
+    gives for a line whose bar is never reset."""
+    while end >= 0:
+        start = line.rfind("\r", 0, end)
+        if line[start + 1 : end].strip():
+            return line[start + 1 : end]
+        end = start
+    return ""
+
+
+def _maybe_reset(text: str) -> set[int]:
+    """The lines of `text` on which a printed percentage (`12%|`) may drop: the ones `_states`
+    must read part by part. Read on the bytes at once; a percentage with more than three digits
+    or a non-ASCII character before it counts as a possible drop."""
+    data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    at = np.flatnonzero((data[:-1] == 37) & (data[1:] == 124))  # '%|'
+    at = at[at > 0]
+    if len(at) < 2:
+        return set()
+    padded = np.concatenate((np.zeros(4, dtype=np.uint8), data))
+    before = [padded[at + 4 - k] for k in (1, 2, 3, 4)]  # the bytes before '%|', nearest first
+    digit = [(b >= 48) & (b <= 57) for b in before]
+    length = np.where(digit[0], np.where(digit[1], np.where(digit[2], 3, 2), 1), 0)
+    value = np.zeros(len(at), dtype=np.int64)
+    for k in range(3):
+        value += np.where(length > k, before[k].astype(np.int64) - 48, 0) * 10**k
+    after_run = np.choose(np.minimum(length, 3), before)  # the byte before the digits
+    odd = (before[0] >= 128) | ((length == 3) & digit[3]) | ((length > 0) & (after_run >= 128))
+    found = (length > 0) | odd
+    at, value, odd = at[found], value[found], odd[found]
+    line = np.searchsorted(np.flatnonzero(data == 10), at)
+    same = line[1:] == line[:-1]
+    drop = np.r_[False, same & (value[1:] < value[:-1])]
+    return set(line[drop | odd].tolist())
 
 
 def blocks(stream: BinaryIO, size: int = BLOCK) -> Iterator[bytes]:
