@@ -1,7 +1,7 @@
 """The prefixes loggers put before a message: MPI / torchrun rank tags (`[1,0]<stdout>:`,
-`[rank0]:`), a timestamp (kept as the wall time), a level (`INFO`, `| INFO     |`), a loguru
-`module:function:line -` (or `module:line -`, as YOLOX prints it) and Python logging's
-`INFO:root:`. What is left is the message."""
+`[rank0]:`), a timestamp (kept as the wall time) or a bracketed time of day, a level (`INFO`,
+`| INFO     |`), a loguru `module:function:line -` (or `module:line -`, as YOLOX prints it) and
+Python logging's `INFO:root:`. What is left is the message."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ _LEVEL = re.compile(
     r"(?::[\w.<>]+:)?"  # logging's default INFO:root:
     r"[\s|:\-]*"
 )
+# a time of day alone, `[03:23:49.951215] ` (the MAE / DeiT scripts' print): no date, so no
+# wall time is taken from it
+_CLOCK = re.compile(r"^\s*\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]\s*")
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}
 
@@ -66,6 +69,9 @@ def strip_prefix(line: str) -> tuple[str, float]:
             lv = _LEVEL.match(line)
             line = line[lv.end() :] if lv else _SEP.sub("", line)
             return line, wall
+        if c == "[" and (m := _CLOCK.match(line)):
+            line = line[m.end() :]
+            c = line[:1]
     if c in "IDWEC" and (lv := _LEVEL.match(line)) and lv.end() > 0:
         line = line[lv.end() :]
     return line, wall

@@ -29,6 +29,7 @@ REAL_EXCERPTS = {
         1.1718,
         "validation loss",
     ),
+    "metric_logger_time_prefix_real.log": ("pytorch meters", "closs", 7, 1.08, 1.0396, None),
     "megatron_real.log": (
         "megatron",
         "lm loss",
