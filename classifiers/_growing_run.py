@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
+import pyarrow as pa
 from lossforensics.classifiers.diagnosis import MetricInfo
 from lossforensics.classifiers.frame import ROLE_DTYPE
 from lossforensics.classifiers.run import Curve, RunSeries
@@ -67,10 +69,37 @@ class Columns:
         return self.data[name][self.n - 1]
 
 
+class StringColumn:
+    """A string column of the frame grown in arrow chunks, so adding rows does not rebuild the
+    old ones. A chunk merges into the one before while that one is no longer (a binary counter):
+    O(log n) chunks, each row copied O(log n) times over the run."""
+
+    def __init__(self) -> None:
+        self.chunks: list[pa.Array] = []
+        self.copied = 0  # rows moved by merges
+
+    def append(self, values: pa.Array) -> None:
+        self.chunks.append(values)
+        while len(self.chunks) > 1 and len(self.chunks[-2]) <= len(self.chunks[-1]):
+            last = self.chunks.pop()
+            merged = pa.concat_arrays([self.chunks.pop(), last])
+            self.copied += len(merged)
+            self.chunks.append(merged)
+
+    def column(self) -> pd.arrays.ArrowStringArray:
+        """The rows as the frame's string column (pandas' arrow-backed strings, no copy)."""
+        return pd.arrays.ArrowStringArray(pa.chunked_array(self.chunks, type=_STRING))
+
+
+_STRING = pa.large_string()  # the arrow type of pandas' "string" columns
+
+
 class GrowingRun:
     """A run's rows as they are appended, and RunSeries' derived views of them kept current."""
 
-    def __init__(self, extra: Iterable[str]) -> None:
+    def __init__(self, name: str, extra: Iterable[str]) -> None:
+        self.name = name
+        self.run_column, self.metric_column = StringColumn(), StringColumn()
         self.rows = Columns(
             {
                 "metric": np.int32,
@@ -95,11 +124,14 @@ class GrowingRun:
     def n(self) -> int:
         return self.rows.n
 
-    def append(self, part: Mapping[str, np.ndarray], metrics: int) -> None:
-        """Rows of this run (metric codes below `metrics`), in the order they were logged."""
+    def append(self, part: Mapping[str, np.ndarray], names: list[str]) -> None:
+        """Rows of this run (metric codes index `names`), in the order they were logged."""
         k = len(part["step"])
         if not k:
             return
+        metrics = len(names)
+        self.run_column.append(pa.array([self.name], _STRING).take(np.zeros(k, np.intp)))
+        self.metric_column.append(pa.array(names, _STRING).take(part["metric"]))
         seq = part["seq"]
         if (self.rows.n and seq[0] < self.rows.last("seq")) or (np.diff(seq) < 0).any():
             self.in_order = False
@@ -201,7 +233,8 @@ class GrowingRun:
     def regrown(self) -> int:
         """Rows moved so far by buffers growing (amortised O(1) a row)."""
         curves = sum(c.copied for c in self._curves if c is not None)
-        return self.rows.copied + curves
+        strings = self.run_column.copied + self.metric_column.copied
+        return self.rows.copied + curves + strings
 
 
 _NEVER = np.iinfo(np.int64).min  # first seq of a metric not logged yet

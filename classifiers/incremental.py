@@ -107,7 +107,7 @@ class IncrementalDiagnosis:
         self.clock = clock
         self.diagnosis: Diagnosis | None = None
         self._extra = [c for c in COLUMNS if c not in _KNOWN]
-        self._run = GrowingRun(self._extra)
+        self._run = GrowingRun(run, self._extra)
         self._names: list[str] = []
         self._codes: dict[str, int] = {}
         self._role_of: list[int] = []  # a metric's role code, for points added by name
@@ -246,7 +246,8 @@ class IncrementalDiagnosis:
     def _watch_tail(self, roles: np.ndarray, values: np.ndarray) -> None:
         """The nan / exploding signals on the new points only: makes the next tick due now when
         a loss is non-finite, or the training loss is _RISE_ALERT x above the lowest running
-        median of its last _LEVEL_WINDOW points (a median, so noise does not set it off)."""
+        median of its last _LEVEL_WINDOW points, or of all of them before that many (a median,
+        so noise does not set it off)."""
         loss = np.isin(roles, _LOSS_CODES)
         if not loss.any():
             return
@@ -259,9 +260,10 @@ class IncrementalDiagnosis:
         if self._level_min > 0 and train.max() > _RISE_ALERT * self._level_min:
             self._alert = True
         recent = np.concatenate([self._recent, train])
-        if len(recent) >= _LEVEL_WINDOW:
-            windows = np.lib.stride_tricks.sliding_window_view(recent, _LEVEL_WINDOW)
-            self._level_min = min(self._level_min, float(np.median(windows, axis=1).min()))
+        # the first points set a level too (a run can blow up before _LEVEL_WINDOW points)
+        width = min(_LEVEL_WINDOW, len(recent))
+        windows = np.lib.stride_tricks.sliding_window_view(recent, width)
+        self._level_min = min(self._level_min, float(np.median(windows, axis=1).min()))
         self._recent = recent[-(_LEVEL_WINDOW - 1) :]
 
     # -- judging -------------------------------------------------------------------------
@@ -285,7 +287,7 @@ class IncrementalDiagnosis:
             return Tick(self.diagnosis, points=0, judged=False)
         start = self.clock()
         for part in self._pending:
-            self._run.append(part, len(self._names))
+            self._run.append(part, self._names)
         self._pending.clear()
         self._pending_points = 0
         self._logged_since = 0
@@ -304,13 +306,9 @@ class IncrementalDiagnosis:
     def frame(self) -> pd.DataFrame:
         """Every point taken in by the ticks so far, as a normalised frame."""
         rows = self._run.rows
-        n = rows.n
-        names = pd.array(np.asarray(self._names, dtype=object), dtype="string")
         data: dict[str, Any] = {
-            "run": pd.array([self.run], dtype="string").take(np.zeros(n, dtype=np.intp)),
-            "metric": names.take(rows.view("metric").astype(np.intp))
-            if n
-            else pd.array([], dtype="string"),
+            "run": self._run.run_column.column(),
+            "metric": self._run.metric_column.column(),
             "role": pd.Categorical.from_codes(rows.view("role"), dtype=ROLE_DTYPE),
             "step": rows.view("step"),
             "value": rows.view("value"),
