@@ -7,11 +7,21 @@
         tick.new, tick.superseded, tick.diagnosis
 
 Contract: after every `tick()`, `tick.diagnosis` equals `diagnose()` of the same points (the
-tests compare the two on the corpus). What is incremental is everything around the classifiers:
+tests compare the two on every corpus run). What a tick costs:
 
-- points are appended to growable numpy buffers (amortised O(new points)); nothing is re-read,
-  re-parsed, re-factorised or re-sorted; metric codes and roles are kept per row, so the run's
-  view (RunSeries) is assembled from the buffers without the per-string work a frame costs;
+- the run's view is kept, not rebuilt (classifiers._growing_run.GrowingRun): points go into
+  growable buffers, and each batch updates from its own rows what RunSeries would otherwise
+  derive from every row: each metric's step-sorted curve (extended while its steps keep
+  rising; a step logged again, as after a resume, has that one curve re-cut once), the
+  (metric, role) counts that rank a role's metrics, the metric infos of the Diagnosis, and the
+  frame's string columns (arrow chunks). Building the view costs O(new points) (`touched`
+  counts the rows; tests hold it to the new points whatever the run's length), buffer growth
+  amortised aside (`regrown`);
+- the classifiers then judge the whole run, as `diagnose` does: their rules read proportions
+  of the run (the last 40% for a plateau, a trend over a tenth of it), so what they compute
+  changes with every point and is not reused. That part of a tick grows with the run; at 1M
+  points a tick, reading included, costs about a tenth of a full diagnosis of the file
+  (benchmarks/watch.py), most of a full diagnosis being the reading a tick does not repeat;
 - a tick with no new points returns the last diagnosis without judging anything;
 - `due()` schedules the judging: at once when a new point is a non-finite or far-risen loss (the
   nan and exploding signals, checked on the new tail only, O(new points)), else when the points
