@@ -157,9 +157,13 @@ class RunSeries:
         codes, names = self._metric_codes
         roles = pd.Categorical(self.frame["role"])
         n_roles = max(len(roles.categories), 1)
-        pairs, counts = np.unique(
-            codes.astype(np.int64) * n_roles + roles.codes, return_counts=True
-        )
+        keys = codes.astype(np.int64) * n_roles + roles.codes
+        if len(keys) and keys.min() >= 0:  # counted in one pass (np.unique sorts: ~5x slower)
+            counts = np.bincount(keys)
+            pairs = np.flatnonzero(counts)
+            counts = counts[pairs]
+        else:  # missing names or roles (a frame not validated)
+            pairs, counts = np.unique(keys, return_counts=True)
         out: dict[str, list[tuple[str, int]]] = {}
         for pair, n in zip(pairs.tolist(), counts.tolist(), strict=True):
             metric, role = divmod(pair, n_roles)
@@ -189,10 +193,21 @@ class RunSeries:
         names = self._by_role.get(role)
         return names[0] if names else None
 
+    def _rows(self, metric: str) -> np.ndarray:
+        """Positions of one metric's rows, in source order (from the metric codes: no string
+        comparison over the frame)."""
+        codes, names = self._metric_codes
+        which = np.flatnonzero(names == metric)
+        return np.flatnonzero(codes == which[0]) if len(which) else np.array([], dtype=np.intp)
+
     def raw(self, metric: str) -> pd.DataFrame:
         """One metric's rows in source order (step, value, wall_time, seq)."""
-        rows = self.frame[self.frame["metric"] == metric]
-        return rows[["step", "value", "wall_time", "seq"]].reset_index(drop=True)
+        rows = self._rows(metric)
+        steps, values, wall = self._columns
+        seq = self.frame["seq"].to_numpy(np.int64)
+        return pd.DataFrame(
+            {"step": steps[rows], "value": values[rows], "wall_time": wall[rows], "seq": seq[rows]}
+        )
 
     def curve(self, role: str, metric: str | None = None) -> Curve | None:
         """The role's primary metric (or `metric`) as a step-sorted curve; None if absent."""
@@ -200,9 +215,7 @@ class RunSeries:
         if name is None:
             return None
         if name not in self._curves:
-            codes, names = self._metric_codes
-            which = np.flatnonzero(names == name)
-            rows = codes == which[0] if len(which) else np.zeros(len(codes), dtype=bool)
+            rows = self._rows(name)
             all_steps, all_values, all_wall = self._columns
             steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
             if len(steps) > 1 and not np.all(steps[1:] > steps[:-1]):
@@ -227,6 +240,10 @@ class RunSeries:
 
 
 def split_runs(frame: pd.DataFrame) -> list[RunSeries]:
-    """One RunSeries per run, in order of first appearance."""
-    names = pd.unique(frame["run"].astype(str))
+    """One RunSeries per run, in order of first appearance. A frame of one run (what a reader
+    of one file gives) is taken whole after one comparison, without finding its names."""
+    runs = frame["run"]
+    if len(runs) and (runs == runs.iat[0]).to_numpy(dtype=bool, na_value=False).all():
+        return [RunSeries(frame)]
+    names = pd.unique(runs.astype(str))
     return [RunSeries(frame, name) for name in names]

@@ -25,7 +25,7 @@ from concurrent.futures import (
 from contextlib import contextmanager
 from typing import Any
 
-from lossforensics.audit.worker import RunAudit, audit_source
+from lossforensics.audit.worker import RunAudit, audit_source, prepare_worker
 from lossforensics.classifiers.errors import InputError, LossForensicsError
 from lossforensics.discover import RunSource
 from lossforensics.isolate import WorkerLimits, WorkerPool
@@ -111,7 +111,7 @@ def open_executor(
     if jobs == 1:
         yield InlineExecutor()
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=prepare_worker) as pool:
         yield pool
 
 

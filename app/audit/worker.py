@@ -6,6 +6,7 @@ its error, and the audit goes on.
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from dataclasses import dataclass, field
@@ -85,6 +86,18 @@ class RunAudit:
             out["also"] = list(self.source.also)  # the same run in other formats, not read
         out["hparams"] = dict(self.hparams)
         return out
+
+
+def prepare_worker() -> None:
+    """Run once in each pool process before its first task: import the readers and the
+    classifiers, build the registry, then move every object alive into the collector's permanent
+    generation (`gc.freeze`), so the full collections that hundreds of runs trigger do not walk
+    the imported modules' objects again each time (about 0.5 ms a run of 10k points)."""
+    from lossforensics.analysis import diagnose_source  # noqa: F401
+    from lossforensics.classifiers.registry import all_classifiers
+
+    all_classifiers()
+    gc.freeze()
 
 
 def audit_source(source: RunSource, preview_points: int = 0) -> list[RunAudit]:
