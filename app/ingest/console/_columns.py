@@ -83,28 +83,22 @@ class Group:
         return wall
 
 
-def context_counters(contexts: Sequence[tuple[Any, ...]], plans: Sequence[Any]) -> np.ndarray:
-    """(epoch, step, batch) of each context a record borrows: one kept as three numbers, or
-    (line, plan index) read at the plan's counter spans, each distinct context once and the
-    lines of one plan together."""
-    distinct = {id(c): c for c in contexts}
-    row = {key: j for j, key in enumerate(distinct)}
-    out = np.full((len(distinct), 3), -1, dtype=np.int64)
-    by_plan: dict[int, list[int]] = {}
-    for j, c in enumerate(distinct.values()):
-        if len(c) == 3:
-            out[j] = c
-        else:
-            by_plan.setdefault(c[1], []).append(j)
-    found = list(distinct.values())
-    for pid, rows in by_plan.items():
-        group = Group([found[j][0] for j in rows])
-        spans = plans[pid].counters
+def line_counters(
+    lines: Sequence[str], pid: np.ndarray, at: np.ndarray, plans: Sequence[Any]
+) -> np.ndarray:
+    """(epoch, step, batch) printed on lines[at] (-1 where a counter is not printed), read at
+    each line's plan's counter spans, the lines of one plan together."""
+    out = np.full((len(at), 3), -1, dtype=np.int64)
+    of = pid[at]
+    for p in np.unique(of).tolist():
+        rows = np.flatnonzero(of == p)
+        group = Group([lines[i] for i in at[rows].tolist()])
+        spans = plans[p].counters
         for k in range(3):
             a, b = spans[2 * k], spans[2 * k + 1]
             if a >= 0:
                 out[rows, k] = group.ints(a, b)
-    return out[[row[id(c)] for c in contexts]]
+    return out
 
 
 def compact(column: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
-from lossforensics.ingest.console._columns import Group, compact, context_counters, floats
+from lossforensics.ingest.console._columns import Group, compact, floats, line_counters
 from lossforensics.ingest.console._plan import (
     BORROW,
     CONTEXT_MAX_WORDS,
@@ -92,11 +92,14 @@ class Parser:
         self._run = 0
         self._segment = 0
         # records not yet packed: line number, line, plan index (-1: read with the patterns),
-        # the context it borrows (None: its own counters), run, segment
+        # the row of the counters it borrows in `_borrowed` (-1: its own counters), run, segment
         self._r_num: list[int] = []
         self._r_raw: list[str | None] = []
         self._r_pid: list[int] = []
-        self._r_ctx: list[Any] = []
+        self._r_ctx: list[int] = []
+        self._borrowed: list[np.ndarray] = []  # (epoch, step, batch) rows, until packed
+        self._borrowed_rows = 0
+        self._none_row = -1  # the row of NO_COUNTERS, once added
         self._r_run: list[int] = []
         self._r_seg: list[int] = []
         self._r_chars = 0  # characters of the lines kept for packing
@@ -173,25 +176,19 @@ class Parser:
         else:
             keep = borrow
         rec = np.sort(np.concatenate((np.flatnonzero(oc == OWN), keep)))
-        ctxs = np.full(n, None, dtype=object)
-        if inside.any():  # one context object a line that printed counters
+        rows = np.full(n, -1, dtype=np.int64)
+        if inside.any():  # the counters of each line lent, read per plan
             sources, which = np.unique(src[inside], return_inverse=True)
-            made = np.empty(len(sources), dtype=object)
-            for j, s in enumerate(sources.tolist()):
-                made[j] = (lines[s], pids[s])
-            ctxs[borrow[inside]] = made[which]
-        one = np.empty(1, dtype=object)  # a tuple set as one element, not as a sequence
+            rows[borrow[inside]] = self._borrow(line_counters(lines, pid, sources, plans)) + which
         if carried.any():
-            one[0] = self._context
-            ctxs[borrow[carried]] = one
-        if not st.needs_counter:
-            one[0] = NO_COUNTERS
-            ctxs[borrow[~taken]] = one
+            rows[borrow[carried]] = self._borrow(self._counters(self._context))
+        if not st.needs_counter and not taken.all():
+            rows[borrow[~taken]] = self._no_counters()
         r = rec.tolist()
         self._r_num.extend((rec + first).tolist())
         self._r_raw.extend([lines[i] for i in r])
         self._r_pid.extend([pids[i] for i in r])
-        self._r_ctx.extend(ctxs[rec].tolist())
+        self._r_ctx.extend(rows[rec].tolist())
         self._r_run.extend([self._run] * len(r))
         self._r_seg.extend([self._segment] * len(r))
         # the context the next block starts with
@@ -209,6 +206,7 @@ class Parser:
         add_ctx, add_run, add_seg = self._r_ctx.append, self._r_run.append, self._r_seg.append
         use_context, needs_counter = st.context, st.needs_counter
         ctx, ctx_line, run, seg = self._context, self._context_line, self._run, self._segment
+        lent, lent_row = None, -1  # the last context lent, and its row in `_borrowed`
         number = out.lines
         for raw, shape in zip(lines, shapes, strict=True):
             number += 1
@@ -228,16 +226,18 @@ class Parser:
             outcome = plan.outcome
             if outcome == OWN:
                 ctx, ctx_line = (raw, pid), number
-                ctr = None
+                ctr = -1
             elif outcome == BORROW:
                 if use_context and ctx is not None and number - ctx_line <= CONTEXT_SPAN:
-                    ctr = ctx
+                    if ctx is not lent:
+                        lent, lent_row = ctx, self._borrow(self._counters(ctx))
+                    ctr = lent_row
                 elif needs_counter:
                     if plan.ends_context:
                         ctx = None
                     continue
                 else:
-                    ctr = NO_COUNTERS
+                    ctr = self._no_counters()
             else:
                 if outcome == COUNTERS:
                     ctx, ctx_line = (raw, pid), number
@@ -326,7 +326,7 @@ class Parser:
         self._r_num.append(number)
         self._r_raw.append(None)
         self._r_pid.append(-1)
-        self._r_ctx.append(None)
+        self._r_ctx.append(-1)
         self._r_run.append(self._run)
         self._r_seg.append(self._segment)
         return True
@@ -385,9 +385,10 @@ class Parser:
                 at = offs[idx] + j
                 values[at] = group.floats(*m.value)
                 named.append((at, m.name or [m.prefix + t for t in group.texts(*m.key)]))
-        borrowing = [i for i, c in enumerate(ctxs) if c is not None]
-        if borrowing:
-            ctr[borrowing] = context_counters([ctxs[i] for i in borrowing], plans)
+        lent = np.asarray(ctxs, dtype=np.int64)
+        if self._borrowed:
+            table = np.concatenate(self._borrowed)
+            ctr[lent >= 0] = table[lent[lent >= 0]]
         for i, (c3, k, w, pairs) in explicit.items():
             ctr[i], kind[i], wall[i] = c3, k, w
             at = offs[i] + np.arange(len(pairs))
@@ -414,10 +415,26 @@ class Parser:
             col.clear()
         explicit.clear()
         self._r_chars = 0
+        self._borrowed.clear()
+        self._borrowed_rows = 0
+        self._none_row = -1
 
     def finish(self) -> Parsed:
         self._flush()
         return self.out
+
+    def _borrow(self, rows: np.ndarray | tuple[int, int, int]) -> int:
+        """Keep counters lent to records until they are packed; the row of the first."""
+        at = self._borrowed_rows
+        block = np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+        self._borrowed.append(block)
+        self._borrowed_rows += len(block)
+        return at
+
+    def _no_counters(self) -> int:
+        if self._none_row < 0:
+            self._none_row = self._borrow(NO_COUNTERS)
+        return self._none_row
 
     def _counters(self, ctx: tuple[Any, ...]) -> tuple[int, int, int]:
         """(epoch, step, batch) of a context: read from its line, or as kept."""
