@@ -30,6 +30,8 @@ REAL_EXCERPTS = {
         "validation loss",
     ),
     "metric_logger_time_prefix_real.log": ("pytorch meters", "closs", 7, 1.08, 1.0396, None),
+    "fairseq_inner_real.log": ("fairseq", "loss", 5, 9.255, 10.278, None),
+    "fairseq_legacy_real.log": ("fairseq", "loss", 10, 1.27, 0.75, "valid loss"),
     "megatron_real.log": (
         "megatron",
         "lm loss",

@@ -17,6 +17,6 @@ from lossforensics.ingest.console._style import Style
 STYLE = Style(
     name="generic key-value lines",
     specific=False,
-    summary=re.compile(r"\| train \| epoch \d+ \||^\| epoch \d+ \| (?!valid on)"),
+    summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d+ \| (?!valid on)"),
     roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
 )
