@@ -16,7 +16,12 @@ at least `slow_span` (20%) of the run before the end, the level climbs steadily 
 restart, not a divergence) to `slow_rise_log` (0.1, about 10%) above the minimum, beyond 4x
 the noise, and is still climbing at the end (at least `still_rising`, 20%, of the rise made in
 the last `slow_span`: a loss that rose to a new level and stayed there found an equilibrium).
-A training loss that climbs steadily for a fifth of the run has no benign reading. The per-step
+A training loss that climbs steadily for a fifth of the run has no benign reading.
+A sudden step up is not a divergence when the held-out loss witnesses otherwise: the validation
+loss never went `_VAL_HELD` (2%) above its level at the training loss's best, and the training
+loss kept falling after the step (Kendall tau <= `_AFTER_JUMP_TAU`). Weights that blew up do
+worse on held-out data at once; a loss whose definition changed mid-run (a Dice term added at
+epoch 3) steps up while the model carries on learning. The per-step
 series is read when the loss is also logged per epoch.
 Confidence: 0.6 + 0.3 x min(1, ln(end/min) / ln 3) (or the rise in ranges), + 0.1 when the
 gradient norm grew 3x or the loss ended non-finite.
@@ -25,9 +30,9 @@ a new task phase) or a metric that is not a loss; a run resumed from an older ch
 resume_discontinuity label explains that better).
 Evidence: min_step, min_level, end_level, rise_log, rise_ratio, rise_full (the finite rise alone
 clears the threshold), kind ('blow_up' | 'slow_divergence'), rise_tau, late_rise_share,
-sudden,
-early,
-ends_nonfinite, grad_norm_growth.
+sudden, early, ends_nonfinite, grad_norm_growth; for a sudden step, jump_step,
+after_jump_tau and val_worst_after_min (the highest validation loss after the minimum over its
+level there).
 """
 
 from __future__ import annotations
@@ -70,6 +75,19 @@ _CONFIDENCE_BASE = 0.6  # a rise that clears every test is more likely than not 
 _CONFIDENCE_SIZE_WEIGHT = 0.3  # the rest scales with the size of the rise, full at 3x
 _CONFIDENCE_BOOST = 0.1  # a 3x gradient norm or a non-finite end corroborates it
 _CONFIDENCE_CAP = 0.99  # a loss raised on purpose (a harder curriculum) can look the same
+
+
+# the validation loss at the training loss's best: the median of its last 3 evaluations up to
+# then (one evaluation is too noisy a witness, more reach back before the best)
+_VAL_SIDE = 3
+# the training loss's trend after a jump needs 3 points to say it kept falling
+_MIN_AFTER_JUMP = 3
+# the held-out loss rises with a real blow-up; one that never went 2% above its level at the
+# training loss's best saw no damage to the model
+_VAL_HELD = 1.02
+# after a loss redefinition the training loss keeps falling: Kendall tau at most -0.3 (a
+# blown-up loss stays high or climbs, tau near 0 or positive)
+_AFTER_JUMP_TAU = -0.3
 
 
 class Exploding(Classifier):
@@ -144,6 +162,8 @@ class Exploding(Classifier):
         ev["late_rise_share"] = float(
             (end - level[last][0]) / (end - low) if end > low and last.any() else 0.0
         )
+        if ev["sudden"]:
+            ev.update(self._across_jump(run, xs, level, i_min + int(np.argmax(jumps)) + 1))
         grad = run.curve("grad_norm")
         if grad is not None:
             gx, gy = signals.finite_points(grad.steps, grad.values)
@@ -155,7 +175,41 @@ class Exploding(Classifier):
                 ev["grad_norm_growth"] = float(np.median(late_g) / np.median(early_g))
         return ev
 
+    @staticmethod
+    def _across_jump(run: RunSeries, xs: np.ndarray, level: np.ndarray, i: int) -> dict:
+        """How the training loss moved after its largest jump (at `i` on the smoothed curve)
+        and what the held-out loss did from the training loss's best on: `val_worst_after_min`
+        is the validation loss's highest evaluation after the minimum over its level at the
+        minimum (the median of the last evaluations at or before it)."""
+        ev: dict = {"jump_step": int(xs[i])}
+        after = level[i:]
+        if len(after) >= _MIN_AFTER_JUMP:
+            ev["after_jump_tau"] = signals.trend(xs[i:], after).tau
+        val = run.curve("val_loss")
+        if val is not None:
+            vx, vy = signals.finite_points(val.steps, val.values)
+            at_min = vx <= xs[int(np.argmin(level))]
+            before, later = vy[at_min], vy[~at_min]
+            if len(before) and len(later) and np.median(before[-_VAL_SIDE:]) > 0:
+                ev["val_worst_after_min"] = float(np.max(later) / np.median(before[-_VAL_SIDE:]))
+        return ev
+
+    def redefined(self, ev: dict) -> bool:
+        """A step up that is not a divergence: the validation loss never rose above its level
+        at the training loss's best (weights that blew up do worse on held-out data at once)
+        and the training loss kept falling after the step. The loss changed what it measures
+        (a new term, a new weighting) while the model carried on learning."""
+        held = ev.get("val_worst_after_min")
+        return (
+            ev["sudden"]
+            and held is not None
+            and held <= _VAL_HELD
+            and ev.get("after_jump_tau", 0.0) <= _AFTER_JUMP_TAU
+        )
+
     def exploded(self, ev: dict) -> bool:
+        if self.redefined(ev):
+            return False
         return self.blew_up(ev) or self.diverged_slowly(ev)
 
     def diverged_slowly(self, ev: dict) -> bool:

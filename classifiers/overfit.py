@@ -22,6 +22,10 @@ is still falling after the minimum so the gap keeps widening: by `train_fall` of
 the span, or, for a train loss near zero whose range no longer shows its fall, by
 `train_fall_log` in log terms (a third of its level) beside a val rise of at least
 `log_fall_rise` (10%) of the val minimum (a relative yardstick for a relative fall).
+A val that stopped improving for the last `stall_share` (25%) of the span while train kept
+falling is a weaker finding (a stall: the gap widens although the rise is within a sigma or
+two), unless the val loss crept up by under `_CREEP_PCT` (2%) while a val score (accuracy,
+ROUGE, ...) gained at least a sigma after the loss's minimum: generalisation is still improving.
 Confidence: a strength averages the rise in sigmas (over 2 x `rise_z`) and the rise's share of
 the val range (over 2 x `strong_rise`), each capped at 1; a clear rise scores 0.55 + 0.43 x
 strength, a stalled val 0.35 + 0.2 x strength (the `_*_CONFIDENCE` constants), capped at 0.98.
@@ -30,7 +34,8 @@ val_rise_z, val_rise_frac (rise / val range), val_min_fraction (0..1 of the eval
 train_fall_after (train fall after the val minimum / train range), train_fall_log (ln of
 start / end), train_fall_log_after (ln of train at the val minimum / end), evaluations_after,
 val_drop_before_z, train_done_before_eval (share of the train's improvement before the first
-evaluation), val_first_below_train_start.
+evaluation), val_first_below_train_start, score_gain_after_min_z and score_metric (when a val
+score is logged).
 Known false positives: a val curve that drifts up by noise over a long converged tail while the
 train loss still creeps down; a val set re-sampled between evaluations (its level moves without
 the model changing).
@@ -48,6 +53,7 @@ from lossforensics.classifiers._align import (
 )
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.metric_mismatch import MetricMismatch
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, head_level, odd_window, rolling_median, scale
 
@@ -82,6 +88,12 @@ _STALL_MIN_EVALS_AFTER = 3
 _CLEAR_CONFIDENCE = 0.55
 # added as the clear rise's strength reaches 1 (a rise of twice rise_z and strong_rise)
 _CLEAR_STRENGTH_CONFIDENCE = 0.43
+# a val score (accuracy, ROUGE, ...) that gained a sigma of its noise after the val loss's
+# minimum is still improving ...
+_SCORE_STILL_IMPROVING_Z = 1.0
+# ... and a val loss that crept up by under 2% of its level beside it has not overfit: the
+# creep is evaluation noise while the metric the run is for still gets better
+_CREEP_PCT = 2.0
 # confidence of a stalled val at zero strength: a weaker call, its rise is within the noise
 _STALLED_CONFIDENCE = 0.35
 # added as the stalled val's strength reaches 1: a stall alone never scores like a clear rise
@@ -93,6 +105,27 @@ _MAX_CONFIDENCE = 0.98
 def _log_drop(before: float, after: float) -> float:
     """ln(before / after) for positive levels; 0 when either is not positive."""
     return float(np.log(before / after)) if before > 0 and after > 0 else 0.0
+
+
+def _score_after_min(run: RunSeries) -> dict:
+    """How the val score moved after the val loss's minimum, in sigmas of its noise (metric
+    mismatch's measurement, shared through the run): empty without a val score."""
+    m = run.measured("metric_mismatch", lambda: MetricMismatch().measure(run))
+    if not m:
+        return {}
+    return {
+        "score_gain_after_min_z": m["metric_gain_after_min_z"],
+        "score_metric": m["score_metric"],
+    }
+
+
+def _still_generalising(m: dict) -> bool:
+    """A stalled val loss that crept up by under `_CREEP_PCT` while a val score kept improving
+    (`_SCORE_STILL_IMPROVING_Z`): the gap widens, but generalisation has not got worse."""
+    return (
+        m["val_rise_pct"] < _CREEP_PCT
+        and m.get("score_gain_after_min_z", 0.0) >= _SCORE_STILL_IMPROVING_Z
+    )
 
 
 class Overfit(Classifier):
@@ -170,7 +203,7 @@ class Overfit(Classifier):
         noise = floor(detrended_noise(vy), v_scale)
         t_at_min = train[ok[np.searchsorted(ok, min(i_min, ok[-1]))]]
         t_range = max(float(np.ptp(train[ok])), TINY)
-        return {
+        m = {
             "val_metric": run.primary("val_loss"),
             "val_min_step": int(vx[i_min]),
             "val_end_step": int(vx[-1]),
@@ -203,6 +236,8 @@ class Overfit(Classifier):
                 vy[0] < (1.0 - self.first_eval_gain) * max(float(ty[0]), t_start)
             ),
         }
+        m.update(_score_after_min(run))
+        return m
 
     def judge(self, m: dict) -> Finding | None:
         if m["evaluations_after"] < _MIN_EVALS_AFTER or m["train_drop"] < self.train_drop:
@@ -237,6 +272,7 @@ class Overfit(Classifier):
             and m["val_rise_z"] >= _STALL_RISE_Z
             and m["evaluations_after"] >= _STALL_MIN_EVALS_AFTER
             and m["val_min_fraction"] <= 1.0 - self.stall_share
+            and not _still_generalising(m)
         )
         if not (clear or stalled):
             return None

@@ -79,3 +79,17 @@ def test_a_rise_to_a_new_level_that_holds_is_not_a_divergence():
         steps < 200, 1.0 - 0.2 * steps / 200, 0.8 + 0.12 * (1 - np.exp(-(steps - 200) / 150))
     )
     assert judge(Exploding(), run_of(loss=(steps, loss))) is None
+
+
+def test_a_loss_redefined_mid_run_is_not_a_divergence_when_validation_kept_improving():
+    # epochs 0-2 plain cross-entropy, then cross-entropy + Dice: the logged number jumps 6x
+    # while the held-out loss keeps falling and the training loss keeps falling after the step
+    ep = np.arange(10)
+    train = np.array([0.141, 0.097, 0.083, 0.505, 0.495, 0.493, 0.488, 0.487, 0.486, 0.485])
+    val = np.array([0.994, 0.995, 0.995, 0.926, 0.923, 0.921, 0.917, 0.917, 0.917, 0.916])
+    run = run_of(loss=(ep, train), val_loss=(ep, val))
+    assert judge(Exploding(), run) is None
+    # the same step with the held-out loss jumping too: the weights blew up
+    blown = run_of(loss=(ep, train), val_loss=(ep, np.r_[val[:3], 3.0 * val[3:]]))
+    f = judge(Exploding(), blown)
+    assert f is not None and f.evidence["val_worst_after_min"] > 2

@@ -173,3 +173,24 @@ def test_val_climbing_from_the_untrained_level_is_not_overfit():
     vx = np.arange(1, 2001, 100)
     val = 2.3 + 3.0 * (vx - 1) / 2000
     assert judge(Overfit(), run_of(loss=(steps, train), val_loss=(vx, val))) is None
+
+
+def test_a_val_loss_creeping_up_under_2pct_while_its_score_improves_is_not_overfit():
+    # a seq2seq fine-tune: eval loss flattens and creeps up 1.3% while ROUGE keeps improving
+    steps = np.arange(549, 5491, 549)[:9]
+    train = np.array([1.141, 0.642, 0.521, 0.448, 0.398, 0.364, 0.324, 0.299, 0.274])
+    val = np.array([0.660, 0.555, 0.519, 0.494, 0.489, 0.4853, 0.487, 0.491, 0.492])
+    rouge = np.array([46.5, 48.1, 48.9, 49.6, 50.0, 50.3, 50.8, 50.9, 51.3])
+    series = {"loss": (steps, train), "eval_loss": (steps, val)}
+    alone = judge(Overfit(), run_of(**series))
+    assert alone is not None  # the widening gap alone reads as a stall
+    assert judge(Overfit(), run_of(**series, eval_rouge1=(steps, rouge))) is None
+    # the same score beside a val loss that rose 8% is overfitting all the same
+    rising = val * np.r_[np.ones(6), 1.03, 1.06, 1.08]
+    assert (
+        judge(
+            Overfit(),
+            run_of(loss=(steps, train), eval_loss=(steps, rising), eval_rouge1=(steps, rouge)),
+        )
+        is not None
+    )
