@@ -38,7 +38,6 @@ from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE, severity_ran
 from lossforensics.classifiers.playbook import attach_causes
 from lossforensics.classifiers.registry import all_classifiers
 from lossforensics.classifiers.run import RunSeries, split_runs
-from lossforensics.classifiers.signals import memo_scope
 
 log = logging.getLogger("lossforensics.classifiers")
 
@@ -103,29 +102,28 @@ def diagnose_run(
     findings: list[Finding] = []
     skipped: list[Skipped] = []
     chosen = list(classifiers) if classifiers is not None else all_classifiers()
-    with memo_scope():  # classifiers smoothing the same curve share the work
-        for clf in chosen:
-            reason = clf.skip_reason(run)
-            if reason is not None:
-                skipped.append(Skipped(clf.label, reason))
-                continue
-            try:
-                finding = clf.detect(run)
-            except Exception as exc:
-                if strict:
-                    raise
-                log.exception("classifier %s failed on run %r", clf.label, run.name)
-                skipped.append(
-                    Skipped(
-                        clf.label,
-                        f"classifier error ({type(exc).__name__}: "
-                        f"{exc}); a bug in lossforensics, logged; the other "
-                        "labels are unaffected",
-                    )
+    for clf in chosen:
+        reason = clf.skip_reason(run)
+        if reason is not None:
+            skipped.append(Skipped(clf.label, reason))
+            continue
+        try:
+            finding = clf.detect(run)
+        except Exception as exc:
+            if strict:
+                raise
+            log.exception("classifier %s failed on run %r", clf.label, run.name)
+            skipped.append(
+                Skipped(
+                    clf.label,
+                    f"classifier error ({type(exc).__name__}: "
+                    f"{exc}); a bug in lossforensics, logged; the other "
+                    "labels are unaffected",
                 )
-                continue
-            if finding is not None:
-                findings.append(calibrate(attach_causes(finding)))
+            )
+            continue
+        if finding is not None:
+            findings.append(calibrate(attach_causes(finding)))
     # one problem, one finding: its cause; a cause leads the consequence it stands beside
     findings = apply_leads(apply_explains(order_findings(findings)))
     notes = [str(w) for w in (warnings or ())]

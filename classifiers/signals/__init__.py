@@ -15,14 +15,10 @@ a few thousand while a one-point spike still survives the reduction.
 Losses can be negative or near zero (ELBOs, contrastive losses, a converged regression), so
 relative changes are scaled by a robust spread of the curve (`scale`), never by the value
 itself; log-domain helpers apply only where every value is positive.
-
-Within `memo_scope()` (diagnose_run opens one per run) `smooth` remembers its results by
-content: plateau, underfit, exploding and loss_spikes all smooth the same training loss.
 """
 
 from __future__ import annotations
 
-from lossforensics.classifiers.signals._memo import memo_scope
 from lossforensics.classifiers.signals.events import (
     Periodicity,
     Spikes,
@@ -82,7 +78,6 @@ __all__ = [
     "head_level",
     "log_ratio",
     "loss_cycle",
-    "memo_scope",
     "noise_level",
     "odd_window",
     "relative_change",
