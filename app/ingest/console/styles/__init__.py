@@ -23,6 +23,7 @@ _MODULES = (
     "megatron",
     "yolo",
     "yolov8",
+    "yolov6",
     "yolox",
     "generic",
 )
