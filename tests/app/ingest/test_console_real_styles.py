@@ -33,6 +33,14 @@ REAL_EXCERPTS = {
     "fairseq_inner_real.log": ("fairseq", "loss", 5, 9.255, 10.278, None),
     "fairseq_legacy_real.log": ("fairseq", "loss", 10, 1.27, 0.75, "valid loss"),
     "yolov6_real.log": ("yolov6", "cls_loss", 9, 0.5756, 0.03814, None),
+    "megatron_deepspeed_real.log": (
+        "megatron",
+        "lm loss",
+        3,
+        6.444662,
+        7.155109,
+        "validation/lm loss value",
+    ),
     "megatron_real.log": (
         "megatron",
         "lm loss",
