@@ -41,6 +41,8 @@ REAL_EXCERPTS = {
         7.155109,
         "validation/lm loss value",
     ),
+    "hf_trainer_real.log": ("hf trainer printed dicts", "loss", 10, 1.6531, 1.5126, "eval_loss"),
+    "python_logging_real.log": ("generic key-value lines", "loss", 12, 10.3236, 10.36932, None),
     "megatron_real.log": (
         "megatron",
         "lm loss",
