@@ -15,6 +15,9 @@ a few thousand while a one-point spike still survives the reduction.
 Losses can be negative or near zero (ELBOs, contrastive losses, a converged regression), so
 relative changes are scaled by a robust spread of the curve (`scale`), never by the value
 itself; log-domain helpers apply only where every value is positive.
+
+Nothing here remembers a result: a measurement several labels share (a role's smoothed curve,
+a reduced curve) is kept by the run it describes (RunSeries.smoothed, RunSeries.measured).
 """
 
 from __future__ import annotations
