@@ -7,6 +7,9 @@ output limits; a file past one fails alone, naming the limit), or a Dask cluster
 (`distributed.Client(address).get_executor()`, the `[dask]` extra) when the runs sit on shared
 storage that many machines can read. No home-made scheduler: the executor decides placement.
 
+The local pool gets the sources in batches (up to MAX_BATCH a task, at least TASKS_PER_JOB tasks
+a worker); the other executors one source a task, so a limit or a lost worker costs one source.
+
 Progress goes to the console passed in: a rich bar on a terminal, a plain line every ~10% when
 not (CI logs, pipes), nothing when `console` is None.
 """
@@ -25,7 +28,7 @@ from concurrent.futures import (
 from contextlib import contextmanager
 from typing import Any
 
-from lossforensics.audit.worker import RunAudit, audit_source, prepare_worker
+from lossforensics.audit.worker import RunAudit, audit_source, audit_sources, prepare_worker
 from lossforensics.classifiers.errors import InputError, LossForensicsError
 from lossforensics.discover import RunSource
 from lossforensics.isolate import WorkerLimits, WorkerPool
@@ -67,6 +70,19 @@ class IsolatedExecutor(Executor):
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self._threads.shutdown(wait, cancel_futures=cancel_futures)
         self._pool.close()
+
+
+class AuditPool(ProcessPoolExecutor):
+    """The local process pool: `jobs` workers, each prepared once (worker.prepare_worker)."""
+
+    def __init__(self, jobs: int) -> None:
+        super().__init__(max_workers=jobs, initializer=prepare_worker)
+        self.jobs = jobs
+
+
+# sources a pool task audits at most, and the fewest tasks each worker gets (see batch_size)
+MAX_BATCH = 16
+TASKS_PER_JOB = 8
 
 
 def default_jobs() -> int:
@@ -111,7 +127,7 @@ def open_executor(
     if jobs == 1:
         yield InlineExecutor()
         return
-    with ProcessPoolExecutor(max_workers=jobs, initializer=prepare_worker) as pool:
+    with AuditPool(jobs) as pool:
         yield pool
 
 
@@ -132,33 +148,43 @@ def run_audit(
                 results.extend(found)
                 advance(len(found))
     else:
+        size = batch_size(len(sources), executor.jobs) if isinstance(executor, AuditPool) else 1
+        batches = [tuple(sources[i : i + size]) for i in range(0, len(sources), size)]
         # submit before the progress bar's refresh thread starts, so pool workers are forked
         # from a process holding no rich lock
-        futures = {executor.submit(audit_source, s, preview_points): s for s in sources}
+        futures = {executor.submit(audit_sources, b, preview_points): b for b in batches}
         with _progress(console, len(sources)) as advance:
             for fut in as_completed(futures):
-                found = _result_of(fut, futures[fut])
-                results.extend(found)
-                advance(len(found))
+                for found in _results_of(fut, futures[fut]):
+                    results.extend(found)
+                    advance(len(found))
     results.sort(key=lambda r: r.name)
     return results
 
 
-def _result_of(fut: Future, source: RunSource) -> list[RunAudit]:
+def batch_size(sources: int, jobs: int) -> int:
+    """Sources a pool task audits: one task per source costs a round trip through the parent's
+    queue thread for every ~30 ms run, and on a busy machine the workers wait on that thread;
+    batches of up to MAX_BATCH keep each worker fed while leaving at least TASKS_PER_JOB tasks a
+    worker, so the last tasks still balance."""
+    return max(1, min(MAX_BATCH, sources // (TASKS_PER_JOB * jobs)))
+
+
+def _results_of(fut: Future, batch: Sequence[RunSource]) -> list[list[RunAudit]]:
     try:
         return fut.result()
     except LossForensicsError as exc:  # an isolated worker past a limit: the limit named
-        error = {**exc.to_dict(), "file": exc.file or source.path}
-        return [RunAudit(source.name, source, None, error)]
+        return [
+            [RunAudit(s.name, s, None, {**exc.to_dict(), "file": exc.file or s.path})]
+            for s in batch
+        ]
     except Exception as exc:  # the worker itself died (killed process, lost Dask worker)
-        error = {
-            "code": "error",
-            "message": f"worker failed: {type(exc).__name__}: {exc}",
-            "file": source.path,
-            "line": None,
-            "byte": None,
-        }
-        return [RunAudit(source.name, source, None, error)]
+        message = f"worker failed: {type(exc).__name__}: {exc}"
+        return [[RunAudit(s.name, s, None, _worker_error(message, s.path))] for s in batch]
+
+
+def _worker_error(message: str, path: str) -> dict[str, Any]:
+    return {"code": "error", "message": message, "file": path, "line": None, "byte": None}
 
 
 @contextmanager

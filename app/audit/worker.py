@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +125,11 @@ def audit_source(source: RunSource, preview_points: int = 0) -> list[RunAudit]:
             )
         )
     return out
+
+
+def audit_sources(sources: Sequence[RunSource], preview_points: int = 0) -> list[list[RunAudit]]:
+    """audit_source over a batch of sources (one pool task), one result list per source."""
+    return [audit_source(source, preview_points) for source in sources]
 
 
 def _failed(source: RunSource, error: dict[str, Any], run_dir: str, start: float) -> RunAudit:

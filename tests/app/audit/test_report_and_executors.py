@@ -9,8 +9,15 @@ import re
 from pathlib import Path
 
 import pytest
+from lossforensics.audit import executor
 from lossforensics.audit.audit import AuditOptions, audit_folder
-from lossforensics.audit.executor import open_executor, run_audit
+from lossforensics.audit.executor import (
+    MAX_BATCH,
+    TASKS_PER_JOB,
+    batch_size,
+    open_executor,
+    run_audit,
+)
 from lossforensics.discover import discover_runs
 from rich.console import Console
 
@@ -54,6 +61,19 @@ def test_pool_and_inline_agree(sweep: Path) -> None:
     _, serial, _ = _audit(sweep, format="json", jobs=1)
     _, pooled, _ = _audit(sweep, format="json", jobs=2)
     assert json.loads(serial) == json.loads(pooled)
+
+
+def test_pool_batches_sources_and_agrees_with_inline(sweep: Path, monkeypatch) -> None:
+    assert batch_size(1000, 2) == MAX_BATCH  # a big folder: full batches
+    assert batch_size(100, 2) == 100 // (TASKS_PER_JOB * 2)  # still TASKS_PER_JOB tasks a worker
+    assert batch_size(3, 2) == 1
+    sources = discover_runs(sweep).sources
+    with open_executor(1) as ex:
+        inline = [r.to_dict() for r in run_audit(sources, ex)]
+    monkeypatch.setattr(executor, "batch_size", lambda sources, jobs: 4)
+    with open_executor(2) as ex:
+        pooled = [r.to_dict() for r in run_audit(sources, ex)]
+    assert pooled == inline
 
 
 @pytest.mark.slow
