@@ -44,6 +44,14 @@ REAL_EXCERPTS = {
     "hf_trainer_real.log": ("hf trainer printed dicts", "loss", 10, 1.6531, 1.5126, "eval_loss"),
     "python_logging_real.log": ("generic key-value lines", "loss", 12, 10.3236, 10.36932, None),
     "keras_verbose2_real.log": ("keras verbose 2", "loss", 15, 1.0029, 0.5984, "val_loss"),
+    "lightning_bar_lines_real.log": (
+        "progress bar (tqdm / lightning)",
+        "loss",
+        5,
+        10.473,
+        9.847,
+        None,
+    ),
     "megatron_real.log": (
         "megatron",
         "lm loss",
