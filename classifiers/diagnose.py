@@ -58,8 +58,9 @@ def diagnose(
 ) -> Diagnosis:
     """Diagnose a frame that holds one run (InputError when it holds several)."""
     frame = validate_frame(frame)
-    names = pd.unique(frame["run"].astype(str))
-    if len(names) > 1:
+    runs = split_runs(frame)
+    if len(runs) > 1:
+        names = [r.name for r in runs]
         shown = ", ".join(map(repr, names[:_RUNS_NAMED])) + (
             ", ..." if len(names) > _RUNS_NAMED else ""
         )
@@ -67,7 +68,7 @@ def diagnose(
             f"the frame holds {len(names)} runs ({shown}); "
             "use diagnose_all() to get one diagnosis per run"
         )
-    run = RunSeries(frame, str(names[0])) if len(names) else RunSeries(frame)
+    run = runs[0] if runs else RunSeries(frame)
     return diagnose_run(
         run, source=source, warnings=warnings, classifiers=classifiers, strict=strict
     )
@@ -172,7 +173,8 @@ def metric_infos(run: RunSeries) -> list[MetricInfo]:
     role_codes = np.asarray(getattr(roles, "codes", [-1]))
     if codes.min() < 0 or role_codes.min() < 0:
         return _metric_infos_grouped(frame)  # missing names or roles: pandas' NA rules
-    order = np.argsort(codes, kind="stable")  # rows by metric, in frame order within each
+    # rows by metric, in frame order within each (small integers: numpy's radix sort)
+    order = np.argsort(codes.astype(np.int16) if len(names) < 2**15 else codes, kind="stable")
     starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
     steps = frame["step"].to_numpy(np.int64)[order]
     seqs = frame["seq"].to_numpy(np.int64)[order]
