@@ -42,7 +42,11 @@ The table, cause -> consequence, and why it holds in general:
 leads the verdict although its label is less severe: exploding leads nan when the loss had
 already blown up on finite values (past exploding's full threshold) before its first
 non-finite one - the NaN is where the divergence ended, and the divergence is what to fix. A
-NaN is never dropped: a non-finite loss is always reported.
+NaN is never dropped: a non-finite loss is always reported. metric_mismatch leads overfit when the
+val loss rose after its minimum while the val score kept improving: the model grows over-confident
+on the examples it still gets wrong, but the metric the run is for is still getting better, so
+which of the two to trust (and to stop on) is the first question; the rise stays reported as
+overfit beside it.
 """
 
 from __future__ import annotations
@@ -119,6 +123,12 @@ def _loss_climbed(cause: Finding, effect: Finding) -> bool:
     return progress is not None and progress < 0
 
 
+def _metric_still_improves(cause: Finding, effect: Finding) -> bool:
+    """metric_mismatch leads overfit: its val loss rose after its minimum while the val score
+    kept improving (direction `loss_rises_metric_improves`)."""
+    return cause.evidence.get("direction") == "loss_rises_metric_improves"
+
+
 @dataclass(frozen=True)
 class Explains:
     """`cause` explains `effect` (when `when(cause_finding, effect_finding)` holds)."""
@@ -162,6 +172,12 @@ EXPLAINS: tuple[Explains, ...] = (
 # although its label is less severe.
 LEADS: tuple[Explains, ...] = (
     Explains("exploding", "nan", "the NaN ends a blow-up", _blew_up_before_nan),
+    Explains(
+        "metric_mismatch",
+        "overfit",
+        "the val loss rises while the metric the run is for still improves",
+        _metric_still_improves,
+    ),
 )
 
 

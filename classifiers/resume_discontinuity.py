@@ -17,7 +17,12 @@ logged earlier at the same steps are a second reading, kept as evidence: a resum
 matches them points at a stale checkpoint, one above them at lost optimizer state.
 Rule: some restart's jump is at least `min_z` standard errors (of that combination of k-point
 medians, from the step-sorted curve's trend-free noise) and `min_rel` of the curve's robust
-range or of the loss level before the restart, whichever is smaller. More restarts than
+range or of the loss level before the restart, whichever is smaller. A schedule restarted with
+the counter (the LR moved by `_LR_JUMP`, 2x, or more across the restart) is a resume too when
+the steps logged again sit that far from what the earlier run logged at them (`replay_gap`):
+the resumed run is not in the state that produced them, though the loss did not jump against
+the last point before the restart. A counter that goes back with no jump, no schedule restart
+or no replay gap (an epoch field reset each session) is not a finding. More restarts than
 `max_restarts` or 5% of the points means interleaved writers (ranks, processes), not resumes:
 no finding.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
@@ -26,7 +31,8 @@ loss_jump_rel (share of the robust range or of the level before,
 whichever is smaller), loss_before, loss_after, loss_same_steps_earlier
 (NaN when those steps were never logged before), matches_earlier_run (bool: the resumed loss
 is within 2 standard errors of it), lr_jump (bool: the LR differs by more than 2x across the
-restart, e.g. the scheduler restarted).
+restart, e.g. the scheduler restarted), replay_gap and replay_gap_rel (the resumed loss against
+the earlier run's at the same steps, in standard errors and relative).
 Known false positives: two different runs appended to one log under one name (a restart to
 step 0 with a different model); a restart exactly at an LR milestone.
 """
@@ -42,6 +48,9 @@ from lossforensics.classifiers.signals import TINY, robust_range
 
 # more restarts than 5% of the points is interleaved writers (ranks, processes), not resumes
 _MAX_RESTART_SHARE = 0.05
+# an LR that changes by 2x or more across a restart restarted its schedule (ReduceLROnPlateau's
+# common factor of 0.5 undone, a warmup or cosine begun again); smaller moves are the schedule
+_LR_JUMP = 2.0
 # k, the points compared on each side of a restart, is 1/20 (5%) of the points: enough to
 # out-vote noise, few enough that a short epoch log still compares the points at the restart
 _WINDOW_DIVISOR = 20
@@ -134,12 +143,35 @@ class ResumeDiscontinuity(Classifier):
             "loss_same_steps_earlier": best["old"],
             "matches_earlier_run": bool(abs(best["after"] - best["old"]) <= 2 * se),
             "lr_jump": _lr_jump(lx, ly, nth, len(restarts), best["from_step"], best["step"]),
+            # the resumed loss against the earlier run's at the same steps: a resume that
+            # restored its state logs those steps again about as before
+            "replay_gap": (best["after"] - best["old"]) / se2,
+            "replay_gap_rel": (best["after"] - best["old"])
+            / max(min(span, abs(best["before"])), TINY),
         }
 
+    def jumped(self, m: dict) -> bool:
+        return abs(m["loss_jump"]) >= self.min_z and abs(m["loss_jump_rel"]) >= self.min_rel
+
+    def replayed_apart(self, m: dict) -> bool:
+        """The scheduler restarted at the restart and the steps logged again sit `min_z`
+        standard errors and `min_rel` away from what the earlier run logged at them: the
+        resumed run is not in the state that produced them (a fresh optimizer or scheduler),
+        although the loss did not jump against the last point before the restart."""
+        gap, rel = m.get("replay_gap"), m.get("replay_gap_rel")
+        return bool(
+            m["lr_jump"]
+            and gap is not None
+            and np.isfinite(gap)
+            and abs(gap) >= self.min_z
+            and abs(rel) >= self.min_rel
+        )
+
     def judge(self, m: dict) -> Finding | None:
-        if abs(m["loss_jump"]) < self.min_z or abs(m["loss_jump_rel"]) < self.min_rel:
+        if not (self.jumped(m) or self.replayed_apart(m)):
             return None
-        conf = 0.5 + _CONFIDENCE_PER_DOUBLING * np.log2(abs(m["loss_jump"]) / self.min_z)
+        z = m["loss_jump"] if self.jumped(m) else m["replay_gap"]
+        conf = 0.5 + _CONFIDENCE_PER_DOUBLING * np.log2(abs(z) / self.min_z)
         way = "up" if m["loss_jump"] > 0 else "down"
         went = (
             f"The step counter went back from {m['resumed_from_step']} to {m['resume_step']}"
@@ -222,4 +254,4 @@ def _lr_jump(
     else:
         r = back[np.argmin(np.abs(lx[back - 1] - from_step) + np.abs(lx[back] - to_step))]
     a, b = ly[r - 1], ly[r]
-    return bool(np.isfinite(a) and np.isfinite(b) and max(a, b) > 2 * max(min(a, b), TINY))
+    return bool(np.isfinite(a) and np.isfinite(b) and max(a, b) >= _LR_JUMP * max(min(a, b), TINY))

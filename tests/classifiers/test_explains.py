@@ -114,3 +114,15 @@ def test_a_blow_up_explains_gradients_that_vanished_while_the_loss_climbed():
         "exploding",
         "vanishing_gradients",
     }
+
+
+def test_a_metric_still_improving_leads_the_val_loss_rise_and_both_stay():
+    rise = _f("overfit", val_min_step=4140)
+    mismatch = _f("metric_mismatch", 0.9, direction="loss_rises_metric_improves")
+    assert [f.label for f in apply_leads(apply_explains([rise, mismatch]))] == [
+        "metric_mismatch",
+        "overfit",
+    ]
+    # a loss that improves beside a frozen metric says nothing about the rise
+    frozen = _f("metric_mismatch", 0.9, direction="loss_improves")
+    assert [f.label for f in apply_leads([rise, frozen])] == ["overfit", "metric_mismatch"]

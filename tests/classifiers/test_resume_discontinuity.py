@@ -121,3 +121,20 @@ def test_early_restart_with_a_jump_up_is_a_resume():
     steps = [0, 1] + list(range(48))
     f = judge(ResumeDiscontinuity(), _epoch_log(steps, loss))
     assert f is not None and f.evidence["loss_jump"] > 0
+
+
+def test_a_schedule_restarted_with_the_counter_is_a_resume_when_the_replayed_steps_differ():
+    # epochs 1-25 with the LR halved at 24, then the script restarts at epoch 21 with the LR
+    # back at 1e-4 (scheduler state lost): epochs 21-25 log well below their first pass
+    first, second = np.arange(1, 26), np.arange(21, 31)
+    loss1 = 0.5 + 1.4 * np.exp(-first / 8) + 0.008 * RNG.standard_normal(len(first))
+    # the resumed run carries on from where the first stopped, no jump at the restart
+    loss2 = loss1[-1] - 0.03 * (second - 20) + 0.008 * RNG.standard_normal(len(second))
+    lr1 = np.where(first >= 24, 5e-5, 1e-4)
+    steps, values = np.r_[first, second], np.r_[loss1, loss2]
+    lr = (steps, np.r_[lr1, np.full(len(second), 1e-4)])
+    f = judge(ResumeDiscontinuity(), _run(steps, values, lr))
+    assert f is not None and f.evidence["lr_jump"] and abs(f.evidence["replay_gap"]) >= 4
+    # the same restart with the schedule carried on is a counter reset, not a finding
+    kept = (steps, np.r_[lr1, np.full(len(second), 5e-5)])
+    assert judge(ResumeDiscontinuity(), _run(steps, values, kept)) is None
