@@ -52,6 +52,7 @@ REAL_EXCERPTS = {
         9.847,
         None,
     ),
+    "keras_verbose1_real.log": ("keras verbose 1", "loss", 3, 0.3437, 0.0891, "val_loss"),
     "megatron_real.log": (
         "megatron",
         "lm loss",
