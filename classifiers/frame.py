@@ -22,6 +22,7 @@ Readers build it with `make_frame`; everyone else may call `validate_frame` at a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -172,9 +173,9 @@ def validate_frame(frame: pd.DataFrame) -> pd.DataFrame:
         raise InvalidFrameError(f"frame is missing column(s): {', '.join(missing)}")
     out = frame if tuple(frame.columns) == COLUMNS else frame.loc[:, list(COLUMNS)]
     fixes: dict[str, pd.Series] = {}
-    for col in COLUMNS:
+    # dtypes read once (a column lookup each costs more than the check: this runs per diagnosis)
+    for col, have in zip(COLUMNS, out.dtypes.tolist(), strict=True):
         want = DTYPES[col]
-        have = out[col].dtype
         if have == want:
             continue
         try:
@@ -193,8 +194,8 @@ def validate_frame(frame: pd.DataFrame) -> pd.DataFrame:
             raise InvalidFrameError(f"column {col!r} cannot be {want}: {exc}") from None
     if fixes:
         out = out.assign(**fixes)
-    if out["role"].isna().any():
+    if (cast(pd.Categorical, out["role"].array).codes < 0).any():  # missing: code -1
         raise InvalidFrameError("column 'role' has missing values")
-    if out["run"].isna().any() or out["metric"].isna().any():
+    if out["run"].array.isna().any() or out["metric"].array.isna().any():
         raise InvalidFrameError("columns 'run' and 'metric' must not have missing values")
     return out
