@@ -36,6 +36,7 @@ from lossforensics.classifiers.errors import (
 from lossforensics.classifiers.frame import make_frame
 from lossforensics.ingest._builder import check_points
 from lossforensics.ingest._limits import check_name
+from lossforensics.ingest._segments import restart_segments
 from lossforensics.ingest._tb_decode import FilePoints, decode
 from lossforensics.ingest._tb_framing import HEADER, file_bytes, first_record_frames, walk
 from lossforensics.ingest._tb_layout import (
@@ -209,20 +210,23 @@ def _build_frame(
     def cat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
         return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
 
-    run = pd.Categorical.from_codes(
-        cat(cols.run, np.int32), categories=pd.Index(_distinct(run_names))
+    run_codes, metric_codes = cat(cols.run, np.int32), cat(cols.metric, np.int32)
+    step, wall = cat(cols.step, np.int64), cat(cols.wall_time, np.float64)
+    # restarts in logging time: a run's train/ and validation/ files follow each other in seq
+    segment = restart_segments(
+        run_codes, metric_codes, step, wall if np.isfinite(wall).all() else None
     )
-    metric = pd.Categorical.from_codes(
-        cat(cols.metric, np.int32), categories=pd.Index(list(metric_index))
-    )
+    run = pd.Categorical.from_codes(run_codes, categories=pd.Index(_distinct(run_names)))
+    metric = pd.Categorical.from_codes(metric_codes, categories=pd.Index(list(metric_index)))
     return make_frame(
         run,
         metric,
-        cat(cols.step, np.int64),
+        step,
         cat(cols.value, np.float64),
-        cat(cols.wall_time, np.float64),
+        wall,
         roles=roles,
         splits=splits,
+        segment=segment,
     )
 
 
