@@ -25,15 +25,22 @@ _PARTITION_GROUP_POINTS = 256
 
 def group_medians(group: np.ndarray, y: np.ndarray) -> np.ndarray:
     """np.median of `y` (no NaN) within each group, groups in sorted order: the same numbers
-    (the middle value, or the two middle ones halved; a zero's sign aside) from one sort
+    (the middle value, or the two middle ones halved; a zero's sign aside) from two sorts
     instead of a median call per group (~10 us of dispatch each on short groups); a few large
     groups (a long curve folded into phase bins) are each partitioned instead."""
     if len(group) and len(group) >= _PARTITION_GROUP_POINTS * (int(np.ptp(group)) + 1):
         order = np.argsort(group, kind="stable")
         g = group[order]
         return _sliced_medians(y[order], np.flatnonzero(np.r_[True, g[1:] != g[:-1]]))
-    order = np.lexsort((y, group))
-    g, v = group[order], y[order]
+    # by value, then a stable sort by group: lexsort((y, group))'s order of the values within
+    # each group (ties are equal values), at half its cost; the group numbers as int16 where
+    # they fit (numpy's radix sort)
+    by_value = np.argsort(y)
+    g = group[by_value]
+    small = len(g) > 0 and np.issubdtype(g.dtype, np.integer) and int(np.ptp(g)) < 2**15
+    key = (g - g.min()).astype(np.int16) if small else g
+    by_group = np.argsort(key, kind="stable")
+    g, v = g[by_group], y[by_value][by_group]
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     count = np.diff(np.r_[starts, len(g)])
     low, high = v[starts + (count - 1) // 2], v[starts + count // 2]
