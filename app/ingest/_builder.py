@@ -1,6 +1,9 @@
 """Accumulates long-form points chunk by chunk, so a reader's memory is bounded by the points it
 keeps, not by the file size; then builds the normalised frame in one vectorised call.
 
+Every frame built here gets its `segment` column from `_segments.restart_segments`: a metric's
+step going back, or a change of the session label a reader passes with the points.
+
 The read limits (`_limits.current()`) are enforced here as points and names arrive: past the
 points limit or with a name over its length limit, LimitExceededError, before any more is read."""
 
@@ -14,6 +17,7 @@ from lossforensics.classifiers.errors import LimitExceededError
 from lossforensics.classifiers.frame import empty_frame, make_frame
 from lossforensics.classifiers.roles import override_role
 from lossforensics.ingest._limits import check_name, current
+from lossforensics.ingest._segments import restart_segments
 from lossforensics.ingest.base import ReadWarning
 
 
@@ -39,15 +43,41 @@ class Interner:
 
 
 class FrameBuilder:
-    """Collects (run, metric, step, value, wall_time) arrays; `seq` is the order of `add` calls
-    and, within one call, the order of the arrays."""
+    """Collects (run, metric, step, value, wall_time) arrays and optional session labels; `seq`
+    is the order of `add` calls and, within one call, the order of the arrays."""
 
     def __init__(self) -> None:
         self.runs = Interner("run")
         self.metrics = Interner("metric")
         self._parts: list[tuple[np.ndarray, ...]] = []
+        self._labels: list[np.ndarray] = []
+        self._label_index: dict[object, int] = {}
         self.points = 0
         self.max_points = current().max_points
+        self.restarts = 0
+
+    def label_codes(self, values: pd.Series | np.ndarray) -> np.ndarray:
+        """Session labels (a `segment`/`phase` value per point) as codes stable across `add`
+        calls; -1 where a point has none (missing, NaN, a bool)."""
+        cells = pd.Series(values, dtype=object)
+        try:
+            codes, uniques = pd.factorize(cells, use_na_sentinel=True)
+        except TypeError:  # unhashable cells (a list in JSON): by their text
+            codes, uniques = pd.factorize(cells.astype(str), use_na_sentinel=True)
+        lookup = np.array(
+            [
+                -1
+                if isinstance(u, bool) or (isinstance(u, float) and not np.isfinite(u))
+                else self._label_index.setdefault(
+                    int(u) if isinstance(u, float) and u.is_integer() else u,
+                    len(self._label_index),
+                )
+                for u in uniques
+            ]
+            + [-1],
+            dtype=np.int64,
+        )
+        return lookup[codes]  # the sentinel -1 picks the trailing -1
 
     def add(
         self,
@@ -56,7 +86,9 @@ class FrameBuilder:
         steps: np.ndarray,
         values: np.ndarray,
         wall: np.ndarray | None = None,
+        labels: np.ndarray | None = None,
     ) -> None:
+        """`labels`: each point's session label code (`label_codes`), -1 for none."""
         n = len(steps)
         if n == 0:
             return
@@ -76,6 +108,12 @@ class FrameBuilder:
                 wall,
             )
         )
+        if labels is not None or self._labels:
+            if not self._labels and self.points:  # points added before any label: none
+                self._labels.append(np.full(self.points, -1, dtype=np.int64))
+            self._labels.append(
+                np.full(n, -1, dtype=np.int64) if labels is None else np.asarray(labels, np.int64)
+            )
         self.points += n
 
     def build(
@@ -84,10 +122,12 @@ class FrameBuilder:
         splits: Mapping[str, str] | None = None,
         default_roles: Mapping[str, str] | None = None,
         order: str = "source",
+        warns: Warnings | None = None,
     ) -> pd.DataFrame:
         """The frame. `default_roles` are the reader's own role choices (e.g. W&B __MAX ->
         other); the caller's `roles` win over them. `order='wall_time'` renumbers `seq` by time
-        (stable), for stores whose file order is not the logging order."""
+        (stable), for stores whose file order is not the logging order; segments follow `seq`.
+        `warns` gets a line when the runs hold restarts."""
         if not self._parts:
             return empty_frame()
         runs, metrics, steps, values, wall = (
@@ -100,12 +140,34 @@ class FrameBuilder:
         run_names = np.asarray(self.runs.names, dtype=object)[runs]
         metric_names = np.asarray(self.metrics.names, dtype=object)[metrics]
         merged = merge_roles(self.metrics.names, roles, default_roles)
+        labels = np.concatenate(self._labels) if self._labels else None
+        segment = restart_segments(runs, metrics, steps, seq, labels)
+        self.restarts = _count_restarts(runs, segment)
+        if self.restarts and warns is not None:
+            warns.add(
+                f"the log holds {self.restarts} restart(s) (a step that goes back, or a new "
+                "segment/phase value): each starts a segment of its run, in the order logged"
+            )
         frame = make_frame(
-            run_names, metric_names, steps, values, wall, seq, roles=merged, splits=splits
+            run_names,
+            metric_names,
+            steps,
+            values,
+            wall,
+            seq,
+            roles=merged,
+            splits=splits,
+            segment=segment,
         )
         if order == "wall_time":
             frame = frame.sort_values("seq", kind="stable").reset_index(drop=True)
         return frame
+
+
+def _count_restarts(runs: np.ndarray, segment: np.ndarray) -> int:
+    """Segment starts after the first, over all runs."""
+    later = segment > 0  # segments count up from 0 in each run: distinct (run, segment > 0)
+    return len(np.unique(runs[later].astype(np.int64) * (int(segment.max()) + 1) + segment[later]))
 
 
 def check_points(points: int, limit: int | None = None) -> None:

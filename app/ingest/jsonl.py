@@ -10,9 +10,9 @@ for `metric`, optional `run`, `role`, `wall_time`, `segment`) are one point each
 
 Runs and segments, in wide lines: a `run`, `experiment` or `trial` key names separate runs
 (each value its own `run`, named `<key>-<value>` when the value is not text); a `segment` or
-`phase` key, or a step that goes back below the run's previous step, starts a new segment of
-the same run (the frame's `segment` column: 0, then +1 at each restart). Neither key is a
-metric.
+`phase` key, or a metric's step that goes back below its previous step, starts a new segment
+of the same run (the frame's `segment` column: 0, then +1 at each restart; the rule is
+`_segments`'). Neither key is a metric.
 
 `NaN`, `Infinity`, `-Infinity` tokens are values (kept); strings, booleans and lists are
 skipped and counted in one warning with the first line; a bad line is a warning with its line
@@ -98,8 +98,6 @@ class _State:
         self.unstepped = 0
         self.run_key: str | None = None
         self.segment_key: str | None = None
-        self.segments: list[np.ndarray] = []  # each added point's segment, in add order
-        self.last: dict[int, tuple[int | None, object, int]] = {}  # run -> step, key, segment
 
     def run_codes(self, col: pd.Series | None) -> np.ndarray:
         """Each line's run code: its run/experiment/trial value, else the file's run."""
@@ -115,28 +113,6 @@ class _State:
             name = v if isinstance(v, str) else f"{self.run_key}-{v}"
             codes[i] = self.builder.runs.code(name)
         return codes
-
-    def line_segments(
-        self, runs: np.ndarray, steps: np.ndarray, ok: np.ndarray, key: pd.Series | None
-    ) -> np.ndarray:
-        """Each line's segment within its run: +1 where the step goes back below the run's
-        previous step or the segment/phase value changes (carried across chunks)."""
-        seg = np.zeros(len(runs), dtype=np.int64)
-        keys = [None] * len(runs) if key is None else key.tolist()
-        for r in np.unique(runs):
-            idx = np.flatnonzero((runs == r) & ok)
-            step0, key0, seg0 = self.last.get(int(r), (None, None, 0))
-            s = steps[idx]
-            k = [keys[i] for i in idx]
-            prev_s = np.r_[np.iinfo(np.int64).min if step0 is None else step0, s[:-1]]
-            prev_k = [key0, *k][: len(k)]
-            changed = np.array(
-                [a != b and b is not None for a, b in zip(k, prev_k, strict=True)], dtype=bool
-            )
-            seg[idx] = seg0 + np.cumsum((s < prev_s) | changed)
-            if len(idx):
-                self.last[int(r)] = (int(s[-1]), k[-1], int(seg[idx[-1]]))
-        return seg
 
     def note_bad(self, mask: np.ndarray, lines: np.ndarray, key: str) -> None:
         if mask.any():
@@ -200,8 +176,10 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
     runs = state.run_codes(frame[state.run_key] if state.run_key in frame.columns else None)
     if state.run_key not in frame.columns:
         runs = np.full(len(frame), state.run_code, dtype=np.int32)
-    segs = state.line_segments(
-        runs, steps, ok, frame[state.segment_key] if state.segment_key in frame.columns else None
+    labels = (
+        state.builder.label_codes(frame[state.segment_key])
+        if state.segment_key in frame.columns
+        else None
     )
     skip = {state.step_key, state.wall_key, state.run_key, state.segment_key}
     columns = [
@@ -223,8 +201,8 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
         steps[rows],
         values[rows, cols],
         None if wall is None else wall[rows],
+        None if labels is None else labels[rows],
     )
-    state.segments.append(segs[rows])
 
 
 def _long(state: _State, chunk: RecordChunk) -> None:
@@ -260,13 +238,10 @@ def _long(state: _State, chunk: RecordChunk) -> None:
         wall = _wall_seconds(np.where(w.keep, w.values, np.nan))[keep]
     codes = state.builder.metrics.codes(names[keep].astype(str))
     values = cells.values[keep] if cells is not None else np.empty(0)
-    state.builder.add(run_codes, codes, steps[keep], values, wall)
-    segs = np.zeros(int(keep.sum()), dtype=np.int64)
+    labels = None
     if "segment" in frame.columns:  # a normalised frame written out: its segments as they were
-        cells = json_cells(frame["segment"])
-        ok_seg = cells.keep & np.isfinite(cells.values)
-        segs = np.where(ok_seg, cells.values, 0).astype(np.int64)[keep]
-    state.segments.append(segs)
+        labels = state.builder.label_codes(frame["segment"][keep])
+    state.builder.add(run_codes, codes, steps[keep], values, wall, labels)
 
 
 def read(
@@ -301,14 +276,7 @@ def read(
         raise EmptyInputError(
             f"no numeric points in {state.records} JSON object(s){why}", file=str(path)
         )
-    frame = state.builder.build(roles, default_roles=state.defaults)
-    segments = np.concatenate(state.segments)
-    if segments.any():  # seq is the order points were added
-        frame["segment"] = segments[frame["seq"].to_numpy()]
-        state.warns.add(
-            f"the log holds restarts (a step that goes back, or a {state.segment_key or 'segment'}"
-            " key): each is a segment of its run, in the order written"
-        )
+    frame = state.builder.build(roles, default_roles=state.defaults, warns=state.warns)
     return IngestResult(
         apply_run_name(frame, run), state.warns.finish(), format=FORMAT, files=[str(path)]
     )
