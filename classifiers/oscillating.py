@@ -11,13 +11,21 @@ trend moved less than `max_move` (30%) of its starting level; for losses that ca
 negative, the swing is at least _MIN_AMPLITUDE (40%) of the trend's movement and
 _MIN_SWING_OF_RANGE (10%) of its robust range. A loss that blows up at the end (ends
 non-finite, or its last tenth is above _BLOWUP_FACTOR, 3x, its level) is exploding, not
-swinging. Needs 30 points on the per-step series (epoch averages hide the swings).
+swinging. The training loss's own swings need _TRAIN_POINTS (30) points on the per-step series
+(epoch averages hide the swings). When the validation loss is logged at the training loss's
+cadence (an epoch log: both once an epoch) it is a witness both ways: unstable weights evaluate
+unstably, so a training loss swinging beside a validation loss whose own swing is under
+_CALM_VAL_SHARE (a third) of `min_swing` is the noise of each epoch's estimate, not
+oscillation; and a validation loss swinging by _VAL_SWING_SHARE (3x) `min_swing` around its
+trend while the training loss's trend moved less than `max_move` oscillates, from 8 epochs on
+(the short epoch logs of Keras and Lightning, too few points to judge the training loss).
 Confidence: _BASE_CONFIDENCE (0.55) + _OVER_BONUS (0.3) x min(1, (swing ratio - threshold) /
 threshold) + _CALM_BONUS (0.1) when the trend moved less than _CALM_MOVE (10%).
 Known false positives: a healthy run with very small batches whose per-step loss is noisy and
 that has already converged (noise, not oscillation: the swings are uncorrelated); a run
 alternating between data sources on purpose.
-Evidence: swing_ratio, trend_move, amplitude_ratio, level, lag1 (residual autocorrelation).
+Evidence: swing_ratio, trend_move, amplitude_ratio, level, lag1 (residual autocorrelation),
+val_swing_ratio (None unless the validation loss is logged at the training loss's cadence).
 """
 
 from __future__ import annotations
@@ -56,6 +64,15 @@ _OVER_BONUS = 0.3
 _CALM_BONUS = 0.1
 # a trend that moved less than a tenth of its starting level is making no progress at all
 _CALM_MOVE = 0.1
+# the training loss's own swings need 30 points: several swings around a 9-point trend window
+_TRAIN_POINTS = 30
+# a val loss at the training loss's cadence swinging by 3x the training bar (30% of its level)
+# from one evaluation to the next is unstable, not noisy
+_VAL_SWING_SHARE = 3
+# a val loss logged at least 80% as often as the training loss is at its cadence (an epoch log)
+_SAME_CADENCE = 0.8
+# a val loss at that cadence swinging under a third of the training loss's bar is calm
+_CALM_VAL_SHARE = 1 / 3
 # no finding read from a curve alone is certain
 _MAX_CONFIDENCE = 0.95
 
@@ -63,8 +80,9 @@ _MAX_CONFIDENCE = 0.95
 class Oscillating(Classifier):
     label = "oscillating"
     needs = frozenset({"train_loss"})
-    # fewest per-step points that hold several swings around a trend window
-    min_points = 30
+    # an epoch log of 8 evaluations can show a validation loss swinging (the short path); the
+    # training loss's own swings need _TRAIN_POINTS
+    min_points = 8
     per_step = True
 
     def __init__(
@@ -87,6 +105,9 @@ class Oscillating(Classifier):
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
+        val_swing = self._val_swing(run, len(y))
+        if len(y) < _TRAIN_POINTS and val_swing is None:
+            return None  # too short to judge the training loss's own swings
         xb, yb = signals.bucket(x, y, _MAX_POINTS, "median")
         trend = signals.rolling_median(
             yb, max(_TREND_WINDOW_MIN, len(yb) // _TREND_WINDOW_PER_RUN) | 1
@@ -103,6 +124,7 @@ class Oscillating(Classifier):
             positive and signals.tail_level(trend, _BLOWUP_TAIL) > _BLOWUP_FACTOR * level
         )
         return {
+            "val_swing_ratio": val_swing,
             "points": len(y),
             "swing": swing,
             "level": level,
@@ -118,12 +140,64 @@ class Oscillating(Classifier):
             "last_step": int(x[-1]),
         }
 
-    def oscillates(self, ev: dict) -> bool:
-        if ev["blew_up"]:
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """A training loss of `_TRAIN_POINTS` points at its finest logging, or a shorter epoch
+        log with a validation loss at its cadence (the short path)."""
+        reason = super().skip_reason(run)
+        curve = run.detailed("train_loss")
+        if reason is not None or curve is None or len(curve) >= _TRAIN_POINTS:
+            return reason
+        if self._val_swing(run, len(curve)) is not None:
+            return None
+        return (
+            f"training loss has {len(curve)} point(s) at its finest logging; {self.label} needs "
+            f"at least {_TRAIN_POINTS}, or a validation loss logged as often"
+        )
+
+    @staticmethod
+    def _val_swing(run: RunSeries, train_points: int) -> float | None:
+        """The validation loss's median swing around its own rolling-median trend, over its
+        level, when it is logged at about the training loss's cadence (an epoch log: both once
+        an epoch); None otherwise (a per-step train loss beside a sparse val says nothing)."""
+        val = run.curve("val_loss")
+        if val is None:
+            return None
+        _, vy = signals.finite_points(val.steps, val.values)
+        if len(vy) < _SAME_CADENCE * train_points or not signals.all_positive(vy):
+            return None
+        trend = signals.rolling_median(
+            vy, max(_TREND_WINDOW_MIN, len(vy) // _TREND_WINDOW_PER_RUN) | 1
+        )
+        level = float(np.median(trend))
+        return float(np.median(np.abs(vy - trend))) / max(level, signals.TINY)
+
+    def val_swings(self, ev: dict) -> bool:
+        """The validation loss, at the training loss's cadence, swings by `_VAL_SWING_SHARE`
+        times the training bar around its trend while training makes little progress: weights
+        jumping between solutions from one epoch to the next (the short epoch logs of Keras and
+        Lightning, where the training loss alone is too few points to judge)."""
+        val = ev.get("val_swing_ratio")
+        return bool(
+            ev["positive"]
+            and val is not None
+            and val >= _VAL_SWING_SHARE * self.min_swing
+            and ev["trend_move"] < self.max_move
+        )
+
+    def train_swings(self, ev: dict) -> bool:
+        if ev["points"] < _TRAIN_POINTS:
+            return False
+        calm_val = ev.get("val_swing_ratio")
+        if calm_val is not None and calm_val < _CALM_VAL_SHARE * self.min_swing:
+            # unstable weights evaluate unstably: a training loss swinging beside a calm
+            # validation loss at the same epochs is the noise of the epoch's estimate
             return False
         if ev["positive"]:
             return ev["swing_ratio"] >= self.min_swing and ev["trend_move"] < self.max_move
         return ev["amplitude_ratio"] >= _MIN_AMPLITUDE and ev["swing_ratio"] >= _MIN_SWING_OF_RANGE
+
+    def oscillates(self, ev: dict) -> bool:
+        return not ev["blew_up"] and (self.train_swings(ev) or self.val_swings(ev))
 
     def judge(self, ev: dict) -> Finding:
         if ev["positive"]:
@@ -139,6 +213,16 @@ class Oscillating(Classifier):
             if ev["positive"]
             else f"({ev['amplitude_ratio']:.1f}x the trend's total movement)."
         )
+        if not self.train_swings(ev):
+            over = (ev["val_swing_ratio"] - _VAL_SWING_SHARE * self.min_swing) / (
+                _VAL_SWING_SHARE * self.min_swing
+            )
+            confidence = min(_MAX_CONFIDENCE, _BASE_CONFIDENCE + _OVER_BONUS * min(1.0, over))
+            summary = (
+                f"Validation loss swings by about {ev['val_swing_ratio']:.0%} of its level from "
+                f"one evaluation to the next while the training loss's trend moved "
+                f"{ev['trend_move']:.0%}."
+            )
         return Finding(
             self.label, float(confidence), Span(ev["first_step"], ev["last_step"]), ev, summary
         )

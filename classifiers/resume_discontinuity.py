@@ -158,10 +158,10 @@ class ResumeDiscontinuity(Classifier):
         standard errors and `min_rel` away from what the earlier run logged at them: the
         resumed run is not in the state that produced them (a fresh optimizer or scheduler),
         although the loss did not jump against the last point before the restart."""
-        gap, rel = m.get("replay_gap"), m.get("replay_gap_rel")
+        gap = float(m.get("replay_gap", np.nan))
+        rel = float(m.get("replay_gap_rel", np.nan))
         return bool(
             m["lr_jump"]
-            and gap is not None
             and np.isfinite(gap)
             and abs(gap) >= self.min_z
             and abs(rel) >= self.min_rel

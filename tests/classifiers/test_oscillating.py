@@ -34,9 +34,42 @@ def test_per_epoch_logging_is_skipped_with_a_reason():
     ep = np.arange(15)
     run = run_of(loss=(ep, 1 + 0.5 * (-1.0) ** ep))
     assert "needs at least 30" in Oscillating().skip_reason(run)
+    # with a validation loss at the same epochs the short path judges it
+    assert (
+        Oscillating().skip_reason(
+            run_of(loss=(ep, 1 + 0.5 * (-1.0) ** ep), val_loss=(ep, ep + 1.0))
+        )
+        is None
+    )
 
 
 def test_no_real_run_is_called_oscillating_where_it_is_not(real_runs):
     assert not [
         e for e, fired, want in real_outcomes(real_runs, Oscillating()) if fired and not want
     ]
+
+
+def test_an_epoch_loss_jittering_beside_a_calm_val_loss_is_noise_not_oscillation():
+    # a segmentation U-Net, 35 epochs: the train loss settles at 0.06 and jitters +-10% from
+    # epoch to epoch while the val loss, evaluated every epoch, glides down smoothly
+    ep = np.arange(35)
+    rng = np.random.default_rng(3)
+    train = np.r_[[1.39, 0.48, 0.105, 0.078], 0.058 + 0.016 * rng.standard_normal(31)]
+    val = np.r_[[0.785, 0.196, 0.074], 0.057 + 0.013 * np.exp(-np.arange(32) / 6)]
+    ev = Oscillating().measure(run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert ev is not None and ev["swing_ratio"] >= 0.1  # the train alone would read as swings
+    assert judge(Oscillating(), run_of(loss=(ep, train), val_loss=(ep, val))) is None
+
+
+def test_a_short_epoch_log_whose_val_loss_swings_wildly_while_training_stalls_oscillates():
+    # 9 epochs of a small classifier: val loss jumps between 0.2 and 2.0, train barely moves
+    ep = np.arange(9)
+    train = np.array([0.602, 0.605, 0.555, 0.548, 0.481, 0.510, 0.458, 0.507, 0.527])
+    val = np.array([0.572, 0.531, 0.542, 0.756, 0.218, 0.445, 1.150, 0.316, 2.032])
+    f = judge(Oscillating(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.summary.startswith("Validation loss swings")
+    # the same val beside a training loss that falls sixfold: training learns (not a swing)
+    falling = 0.5 * np.exp(-ep / 4) + 0.08
+    assert judge(Oscillating(), run_of(loss=(ep, falling), val_loss=(ep, val))) is None
+    # and the training loss alone is too short to judge
+    assert judge(Oscillating(), run_of(loss=(ep, train))) is None
