@@ -15,7 +15,9 @@ Rule: the drop comes within the first `max_budget` of the run and the LR stays l
 errors of the two k-point medians compared) and its improvement rate after the drop is at
 most `stall_ratio` of the rate before; and from just after the drop (past the instant dip a
 cut gives) to the end the loss improves by at most `max_post_gain` of its level (a loss that
-keeps improving after a cut, only more slowly, is a schedule doing its job).
+keeps improving after a cut, only more slowly, is a schedule doing its job), unless the cut is
+one no schedule plans: `_NO_PLAN_DROP` (100x) or more within the first `_NO_PLAN_SHARE` (5%) of
+the run (milestones set in steps instead of epochs), where the slowing alone is the finding.
 Confidence: 0.5 at the thresholds, + up to 0.25 the earlier the drop, + up to 0.23 the flatter
 the loss after (the `_*_CONFIDENCE` constants), capped at 0.98.
 Evidence: lr_peak, lr_final, lr_drop_factor (peak / final LR), decay_fraction (0..1 of the run
@@ -56,6 +58,11 @@ _MEDIAN_NOISE = 1.25
 _MIN_STAYS_LOW = 0.9
 # the loss improved before the drop by 2 standard errors: it was learning when the LR fell
 _MIN_PRE_GAIN_Z = 2.0
+# a cut of 100x or more ...
+_NO_PLAN_DROP = 100.0
+# ... within the first 5% of the run is no planned schedule (warmup-then-decay, step and cosine
+# schedules keep most of the peak for far longer): the post-cut gain is not asked
+_NO_PLAN_SHARE = 0.05
 # confidence at the thresholds (drop at max_budget, rate ratio at stall_ratio): a finding
 _BASE_CONFIDENCE = 0.5
 # added as the drop moves from max_budget to the first step: earlier wastes more budget
@@ -66,6 +73,13 @@ _FLAT_CONFIDENCE = 0.23
 _MAX_CONFIDENCE = 0.98
 # the summary gives the drop's place in the run in percent
 _PERCENT = 100
+
+
+def _no_plan(m: dict) -> bool:
+    """A cut no schedule plans: the LR fell `_NO_PLAN_DROP` (100x) or more within the first
+    `_NO_PLAN_SHARE` (5%) of the run. The loss slowing after it (rate_ratio) is then enough: what
+    it still gains at 1% of its LR is not a schedule doing its job."""
+    return m["lr_drop_factor"] >= _NO_PLAN_DROP and m["decay_fraction"] <= _NO_PLAN_SHARE
 
 
 class LrDecayedTooEarly(Classifier):
@@ -145,8 +159,8 @@ class LrDecayedTooEarly(Classifier):
             return None
         if m["pre_gain_z"] < _MIN_PRE_GAIN_Z or m["rate_ratio"] > self.stall_ratio:
             return None
-        if not m["post_gain"] <= self.max_post_gain:  # still improving (NaN: cannot tell)
-            return None
+        if not (m["post_gain"] <= self.max_post_gain or _no_plan(m)):
+            return None  # still improving (NaN: cannot tell)
         conf = (
             _BASE_CONFIDENCE
             + _EARLY_CONFIDENCE * (1 - m["decay_fraction"] / self.max_budget)

@@ -93,3 +93,16 @@ def test_negative_loss_and_sparse_lr_logging():
 @pytest.mark.slow
 def test_real_runs_agree_with_their_labels(real_runs):
     assert_matches_real_labels(real_runs, LrDecayedTooEarly())
+
+
+def test_a_cut_no_schedule_plans_fires_though_the_loss_still_creeps_down():
+    # milestones set in steps instead of epochs: x0.01 at 3% and again at 6% of the run; the
+    # loss keeps creeping down at 1e-4 of its LR, slower by far than before the cuts
+    lr = np.where(STEPS < 120, 0.07, np.where(STEPS < 240, 7e-4, 7e-6))
+    loss = 1.0 + 1.2 * np.exp(-STEPS / 60) + 0.3 * (1 - STEPS / STEPS[-1]) ** 2
+    loss += 0.01 * RNG.standard_normal(len(STEPS))
+    f = judge(LrDecayedTooEarly(), run_of(loss=(STEPS, loss), lr=(STEPS, lr)))
+    assert f is not None and f.evidence["post_gain"] > 0.1
+    # the same creep after a planned 10x step at 40% of the run is a schedule doing its job
+    planned = np.where(STEPS < 1600, 0.07, 7e-3)
+    assert judge(LrDecayedTooEarly(), run_of(loss=(STEPS, loss), lr=(STEPS, planned))) is None
