@@ -41,6 +41,7 @@ from lossforensics.ingest._source import (
     require_nonempty,
 )
 from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.console._columns import release_freed_memory
 from lossforensics.ingest.console._engine import Parser, Points, loss_points, to_points
 from lossforensics.ingest.console._plan import skeletons
 from lossforensics.ingest.console._style import Style
@@ -195,6 +196,7 @@ def read_stream(
     points = to_points(parsed)
     parsed.rec.clear()  # the records' arrays: the points now hold what the frame needs
     parsed.pts.clear()
+    release_freed_memory()
     if style is None or loss_points(points) == 0:
         tried = ", ".join(s.name for s in STYLES)
         raise UnknownFormatError(

@@ -12,6 +12,8 @@ A packed column of one value throughout is kept as a view of that value (`compac
 from __future__ import annotations
 
 import calendar
+import ctypes
+import ctypes.util
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +24,14 @@ MAX_BYTES = 1 << 24  # a larger group is read with float/int, not as one matrix
 _DECIMAL = re.compile(r"([-+]?)(0*)(?:\.(0*))?")
 _SKELETON = str.maketrans("0123456789", "0000000000")
 _EXACT_DIGITS = 15
+MAX_DIGITS = 18  # a counter printed with more digits is no count (nor an int64): taken as absent
+
+
+def counter(digits: str) -> int:
+    """An epoch / step / batch number as printed; -1 (not printed) when it has more than
+    MAX_DIGITS digits (a line of fuzz, an id): neither a crash nor a step."""
+    significant = digits.lstrip("0")
+    return int(digits) if len(significant) <= MAX_DIGITS else -1
 
 
 class Group:
@@ -40,9 +50,9 @@ class Group:
         return [ln[a:b] for ln in self.lines]
 
     def ints(self, a: int, b: int) -> np.ndarray:
-        """The integer printed at [a, b) (digits only) on every line."""
-        if self.matrix is None or b - a > 18:
-            return np.asarray(list(map(int, self.texts(a, b))), dtype=np.int64)
+        """The integer printed at [a, b) (digits only) on every line (-1 past MAX_COUNTER)."""
+        if self.matrix is None or b - a > MAX_DIGITS:
+            return np.asarray(list(map(counter, self.texts(a, b))), dtype=np.int64)
         digits = self.matrix[:, a:b].astype(np.int64) - 48
         return digits @ (10 ** np.arange(b - a - 1, -1, -1, dtype=np.int64))
 
@@ -139,3 +149,24 @@ def _float(v: str) -> float:
         return float(v)
     except (ValueError, OverflowError):
         return float("nan")
+
+
+def _malloc_trim() -> ctypes._CFuncPtr | None:
+    name = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def release_freed_memory() -> None:
+    """Hand memory freed after reading back to the system before the frame is built. The text
+    and the parser's chunks were many blocks of under a few MB, which glibc's malloc keeps in
+    its heap once freed (its mmap threshold rises with each large block freed), so without this
+    the frame is built on top of the dead chunks and the peak is theirs too (the same call as
+    dask's worker memory trimming). No-op where malloc_trim does not exist."""
+    if _TRIM is not None:
+        _TRIM(0)

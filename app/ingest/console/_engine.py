@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.roles import infer_role
-from lossforensics.ingest.console._columns import is_constant
+from lossforensics.ingest.console._columns import is_constant, release_freed_memory
 from lossforensics.ingest.console._parser import REC_FIELDS as _REC_FIELDS
 from lossforensics.ingest.console._parser import Parsed, Parser
 from lossforensics.ingest.console._plan import EVAL, TRAIN
@@ -79,6 +79,7 @@ def to_points(parsed: Parsed) -> Points:
     if parsed.style.carried and len(p_rec):
         fresh = _not_carried(_take(rec["run"], p_rec), p_key, p_val)
         p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
+    release_freed_memory()  # the chunks joined above
     names = parsed.key_names()
     step, axis, p_key, names = _steps(rec, p_rec, p_key, names)
     roles = _roles(parsed.style, names)
@@ -109,6 +110,8 @@ def _not_carried(run: np.ndarray, key: np.ndarray, val: np.ndarray) -> np.ndarra
 
 def _ffill(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Missing (-1) entries take the last value before them in the same group (else 0)."""
+    if (values >= 0).all():
+        return values
     if is_constant(groups) or len(groups) < 2:  # one group: the last index with a value
         seen = np.where(values >= 0, np.arange(len(values)), -1)
         np.maximum.accumulate(seen, out=seen)
@@ -146,32 +149,40 @@ def _steps(
     if (epoch >= 0).any():
         ep = _ffill(epoch, run)
         block = np.r_[0, np.cumsum((np.diff(ep) != 0) | (np.diff(run) != 0))]
-        occ, count = _place_in_block(block[p_rec], p_key)
-        per = int(count.max())
+        sub, per = _place_in_block(block[p_rec], p_key)
+        del block
         if per == 1:
             return ep[p_rec], "the epoch", p_key, names
-        sub = np.where(count > 1, occ, per - 1)
+        sub += ep[p_rec] * per
         axis = f"epoch x {per} + the line's place within the epoch"
-        return ep[p_rec] * per + sub, axis, p_key, names
+        return sub, axis, p_key, names
     ordinal = np.maximum(np.cumsum(rec["kind"] == TRAIN) - 1, 0)
     axis = "the order of the train lines (no step, iteration or epoch)"
     return ordinal[p_rec], axis, p_key, names
 
 
-def _place_in_block(block: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per point: its place among the points of its metric in its block (0, 1, ...) and how
-    many there are. Blocks never decrease along the points, so sorting by metric (stable)
-    makes each (metric, block) a run of consecutive entries."""
+def _place_in_block(block: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, int]:
+    """Per point: its place among the points of its metric in its block (0, 1, ...), or
+    per - 1 when it is the only one; and per, the most points of one metric in one block.
+    Blocks never decrease along the points, so sorting by metric (stable) makes each
+    (metric, block) a run of consecutive entries."""
     order = np.argsort(key, kind="stable")
-    b, k = block[order], key[order]
-    starts = np.flatnonzero(np.r_[True, (b[1:] != b[:-1]) | (k[1:] != k[:-1])])
-    del b, k
+    b = block[order]
+    new = b[1:] != b[:-1]
+    del b
+    k = key[order]
+    new |= k[1:] != k[:-1]
+    del k
+    starts = np.flatnonzero(np.r_[True, new])
+    del new
     sizes = np.diff(np.r_[starts, len(order)])
-    occ = np.empty(len(order), dtype=np.int64)
-    occ[order] = np.arange(len(order)) - np.repeat(starts, sizes)
-    count = np.empty(len(order), dtype=np.int64)
-    count[order] = np.repeat(sizes, sizes)
-    return occ, count
+    per = int(sizes.max())
+    sub = np.arange(len(order), dtype=np.int64)
+    sub -= np.repeat(starts, sizes)
+    sub[np.repeat(sizes == 1, sizes)] = per - 1
+    out = np.empty(len(order), dtype=np.int64)
+    out[order] = sub
+    return out, per
 
 
 def _eval_at_last_train(s: np.ndarray, rec: dict[str, np.ndarray]) -> np.ndarray:
@@ -187,22 +198,29 @@ def _segments(rec: dict[str, np.ndarray], step: np.ndarray, p_rec: np.ndarray) -
     """Per record: the session it belongs to: +1 at a restart header, and +1 where the train
     step goes back."""
     n = len(rec["points"])
-    first = np.full(n, -1, dtype=np.int64)
-    head = np.flatnonzero(np.r_[True, p_rec[1:] != p_rec[:-1]]) if len(p_rec) else p_rec
-    first[p_rec[head]] = step[head]  # the step of each record's first point (p_rec is sorted)
-    train = (rec["kind"] == TRAIN) & (first >= 0)
-    idx = np.flatnonzero(train)
+    first = np.full(n, -1, dtype=np.int64)  # the step of each record's first point
+    if len(p_rec):
+        head = np.flatnonzero(np.r_[True, p_rec[1:] != p_rec[:-1]])  # p_rec is sorted
+        first[p_rec[head]] = step[head]
+        del head
+    idx = np.flatnonzero((rec["kind"] == TRAIN) & (first >= 0))
     if len(idx) < 2:
         return rec["segment"]
-    same_run = _take(rec["run"], idx[1:]) == _take(rec["run"], idx[:-1])
-    went_back = (first[idx[1:]] < first[idx[:-1]]) & same_run
+    first = first[idx]
+    went_back = first[1:] < first[:-1]
+    del first
+    went_back &= _take(rec["run"], idx[1:]) == _take(rec["run"], idx[:-1])
     if not went_back.any():
         return rec["segment"]
     back = np.zeros(n, dtype=np.int64)
     back[idx[1:][went_back]] = 1
+    del idx, went_back
     if is_constant(rec["run"]):
-        return rec["segment"] + np.cumsum(back)
-    return rec["segment"] + pd.Series(back).groupby(rec["run"]).cumsum().to_numpy()
+        np.cumsum(back, out=back)
+    else:
+        back = pd.Series(back).groupby(rec["run"]).cumsum().to_numpy()
+    back += rec["segment"]
+    return back
 
 
 def _roles(style: Style, names: list[str]) -> dict[str, str]:

@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
-from lossforensics.ingest.console._columns import Group, compact, floats, line_counters
+from lossforensics.ingest.console._columns import (
+    Group,
+    compact,
+    counter,
+    floats,
+    line_counters,
+)
 from lossforensics.ingest.console._plan import (
     BORROW,
     CONTEXT_MAX_WORDS,
@@ -302,9 +308,9 @@ class Parser:
         own = bool(counters)
         found = find_pairs(st, rest, own)
         ctr: tuple[int, int, int] = (
-            int(counters.get("epoch", -1)),
-            int(counters.get("step", -1)),
-            int(counters.get("batch", -1)),
+            counter(counters["epoch"]) if "epoch" in counters else -1,
+            counter(counters["step"]) if "step" in counters else -1,
+            counter(counters["batch"]) if "batch" in counters else -1,
         )
         if not found:
             if own:
@@ -446,9 +452,9 @@ class Parser:
 
 def _line_counters(raw: str, c: tuple[int, ...]) -> tuple[int, int, int]:
     return (
-        int(raw[c[0] : c[1]]) if c[0] >= 0 else -1,
-        int(raw[c[2] : c[3]]) if c[2] >= 0 else -1,
-        int(raw[c[4] : c[5]]) if c[4] >= 0 else -1,
+        counter(raw[c[0] : c[1]]) if c[0] >= 0 else -1,
+        counter(raw[c[2] : c[3]]) if c[2] >= 0 else -1,
+        counter(raw[c[4] : c[5]]) if c[4] >= 0 else -1,
     )
 
 

@@ -259,3 +259,16 @@ def test_a_training_log_beside_a_val_log_is_one_run(real_runs_more, tmp_path):
     names = [tmp_path / n for n in ("train_a.log", "train_b.log", "val_log.csv")]
     assert console.pair_parts(names) == names
     assert console.pair_parts(names[1:]) == [tmp_path]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "epoch 99999999999999999999 loss: 0.5\n" * 3,  # past int64
+        "step=1 loss=0.5\nstep=12345678901234567890123 loss=0.3\nstep=3 loss=0.2\n",
+        "step " + "9" * 5000 + " loss: 0.5\n" * 3,  # past Python's digits limit for int()
+    ],
+)
+def test_a_counter_too_long_to_be_one_is_taken_as_absent_not_a_crash(text):
+    steps, values = _series(_read(text), "loss")
+    assert len(values) == 3 and all(0 <= s < 10**6 for s in steps)
