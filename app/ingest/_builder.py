@@ -79,6 +79,22 @@ class FrameBuilder:
         )
         return lookup[codes]  # the sentinel -1 picks the trailing -1
 
+    def named_runs(self, values: pd.Series, key: str, fallback: int) -> np.ndarray:
+        """Run codes from a `run`/`experiment`/`trial` cell per point: text is the run's name,
+        a number `<key>-<number>`; a missing cell (or a bool) is the `fallback` run."""
+        cells = pd.Series(values, dtype=object).reset_index(drop=True)
+        codes, uniques = pd.factorize(cells.astype(str).where(cells.notna()), use_na_sentinel=True)
+        lookup = np.full(len(uniques) + 1, fallback, dtype=np.int32)
+        found, first = np.unique(codes, return_index=True)
+        for code, value in zip(found.tolist(), cells.iloc[first].tolist(), strict=True):
+            if code < 0 or isinstance(value, bool):
+                continue
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            text = value.strip() if isinstance(value, str) else f"{key}-{value}"
+            lookup[code] = self.runs.code(text) if text else fallback
+        return lookup[codes]  # the sentinel -1 picks the trailing fallback
+
     def add(
         self,
         run_codes: np.ndarray | int,

@@ -228,9 +228,12 @@ def melt_chunk(
     builder: FrameBuilder,
     bad: BadCells,
     wall: np.ndarray | None = None,
+    row_runs: np.ndarray | None = None,
+    labels: np.ndarray | None = None,
 ) -> None:
     """Add every kept cell of the `columns` (positions) as a point, row-major: the order they
-    were logged. `metric_codes`/`run_codes` say whose each column is."""
+    were logged. `metric_codes`/`run_codes` say whose each column is; `row_runs` (a run code
+    per row) and `labels` (a session label code per row) come from a run or segment column."""
     n, k = len(chunk.frame), len(columns)
     if n == 0 or k == 0:
         return
@@ -250,4 +253,13 @@ def melt_chunk(
     rows, cols = np.nonzero(keep)
     codes = np.asarray(metric_codes, dtype=np.int32)[cols]
     runs = np.asarray(run_codes, np.int32)[cols] if isinstance(run_codes, np.ndarray) else run_codes
-    builder.add(runs, codes, steps[rows], values[rows, cols], None if wall is None else wall[rows])
+    if row_runs is not None:
+        runs = row_runs[rows]
+    builder.add(
+        runs,
+        codes,
+        steps[rows],
+        values[rows, cols],
+        None if wall is None else wall[rows],
+        None if labels is None else labels[rows],
+    )

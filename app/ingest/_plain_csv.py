@@ -6,8 +6,8 @@ Wide: a header with a step-like column (`step`, `iter`, `iteration`, `epoch`, ..
 case-insensitively, padding ignored), one metric per other column. This is how Ultralytics /
 YOLOv5 `results.csv` is read: its header and cells are right-aligned with spaces, the step is
 the `epoch` column, and its `metrics/*` columns are validation scores. Long: columns `metric`,
-`step`, `value` (optional `run`, `role`, `wall_time`, `seq`): one point per row, so the
-normalised frame round-trips through CSV.
+`step`, `value` (optional `run`, `role`, `wall_time`, `seq`, `segment`): one point per row,
+so the normalised frame round-trips through CSV.
 """
 
 from __future__ import annotations
@@ -100,12 +100,15 @@ def _read_long(
         if "wall_time" in pos:
             w = text_cells(f[pos["wall_time"]])
             wall = np.where(w.keep, w.values, np.nan)[ok]
-        builder.add(runs, builder.metrics.codes(names), steps[ok], value.values[ok], wall)
+        labels = None
+        if "segment" in pos:  # a normalised frame written out: its segments as they were
+            labels = builder.label_codes(f[pos["segment"]][ok])
+        builder.add(runs, builder.metrics.codes(names), steps[ok], value.values[ok], wall, labels)
         rows += len(f)
     bad.report(warns)
     if builder.points == 0:
         raise EmptyInputError(f"no numeric points in {rows} data row(s)", file=str(path))
-    frame = builder.build(roles, default_roles=defaults)
+    frame = builder.build(roles, default_roles=defaults, warns=warns)
     return IngestResult(frame, warns.finish(), format=FORMAT, files=[str(path)])
 
 

@@ -20,6 +20,15 @@ from __future__ import annotations
 
 import numpy as np
 
+RUN_KEYS: tuple[str, ...] = ("run", "experiment", "trial")  # a column naming separate runs
+SEGMENT_KEYS: tuple[str, ...] = ("segment", "phase")  # a column naming sessions of one run
+
+
+def key_column(names: tuple[str, ...] | list[str], keys: tuple[str, ...]) -> int | None:
+    """Position of the first of `keys` among column `names` (case and padding ignored)."""
+    low = [str(n).strip().lower() for n in names]
+    return next((low.index(k) for k in keys if k in low), None)
+
 
 def restart_segments(
     runs: np.ndarray,

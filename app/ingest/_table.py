@@ -1,5 +1,7 @@
 """The core of every 'one row per step' CSV (Keras CSVLogger, Lightning CSVLogger, Ultralytics
-results.csv): a step column, then one metric per column, melted chunk by chunk."""
+results.csv): a step column, then one metric per column, melted chunk by chunk. A `run`,
+`experiment` or `trial` column names separate runs; a `segment` or `phase` column names sessions
+of one run (`_segments`); neither is a metric."""
 
 from __future__ import annotations
 
@@ -7,12 +9,19 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, CsvHeader, iter_chunks, melt_chunk
+from lossforensics.ingest._segments import RUN_KEYS, SEGMENT_KEYS, key_column
 from lossforensics.ingest._steps import integral_steps
 from lossforensics.ingest._values import text_cells
 from lossforensics.ingest.base import IngestResult
+
+
+def _text(col: pd.Series) -> pd.Series:
+    """A key column's cells with the padding of aligned tables stripped."""
+    return col.str.strip() if col.dtype == object else col
 
 
 def read_step_table(
@@ -35,7 +44,10 @@ def read_step_table(
     builder = FrameBuilder()
     run_code = builder.runs.code(run)
     names = header.stripped
-    columns = [j for j in range(len(names)) if j != step_col and j not in exclude and names[j]]
+    run_col = key_column(names, RUN_KEYS)
+    seg_col = key_column(names, SEGMENT_KEYS)
+    keys = {step_col, run_col, seg_col}
+    columns = [j for j in range(len(names)) if j not in keys and j not in exclude and names[j]]
     codes = np.array(
         [builder.metrics.code((rename or {}).get(names[j], names[j])) for j in columns],
         dtype=np.int32,
@@ -59,7 +71,24 @@ def read_step_table(
                 no_step += int(missing.sum())
                 line = chunk.first_line + int(np.flatnonzero(missing)[0])
                 first_no_step = line if first_no_step is None else first_no_step
-        melt_chunk(chunk, header, columns, codes, run_code, steps, ok, builder, bad)
+        row_runs = labels = None
+        if run_col is not None:  # a sweep in one table: each value its own run
+            row_runs = builder.named_runs(_text(chunk.frame[run_col]), names[run_col], run_code)
+        if seg_col is not None:
+            labels = builder.label_codes(_text(chunk.frame[seg_col]))
+        melt_chunk(
+            chunk,
+            header,
+            columns,
+            codes,
+            run_code,
+            steps,
+            ok,
+            builder,
+            bad,
+            row_runs=row_runs,
+            labels=labels,
+        )
         rows_seen += n
     if step_col is None:
         warns.add("no step column: the row order is used as the step")
@@ -74,5 +103,5 @@ def read_step_table(
         raise EmptyInputError(
             f"no numeric points in {rows_seen} data row(s){detail}", file=str(path)
         )
-    frame = builder.build(roles, default_roles=default_roles)
+    frame = builder.build(roles, default_roles=default_roles, warns=warns)
     return IngestResult(frame, warns.finish(), format=fmt, files=[str(path)])

@@ -141,5 +141,5 @@ def read(
         raise EmptyInputError("log_history has no numeric points", file=str(path))
     # `predict_*` is Trainer.predict on a test split, logged beside `eval_*`: not the val curve
     defaults = {c: "other" for c in columns if str(c).startswith("predict_")}
-    frame = apply_run_name(builder.build(roles, default_roles=defaults), run)
+    frame = apply_run_name(builder.build(roles, default_roles=defaults, warns=warns), run)
     return IngestResult(frame, warns.finish(), format=FORMAT, files=[str(path)])

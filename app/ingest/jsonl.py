@@ -32,6 +32,7 @@ from lossforensics.classifiers.errors import EmptyInputError
 from lossforensics.classifiers.roles import ROLES
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._jsonlines import RecordChunk, flat_frame, iter_records, parse_json
+from lossforensics.ingest._segments import RUN_KEYS, SEGMENT_KEYS
 from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
@@ -47,8 +48,6 @@ FORMAT = "jsonl"
 _METRIC_KEYS = ("metric", "tag", "key", "name")
 _WALL_KEYS = ("_timestamp", "wall_time", "walltime", "timestamp")
 _DROPPED_PREFIXES = ("_wandb",)
-_RUN_KEYS = ("run", "experiment", "trial")
-_SEGMENT_KEYS = ("segment", "phase")
 
 
 def sniff(path: Path) -> bool:
@@ -101,18 +100,9 @@ class _State:
 
     def run_codes(self, col: pd.Series | None) -> np.ndarray:
         """Each line's run code: its run/experiment/trial value, else the file's run."""
-        n = 0 if col is None else len(col)
-        codes = np.full(n, self.run_code, dtype=np.int32)
         if col is None:
-            return codes
-        for i, v in enumerate(col.tolist()):
-            if isinstance(v, bool) or v is None or (isinstance(v, float) and not np.isfinite(v)):
-                continue
-            if isinstance(v, float) and v.is_integer():
-                v = int(v)
-            name = v if isinstance(v, str) else f"{self.run_key}-{v}"
-            codes[i] = self.builder.runs.code(name)
-        return codes
+            return np.zeros(0, dtype=np.int32)
+        return self.builder.named_runs(col, self.run_key or "run", self.run_code)
 
     def note_bad(self, mask: np.ndarray, lines: np.ndarray, key: str) -> None:
         if mask.any():
@@ -150,8 +140,8 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key(list(frame.columns))
         state.wall_key = next((k for k in _WALL_KEYS if k in frame.columns), None)
-        state.run_key = next((k for k in _RUN_KEYS if k in frame.columns), None)
-        state.segment_key = next((k for k in _SEGMENT_KEYS if k in frame.columns), None)
+        state.run_key = next((k for k in RUN_KEYS if k in frame.columns), None)
+        state.segment_key = next((k for k in SEGMENT_KEYS if k in frame.columns), None)
         if state.step_key is not None and _fractional(frame[state.step_key]):
             state.warns.add(
                 f"{state.step_key!r} has fractional values: the line order is "

@@ -150,5 +150,5 @@ def read(
             )
     if builder.points == 0:
         raise EmptyInputError("the MLflow store has no metric points", file=str(path))
-    frame = apply_run_name(builder.build(roles, order="wall_time"), run)
+    frame = apply_run_name(builder.build(roles, order="wall_time", warns=warns), run)
     return IngestResult(frame, warns.finish(), format=FORMAT, files=files)

@@ -160,5 +160,5 @@ def read(
     bad.report(warns)
     if builder.points == 0:
         raise EmptyInputError(f"no numeric points in {rows} data row(s)", file=str(path))
-    frame = apply_run_name(builder.build(roles, default_roles=defaults), run)
+    frame = apply_run_name(builder.build(roles, default_roles=defaults, warns=warns), run)
     return IngestResult(frame, warns.finish(), format=FORMAT, files=[str(path)])
