@@ -277,12 +277,13 @@ class _Names:
         )
         self.names = list(codes)
 
-    def column(self, codes: np.ndarray) -> pd.Categorical:
+    def column(self, codes: np.ndarray) -> pd.Categorical[str]:
         if len(codes) > 1 and codes.strides[0] == 0:  # one name throughout
             codes = np.full(len(codes), self.remap[codes[0]], dtype=np.int32)
         else:
             codes = self.remap[codes]
-        return pd.Categorical.from_codes(codes, categories=pd.Index(self.names, dtype=object))
+        categories: pd.Index[str] = pd.Index(self.names, dtype=object)
+        return pd.Categorical.from_codes(codes, categories=categories)
 
 
 def _went_back(points: Points) -> bool:

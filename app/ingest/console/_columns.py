@@ -15,7 +15,7 @@ import calendar
 import ctypes
 import ctypes.util
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -151,7 +151,7 @@ def _float(v: str) -> float:
         return float("nan")
 
 
-def _malloc_trim() -> ctypes._CFuncPtr | None:
+def _malloc_trim() -> Callable[[int], int] | None:
     name = ctypes.util.find_library("c")
     try:
         return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None

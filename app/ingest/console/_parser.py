@@ -186,7 +186,7 @@ class Parser:
         if inside.any():  # the counters of each line lent, read per plan
             sources, which = np.unique(src[inside], return_inverse=True)
             rows[borrow[inside]] = self._borrow(line_counters(lines, pid, sources, plans)) + which
-        if carried.any():
+        if carried.any() and self._context is not None:  # carried needs a context
             rows[borrow[carried]] = self._borrow(self._counters(self._context))
         if not st.needs_counter and not taken.all():
             rows[borrow[~taken]] = self._no_counters()
