@@ -113,23 +113,35 @@ _MIN_FOLD_POINTS = 8
 _TREND_FRAC = 0.1
 
 
-def excursion_width(x: np.ndarray, y: np.ndarray, period: float) -> float:
-    """Share (0..1) of a cycle of `period` steps during which the loss is raised: the trend-free
-    curve (`y` minus a smoothed level over _TREND_FRAC, 10% of the run, in log scale for positive
-    losses) folded by phase into MIN_PHASE_BINS to MAX_PHASE_BINS bins (one a logged point per
-    period at most), the median of each bin, and the share of bins above half of the highest one
-    (both relative to the profile's median). NaN when the period or the curve is too short to
-    fold."""
+def trend_residual(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The trend-free curve excursion_width folds: `y` (in log scale for positive losses) minus
+    its level smoothed over _TREND_FRAC (10%) of the run. One curve's residual serves every
+    period it is folded by (unshuffled folds it at the period and at the epoch)."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    if period <= 0 or len(y) < _MIN_FOLD_POINTS:
-        return float("nan")
     ly = np.log(y) if signals.all_positive(y) else y
     xs, level = signals.smooth(x, ly, frac=_TREND_FRAC)
-    resid = ly - np.interp(x, xs, level)
+    return ly - np.interp(x, xs, level)
+
+
+def excursion_width(
+    x: np.ndarray, y: np.ndarray, period: float, *, residual: np.ndarray | None = None
+) -> float:
+    """Share (0..1) of a cycle of `period` steps during which the loss is raised: the trend-free
+    curve (trend_residual: `y` minus a smoothed level over _TREND_FRAC, 10% of the run, in log
+    scale for positive losses; `residual` when the caller has it) folded by phase into
+    MIN_PHASE_BINS to MAX_PHASE_BINS bins (one a logged point per period at most), the median of
+    each bin, and the share of bins above half of the highest one (both relative to the
+    profile's median). NaN when the period or the curve is too short to fold."""
+    x = np.asarray(x, dtype=np.float64)
+    if period <= 0 or len(y) < _MIN_FOLD_POINTS:
+        return float("nan")
+    resid = trend_residual(x, y) if residual is None else residual
     per_period = period / max(float(np.median(np.diff(x))), signals.TINY)
     bins = int(max(MIN_PHASE_BINS, min(MAX_PHASE_BINS, round(per_period))))
-    which = (((x - x[0]) / period) % 1.0 * bins).astype(np.int64)
+    # phase bins as int16 (at most MAX_PHASE_BINS): group_medians' stable sort of them is then
+    # numpy's radix sort
+    which = (((x - x[0]) / period) % 1.0 * bins).astype(np.int16)
     counts = np.bincount(which, minlength=bins)
     if (counts == 0).any() or np.isnan(resid).any():  # a NaN bin makes the whole profile NaN
         return float("nan")

@@ -40,7 +40,7 @@ import re
 import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._epochs import epoch_fold, epoch_length
-from lossforensics.classifiers._spikes import SPIKE_WIDTH, excursion_width
+from lossforensics.classifiers._spikes import SPIKE_WIDTH, excursion_width, trend_residual
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
@@ -97,13 +97,18 @@ def climb_and_fall(x: np.ndarray, y: np.ndarray, period: float) -> tuple[float, 
     s = ndimage.median_filter(y, size=w, mode="nearest", origin=(w - 1) // 2)
     lows = ndimage.minimum_filter1d(s, size=n + 1, mode="nearest", origin=n // 2)
     climb = s - lows
-    per_cycle = [float(np.max(climb[k : k + n])) for k in range(n, len(s) - n + 1, n)]
+    # the largest climb within each whole period after the first (one row a cycle)
+    cycles = len(s) // n - 1
+    per_cycle = climb[n : n + cycles * n].reshape(cycles, n).max(axis=1)
     fall = float(np.median(s[:-n] - s[n:]))
-    return (float(np.median(per_cycle)) if per_cycle else float("nan")), fall
+    return (float(np.median(per_cycle)) if cycles else float("nan")), fall
 
 
-def _staircase(climb: float, fall: float) -> bool:
-    """Drops that stay: the loss falls over a period and never climbs back by STAIRCASE of it."""
+def _staircase(climb: float | None, fall: float | None) -> bool:
+    """Drops that stay: the loss falls over a period and never climbs back by STAIRCASE of it.
+    Unmeasured (None): not a staircase."""
+    if climb is None or fall is None:
+        return False
     return bool(fall > 0 and climb < STAIRCASE * fall)
 
 
@@ -138,7 +143,10 @@ class Unshuffled(Classifier):
         self.max_p = max_p
         self.spike_width = spike_width
 
-    def measure(self, run: RunSeries) -> dict | None:
+    def measure(self, run: RunSeries, *, vetoes: bool = True) -> dict | None:
+        """The cycle and the epoch fold and, with `vetoes`, what can turn them down (the
+        learning rate's own cycle; the cycle's shape: width, climb back and fall), the costliest
+        part to read; unmeasured vetoes are None."""
         curve = run.detailed("train_loss")
         if curve is None or _RUNNING_MEAN.search(curve.metric.lower()):
             return None
@@ -156,8 +164,24 @@ class Unshuffled(Classifier):
             and (_multiple(epoch, period_steps) or _multiple(period_steps, epoch))
         )
         share, p, epochs = epoch_fold(x, y, epoch) if epoch else (0.0, 1.0, 0.0)
-        climb, fall = climb_and_fall(x, y, period_steps)
-        e_climb, e_fall = climb_and_fall(x, y, epoch) if epoch else (float("nan"), float("nan"))
+        nan = float("nan")
+        lr_cycles: bool | None = None
+        epoch_lr_cycles: bool | None = None
+        width: float | None = None
+        epoch_width: float | None = None
+        climb: float | None = None
+        fall: float | None = None
+        e_climb: float | None = None
+        e_fall: float | None = None
+        if vetoes:
+            lr_cycles = period_steps > 0 and self._lr_cycles(run, period_steps)
+            epoch_lr_cycles = bool(epoch and self._lr_cycles(run, epoch))
+            # one trend-free curve for both folds (the smoothing costs more than a fold)
+            residual = trend_residual(x, y) if period_steps > 0 or epoch else None
+            width = excursion_width(x, y, period_steps, residual=residual)
+            epoch_width = excursion_width(x, y, epoch, residual=residual) if epoch else nan
+            climb, fall = climb_and_fall(x, y, period_steps)
+            e_climb, e_fall = climb_and_fall(x, y, epoch) if epoch else (nan, nan)
         return {
             "period_steps": period_steps,
             "strength": per.strength,
@@ -167,13 +191,13 @@ class Unshuffled(Classifier):
             "epoch_source": source,
             "metric": curve.metric,
             "epoch_match": match,
-            "lr_cycles": period_steps > 0 and self._lr_cycles(run, period_steps),
+            "lr_cycles": lr_cycles,
             "epoch_share": share,
             "epoch_p": p,
             "epochs": epochs,
-            "epoch_lr_cycles": bool(epoch and self._lr_cycles(run, epoch)),
-            "width": excursion_width(x, y, period_steps),
-            "epoch_width": excursion_width(x, y, epoch) if epoch else float("nan"),
+            "epoch_lr_cycles": epoch_lr_cycles,
+            "width": width,
+            "epoch_width": epoch_width,
             "climb_back": climb,
             "period_fall": fall,
             "epoch_climb_back": e_climb,
@@ -231,10 +255,11 @@ class Unshuffled(Classifier):
         sample around)."""
         return ev["epoch_source"] == "epoch" and ev["epoch_match"]
 
-    def _broad(self, width: float) -> bool:
+    def _broad(self, width: float | None) -> bool:
         """A sawtooth spends a good share of its period raised; a recurring bad batch is an
-        excursion narrower than `spike_width` of it (loss_spikes' finding). Unmeasured: broad."""
-        return not width < self.spike_width
+        excursion narrower than `spike_width` of it (loss_spikes' finding). Unmeasured (NaN, or
+        None when the shape was not read): broad."""
+        return width is None or not width < self.spike_width
 
     def judge(self, ev: dict) -> Finding:
         if self.cycles(ev):
@@ -269,6 +294,11 @@ class Unshuffled(Classifier):
         )
 
     def detect(self, run: RunSeries) -> Finding | None:
+        # most runs show no cycle and no epoch fold: ruled out before the vetoes are read (they
+        # only ever turn a finding down; None, unmeasured, lets it through)
+        ev = self.measure(run, vetoes=False)
+        if ev is None or not (self.cycles(ev) or self.folds(ev)):
+            return None
         ev = self.measure(run)
         if ev is None or not (self.cycles(ev) or self.folds(ev)):
             return None
