@@ -21,8 +21,8 @@ Readers build it with `make_frame`; everyone else may call `validate_frame` at a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import cast
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -70,7 +70,7 @@ def assign_roles(
 
 def _roles(
     codes: np.ndarray,
-    names: Sequence[object],
+    names: Iterable[Any],
     overrides: Mapping[str, str] | None,
     splits: Mapping[str, str] | None,
 ) -> pd.Categorical:
