@@ -4,8 +4,9 @@ Lines with the same skeleton (`_plan`) have their digits at the same places, so 
 ASCII their bytes form a matrix, one row a line, and a number printed at a span is arithmetic
 on its columns: an integer is its digits times powers of ten; a decimal `-12.5000` is its
 digits as one integer over 10^4, which is exactly the double `float("-12.5000")` gives (both
-are correctly rounded, and integers under 2^53 and powers of ten up to 10^22 are exact). Other
-numbers (E-notation, nan, more than 15 digits) and non-ASCII lines are read with `float`/`int`.
+are correctly rounded, and integers under 2^53 and powers of ten up to 10^22 are exact); so is
+`1.5e-05`, 15 over 10^6. Other numbers (nan, inf, more than 15 digits, an exponent past 22)
+and non-ASCII lines are read with `float`/`int`.
 A packed column of one value throughout is kept as a view of that value (`compact`).
 """
 
@@ -21,7 +22,9 @@ from typing import Any
 import numpy as np
 
 MAX_BYTES = 1 << 24  # a larger group is read with float/int, not as one matrix
-_DECIMAL = re.compile(r"([-+]?)(0*)(?:\.(0*))?")
+_DECIMAL = re.compile(r"([-+]?)(0*)(?:\.(0*))?(?:([eE])([-+]?)(0+))?")
+_EXACT_POWER = 22  # 10^k is an exact double up to here
+_POWERS = np.asarray([float(10**k) for k in range(_EXACT_POWER + 1)])
 _SKELETON = str.maketrans("0123456789", "0000000000")
 _EXACT_DIGITS = 15
 MAX_DIGITS = 18  # a counter printed with more digits is no count (nor an int64): taken as absent
@@ -50,7 +53,7 @@ class Group:
         return [ln[a:b] for ln in self.lines]
 
     def ints(self, a: int, b: int) -> np.ndarray:
-        """The integer printed at [a, b) (digits only) on every line (-1 past MAX_COUNTER)."""
+        """The integer printed at [a, b) (digits only) on every line (-1 past MAX_DIGITS)."""
         if self.matrix is None or b - a > MAX_DIGITS:
             return np.asarray(list(map(counter, self.texts(a, b))), dtype=np.int64)
         digits = self.matrix[:, a:b].astype(np.int64) - 48
@@ -61,15 +64,28 @@ class Group:
         shape = self.lines[0][a:b].translate(_SKELETON) if self.lines else ""
         m = _DECIMAL.fullmatch(shape)
         whole, frac = (len(m[2]), len(m[3] or "")) if m else (0, 0)
-        if self.matrix is None or not m or not 0 < whole + frac <= _EXACT_DIGITS:
+        long_exponent = bool(m and m[6] and len(m[6]) > 4)
+        if self.matrix is None or not m or not 0 < whole + frac <= _EXACT_DIGITS or long_exponent:
             return floats(self.texts(a, b))
         start = a + len(m[1])
         mantissa = self.ints(start, start + whole) if whole else 0
         if frac:
             at = start + whole + 1
             mantissa = mantissa * 10**frac + self.ints(at, at + frac)
-        value = np.asarray(mantissa, dtype=np.float64) / 10.0**frac
-        value = np.broadcast_to(value, (len(self.lines),)).copy()
+        mantissa = np.broadcast_to(np.asarray(mantissa, dtype=np.float64), (len(self.lines),))
+        if m[6] is None:
+            value = mantissa / 10.0**frac
+        else:  # E-notation: digits x 10^(exponent - fraction digits), one exact operation
+            shift = self.ints(a + m.start(6), a + m.end(6))
+            shift = frac - (-shift if m[5] == "-" else shift)
+            if np.abs(shift).max() > _EXACT_POWER:
+                return floats(self.texts(a, b))
+            value = np.where(
+                shift >= 0,
+                mantissa / _POWERS[np.maximum(shift, 0)],
+                mantissa * _POWERS[np.maximum(-shift, 0)],
+            )
+        value = np.array(value, dtype=np.float64)
         return -value if m[1] == "-" else value
 
     def walls(self, stamp: tuple[int, ...], days: dict[int, float]) -> np.ndarray:

@@ -181,7 +181,9 @@ class Parser:
             keep = borrow[taken]
         else:
             keep = borrow
-        rec = np.sort(np.concatenate((np.flatnonzero(oc == OWN), keep)))
+        is_rec = oc == OWN
+        is_rec[keep] = True
+        rec = np.flatnonzero(is_rec)
         rows = np.full(n, -1, dtype=np.int64)
         if inside.any():  # the counters of each line lent, read per plan
             sources, which = np.unique(src[inside], return_inverse=True)
