@@ -42,6 +42,7 @@ from lossforensics.classifiers import signals
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals.reduce import median
 
 # share of the run the rolling median spans: wide enough to hide single-batch noise, narrow
 # enough to keep a blow-up's timing
@@ -171,8 +172,10 @@ class Exploding(Classifier):
                 gy[gx <= ev["min_step"]],
                 gy[gx >= xs[-1] - _GRAD_LATE_SHARE * np.ptp(xs)],
             )
-            if len(early_g) and len(late_g) and np.median(early_g) > 0:
-                ev["grad_norm_growth"] = float(np.median(late_g) / np.median(early_g))
+            # (reduce.median: np.median's numbers from one partition, each taken once)
+            early_med = median(early_g) if len(early_g) and len(late_g) else 0.0
+            if early_med > 0:
+                ev["grad_norm_growth"] = float(median(late_g) / early_med)
         return ev
 
     @staticmethod
