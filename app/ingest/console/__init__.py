@@ -7,7 +7,9 @@ mmengine, fairseq, nanoGPT, Megatron, YOLOv5, and a generic key-value fallback);
 reads lines with one of them (each shape of line once with the patterns, then by position:
 `_plan`) and `_engine` turns the records into points. The style is chosen on the file's first
 bytes (the one that finds the most loss points; a specific style wins a tie with the
-fallback), then the whole file is streamed through it, a block at a time. Logger prefixes
+fallback), then the whole file is streamed through it, a block at a time: only the block in
+hand and the lines not yet packed are kept as text, so memory grows with the points found
+(packed into arrays as they are read), not with the size of the file. Logger prefixes
 (timestamps, levels, rank tags) are removed from every line first, ANSI codes stripped and
 progress-bar redraws reduced to their last state (the last before each reset of the bar).
 
@@ -42,7 +44,13 @@ from lossforensics.ingest._source import (
 )
 from lossforensics.ingest.base import IngestResult
 from lossforensics.ingest.console._columns import release_freed_memory
-from lossforensics.ingest.console._engine import Parser, Points, loss_points, to_points
+from lossforensics.ingest.console._engine import (
+    RELEASE_AFTER_POINTS,
+    Parser,
+    Points,
+    loss_points,
+    to_points,
+)
 from lossforensics.ingest.console._plan import skeletons
 from lossforensics.ingest.console._style import Style
 from lossforensics.ingest.console._text import blocks, clean, iter_blocks
@@ -196,7 +204,8 @@ def read_stream(
     points = to_points(parsed)
     parsed.rec.clear()  # the records' arrays: the points now hold what the frame needs
     parsed.pts.clear()
-    release_freed_memory()
+    if len(points.value) >= RELEASE_AFTER_POINTS:
+        release_freed_memory()
     if style is None or loss_points(points) == 0:
         tried = ", ".join(s.name for s in STYLES)
         raise UnknownFormatError(

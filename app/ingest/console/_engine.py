@@ -20,6 +20,7 @@ from lossforensics.ingest.console._style import Style
 
 LOSS_ROLES = ("train_loss", "val_loss")
 MIN_LOSS_POINTS = 2  # a single loss-like number is a coincidence, not a series
+RELEASE_AFTER_POINTS = 1 << 20  # chunks this many points held are worth handing back at once
 
 __all__ = ["Parsed", "Parser", "Points", "loss_points", "to_points"]
 
@@ -79,7 +80,8 @@ def to_points(parsed: Parsed) -> Points:
     if parsed.style.carried and len(p_rec):
         fresh = _not_carried(_take(rec["run"], p_rec), p_key, p_val)
         p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
-    release_freed_memory()  # the chunks joined above
+    if len(p_val) >= RELEASE_AFTER_POINTS:
+        release_freed_memory()  # the chunks joined above
     names = parsed.key_names()
     step, axis, p_key, names = _steps(rec, p_rec, p_key, names)
     roles = _roles(parsed.style, names)
