@@ -212,10 +212,9 @@ def _build_frame(
 
     run_codes, metric_codes = cat(cols.run, np.int32), cat(cols.metric, np.int32)
     step, wall = cat(cols.step, np.int64), cat(cols.wall_time, np.float64)
-    # restarts in logging time: a run's train/ and validation/ files follow each other in seq
-    segment = restart_segments(
-        run_codes, metric_codes, step, wall if np.isfinite(wall).all() else None
-    )
+    # restarts in seq order (files by the creation stamp in their names, then record order):
+    # a resumed run's new file follows the old one, train/ and validation/ files interleave
+    segment = restart_segments(run_codes, metric_codes, step)
     run = pd.Categorical.from_codes(run_codes, categories=pd.Index(_distinct(run_names)))
     metric = pd.Categorical.from_codes(metric_codes, categories=pd.Index(list(metric_index)))
     return make_frame(

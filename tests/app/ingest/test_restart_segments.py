@@ -169,15 +169,19 @@ def test_tensorboard_restart_files_are_segments_and_splits_are_not(tmp_path):
     (run / timestamped_name(1700000100)).write_bytes(frame_records(first))
     (run / timestamped_name(1700000200)).write_bytes(frame_records(resumed))
     assert _segments(read_tensorboard(run).frame) == [0] * 10 + [1] * 7
-    # train/ then validation/ files of one run: each split keeps its own steps in order
+    # train/ and validation/ files of one run: each split keeps its own steps in order
     keras = tmp_path / "keras"
     for split, offset in (("train", 0.0), ("validation", 0.5)):
         (keras / split).mkdir(parents=True)
-        events = [
-            scalar_event("epoch_loss", e, 1.0 / (e + 1), 100.0 + e + offset) for e in range(5)
-        ]
+        events = [scalar_event("epoch_loss", e, 1 / (e + 1), 100.0 + e + offset) for e in range(5)]
         (keras / split / timestamped_name(1700000100)).write_bytes(frame_records(events))
     assert set(read_tensorboard(keras).frame["segment"]) == {0}
+    for split, offset in (("train", 0.0), ("validation", 0.5)):  # resumed at epoch 3
+        events = [scalar_event("epoch_loss", e, 0.3, 200.0 + e + offset) for e in range(3, 6)]
+        (keras / split / timestamped_name(1700000200)).write_bytes(frame_records(events))
+    frame = read_tensorboard(keras).frame
+    assert _segments(frame, "train/epoch_loss") == [0] * 5 + [1] * 3
+    assert _segments(frame, "validation/epoch_loss") == [0] * 5 + [1] * 3
 
 
 @pytest.mark.parametrize("n_lines", [60, 1736])
