@@ -16,7 +16,11 @@ that first evaluation is still at the untrained model's loss (not `first_eval_ga
 the train's starting loss, i.e. chance level for a classifier at initialisation): whatever
 training came before it, none of it reached the val set (so long as training had not
 converged before it either: `converged_before`, 90% of the train's improvement, leaves a late
-first evaluation to overfit, as above; a fine-tune starts at its pre-trained loss); the val's
+first evaluation to overfit, as above; a fine-tune starts at its pre-trained loss), or unless
+every evaluation sits `_FAR_ABOVE_UNTRAINED` (2x) above that untrained level and the val moved
+by under `_NEVER_LEARNED_FLAT` (5%) of its level: worse than a model that learned nothing, flat
+where it started, it never generalised however late it was first measured (the train's
+improvement is then read over the whole run); the val's
 best improvement is at most `follow` of the train's (twice that when the val kept what little
 it gained: no overfit-shaped rebound of more than half of it).
 Confidence: 0.5 at the threshold, + up to 0.3 as the val's share of the improvement goes to
@@ -28,7 +32,8 @@ reported as evidence (near 0: unrelated; negative: val worsens as train improves
 Evidence: val_flat (bool: the val did not climb by more than `max_rise` of the train's
 improvement; False means it rose from the start), correlation (Spearman, train vs val levels),
 val_follow_ratio, train_improvement_pct, val_improvement_pct, coverage, val_rebound,
-val_first_untrained, train_done_before_eval.
+val_first_untrained, train_done_before_eval, val_never_learned, val_change_rel,
+train_run_improvement_pct.
 Known false positives: a pre-trained model fine-tuned on data the val set does not measure (the
 val is legitimately flat); a val set so small its loss is dominated by a few examples.
 """
@@ -90,6 +95,16 @@ def _first_eval_train(tx: np.ndarray, ty: np.ndarray, at: float, start: float) -
     before it)."""
     level = trailing_median(tx, ty, at, _TRAIN_AT_EVAL_POINTS)
     return float(level) if np.isfinite(level) else start
+
+
+# a val whose best evaluation is still twice the untrained training loss predicts worse than a
+# model that learned nothing: it did not dip below that level before a late first evaluation and
+# climb back (an overfit before anyone measured it stays near what it had learned)
+_FAR_ABOVE_UNTRAINED = 2.0
+# a val that never got below the untrained level and moved by under 5% of its level over its
+# evaluations is flat where it started (one that climbs steadily is overfit's: a fine-tune whose
+# log starts after the pre-trained model's loss was already low)
+_NEVER_LEARNED_FLAT = 0.05
 
 
 class DistributionMismatch(Classifier):
@@ -161,6 +176,15 @@ class DistributionMismatch(Classifier):
             "val_first_untrained": bool(
                 v_all[0] >= (1.0 - self.first_eval_gain) * max(float(ty[0]), t_all_head)
             ),
+            # every evaluation sits far above that untrained level (worse than a model that
+            # learned nothing): nothing learned ever reached the val set, early or late
+            "val_never_learned": bool(
+                np.min(v_all) >= _FAR_ABOVE_UNTRAINED * max(float(ty[0]), t_all_head)
+            ),
+            # the val's net move over its evaluations, relative to its level (flat: small)
+            "val_change_rel": abs(v_tail - v_head) / max(abs(v_head), TINY),
+            # the train's improvement over the whole run, from its first points
+            "train_run_improvement_pct": _PERCENT * _gain(t_all_head, t_tail),
             # share of the train's whole improvement made before the first evaluation
             "train_done_before_eval": float(
                 (t_all_head - _first_eval_train(tx, ty, vx[0], t_all_head))
@@ -177,11 +201,20 @@ class DistributionMismatch(Classifier):
         }
 
     def judge(self, m: dict) -> Finding | None:
+        # a flat val far above the untrained level learned nothing, however late its first
+        # evaluation: overfit cannot take it (it never generalised), so it is judged here
+        # against the train's improvement over the whole run
+        never = bool(m.get("val_never_learned", False)) and (
+            m.get("val_change_rel", np.inf) <= _NEVER_LEARNED_FLAT
+        )
         untrained = m.get("val_first_untrained", False) and (
-            m.get("train_done_before_eval", 1.0) < self.converged_before
+            m.get("train_done_before_eval", 1.0) < self.converged_before or never
         )
         covered = m["coverage"] >= self.coverage or untrained
-        if m["train_improvement_pct"] < _PERCENT * self.train_drop or not covered:
+        train_gain = max(
+            m["train_improvement_pct"], m.get("train_run_improvement_pct", 0.0) if never else 0.0
+        )
+        if train_gain < _PERCENT * self.train_drop or not covered:
             return None
         # a val that improved a little and kept it (no overfit-shaped rebound) may have
         # followed twice as much and still be "high from the start"
@@ -189,7 +222,7 @@ class DistributionMismatch(Classifier):
         if m["val_follow_ratio"] > follow:
             return None
         flat = bool(m["val_rise_vs_train"] <= self.max_rise)
-        beyond_drop = m["train_improvement_pct"] / _PERCENT - self.train_drop
+        beyond_drop = train_gain / _PERCENT - self.train_drop
         conf = (
             _BASE_CONFIDENCE
             + _FLAT_VAL_CONFIDENCE * (1 - m["val_follow_ratio"] / self.follow)

@@ -22,6 +22,8 @@ is still falling after the minimum so the gap keeps widening: by `train_fall` of
 the span, or, for a train loss near zero whose range no longer shows its fall, by
 `train_fall_log` in log terms (a third of its level) beside a val rise of at least
 `log_fall_rise` (10%) of the val minimum (a relative yardstick for a relative fall).
+A val that never got below the untrained model's loss (`first_eval_gain` under the train's start)
+and rose by under `_FLAT_PCT` (5%) never generalised: not overfit, whatever the path.
 A val that stopped improving for the last `stall_share` (25%) of the span while train kept
 falling is a weaker finding (a stall: the gap widens although the rise is within a sigma or
 two), unless the val loss crept up by under `_CREEP_PCT` (2%) while a val score (accuracy,
@@ -34,8 +36,8 @@ val_rise_z, val_rise_frac (rise / val range), val_min_fraction (0..1 of the eval
 train_fall_after (train fall after the val minimum / train range), train_fall_log (ln of
 start / end), train_fall_log_after (ln of train at the val minimum / end), evaluations_after,
 val_drop_before_z, train_done_before_eval (share of the train's improvement before the first
-evaluation), val_first_below_train_start, score_gain_after_min_z and score_metric (when a val
-score is logged).
+evaluation), val_first_below_train_start, val_ever_below_train_start, score_gain_after_min_z
+and score_metric (when a val score is logged).
 Known false positives: a val curve that drifts up by noise over a long converged tail while the
 train loss still creeps down; a val set re-sampled between evaluations (its level moves without
 the model changing).
@@ -94,6 +96,8 @@ _SCORE_STILL_IMPROVING_Z = 1.0
 # ... and a val loss that crept up by under 2% of its level beside it has not overfit: the
 # creep is evaluation noise while the metric the run is for still gets better
 _CREEP_PCT = 2.0
+# a val that rose by under 5% of its minimum is flat where it started
+_FLAT_PCT = 5.0
 # confidence of a stalled val at zero strength: a weaker call, its rise is within the noise
 _STALLED_CONFIDENCE = 0.35
 # added as the stalled val's strength reaches 1: a stall alone never scores like a clear rise
@@ -232,6 +236,10 @@ class Overfit(Classifier):
             ),
             # the first evaluation already beat the untrained model's loss: the val had
             # improved before anyone measured it
+            # some evaluation got below the untrained model's loss: the val learned something
+            "val_ever_below_train_start": bool(
+                np.min(smooth) < (1.0 - self.first_eval_gain) * max(float(ty[0]), t_start)
+            ),
             "val_first_below_train_start": bool(
                 vy[0] < (1.0 - self.first_eval_gain) * max(float(ty[0]), t_start)
             ),
@@ -259,6 +267,10 @@ class Overfit(Classifier):
             first = m["val_min_fraction"] == 0.0 and m.get("val_first_below_train_start")
             if not (memorised and first):
                 return None
+        if not m.get("val_ever_below_train_start", True) and m["val_rise_pct"] < _FLAT_PCT:
+            # a flat val that never got below the untrained loss never generalised: nothing to
+            # overfit, however late its first evaluation (distribution_mismatch's)
+            return None
         falling = m["train_fall_after"] >= self.train_fall or (
             m.get("train_fall_log_after", 0.0) >= self.train_fall_log
             and m["val_rise_pct"] >= _PERCENT * self.log_fall_rise

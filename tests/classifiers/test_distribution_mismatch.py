@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from lossforensics.classifiers.distribution_mismatch import DistributionMismatch
+from lossforensics.classifiers.overfit import Overfit
 
 from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
 
@@ -135,3 +136,16 @@ def test_a_late_first_evaluation_of_a_converged_fine_tune_is_left_to_overfit():
     vx = np.arange(200, 1001, 200)
     val = 0.32 + 0.1 * (vx - 200) / 800
     assert judge(DistributionMismatch(), run_of(loss=(steps, train), val_loss=(vx, val))) is None
+
+
+def test_a_flat_val_that_never_beat_the_untrained_loss_is_a_mismatch_however_late_its_first_eval():
+    # the LR is crushed within the first 10% so training is done before the first evaluation;
+    # the validation features are shifted: val sits at 3.8, far above the untrained 1.0
+    steps = np.arange(5, 1505, 5)
+    train = 0.35 + 0.67 * np.exp(-steps / 40) + 0.02 * RNG.standard_normal(len(steps))
+    evals = np.arange(75, 1501, 75)
+    val = np.r_[3.777, np.full(len(evals) - 1, 3.878)]
+    series = {"train/loss": (steps, train), "eval/loss": (evals, val)}
+    f = judge(DistributionMismatch(), run_of(**series))
+    assert f is not None and f.evidence["val_never_learned"]
+    assert judge(Overfit(), run_of(**series)) is None
