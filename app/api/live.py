@@ -6,19 +6,24 @@
                                   Idempotency-Key: <one per batch>
 
 Each batch is taken into the run's IncrementalDiagnosis (the one `watch` and the callbacks
-use), the run's series, point count and diagnosis are stored again, and the answer says which
-findings are new and which were superseded. Retries are safe by the batch's `Idempotency-Key`
-(the store's keys table, as for uploads: shared by every worker process and kept across
-restarts): the same key and body for the run returns the first answer and adds nothing, the
-same key with another body is a 409 (a resumed job that logs the same steps again is new
-evidence, so points are never de-duplicated by (metric, step)). Values are numbers, or the
-strings NaN / Infinity / -Infinity (kept: they are evidence); anything else, a batch over
-MAX_BATCH_POINTS points or a name over MAX_NAME characters is refused with 422.
+use), stored as one Parquet part after the run's points (RunStore.append_points: the write costs
+the batch, not the run; parts are merged now and then so reads stay fast) with the tick's
+diagnosis, and the answer says which findings are new and which were superseded. The tick itself
+judges the whole run, as `diagnose` does, so its diagnosis equals a full diagnosis of the stored
+points. Retries are safe by the batch's `Idempotency-Key` (the store's keys table, as for
+uploads: shared by every worker process and kept across restarts): the same key and body for the
+run returns the first answer and adds nothing, the same key with another body is a 409 (a
+resumed job that logs the same steps again is new evidence, so points are never de-duplicated by
+(metric, step)). Values are numbers, or the strings NaN / Infinity / -Infinity (kept: they are
+evidence); anything else, a batch over MAX_BATCH_POINTS points or a name over MAX_NAME
+characters is refused with 422.
 
-Each worker process keeps an IncrementalDiagnosis per live run it has served, and rebuilds it
-from the stored series when the stored run has other points than it holds (another worker
-appended). The store writes a batch only over the points it was grown from
-(`RunStore.grow_series`), so two workers appending to one run at once never lose a batch: the
+Each worker process keeps the IncrementalDiagnosis of the last MAX_LIVE_RUNS live runs it served
+(least recently used dropped first), and rebuilds one from the store (its points, and its stored
+diagnosis as the one the next tick is compared with) on a miss, after a restart, or when the
+stored run has other points than it holds (another worker appended): the answer never depends
+on which worker got the batch. The store appends only over the points the batch was judged with,
+under the run's row lock, so two workers appending to one run at once never lose a batch: the
 later one reads the run again and re-applies its batch.
 """
 
@@ -27,13 +32,16 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from fastapi import APIRouter, Request, Response
 from lossforensics.api.deps import IdempotencyDep, ProjectDep, StoreDep
 from lossforensics.api.schemas import problem_responses
+from lossforensics.classifiers.diagnosis import Diagnosis
 from lossforensics.classifiers.errors import ConflictError
 from lossforensics.classifiers.errors import InvalidFrameError as InvalidPoints
 from lossforensics.classifiers.frame import empty_frame, make_frame
@@ -63,10 +71,12 @@ class LiveRunIn(BaseModel):
 @dataclass
 class _Live:
     inc: IncrementalDiagnosis
+    next_seq: int  # the `seq` of the run's next point, as the store numbers them
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-_registry: dict[tuple[str, str], _Live] = {}
+MAX_LIVE_RUNS = 32  # live runs whose state a worker keeps in memory (a 1M-point run: ~50 MB)
+_registry: OrderedDict[tuple[str, str], _Live] = OrderedDict()
 _registry_lock = threading.Lock()
 
 
@@ -132,20 +142,22 @@ def _append(store: RunStore, project: str, run_id: str, rows: list[dict]) -> dic
             if store.get(project, run_id).points != before:  # another worker appended
                 _forget(project, run_id, live)
                 continue
-            live.inc.add_frame(_frame(live.inc.run, rows))
+            batch = _frame(live.inc.run, rows, live.next_seq)
+            live.inc.add_frame(batch)
             tick = live.inc.tick()
             try:
-                record = store.grow_series(
-                    project, run_id, live.inc.frame(), tick.diagnosis, expect_points=before
+                record = store.append_points(
+                    project, run_id, batch, tick.diagnosis, expect_points=before
                 )
             except BaseException as exc:
                 _forget(project, run_id, live)  # its points are not what is stored
                 if isinstance(exc, StaleSeriesError) and attempt < _GROW_TRIES - 1:
                     continue
                 raise
+            live.next_seq += len(batch)
             return {
                 "run": record.to_dict(),
-                "added": tick.points,
+                "added": len(batch),
                 "points": live.inc.points,
                 "new": [f.to_dict() for f in tick.new],
                 "superseded": [
@@ -156,14 +168,34 @@ def _append(store: RunStore, project: str, run_id: str, rows: list[dict]) -> dic
 
 
 def _live(store: RunStore, project: str, run_id: str) -> _Live:
-    record = store.get(project, run_id)  # NotFoundError -> 404, and the project's scope
+    """The worker's state of the run, rebuilt from the store when it has none (NotFoundError,
+    a 404, for a run not in the project; a cached run deleted since fails at the caller's
+    check of the stored count)."""
+    key = (project, run_id)
     with _registry_lock:
-        live = _registry.get((project, run_id))
-        if live is None:
-            inc = IncrementalDiagnosis(record.name)
-            inc.add_frame(store.frame(project, run_id))
-            live = _registry[(project, run_id)] = _Live(inc)
+        live = _registry.get(key)
+        if live is not None:
+            _registry.move_to_end(key)
+    if live is None:
+        live = _rebuild(store, project, run_id)
+        with _registry_lock:
+            live = _registry.setdefault(key, live)
+            _registry.move_to_end(key)
+            while len(_registry) > MAX_LIVE_RUNS:
+                _registry.popitem(last=False)
     return live
+
+
+def _rebuild(store: RunStore, project: str, run_id: str) -> _Live:
+    """The run's state from what is stored: its points, and its stored diagnosis as the last
+    tick's (so the next answer's new and superseded findings are the ones a worker that saw
+    every batch would give)."""
+    record, frame = store.snapshot(project, run_id)
+    inc = IncrementalDiagnosis(record.name)
+    inc.add_frame(frame)
+    inc.diagnosis = Diagnosis.from_dict(record.diagnosis)
+    next_seq = int(frame["seq"].max()) + 1 if len(frame) else 0
+    return _Live(inc, next_seq)
 
 
 def _forget(project: str, run_id: str, live: _Live) -> None:
@@ -221,7 +253,8 @@ def _number(i: int, key: str, value: Any) -> float:
     return float(value)
 
 
-def _frame(run: str, rows: list[dict]) -> pd.DataFrame:
+def _frame(run: str, rows: list[dict], first_seq: int) -> pd.DataFrame:
+    """The batch as the rows the store appends: numbered after the run's points."""
     if not rows:
         return empty_frame()
     cols = pd.DataFrame(rows)
@@ -231,4 +264,5 @@ def _frame(run: str, rows: list[dict]) -> pd.DataFrame:
         cols["step"].to_numpy("int64"),
         cols["value"].to_numpy("float64"),
         cols["wall_time"].to_numpy("float64"),
+        seq=np.arange(first_seq, first_seq + len(rows), dtype=np.int64),
     )

@@ -86,8 +86,10 @@ def series_view(
     end: int | None,
 ) -> dict:
     """At most `points` points a metric inside [start, end], from the cached arrays."""
-    store.get(project, run_id)  # 404 for another project's run
-    view = VIEWS.get(run_id, store.frames.path(run_id), lambda: store.frames.read(run_id))
+    record = store.get(project, run_id)  # 404 for another project's run
+    # a live run grows by parts beside its file, which keeps its mtime: the count is in the key
+    key = f"{run_id}:{record.points}"
+    view = VIEWS.get(key, store.frames.path(run_id), lambda: store.frame(project, run_id))
     if metrics:
         missing = [m for m in metrics if m not in view]
         if missing:

@@ -2,8 +2,10 @@
 
 A write is: every frame to its final name (temp + fsync + rename), then one transaction inserting
 every row. A crash before the commit leaves orphan files and no rows (cleaned at the next start);
-after it, the whole run. A delete removes the row first, then the file. Every read is scoped to a
-project: another project's run is simply not found.
+after it, the whole run. A live run grows by appended parts (`append_points`): the part first,
+then the transaction that raises the run's committed point count over it. A delete removes the
+row first, then the files. Every read is scoped to a project: another project's run is simply
+not found.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from lossforensics.classifiers.diagnosis import Diagnosis
 from lossforensics.classifiers.errors import NotFoundError
 from lossforensics.store.engine import WRITE, make_engine
 from lossforensics.store.frames import FrameFiles
+from lossforensics.store.parts import PartsMovedError
+from lossforensics.store.parts import remove as remove_parts
 from lossforensics.store.records import NewRun, RunPage, RunRecord, labels_of
 from lossforensics.store.tables import metadata, run_labels, runs
 
+_READ_TRIES = 8  # reads of a grown run that parts moved under (each retry follows a commit)
 _SUMMARY_COLS = list(runs.c)  # the diagnosis body too: a listing shows findings and last step
 
 
@@ -121,20 +126,23 @@ class RunStore:
             }
         )
 
-    def grow_series(
+    def append_points(
         self,
         project: str,
         run_id: str,
-        frame: pd.DataFrame,
+        batch: pd.DataFrame,
         diagnosis: Diagnosis,
         *,
         expect_points: int,
     ) -> RunRecord:
-        """Replace a live run's series by `frame` (its stored points and more) and its
-        diagnosis; the record's `points` (and so its last step) follow. One write transaction
-        that holds the run's row (SQLite: the database's write lock; PostgreSQL: FOR UPDATE),
-        so appends from several processes are serialised: StaleSeriesError, nothing written,
-        when the stored run no longer has `expect_points` points."""
+        """Append `batch` to a grown run's series (one Parquet part, app/store/parts.py: the cost
+        follows the batch, not the run) and store its new diagnosis; the record's `points` (and
+        so its last step) follow. One write transaction that holds the run's row (SQLite: the
+        database's write lock; PostgreSQL: FOR UPDATE), so appends from several processes are
+        serialised: StaleSeriesError, nothing written, when the stored run no longer has
+        `expect_points` points. The part is on disk before the commit; until the commit the
+        count does not cover it, so readers do not see it, and a part whose commit never came is
+        removed by the next append."""
         diagnosis.id = None
         body = diagnosis.to_dict()
         labels = labels_of(diagnosis)
@@ -146,11 +154,12 @@ class RunStore:
                 raise NotFoundError(f"no run {run_id!r}")
             if int(row["points"]) != expect_points:
                 raise StaleSeriesError(run_id)
+            plan = self.frames.append(run_id, expect_points, batch) if len(batch) else None
             values = {
                 "diagnosis": body,
                 "verdict": diagnosis.verdict,
                 "diagnosed_at": now,
-                "points": len(frame),
+                "points": expect_points + len(batch),
             }
             conn.execute(runs.update().where(*where).values(**values))
             conn.execute(run_labels.delete().where(run_labels.c.run_id == run_id))
@@ -158,7 +167,8 @@ class RunStore:
                 conn.execute(
                     run_labels.insert(), [{"run_id": run_id, "label": lab} for lab in labels]
                 )
-            self.frames.write(run_id, frame)  # last: the row and the file commit together
+        if plan is not None:
+            remove_parts(plan.leftovers)  # merged into the new part, or never committed
         return self._from_row({**row, **values}, labels)
 
     def delete(self, project: str, run_id: str) -> None:
@@ -195,8 +205,19 @@ class RunStore:
             return self._from_row(row, self._labels(conn, [run_id])[run_id])
 
     def frame(self, project: str, run_id: str) -> pd.DataFrame:
-        self.get(project, run_id)
-        return self.frames.read(run_id)
+        return self.snapshot(project, run_id)[1]
+
+    def snapshot(self, project: str, run_id: str) -> tuple[RunRecord, pd.DataFrame]:
+        """The run's record and its points as of that record: a grown run's parts joined up to
+        its committed count, read again when a merge or an append moved them meanwhile."""
+        for attempt in range(_READ_TRIES):
+            record = self.get(project, run_id)
+            try:
+                return record, self.frames.read(run_id, record.points)
+            except PartsMovedError:
+                if attempt == _READ_TRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def list(
         self,

@@ -75,21 +75,22 @@ def test_replace_diagnosis_updates_verdict_and_labels(store: RunStore):
     assert store.list("p", label="overfit").total == 0
 
 
-def test_grow_series_updates_points_frame_and_diagnosis_over_the_expected_points(
+def test_append_points_updates_points_frame_and_diagnosis_over_the_expected_points(
     store: RunStore,
 ):
     (rec,) = store.add("p", [new_run()])
     longer = frame_of(rec.name, overfit=True, n=400)
     (diag,) = diagnose_all(longer)
+    more = longer.iloc[rec.points :].reset_index(drop=True)  # rows 600.. of the longer run
     with pytest.raises(StaleSeriesError):  # another writer grew it: nothing written
-        store.grow_series("p", rec.id, longer, diag, expect_points=rec.points - 1)
+        store.append_points("p", rec.id, more, diag, expect_points=rec.points - 1)
     assert store.get("p", rec.id) == rec and len(store.frame("p", rec.id)) == rec.points
-    grown = store.grow_series("p", rec.id, longer, diag, expect_points=rec.points)
+    grown = store.append_points("p", rec.id, more, diag, expect_points=rec.points)
     assert grown.points == 800 and grown.summary()["last_step"] == 399
     assert grown.labels == ["overfit"] and store.get("p", rec.id) == grown
     assert len(store.frame("p", rec.id)) == 800
     with pytest.raises(NotFoundError):
-        store.grow_series("other", rec.id, longer, diag, expect_points=800)
+        store.append_points("other", rec.id, more, diag, expect_points=800)
 
 
 def test_origin_makes_loading_idempotent(store: RunStore):
