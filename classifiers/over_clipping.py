@@ -44,6 +44,7 @@ from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.roles import ROLES
 from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals.reduce import median
 
 _THRESHOLD = re.compile(
     r"max_?(grad_?)?norm|clip_?(grad_?)?(norm|thresh|val|value)|"
@@ -95,8 +96,9 @@ def threshold_metric(run: RunSeries) -> str | None:
 
 
 def is_trainer_log(run: RunSeries) -> bool:
-    """A Hugging Face Trainer log: its own training-entry keys are all logged."""
-    return _TRAINER_KEYS <= set(run.frame["metric"].unique())
+    """A Hugging Face Trainer log: its own training-entry keys are all logged (the run's metric
+    names, from its integer metric codes: no pass over the rows' strings)."""
+    return _TRAINER_KEYS <= set(run.metric_codes()[1].tolist())
 
 
 def _moved(loss: np.ndarray) -> bool:
@@ -156,7 +158,7 @@ class OverClipping(Classifier):
         elif ceiling_share(g) < _MIN_CEILING_SHARE and is_trainer_log(run):
             thr, source = TRAINER_DEFAULT_THRESHOLD, "trainer_default"
             _, loss = finite_curve(run, "train_loss")
-            if np.median(g) < DEFAULT_MIN_RATIO * thr or not _moved(loss):
+            if median(g) < DEFAULT_MIN_RATIO * thr or not _moved(loss):
                 return None
         else:
             thr, source = float(np.max(g)), "ceiling"
@@ -164,14 +166,16 @@ class OverClipping(Classifier):
             return None
         clipped = g >= thr * (1 - _TOL)
         hits = np.flatnonzero(clipped)
+        # every logged point (no bucketing), once: reduce.median gives np.median's number
+        g_median = median(g)
         return {
             "grad_norm_metric": metric,
             "threshold_metric": thr_name,
             "threshold_source": source,
             "clip_threshold": thr,
             "clip_fraction": float(np.mean(clipped)),
-            "grad_norm_median": float(np.median(g)),
-            "median_ratio": float(np.median(g) / thr),
+            "grad_norm_median": g_median,
+            "median_ratio": g_median / thr,
             **(
                 {"threshold_note": "threshold assumed: the Trainer default"}
                 if source == "trainer_default"
