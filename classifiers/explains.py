@@ -29,6 +29,9 @@ The table, cause -> consequence, and why it holds in general:
   best level is at least `AT_START_LEVEL` of it): a loss pinned at chance level (the entropy of
   the class prior, often after an early blow-up) learned nothing, whatever the val does.
 - oscillating -> underfit, plateau: the trend is flat and high because the loss swings.
+- oscillating -> overfit, when overfit saw only a stall (its val rose by under `OVERFIT_CLEAR_Z`
+  sigmas): an unstable run's val goes up and down with its weights; a gap read from that is the
+  swing's. A clear rise stays overfit.
 - unshuffled -> loss_spikes, when the sawtooth stays raised over its own period (at least
   `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
 - resume_discontinuity -> exploding, loss_spikes: the jump sits at a restart; the restart lost
@@ -60,6 +63,9 @@ from lossforensics.classifiers.diagnosis import SCORE_DECIMALS, Finding
 # A loss whose best level kept at least this share of the first logged loss (the untrained model's,
 # chance level for a classifier) learned nothing: 1 - plateau's 3% "no real change" in log terms
 AT_START_LEVEL = 0.97
+
+# overfit's own bar for a clear rise of the val loss (Overfit's rise_z default, in sigmas)
+OVERFIT_CLEAR_Z = 2.5
 
 # A restart within this share of the run's logged span of a jump's start is that jump's cause
 # (the two checks place a jump at slightly different steps: a smoothed minimum vs a raw restart)
@@ -116,6 +122,14 @@ def _at_a_restart(cause: Finding, effect: Finding) -> bool:
     return lo - reach <= resume <= hi
 
 
+def _rise_within_swings(cause: Finding, effect: Finding) -> bool:
+    """oscillating explains overfit when overfit saw only a stall, no clear rise (its val rose
+    by under `OVERFIT_CLEAR_Z` sigmas): an unstable run's val goes up and down with its weights,
+    and a widening gap read from that is the swing's."""
+    rise = effect.evidence.get("val_rise_z")
+    return rise is not None and rise < OVERFIT_CLEAR_Z
+
+
 def _loss_climbed(cause: Finding, effect: Finding) -> bool:
     """exploding explains vanishing_gradients: the loss ended above its start (the vanishing
     check's `loss_progress`, the share of the starting loss removed, is negative)."""
@@ -160,6 +174,12 @@ EXPLAINS: tuple[Explains, ...] = (
     Explains("unshuffled", "loss_spikes", "the jumps are the sawtooth's edges", _broad_sawtooth),
     Explains("resume_discontinuity", "exploding", "the jump is at a restart", _at_a_restart),
     Explains("resume_discontinuity", "loss_spikes", "the jump is at a restart", _at_a_restart),
+    Explains(
+        "oscillating",
+        "overfit",
+        "the val's rise is within the swings of an unstable run",
+        _rise_within_swings,
+    ),
     Explains(
         "exploding",
         "vanishing_gradients",

@@ -126,3 +126,11 @@ def test_a_metric_still_improving_leads_the_val_loss_rise_and_both_stay():
     # a loss that improves beside a frozen metric says nothing about the rise
     frozen = _f("metric_mismatch", 0.9, direction="loss_improves")
     assert [f.label for f in apply_leads([rise, frozen])] == ["overfit", "metric_mismatch"]
+
+
+def test_swings_explain_a_stalled_val_but_not_a_clear_rise():
+    swings = _f("oscillating", 0.7)
+    stall = _f("overfit", 0.4, val_rise_z=1.3)
+    assert [f.label for f in apply_explains([stall, swings])] == ["oscillating"]
+    clear = _f("overfit", 0.8, val_rise_z=6.0)
+    assert {f.label for f in apply_explains([clear, swings])} == {"oscillating", "overfit"}
