@@ -295,6 +295,14 @@ def tbparse_seconds(root: Path) -> tuple[float, float, int]:
     return time.perf_counter() - start, cpu_seconds() - cpu, scalars
 
 
+def _autogroup() -> bool:
+    """Whether the kernel shares CPU time between sessions rather than between processes."""
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return False
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=1000)
@@ -385,6 +393,12 @@ def main() -> None:
             f"~{cpu_tb:.0f} s ({cpu_big / jobs / cpu_tb:.2f})"
         )
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+        if _autogroup() and os.getloadavg()[0] > jobs:
+            print(
+                "note: the kernel groups CPU time by session (sched_autogroup) and other "
+                "sessions are busy: this session's workers share one group's slice, so the "
+                "wall ratio tends to the CPU ratio rather than the CPU ratio / jobs"
+            )
         figures.write(args.json)
     finally:
         if args.keep is None:
