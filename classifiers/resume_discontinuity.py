@@ -76,14 +76,18 @@ def source_order(run: RunSeries, role: str, *, segments: bool = False) -> tuple[
         return (*empty, np.array([], np.int64)) if segments else empty
     f = run.frame
     codes, names = run.metric_codes()  # integer codes, not a string comparison per row
-    mask = (codes == np.flatnonzero(names == name)[0]) & (f["role"] == role).to_numpy(bool)
-    s = f["step"].to_numpy(np.int64)[mask]  # two columns, not a copy of the whole frame
-    y = f["value"].to_numpy(np.float64)[mask]
-    keep = np.ones(len(s), bool)
-    keep[1:] = (s[1:] != s[:-1]) | ~((y[1:] == y[:-1]) | (np.isnan(y[1:]) & np.isnan(y[:-1])))
+    rows = np.flatnonzero(codes == np.flatnonzero(names == name)[0])
+    rows = rows[(f["role"].iloc[rows] == role).to_numpy(bool)]  # roles of those rows only
+    s = f["step"].to_numpy(np.int64)[rows]  # two columns, not a copy of the whole frame
+    y = f["value"].to_numpy(np.float64)[rows]
+    repeat = s[1:] == s[:-1]  # exact repeats are rare: the values are compared only then
+    if repeat.any():
+        repeat &= (y[1:] == y[:-1]) | (np.isnan(y[1:]) & np.isnan(y[:-1]))
+        keep = np.r_[True, ~repeat]
+        rows, s, y = rows[keep], s[keep], y[keep]
     if segments:
-        return s[keep], y[keep], f["segment"].to_numpy(np.int64)[mask][keep]
-    return s[keep], y[keep]
+        return s, y, f["segment"].to_numpy(np.int64)[rows]
+    return s, y
 
 
 def _median(a: np.ndarray) -> float:
