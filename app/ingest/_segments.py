@@ -44,6 +44,10 @@ def restart_segments(
     if n == 0:
         return np.zeros(0, dtype=np.int64)
     runs = np.asarray(runs, dtype=np.int64)
+    steps = np.asarray(steps)
+    logged = steps if order is None else steps[np.argsort(order, kind="stable")]
+    if labels is None and bool(np.all(logged[1:] >= logged[:-1])):
+        return np.zeros(n, dtype=np.int64)  # no step goes back anywhere: one segment (fast)
     rank = np.arange(n, dtype=np.int64)
     if order is not None:  # rank 0..n-1 in logging order (ties: the order given)
         rank = np.empty(n, dtype=np.int64)
@@ -68,11 +72,14 @@ def _step_restarts(
     runs: np.ndarray, metrics: np.ndarray, steps: np.ndarray, rank: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(previous point's rank, this point's rank, run) where a metric's step goes back."""
-    o = np.lexsort((rank, metrics, runs))
-    r, m, s, k = runs[o], metrics[o], np.asarray(steps)[o], rank[o]
-    back = (r[1:] == r[:-1]) & (m[1:] == m[:-1]) & (s[1:] < s[:-1])
-    i = np.flatnonzero(back)
-    return k[i], k[i + 1], r[i + 1]
+    key = runs * (int(metrics.max()) + 1) + metrics
+    if key.max() < 2**16:  # numpy's stable sort of 16-bit integers is a radix sort
+        key = key.astype(np.uint16)
+    by_rank = np.argsort(rank)  # rank is a permutation: its inverse, the points in logged order
+    o = by_rank[np.argsort(key[by_rank], kind="stable")]
+    series, s = key[o], np.asarray(steps)[o]
+    i = np.flatnonzero((series[1:] == series[:-1]) & (s[1:] < s[:-1]))
+    return rank[o[i]], rank[o[i + 1]], runs[o[i + 1]]
 
 
 def _label_restarts(
