@@ -195,3 +195,15 @@ def test_detectron2_appended_runs_split_at_each_counter_reset(real_runs_more, n_
     loss = frame[frame["metric"] == "total_loss"].sort_values("seq")
     cuts = loss["step"][loss["segment"].diff() > 0].tolist()
     assert cuts == ([19] if n_lines == 60 else [19, 19, 19, 19, 15019, 19, 19])
+
+
+def test_wandb_export_of_a_sweep_is_runs_each_one_segment(real_runs):
+    frame = load_run(real_runs / "wandb_nanogpt_tokenizer_variants" / "wandb_export.csv").frame
+    assert frame["run"].nunique() == 8 and set(frame["segment"]) == {0}
+
+
+def test_jsonl_phase_that_alternates_is_a_stream_not_a_session(tmp_path):
+    rows = [{"epoch": e, "phase": p, "loss": 1 / (e + 1)} for e in range(4) for p in ("tr", "va")]
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert set(load_run(path).frame["segment"]) == {0}
