@@ -154,7 +154,10 @@ class RunStore:
                 raise NotFoundError(f"no run {run_id!r}")
             if int(row["points"]) != expect_points:
                 raise StaleSeriesError(run_id)
-            plan = self.frames.append(run_id, expect_points, batch) if len(batch) else None
+            try:
+                plan = self.frames.append(run_id, expect_points, batch) if len(batch) else None
+            except PartsMovedError:  # its parts are not (yet) visible here: read again
+                raise StaleSeriesError(run_id) from None
             values = {
                 "diagnosis": body,
                 "verdict": diagnosis.verdict,
