@@ -1,19 +1,26 @@
 """Live runs stored as appended parts, on a real server: after every batch the stored diagnosis
 is a full diagnosis of the stored points; a restarted service (a new process over the same
-data dir) continues a run exactly as one that saw every batch; the series view follows the
-growing run; the same on PostgreSQL."""
+data dir) continues a run exactly as one that saw every batch; two workers appending to one run
+at once lose nothing; a worker keeps at most MAX_LIVE_RUNS runs in memory and rebuilds the
+others alike; the series view follows the growing run; the same on PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 import math
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 import httpx
 import pytest
+from lossforensics.api import live
 from lossforensics.classifiers.diagnose import diagnose
+from lossforensics.classifiers.frame import empty_frame
+from lossforensics.classifiers.incremental import IncrementalDiagnosis
 from lossforensics.client import Client
 from lossforensics.settings import ANONYMOUS_PROJECT
-from lossforensics.store import RunStore
+from lossforensics.store import NewRun, RunStore
 
 from tests.app.api._server import Server
 from tests.app.store.pg import pg_schema_url
@@ -159,3 +166,83 @@ def test_live_runs_on_postgres(tmp_path: Path):
             assert more[0]["points"] == answers[-1]["points"] + 40
         finally:
             again.stop()
+
+
+def test_a_worker_keeps_at_most_max_live_runs_and_rebuilds_the_others_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """In one process: past MAX_LIVE_RUNS the least recently used run's state is dropped, and
+    the next batch to it (rebuilt from the store) gets the answer a kept state would give."""
+    monkeypatch.setattr(live, "MAX_LIVE_RUNS", 2)
+    monkeypatch.setattr(live, "_registry", OrderedDict())
+    store = RunStore.open(tmp_path / "data")
+    try:
+        empty = IncrementalDiagnosis("x").tick().diagnosis
+        ids = [
+            store.add("p", [NewRun(name, empty_frame(), empty, format="live")])[0].id
+            for name in ("a", "b", "c")
+        ]
+        parsed = [live.parse_points(json.dumps(b).encode(), "application/json") for b in BATCHES]
+        answers: dict[str, list[dict]] = {i: [] for i in ids}
+        for rows in parsed:
+            for run_id in ids:  # three runs through two slots: every batch is a miss
+                answers[run_id].append(_comparable(live._append(store, "p", run_id, rows)))
+                assert len(live._registry) <= 2
+        assert answers[ids[0]] == answers[ids[1]] == answers[ids[2]]
+        kept = {(p, r) for p, r in live._registry}
+        assert kept == {("p", ids[1]), ("p", ids[2])}
+    finally:
+        store.close()
+    monkeypatch.setattr(live, "MAX_LIVE_RUNS", 10)
+    monkeypatch.setattr(live, "_registry", OrderedDict())
+    warm = RunStore.open(tmp_path / "warm")
+    try:
+        run_id = warm.add("p", [NewRun("w", empty_frame(), empty, format="live")])[0].id
+        kept_answers = [_comparable(live._append(warm, "p", run_id, rows)) for rows in parsed]
+    finally:
+        warm.close()
+    assert kept_answers == answers[ids[0]]
+
+
+def test_two_workers_appending_to_one_run_at_once_lose_no_batch(tmp_path: Path):
+    """Two server processes over one data dir stand for two workers; batches to one run sent to
+    both at once are all stored, each whole, and the stored diagnosis is a full one."""
+    one, two = Server(tmp_path / "data").start(), Server(tmp_path / "data").start()
+    try:
+        with httpx.Client(base_url=one.url, timeout=60) as c:
+            run_id = c.post("/v1/runs/live", json={"name": "contended"}).json()["id"]
+        batches = [_batch(i * 20, i * 20 + 20) for i in range(12)]
+
+        def send(url: str, mine: list[int]) -> None:
+            with httpx.Client(base_url=url, timeout=120) as c:
+                for i in mine:
+                    resp = c.post(
+                        f"/v1/runs/{run_id}/points",
+                        json=batches[i],
+                        headers={"Idempotency-Key": f"batch-{i}"},
+                    )
+                    assert resp.status_code == 200, resp.text
+
+        threads = [
+            threading.Thread(target=send, args=(one.url, list(range(0, 12, 2)))),
+            threading.Thread(target=send, args=(two.url, list(range(1, 12, 2)))),
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        with httpx.Client(base_url=two.url, timeout=60) as c:
+            stored = c.get(f"/v1/runs/{run_id}").json()
+    finally:
+        one.stop()
+        two.stop()
+    assert stored["points"] == 12 * 40
+    store = RunStore.open(tmp_path / "data")
+    try:
+        frame = store.frame(ANONYMOUS_PROJECT, run_id)
+    finally:
+        store.close()
+    assert len(frame) == 480 and (frame["seq"].to_numpy() == range(480)).all()
+    steps = frame["step"].to_numpy()[::40]  # each batch whole: 40 rows from a multiple of 20
+    assert sorted(steps.tolist()) == list(range(0, 240, 20))
+    assert stored["diagnosis"]["findings"] == _full_findings(tmp_path / "data", run_id)
