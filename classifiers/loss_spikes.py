@@ -17,8 +17,12 @@ _EVEN_GAP_TOLERANCE, 5%), a curve whose autocorrelation shows a clear period, or
 epoch length, a curve that traces the same shape every epoch (both as unshuffled reads them),
 when the loss stays raised for at least `spike_width` (8%) of that period (classifiers._spikes.
 excursion_width: a sawtooth's share). A narrower excursion that recurs, even at a fixed
-interval, is a bad batch that recurs: still spikes. Heights are judged against the local
-noise at the curve's own logging interval (per-step logs jitter more than per-epoch ones). A
+interval, is a bad batch that recurs: still spikes. The jumps' own full width at half height,
+as plotted (linear, from the median of the `_OWN_BEFORE` points before each), is read first:
+under `spike_width` of the period they are spikes, however a slow recovery through orders of
+magnitude (a loss at 0.006 jumping to 6) widens the folded profile when the period drifts.
+Heights are judged against the local noise at the curve's own logging interval (per-step logs
+jitter more than per-epoch ones). A
 running-mean metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step
 series is read when a metric is also logged per epoch (Lightning `_step`/`_epoch`).
 Confidence: _BASE_CONFIDENCE (0.55) + _PER_EXTRA_SPIKE (0.1) per spike beyond the first (up to
@@ -87,6 +91,26 @@ _DOUBLED_BONUS = 0.1
 _VAL_PENALTY = 0.1
 # no finding read from a curve alone is certain
 _MAX_CONFIDENCE = 0.95
+
+
+def _own_width(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> float:
+    """The median width, in steps, of the excursions starting at `idx`: how long the loss
+    stays above half of each jump over the level just before it (the median of the
+    `_OWN_BEFORE` points before the jump), at full width, half height, as the curve is plotted:
+    in log terms a recovery through orders of magnitude would look far wider than it is."""
+    ly = y
+    widths = []
+    for k in idx:
+        base = float(np.median(ly[max(0, k - _OWN_BEFORE) : k])) if k else float(ly[0])
+        half = base + 0.5 * (float(ly[k]) - base)
+        below = np.flatnonzero(ly[k:] <= half)
+        end = k + (int(below[0]) if len(below) else len(ly) - k)
+        widths.append(float(x[min(end, len(x) - 1)] - x[k]))
+    return float(np.median(widths)) if widths else float("inf")
+
+
+# a jump's own width is read against the level of the 5 points before it (one is too noisy)
+_OWN_BEFORE = 5
 
 
 class LossSpikes(Classifier):
@@ -189,6 +213,12 @@ class LossSpikes(Classifier):
             share, p, epochs = epoch_fold(x[out], y[out], epoch)
             if share >= _EPOCH_SHARE and p < _EPOCH_P and epochs >= _MIN_CYCLES:
                 periods.append(float(epoch))
+        if not periods:
+            return False
+        # the jumps' own widths first: a bad batch's excursion is narrow however its recovery
+        # tail smears the folded profile when the period drifts by a few steps
+        if _own_width(x, y, idx) < self.spike_width * min(periods):
+            return False
         return any(
             not _spikes.excursion_width(x, y, period) < self.spike_width for period in periods
         )

@@ -187,3 +187,16 @@ def test_a_sawtooth_is_not_spikes():
     saw = 0.4 * (1 - (steps % 60) / 60)  # raised for the whole period, falling inside it
     loss = 0.5 + np.exp(-steps / 300) + saw + 0.01 * rng.standard_normal(len(steps))
     assert judge(LossSpikes(), run_of(loss=(steps, loss))) is None
+
+
+def test_recurring_bursts_of_bad_labels_with_a_long_tail_in_log_terms_are_spikes():
+    # every ~445 steps (the period drifts by 10) a burst of random labels sends a loss at 0.006 to
+    # 6; it is back under half the jump at the next point and takes ~50 steps to creep back to its
+    # level: in log terms the recovery looks wide, as plotted it is one point
+    x = np.arange(10, 2900, 10)
+    y = 0.006 + 0.5 * np.exp(-x / 60) + 0.0005 * RNG.standard_normal(len(x))
+    for at in (300, 750, 1190, 1640, 2080, 2530):
+        i = int(np.searchsorted(x, at))
+        y[i : i + 8] += 6.4 * np.array([1.0, 0.1, 0.06, 0.04, 0.02, 0.01, 0.006, 0.004])
+    f = judge(LossSpikes(), run_of(loss=(x, y)))
+    assert f is not None and f.evidence["count"] >= 5
