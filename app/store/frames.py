@@ -92,6 +92,8 @@ class FrameFiles:
                 if p.name[: -len(PARTS_SUFFIX)] not in keep and _mtime(p) <= cutoff:
                     parts.remove_all(p)
                     removed += 1
+                else:  # a part write cut short; leftover parts go at the run's next append
+                    removed += parts.remove_temps(p, cutoff)
                 continue
             orphan = p.name.endswith(TMP_SUFFIX) or (
                 p.name.endswith(SUFFIX) and p.name[: -len(SUFFIX)] not in keep

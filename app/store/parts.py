@@ -158,6 +158,19 @@ def remove(paths: tuple[Path, ...]) -> None:
         path.unlink(missing_ok=True)
 
 
+def remove_temps(folder: Path, cutoff: float) -> int:
+    """Remove the temp files of part writes cut short (modified before `cutoff`); how many."""
+    removed = 0
+    for path in folder.glob(f".*{_TMP}"):
+        try:
+            if path.stat().st_mtime <= cutoff:
+                path.unlink()
+                removed += 1
+        except FileNotFoundError:
+            continue
+    return removed
+
+
 def remove_all(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 

@@ -99,7 +99,12 @@ def test_delete_and_orphan_cleaning_take_the_parts(store: RunStore):
     orphan = store.frames.parts_dir("f" * 32)
     orphan.mkdir()
     (orphan / "000000000000-000000000010.parquet").write_bytes(b"")
-    assert store.clean_orphans() == 1 and not orphan.exists()
+    kept = _live_run(store)
+    store.append_points("p", kept, _batch(0, 10), EMPTY, expect_points=0)
+    cut_short = store.frames.parts_dir(kept) / ".000000000010-000000000020.parquet.ab12cd34.tmp"
+    cut_short.write_bytes(b"half a part")
+    assert store.clean_orphans() == 2 and not orphan.exists() and not cut_short.exists()
+    assert len(store.frame("p", kept)) == 10
 
 
 @pytest.mark.parametrize("n", [0])
