@@ -82,6 +82,9 @@ def create_app(
         finally:
             if app.state.pool is not None:
                 await run_in_threadpool(app.state.pool.close)
+            render_cache = getattr(app.state, "render_cache", None)
+            if render_cache is not None:  # its render processes
+                await run_in_threadpool(render_cache.close)
             app.state.store.close()
 
     app = FastAPI(

@@ -15,6 +15,7 @@ from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from lossforensics.classifiers.errors import AuthError
 from lossforensics.report.cache import RenderCache
+from lossforensics.report.pool import RENDER_PROCESSES, RenderPool
 from lossforensics.settings import ANONYMOUS_PROJECT, Settings
 from lossforensics.store import RunStore
 from lossforensics.store.idempotency import MAX_KEY_CHARS, IdempotencyKeys, Replay
@@ -39,7 +40,8 @@ async def get_render_cache(request: Request) -> RenderCache:
     """The app's cache of drawn plots and reports (one per worker process)."""
     cache = getattr(request.app.state, "render_cache", None)
     if cache is None:
-        cache = request.app.state.render_cache = RenderCache()
+        pool = RenderPool(RENDER_PROCESSES)
+        cache = request.app.state.render_cache = RenderCache(pool=pool)
     return cache
 
 

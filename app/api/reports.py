@@ -1,10 +1,12 @@
 """/v1/runs/{id}/plot.png and /v1/runs/{id}/report.html: a stored run, drawn and written up.
 
 Each is drawn once per (run, diagnosis, size) and then served from the render cache
-(lossforensics.report.cache); drawing happens in a few worker threads, off the event loop."""
+(lossforensics.report.cache); drawing happens in the cache's render processes, which read the
+run's frame file themselves (lossforensics.report.jobs), off the event loop and off the GIL."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
@@ -12,8 +14,9 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse
 from lossforensics.api.deps import ProjectDep, RenderCacheDep, StoreDep
 from lossforensics.api.schemas import problem_responses
-from lossforensics.report.html import render_report
-from lossforensics.report.plot import plot_run
+from lossforensics.classifiers.errors import NotFoundError
+from lossforensics.report.cache import RenderCache
+from lossforensics.report.jobs import draw_plot, draw_report
 
 router = APIRouter(prefix="/runs", tags=["reports"])
 
@@ -36,13 +39,10 @@ async def get_plot(
     height: Height = 700,
 ) -> Response:
     record = await run_in_threadpool(store.get, project, run_id)
-
-    def render() -> bytes:
-        frame = store.frame(project, run_id)
-        return plot_run(frame, record.diagnosis_obj(), size=(width, height))
-
+    path = str(store.frames.path(record.id))
+    render = partial(draw_plot, path, record.diagnosis, record.id, (width, height))
     key = (project, run_id, record.diagnosed_at, "plot.png", width, height)
-    return Response(await cache.get_or_render(key, render), media_type="image/png")
+    return Response(await _drawn(cache, key, render), media_type="image/png")
 
 
 @router.get(
@@ -55,11 +55,13 @@ async def get_report(
     run_id: str, store: StoreDep, project: ProjectDep, cache: RenderCacheDep
 ) -> HTMLResponse:
     record = await run_in_threadpool(store.get, project, run_id)
-
-    def render() -> bytes:
-        diagnosis = record.diagnosis_obj()
-        png = plot_run(store.frame(project, run_id), diagnosis)
-        return render_report(diagnosis, png, run_id=record.id).encode("utf-8")
-
+    render = partial(draw_report, str(store.frames.path(record.id)), record.diagnosis, record.id)
     key = (project, run_id, record.diagnosed_at, "report.html")
-    return HTMLResponse(await cache.get_or_render(key, render))
+    return HTMLResponse(await _drawn(cache, key, render))
+
+
+async def _drawn(cache: RenderCache, key: tuple, render: partial[bytes]) -> bytes:
+    try:
+        return await cache.get_or_render(key, render)
+    except FileNotFoundError:  # the frame file went away: the run was deleted meanwhile
+        raise NotFoundError(f"no run {key[1]!r} (deleted while it was drawn)") from None
