@@ -10,11 +10,23 @@ import numpy as np
 
 
 def finite_points(steps: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(x, y) as float64 with the non-finite values dropped (steps keep their order)."""
+    """(x, y) as float64 with the non-finite values dropped (steps keep their order). When
+    every point is finite nothing is copied: read-only views (of the input where it is float64
+    already), as several classifiers read the same long curve."""
     x = np.asarray(steps, dtype=np.float64)
     y = np.asarray(values, dtype=np.float64)
-    keep = np.isfinite(y) & np.isfinite(x)
+    keep = np.isfinite(y)
+    if not np.issubdtype(np.asarray(steps).dtype, np.integer):  # integer steps are finite
+        keep &= np.isfinite(x)
+    if keep.all():
+        return _read_only(x), _read_only(y)
     return x[keep], y[keep]
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 # Points a group holds on average from which each group's median is one partition of its slice
