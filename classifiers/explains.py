@@ -36,6 +36,8 @@ The table, cause -> consequence, and why it holds in general:
   `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
 - resume_discontinuity -> exploding, loss_spikes: the jump sits at a restart; the restart lost
   optimizer or scheduler state.
+- exploding -> oscillating, when the swings' trend rose: a diverged loss bounces at the level it
+  blew up to; the swings are the divergence's.
 - exploding -> vanishing_gradients, when the loss ended above where it started: gradients that
   shrink while the loss climbs are the blow-up's saturated units (dead ReLUs, saturated gates),
   not a signal that cannot reach the weights; vanishing gradients stall a loss, they do not
@@ -130,6 +132,13 @@ def _rise_within_swings(cause: Finding, effect: Finding) -> bool:
     return rise is not None and rise < OVERFIT_CLEAR_Z
 
 
+def _trend_rose(cause: Finding, effect: Finding) -> bool:
+    """exploding explains oscillating when the swings' trend rose (oscillating's
+    `trend_progress` below zero): a diverged loss bouncing at its new level."""
+    progress = effect.evidence.get("trend_progress")
+    return progress is not None and progress < 0
+
+
 def _loss_climbed(cause: Finding, effect: Finding) -> bool:
     """exploding explains vanishing_gradients: the loss ended above its start (the vanishing
     check's `loss_progress`, the share of the starting loss removed, is negative)."""
@@ -179,6 +188,12 @@ EXPLAINS: tuple[Explains, ...] = (
         "overfit",
         "the val's rise is within the swings of an unstable run",
         _rise_within_swings,
+    ),
+    Explains(
+        "exploding",
+        "oscillating",
+        "the loss bounces at the level it blew up to",
+        _trend_rose,
     ),
     Explains(
         "exploding",

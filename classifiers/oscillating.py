@@ -7,7 +7,9 @@ _TREND_WINDOW_MIN, 9 points) and the residual around it; the swing is the median
 trend's movement is the change between its first and last fifth (_ENDS_SHARE). Long series are
 reduced to bucket medians first.
 Rule: for positive losses the swing is at least `min_swing` (10%) of the trend's level and the
-trend moved less than `max_move` (30%) of its starting level; for losses that can be zero or
+trend fell by less than `max_move` (30%) of its starting level (a trend that rose made no
+progress: a loss bouncing ever higher oscillates; a blow-up bouncing at its new level is
+exploding's, which explains it); for losses that can be zero or
 negative, the swing is at least _MIN_AMPLITUDE (40%) of the trend's movement and
 _MIN_SWING_OF_RANGE (10%) of its robust range. A loss that blows up at the end (ends
 non-finite, or its last tenth is above _BLOWUP_FACTOR, 3x, its level) is exploding, not
@@ -24,8 +26,9 @@ threshold) + _CALM_BONUS (0.1) when the trend moved less than _CALM_MOVE (10%).
 Known false positives: a healthy run with very small batches whose per-step loss is noisy and
 that has already converged (noise, not oscillation: the swings are uncorrelated); a run
 alternating between data sources on purpose.
-Evidence: swing_ratio, trend_move, amplitude_ratio, level, lag1 (residual autocorrelation),
-val_swing_ratio (None unless the validation loss is logged at the training loss's cadence).
+Evidence: swing_ratio, trend_move, trend_progress (signed fall of the trend), amplitude_ratio,
+level, lag1 (residual autocorrelation), val_swing_ratio (None unless the validation loss is
+logged at the training loss's cadence).
 """
 
 from __future__ import annotations
@@ -75,6 +78,13 @@ _SAME_CADENCE = 0.8
 _CALM_VAL_SHARE = 1 / 3
 # no finding read from a curve alone is certain
 _MAX_CONFIDENCE = 0.95
+
+
+def _progress(ev: dict) -> float:
+    """How far the trend fell, as a share of its start: a trend that climbed made none (a run
+    bouncing ever higher is not learning despite its swings)."""
+    progress = ev.get("trend_progress")
+    return float(ev["trend_move"] if progress is None else max(progress, 0.0))
 
 
 class Oscillating(Classifier):
@@ -133,6 +143,8 @@ class Oscillating(Classifier):
             if positive
             else swing / max(signals.robust_range(trend), signals.TINY),
             "trend_move": move / max(abs(first), signals.TINY) if positive else None,
+            # the trend's progress: its fall over its starting level (a rise is no progress)
+            "trend_progress": (first - last) / max(abs(first), signals.TINY) if positive else None,
             "amplitude_ratio": swing / max(move, signals.TINY),
             "lag1": lag1,
             "blew_up": blew_up,
@@ -181,7 +193,7 @@ class Oscillating(Classifier):
             ev["positive"]
             and val is not None
             and val >= _VAL_SWING_SHARE * self.min_swing
-            and ev["trend_move"] < self.max_move
+            and _progress(ev) < self.max_move
         )
 
     def train_swings(self, ev: dict) -> bool:
@@ -193,7 +205,7 @@ class Oscillating(Classifier):
             # validation loss at the same epochs is the noise of the epoch's estimate
             return False
         if ev["positive"]:
-            return ev["swing_ratio"] >= self.min_swing and ev["trend_move"] < self.max_move
+            return ev["swing_ratio"] >= self.min_swing and _progress(ev) < self.max_move
         return ev["amplitude_ratio"] >= _MIN_AMPLITUDE and ev["swing_ratio"] >= _MIN_SWING_OF_RANGE
 
     def oscillates(self, ev: dict) -> bool:

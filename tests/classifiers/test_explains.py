@@ -134,3 +134,11 @@ def test_swings_explain_a_stalled_val_but_not_a_clear_rise():
     assert [f.label for f in apply_explains([stall, swings])] == ["oscillating"]
     clear = _f("overfit", 0.8, val_rise_z=6.0)
     assert {f.label for f in apply_explains([clear, swings])} == {"oscillating", "overfit"}
+
+
+def test_a_blow_up_explains_the_bouncing_at_its_new_level_but_not_swings_that_fell():
+    blew_up = _f("exploding", min_step=15, rise_full=True)
+    bouncing = _f("oscillating", trend_progress=-0.8)
+    assert [f.label for f in apply_explains([blew_up, bouncing])] == ["exploding"]
+    falling = _f("oscillating", trend_progress=0.1)
+    assert {f.label for f in apply_explains([blew_up, falling])} == {"exploding", "oscillating"}

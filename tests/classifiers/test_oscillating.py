@@ -73,3 +73,13 @@ def test_a_short_epoch_log_whose_val_loss_swings_wildly_while_training_stalls_os
     assert judge(Oscillating(), run_of(loss=(ep, falling), val_loss=(ep, val))) is None
     # and the training loss alone is too short to judge
     assert judge(Oscillating(), run_of(loss=(ep, train))) is None
+
+
+def test_a_loss_bouncing_ever_higher_oscillates_its_rise_is_no_progress():
+    # Adam at 80x its LR with beta1 0.99: the loss bounces between 0.3 and 6 with a trend that
+    # drifts up; a trend that moved is progress only when it fell
+    steps = np.arange(0, 520, 2)
+    trend = 1.0 + 1.5 * steps / steps[-1]
+    loss = trend * np.exp(0.7 * np.sin(steps / 9.0) + 0.3 * RNG.standard_normal(len(steps)))
+    f = judge(Oscillating(), run_of(loss=(steps, loss)))
+    assert f is not None and f.evidence["trend_progress"] < 0 and f.evidence["trend_move"] > 0.3
