@@ -42,8 +42,10 @@ def noise_level(y: np.ndarray) -> float:
     y = np.asarray(y, dtype=np.float64)
     if len(y) < _NOISE_MIN_POINTS:
         return 0.0
-    d = np.diff(y)
-    return robust_spread(d[:: max(1, len(d) // _NOISE_SAMPLE)]) / np.sqrt(2.0)
+    # every k-th first difference, y[i + 1] - y[i] for i = 0, k, 2k, ...: np.diff(y)[::k]
+    # without differencing the points the sample skips
+    k = max(1, (len(y) - 1) // _NOISE_SAMPLE)
+    return robust_spread(y[1::k] - y[: len(y) - 1 : k]) / np.sqrt(2.0)
 
 
 def robust_range(
