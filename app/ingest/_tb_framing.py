@@ -90,8 +90,11 @@ def _check(
     raw: bytes | mmap.mmap, buf: np.ndarray, starts: np.ndarray, total: int, file: str
 ) -> tuple[Records, list[ReadWarning]]:
     warnings: list[ReadWarning] = []
-    end = int(starts[-1]) + HEADER + FOOTER + _length_at(buf, starts[-1:])[0] if starts.size else 0
-    header_ok = _length_crcs(_length_at(buf, starts)) == _u32_at(buf, starts + 8)
+    # each record's 12-byte header in one gather: its length and the length's checksum
+    headers = np.ndarray((max(len(buf) - HEADER + 1, 0),), f"V{HEADER}", buf, strides=(1,))[starts]
+    lengths = _field(headers, 0, "<u8").astype(np.int64)
+    end = int(starts[-1]) + HEADER + FOOTER + int(lengths[-1]) if starts.size else 0
+    header_ok = _length_crcs(lengths) == _field(headers, 8, "<u4")
     broken = np.flatnonzero(~header_ok)
     if broken.size:
         at = int(starts[broken[0]])
@@ -104,9 +107,10 @@ def _check(
             )
         )
         starts = starts[: broken[0]]
+        lengths = lengths[: broken[0]]
     elif end < total:
         warnings.append(_tail_warning(raw, end, total, file))
-    size = _length_at(buf, starts)
+    size = lengths
     data = starts + HEADER
     data_ok = masked_crcs(buf, raw, data, size) == _u32_at(buf, data + size)
     failed = np.flatnonzero(~data_ok)
@@ -149,8 +153,11 @@ def _tail_warning(raw: bytes | mmap.mmap, at: int, total: int, file: str) -> Rea
     )
 
 
-def _length_at(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    return gather_fixed(buf, pos, "<u8").astype(np.int64)
+def _field(items: np.ndarray, offset: int, dtype: str) -> np.ndarray:
+    """The number at `offset` of every item of a void array, as a strided view."""
+    return np.ndarray(
+        (len(items),), dtype=dtype, buffer=items, offset=offset, strides=(items.itemsize,)
+    )
 
 
 def _u32_at(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:

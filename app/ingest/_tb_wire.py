@@ -141,8 +141,9 @@ def last_value(size: int, msg: np.ndarray, values: np.ndarray, fill: object) -> 
 
 def gather_fixed(buf: np.ndarray, pos: np.ndarray, dtype: str) -> np.ndarray:
     """Little-endian fixed-width numbers at each of `pos` ('<f8', '<f4', '<f2', '<u2', ...):
-    one gather from a view of `buf` as overlapping (unaligned) numbers, one starting at every
-    byte (~4x faster than gathering a (positions x width) byte index)."""
+    one gather from a view of `buf` as overlapping raw items, one starting at every byte, then
+    a view as numbers (numpy copies a void item with one memcpy: ~1.5x faster than an unaligned
+    number, ~6x faster than gathering a (positions x width) byte index)."""
     dt = np.dtype(dtype)
     if (
         buf.dtype == np.uint8
@@ -151,9 +152,9 @@ def gather_fixed(buf: np.ndarray, pos: np.ndarray, dtype: str) -> np.ndarray:
         and len(buf) >= dt.itemsize
     ):
         at_every_byte = np.ndarray(
-            (len(buf) - dt.itemsize + 1,), dtype=dt, buffer=buf, strides=(1,)
+            (len(buf) - dt.itemsize + 1,), dtype=f"V{dt.itemsize}", buffer=buf, strides=(1,)
         )
-        return at_every_byte[pos]
+        return at_every_byte[pos].view(dt)
     out = np.empty(len(pos), dtype=dt)
     columns = np.arange(dt.itemsize, dtype=np.intp)
     raw = out.view(np.uint8).reshape(len(pos), dt.itemsize)
