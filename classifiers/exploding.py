@@ -124,7 +124,10 @@ class Exploding(Classifier):
         self.slow_tau = slow_tau
         self.still_rising = still_rising
 
-    def measure(self, run: RunSeries) -> dict | None:
+    def measure(self, run: RunSeries, *, grad: bool = True) -> dict | None:
+        """The loss's course from its best to its end and, with `grad`, the gradient norm's
+        growth (read only for the confidence and the evidence: a median over every logged
+        norm, the costliest part on a long run)."""
         curve = run.detailed("train_loss")
         if curve is None:
             return None
@@ -165,9 +168,9 @@ class Exploding(Classifier):
         )
         if ev["sudden"]:
             ev.update(self._across_jump(run, xs, level, i_min + int(np.argmax(jumps)) + 1))
-        grad = run.curve("grad_norm")
-        if grad is not None:
-            gx, gy = signals.finite_points(grad.steps, grad.values)
+        norm = run.curve("grad_norm") if grad else None
+        if norm is not None:
+            gx, gy = signals.finite_points(norm.steps, norm.values)
             early_g, late_g = (
                 gy[gx <= ev["min_step"]],
                 gy[gx >= xs[-1] - _GRAD_LATE_SHARE * np.ptp(xs)],
@@ -271,8 +274,12 @@ class Exploding(Classifier):
         return Finding(self.label, float(confidence), Span(ev["min_step"], last_step), ev, summary)
 
     def detect(self, run: RunSeries) -> Finding | None:
-        ev = self.measure(run)
+        # the verdict does not read the gradient norm: most runs are ruled out without it
+        ev = self.measure(run, grad=False)
         curve = run.curve("train_loss")
         if ev is None or curve is None or not self.exploded(ev):
+            return None
+        ev = self.measure(run)
+        if ev is None or not self.exploded(ev):
             return None
         return self.judge(ev, int(curve.steps[-1]))
