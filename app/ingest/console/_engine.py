@@ -20,6 +20,7 @@ from lossforensics.ingest.console._style import Style
 
 LOSS_ROLES = ("train_loss", "val_loss")
 MIN_LOSS_POINTS = 2  # a single loss-like number is a coincidence, not a series
+NARROW_BLOCK = 16  # points in a block up to which placing them compares neighbours
 RELEASE_AFTER_POINTS = 1 << 20  # chunks this many points held are worth handing back at once
 
 __all__ = ["Parsed", "Parser", "Points", "loss_points", "to_points"]
@@ -166,8 +167,22 @@ def _steps(
 def _place_in_block(block: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, int]:
     """Per point: its place among the points of its metric in its block (0, 1, ...), or
     per - 1 when it is the only one; and per, the most points of one metric in one block.
-    Blocks never decrease along the points, so sorting by metric (stable) makes each
-    (metric, block) a run of consecutive entries."""
+    Blocks never decrease along the points, so a block's points are consecutive: in narrow
+    blocks (an epoch's line or two) the points before and after each one are compared directly;
+    otherwise sorting by metric (stable) makes each (metric, block) a run of consecutive
+    entries."""
+    edges = np.flatnonzero(np.r_[True, block[1:] != block[:-1], True])
+    widest = int(np.diff(edges).max()) if len(key) else 0
+    if widest <= NARROW_BLOCK:
+        before = np.zeros(len(key), dtype=np.int8)  # same metric earlier in the block
+        after = np.zeros(len(key), dtype=np.int8)
+        for d in range(1, widest):
+            same = (key[d:] == key[:-d]) & (block[d:] == block[:-d])
+            before[d:] += same
+            after[:-d] += same
+        count = before + after + 1
+        per = int(count.max()) if len(key) else 1
+        return np.where(count > 1, before, per - 1).astype(np.int64), per
     order = np.argsort(key, kind="stable")
     b = block[order]
     new = b[1:] != b[:-1]
