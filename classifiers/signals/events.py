@@ -75,6 +75,17 @@ def _group_runs(flag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
 
 
+def _block_argmax(y: np.ndarray, size: int) -> np.ndarray:
+    """Position of each block's maximum within its block of `size` points (the last block may
+    be shorter), NaN ignored (np.nanargmax's): full blocks are read in place unless a NaN needs
+    padding them out."""
+    if np.isnan(y).any():
+        return np.nanargmax(_blocks(y, size), axis=1)
+    full = len(y) // size
+    pos = np.argmax(y[: full * size].reshape(full, size), axis=1)
+    return np.append(pos, np.argmax(y[full * size :])) if len(y) > full * size else pos
+
+
 def find_spikes(
     y: np.ndarray,
     *,
@@ -95,11 +106,9 @@ def find_spikes(
     sigma = max(noise_level(y), TINY)
     size = max(1, -(-n_all // max_points))
     if size > 1:
-        blocks = _blocks(y, size)
         level = _reduce_blocks(y, size, "median")
-        peak_pos = np.nanargmax(blocks, axis=1)
-        peaks = blocks[np.arange(len(blocks)), peak_pos]
-        origin = np.minimum(np.arange(len(blocks)) * size + peak_pos, n_all - 1)
+        origin = np.minimum(np.arange(len(level)) * size + _block_argmax(y, size), n_all - 1)
+        peaks = y[origin]
         z_min = z_min + np.sqrt(2.0 * np.log(size))
     else:
         level, peaks, origin = y, y, np.arange(n_all)
