@@ -29,6 +29,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+from lossforensics.classifiers.frame import validate_frame
 
 PARTS_SUFFIX = ".parts"
 _SUFFIX = ".parquet"
@@ -126,6 +127,10 @@ def read_chain(base: Path, folder: Path, points: int | None) -> pa.Table:
         tables = [table, *(pq.read_table(p.path) for p in links)]
     except FileNotFoundError:
         raise PartsMovedError(str(folder)) from None
+    names = tables[-1].schema.names
+    if tables[0].schema.names != names:  # a file stored before a column existed (`segment`)
+        frame = validate_frame(tables[0].to_pandas())
+        tables[0] = pa.Table.from_pandas(frame, preserve_index=False).select(names)
     return pa.concat_tables(tables, promote_options="permissive")
 
 

@@ -65,6 +65,15 @@ def test_a_grown_uploaded_run_keeps_its_file_and_reads_the_parts_after_it(store:
     assert len(got) == 60 and got["metric"].tolist()[-2:] == ["loss", "lr"]
 
 
+def test_a_run_stored_before_the_segment_column_grows_with_the_current_schema(store: RunStore):
+    frame = make_frame("old", ["loss"] * 50, np.arange(50), np.linspace(2, 1, 50))
+    (rec,) = store.add("p", [NewRun("old", frame, EMPTY, format="jsonl")])
+    frame.drop(columns="segment").to_parquet(store.frames.path(rec.id), index=False)
+    store.append_points("p", rec.id, _batch(50, 10), EMPTY, expect_points=50)
+    got = store.frame("p", rec.id)
+    assert len(got) == 60 and (got["segment"].to_numpy() == 0).all()
+
+
 def test_readers_never_see_a_torn_run_while_appends_merge(store: RunStore):
     run_id = _live_run(store)
     stop, seen, errors = threading.Event(), [], []
