@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers import signals
+from lossforensics.classifiers._align import finite_curve
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
@@ -118,7 +119,9 @@ class Oscillating(Classifier):
         val_swing = self._val_swing(run, len(y))
         if len(y) < _TRAIN_POINTS and val_swing is None:
             return None  # too short to judge the training loss's own swings
-        xb, yb = signals.bucket(x, y, _MAX_POINTS, "median")
+        # bucket medians of the curve (_align.finite_curve's, kept with the run: the same
+        # reduced train loss other labels read)
+        _, yb = finite_curve(run, "train_loss", curve.metric, max_points=_MAX_POINTS)
         trend = signals.rolling_median(
             yb, max(_TREND_WINDOW_MIN, len(yb) // _TREND_WINDOW_PER_RUN) | 1
         )
