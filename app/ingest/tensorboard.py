@@ -208,6 +208,8 @@ def _build_frame(
             cols.wall_time.append(points.wall_time)
 
     def cat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
+        if len(arrays) == 1:  # one file: no copy (the frame copies once when it consolidates)
+            return arrays[0]
         return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
 
     run_codes, metric_codes = cat(cols.run, np.int32), cat(cols.metric, np.int32)
