@@ -78,9 +78,13 @@ def to_points(parsed: Parsed) -> Points:
     )
     p_key = _cat(parsed.pts.get("key"), np.int32)
     p_val = _cat(parsed.pts.get("val"), np.float64)
+    heads: np.ndarray | None = None  # each record's first point, when every record has one
+    if len(count) and int(count.min()) > 0:
+        heads = np.cumsum(count) - count
     if parsed.style.carried and len(p_rec):
         fresh = _not_carried(_take(rec["run"], p_rec), p_key, p_val)
         p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
+        heads = None  # a record may have lost its points
     if len(p_val) >= RELEASE_AFTER_POINTS:
         release_freed_memory()  # the chunks joined above
     names = parsed.key_names()
@@ -88,7 +92,7 @@ def to_points(parsed: Parsed) -> Points:
     roles = _roles(parsed.style, names)
     run = _take(rec["run"], p_rec)
     wall = _take(rec["wall"], p_rec)
-    segment = _take(_segments(rec, step, p_rec), p_rec)
+    segment = _take(_segments(rec, step, p_rec, heads), p_rec)
     return Points(
         run=run,
         metric=p_key,
@@ -211,12 +215,17 @@ def _eval_at_last_train(s: np.ndarray, rec: dict[str, np.ndarray]) -> np.ndarray
     return np.where(is_eval, train_s.to_numpy(dtype=np.int64), s)
 
 
-def _segments(rec: dict[str, np.ndarray], step: np.ndarray, p_rec: np.ndarray) -> np.ndarray:
+def _segments(
+    rec: dict[str, np.ndarray], step: np.ndarray, p_rec: np.ndarray, heads: np.ndarray | None
+) -> np.ndarray:
     """Per record: the session it belongs to: +1 at a restart header, and +1 where the train
-    step goes back."""
+    step goes back. `heads`: each record's first point, when every record has one."""
     n = len(rec["points"])
-    first = np.full(n, -1, dtype=np.int64)  # the step of each record's first point
-    if len(p_rec):
+    if heads is not None:
+        first = step[heads]  # the step of each record's first point
+    else:
+        first = np.full(n, -1, dtype=np.int64)  # (-1: the record has no point left)
+    if heads is None and len(p_rec):
         head = np.flatnonzero(np.r_[True, p_rec[1:] != p_rec[:-1]])  # p_rec is sorted
         first[p_rec[head]] = step[head]
         del head
