@@ -52,8 +52,9 @@ def _cat(parts: list[np.ndarray] | None, dtype: type) -> np.ndarray:
         return np.empty(0, dtype=dtype)
     if len(parts) > 1:
         first = parts[0][:1]
+        bits = f"u{first.itemsize}"
         if all(is_constant(p) or len(p) == 1 for p in parts) and all(
-            np.array_equal(p[:1], first, equal_nan=True) for p in parts
+            p[:1].view(bits)[0] == first.view(bits)[0] for p in parts
         ):
             parts[:] = [np.broadcast_to(first, (sum(map(len, parts)),))]
         else:
