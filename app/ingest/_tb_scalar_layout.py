@@ -4,9 +4,10 @@ Almost every record of a training log is one scalar, and writers serialise it th
 
     09 <wall_time f8> [10 <step varint>] 2a <n1> 0a <n2> 0a <n3> <tag> <value>
 
-where <value> is PyTorch's `15 <simple_value f4>` (PyTorch, tensorboardX, Lightning, HF) or
-Keras' rank-0 float tensor `42 0a 08 01 12 00 22 04 <f4>`, optionally followed by the `scalars`
-plugin metadata. With the record's length known, every byte that is not payload is determined
+where <value> is PyTorch's `15 <simple_value f4>` (PyTorch, tensorboardX, Lightning, HF),
+Keras' rank-0 float tensor `42 0a 08 01 12 00 22 04 <f4>` or a float tensor holding one
+`float_val` (`42 08 08 01 2a 04 <f4>`), the tensors optionally followed by the `scalars` plugin
+metadata. With the record's length known, every byte that is not payload is determined
 by the length and the step varint's length, so a record is checked against that expectation
 instead of parsed. The PyTorch layout is checked and decoded from four 8-byte words read at
 each record (`_words`); the records it rejects are checked byte by byte against both layouts;
@@ -22,6 +23,8 @@ from lossforensics.ingest._tb_wire import gather_fixed, read_varints
 
 # Value.tensor (field 8, 10 bytes) = {dtype: DT_FLOAT, tensor_shape: {}, tensor_content: 4 bytes}
 _KERAS_TENSOR = bytes([0x42, 0x0A, 0x08, 0x01, 0x12, 0x00, 0x22, 0x04])
+# Value.tensor (field 8, 8 bytes) = {dtype: DT_FLOAT, float_val: [one packed float]}
+_FLOAT_VAL_TENSOR = bytes([0x42, 0x08, 0x08, 0x01, 0x2A, 0x04])
 # Value.metadata (field 9) = {plugin_data: {plugin_name: "scalars"}}
 _SCALARS_META = bytes([0x4A, 0x0B, 0x0A, 0x09, 0x0A, 0x07]) + b"scalars"
 _HEAD = 24  # bytes read from the start of each record: up to the header after a 7-byte step
@@ -153,9 +156,8 @@ def _bytes(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> ScalarRecords
 
         09 <wall_time f8> [10 <step varint>] 2a <n> 0a <n> 0a <n> <tag> <value>
 
-    where <value> is PyTorch's `15 <simple_value f4>` or Keras' rank-0 float tensor
-    `42 0a 08 01 12 00 22 04 <f4>` (optionally followed by the `scalars` plugin metadata), with
-    each length ending exactly where the record ends; decode the ones that match."""
+    where <value> is one of the layouts in the module docstring, with each length ending
+    exactly where the record ends; decode the ones that match."""
     last = len(buf) - 1
     end = data + size
 
@@ -189,13 +191,15 @@ def _bytes(buf: np.ndarray, data: np.ndarray, size: np.ndarray) -> ScalarRecords
     maybe = np.flatnonzero(ok & ~simple)
     if maybe.size:
         qm, em = q[maybe], end[maybe]
-        tensor = _bytes_at(buf, qm, _KERAS_TENSOR) & (
-            (qm + 12 == em)
-            | ((qm + 12 + len(_SCALARS_META) == em) & _bytes_at(buf, qm + 12, _SCALARS_META))
-        )
-        simple[maybe[tensor]] = True
-        is_tensor[maybe[tensor]] = True
-        value_at[maybe[tensor]] = qm[tensor] + len(_KERAS_TENSOR)
+        for prefix in (_KERAS_TENSOR, _FLOAT_VAL_TENSOR):
+            after = qm + len(prefix) + 4
+            tensor = _bytes_at(buf, qm, prefix) & (
+                (after == em)
+                | ((after + len(_SCALARS_META) == em) & _bytes_at(buf, after, _SCALARS_META))
+            )
+            simple[maybe[tensor]] = True
+            is_tensor[maybe[tensor]] = True
+            value_at[maybe[tensor]] = qm[tensor] + len(prefix)
     ok &= simple
     value = gather_fixed(buf, np.clip(value_at, 0, last - 3), "<f4").astype(np.float64)
     wall = gather_fixed(buf, np.clip(data + 1, 0, last - 7), "<f8")
