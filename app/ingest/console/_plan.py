@@ -21,6 +21,7 @@ from lossforensics.ingest.console._prefix import stamp_match, strip_prefix
 from lossforensics.ingest.console._style import Style
 
 DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+_DIGITS_STR = str.maketrans("0123456789", "0000000000")
 MAX_SHAPE = 2_000  # longer lines are read with the full patterns each time
 MAX_PLANS = 20_000  # shapes kept per read; past this, new shapes are read in full
 
@@ -59,6 +60,8 @@ class Plan(NamedTuple):
 
 def skeletons(text: str) -> list[str]:
     """Each line of `text` with its ASCII digits turned into 0 (every position unchanged)."""
+    if text.isascii():  # str.translate is fast on ASCII only; else translate the bytes
+        return text.translate(_DIGITS_STR).split("\n")
     data = text.encode("utf-8", "surrogatepass").translate(DIGITS)
     return data.decode("utf-8", "surrogatepass").split("\n")
 
