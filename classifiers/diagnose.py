@@ -162,6 +162,10 @@ def order_findings(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (severity_rank(f.label), -f.confidence, f.label))
 
 
+# metric codes below 2**15 fit int16, which numpy's stable argsort sorts by radix
+_INT16_CODES = 2**15
+
+
 def metric_infos(run: RunSeries) -> list[MetricInfo]:
     """One MetricInfo per metric, in order of first appearance (primary metrics included).
     Grouped with numpy on the run's metric codes (a pandas groupby costs ~5 ms a run)."""
@@ -174,7 +178,9 @@ def metric_infos(run: RunSeries) -> list[MetricInfo]:
     if codes.min() < 0 or role_codes.min() < 0:
         return _metric_infos_grouped(frame)  # missing names or roles: pandas' NA rules
     # rows by metric, in frame order within each (small integers: numpy's radix sort)
-    order = np.argsort(codes.astype(np.int16) if len(names) < 2**15 else codes, kind="stable")
+    order = np.argsort(
+        codes.astype(np.int16) if len(names) < _INT16_CODES else codes, kind="stable"
+    )
     starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
     steps = frame["step"].to_numpy(np.int64)[order]
     seqs = frame["seq"].to_numpy(np.int64)[order]
