@@ -46,17 +46,10 @@ def _every_write(run: RunSeries, curve: Curve) -> Curve:
     """The curve's metric with every row as logged, in source order (a restarted session's
     rows included, which the step-sorted curve overwrites); the curve itself when nothing
     was overwritten."""
-    codes, names = run.metric_codes()
-    which = np.flatnonzero(names == curve.metric)
-    if not len(which) or np.count_nonzero(codes == which[0]) == len(curve):
-        return curve  # nothing overwritten (counted on integer codes: cheap on every tick)
-    rows = run.raw(curve.metric)
-    return Curve(
-        curve.metric,
-        rows["step"].to_numpy(np.int64),
-        rows["value"].to_numpy(np.float64),
-        rows["wall_time"].to_numpy(np.float64),
-    )
+    rows = run.rows(curve.metric)  # kept with the run: source_order reads them too
+    if not len(rows) or len(rows) == len(curve):
+        return curve  # nothing overwritten
+    return run.writes(curve.metric)
 
 
 _LOSS_ROLES = ("train_loss", "val_loss", "grad_norm")

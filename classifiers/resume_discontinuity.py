@@ -75,8 +75,7 @@ def source_order(run: RunSeries, role: str, *, segments: bool = False) -> tuple[
         empty = (np.array([], np.int64), np.array([]))
         return (*empty, np.array([], np.int64)) if segments else empty
     f = run.frame
-    codes, names = run.metric_codes()  # integer codes, not a string comparison per row
-    rows = np.flatnonzero(codes == np.flatnonzero(names == name)[0])
+    rows = run.rows(name)  # from the integer metric codes, kept with the run
     rows = rows[(f["role"].iloc[rows] == role).to_numpy(bool)]  # roles of those rows only
     s = f["step"].to_numpy(np.int64)[rows]  # two columns, not a copy of the whole frame
     y = f["value"].to_numpy(np.float64)[rows]

@@ -193,16 +193,30 @@ class RunSeries:
         names = self._by_role.get(role)
         return names[0] if names else None
 
-    def _rows(self, metric: str) -> np.ndarray:
+    def rows(self, metric: str) -> np.ndarray:
         """Positions of one metric's rows, in source order (from the metric codes: no string
-        comparison over the frame)."""
-        codes, names = self._metric_codes
-        which = np.flatnonzero(names == metric)
-        return np.flatnonzero(codes == which[0]) if len(which) else np.array([], dtype=np.intp)
+        comparison over the frame). Kept with the run, read-only: the curve, nan's check for
+        overwritten rows and resume_discontinuity's source order read the same rows."""
+
+        def compute() -> np.ndarray:
+            codes, names = self._metric_codes
+            which = np.flatnonzero(names == metric)
+            rows = np.flatnonzero(codes == which[0]) if len(which) else np.array([], np.intp)
+            rows.flags.writeable = False
+            return rows
+
+        return self.measured(("rows", metric), compute)
+
+    def writes(self, metric: str) -> Curve:
+        """One metric's rows as logged, in source order: unlike curve(), steps may repeat or go
+        back (a restarted session's rows, which the step-sorted curve overwrites, are kept)."""
+        rows = self.rows(metric)
+        steps, values, wall = self._columns
+        return Curve(metric, steps[rows], values[rows], wall[rows])
 
     def raw(self, metric: str) -> pd.DataFrame:
         """One metric's rows in source order (step, value, wall_time, seq)."""
-        rows = self._rows(metric)
+        rows = self.rows(metric)
         steps, values, wall = self._columns
         seq = self.frame["seq"].to_numpy(np.int64)
         return pd.DataFrame(
@@ -215,7 +229,7 @@ class RunSeries:
         if name is None:
             return None
         if name not in self._curves:
-            rows = self._rows(name)
+            rows = self.rows(name)
             all_steps, all_values, all_wall = self._columns
             steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
             if len(steps) > 1 and not np.all(steps[1:] > steps[:-1]):
