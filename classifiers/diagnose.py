@@ -7,11 +7,12 @@ attached.
 For each registered classifier: `skip_reason(run)` decides whether it can judge the run (the
 reason goes to `skipped`), else `detect(run)` may return a Finding. Findings are ordered by
 severity (classifiers.labels.SEVERITY) then confidence; a finding another one explains
-(classifiers.explains: an LR cut explains the plateau after it) becomes evidence of that one;
-the verdict is the first finding's label,
-else "healthy" when a check that reads the loss's course could judge the run, else
-"inconclusive" (too few points, no loss logged: the reasons are in `skipped`). The playbook
-ranks each finding's causes from its evidence.
+(classifiers.explains.EXPLAINS: an LR cut explains the plateau after it) becomes evidence of that
+one, and a cause moves before a more severe consequence it leads (LEADS: a blow-up before the
+NaN that ended it). The verdict is the first finding's label, else "healthy" when a check that
+reads the loss's course could judge the run, else "inconclusive" (too few points, no loss
+logged: the reasons are in `skipped`). The playbook ranks each finding's causes from its
+evidence.
 
 A classifier that raises is a bug in that classifier, not a property of the run: by default it
 costs only its own label (listed in `skipped` with the exception, the traceback logged on the

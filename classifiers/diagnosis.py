@@ -5,10 +5,12 @@
                    "summary", "causes": [{"rank", "cause", "score", "checks", "probe"}]}],
      "skipped": [{"label", "reason"}], "warnings": [str]}
 
-`verdict` is the first finding's label (the most severe), `"healthy"` when the checks that could
-judge the run found nothing, or `"inconclusive"` when no check could judge how the loss went
-(too few points, no loss logged; `skipped` says why and a warning says so): never `"healthy"` by
-default. classifiers.labels.VERDICTS lists every value.
+`verdict` is the first finding's label (the most severe, unless classifiers.explains.LEADS puts a
+cause first), `"healthy"` when the checks that could judge the run found nothing, or
+`"inconclusive"` when no check could judge how the loss went (too few points, no loss logged;
+`skipped` says why and a warning says so): never `"healthy"` by default.
+classifiers.labels.VERDICTS lists every value. A finding another one explains is not in
+`findings`: it sits in the explaining finding's evidence under `explains`.
 
 `to_dict()` gives exactly that shape with JSON-safe values (non-finite evidence becomes null);
 `from_dict()` reads it back. A service-side `id` may ride along (the API sets it; the core does

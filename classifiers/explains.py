@@ -8,7 +8,7 @@ makes one problem look like several and can put the consequence in the verdict a
 
 `EXPLAINS` is the one table of those relations. `apply_explains(findings)` removes every
 finding that another finding of the same run explains and records it in the explaining
-finding's evidence under `explains` (label, confidence, summary), so the user still reads it,
+finding's evidence under `explains` (label, confidence, summary, why), so the user still reads it,
 as evidence of the cause rather than as a second diagnosis. A rule may carry a condition on the
 two findings' evidence (plateau explains underfit only when the loss never moved; underfit
 explains a plateau that came after a drop); conditions of opposite rules exclude each other, so
