@@ -3,9 +3,10 @@
 A *run source* is what one `ingest.load_run` call reads: a TensorBoard run directory (a
 Keras `train/` + `validation/` pair is ONE source, at their parent; other logs in its folder are
 the same run written twice, noted in `also`, not listed again), an MLflow run directory
-(`meta.yaml` + `metrics/`), a folder's Keras `training.csv` + `validation.csv` pair (one run), or
-one file (trainer_state.json, a Lightning `metrics.csv`, a Keras CSVLogger log, a W&B CSV export
-that may hold several runs, a JSONL log).
+(`meta.yaml` + `metrics/`), a folder's Keras `training.csv` + `validation.csv` pair or console
+`train_log` + `val_log` parts (one run each, as the readers' `pair_parts` say), or one file
+(trainer_state.json, a Lightning `metrics.csv`, a Keras CSVLogger log, a W&B CSV export that may
+hold several runs, a JSONL log).
 
 Why a walker of our own: a sweep folder can hold thousands of runs, so discovery must stay cheap
 (`os.scandir`, at most a few KiB of each candidate file's head, never a whole file) and must not
