@@ -258,13 +258,13 @@ def _frame(
     points: Points, run: str, roles: Mapping[str, str] | None, split: str | None
 ) -> pd.DataFrame:
     """The frame, its run and metric columns passed as codes into their names (no Python
-    object a point), each point's session in `segment`."""
+    object a point; a single run as its name), each point's session in `segment`."""
     check_points(len(points.step))
     runs = _Names("run", [run if not r else f"{run}#{r}" for r in points.runs])
     metrics = _Names("metric", points.names)
     merged = merge_roles(metrics.names, roles, points.roles)
     return make_frame(
-        runs.column(points.run),
+        runs.names[0] if len(runs.names) == 1 else runs.column(points.run),
         metrics.column(points.metric),
         points.step,
         points.value,
