@@ -78,6 +78,10 @@ def _decode_chunk(buf: np.ndarray, data: np.ndarray, size: np.ndarray, file: str
     into file order by the byte offset of their Value."""
     fast = scalar_layout(buf, data, size)
     rest = np.flatnonzero(~fast.ok)
+    if not rest.size:  # every record in a one-scalar layout (a PyTorch log): nothing to walk
+        key, tag_pos, tag_size, step, value, wall = fast.points()
+        codes, tags = factorize_spans(buf, tag_pos, tag_size)
+        return _Chunk(key, codes, step, value, wall, tags, [], fast.tensor, {})
     generic, from_tensor, plugins, bad = _generic(buf, data[rest], size[rest])
     key, tag_pos, tag_size, step, value, wall = (
         np.concatenate([f, g]) if len(g) else f for f, g in zip(fast.points(), generic, strict=True)
