@@ -219,8 +219,10 @@ class LossSpikes(Classifier):
         # tail smears the folded profile when the period drifts by a few steps
         if _own_width(x, y, idx) < self.spike_width * min(periods):
             return False
+        residual = _spikes.trend_residual(x, y)  # one trend-free curve for every period folded
         return any(
-            not _spikes.excursion_width(x, y, period) < self.spike_width for period in periods
+            not _spikes.excursion_width(x, y, period, residual=residual) < self.spike_width
+            for period in periods
         )
 
     def measure(self, run: RunSeries) -> dict | None:
