@@ -33,7 +33,9 @@ Evidence: val_flat (bool: the val did not climb by more than `max_rise` of the t
 improvement; False means it rose from the start), correlation (Spearman, train vs val levels),
 val_follow_ratio, train_improvement_pct, val_improvement_pct, coverage, val_rebound,
 val_first_untrained, train_done_before_eval, val_never_learned, val_change_rel,
-train_run_improvement_pct.
+train_run_improvement_pct, val_metric (the validation loss read), val_head / val_tail and
+train_head / train_tail (each curve's level at the start and the end of the evaluated span),
+val_rise_vs_train (the val's rise over the train's fall on that span).
 Known false positives: a pre-trained model fine-tuned on data the val set does not measure (the
 val is legitimately flat); a val set so small its loss is dominated by a few examples.
 """

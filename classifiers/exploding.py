@@ -30,7 +30,9 @@ a new task phase) or a metric that is not a loss; a run resumed from an older ch
 resume_discontinuity label explains that better).
 Evidence: min_step, min_level, end_level, rise_log, rise_ratio, rise_full (the finite rise alone
 clears the threshold), kind ('blow_up' | 'slow_divergence'), rise_tau, late_rise_share,
-sudden, early, ends_nonfinite, grad_norm_growth; for a sudden step, jump_step,
+sudden, early (min_fraction, the minimum's place in the run, 0..1, is small), head_level (the
+level at the start), noise (of the run before its minimum), ends_nonfinite, grad_norm_growth
+(only once the loss's course says exploded); for a sudden step, jump_step,
 after_jump_tau and val_worst_after_min (the highest validation loss after the minimum over its
 level there).
 """

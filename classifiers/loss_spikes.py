@@ -30,7 +30,8 @@ _EXTRA_SPIKES_CAP, +0.3) + _DOUBLED_BONUS (0.1) when the largest is more than tw
 validation-only spikes score _VAL_PENALTY (0.1) lower (one bad eval is weaker evidence).
 Known false positives: a logger's running mean resetting each epoch; a deliberate
 learning-rate restart (SGDR), whose loss bumps recover; evaluation on a changing subset.
-Evidence: series, metric, count, spike_steps (first _LISTED_SPIKES, 20), max_rise_ratio, max_z.
+Evidence: series, metric, count, spike_steps (first _LISTED_SPIKES, 20), first_step and
+last_step (of the first and last spike), max_rise_ratio, max_z.
 """
 
 from __future__ import annotations

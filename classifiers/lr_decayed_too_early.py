@@ -23,7 +23,8 @@ the loss after (the `_*_CONFIDENCE` constants), capped at 0.98.
 Evidence: lr_peak, lr_final, lr_drop_factor (peak / final LR), decay_fraction (0..1 of the run
 where the LR fell), decay_step, cuts (downward steps of at least 2x after the peak),
 rate_ratio (improvement rate after / before), post_gain, loss_before, loss_at_decay,
-loss_end.
+loss_end, lr_metric (the LR read), stays_low (share of the points after the drop where the LR
+stays low), pre_gain_z (the loss's gain before the drop, in standard errors).
 Known false positives: a run stopped early by the user right after a planned step schedule (the
 logged budget is not the planned one); a run that converged exactly when the LR was cut.
 """

@@ -38,7 +38,8 @@ loss_min_step, loss_rise_after_min_rel, loss_rise_after_min_z, metric_gain_after
 metric_gain_after_min_rel, evaluations_after_min, score_metric, score_direction
 ('higher' | 'lower'), direction_source ('name' | 'correlation'), loss_gain_z, loss_gain_rel,
 loss_range_z, loss_range_rel, metric_gain_z, metric_gain_rel (share of its room),
-correlation (Spearman, loss vs score).
+correlation (Spearman, loss vs score), loss_metric, loss_head / loss_tail and score_head /
+score_tail (each curve's level at the start and the end).
 Known false positives: a saturated metric (accuracy already at 100%) while the loss still falls;
 a metric on a different eval subset than the loss.
 """

@@ -27,8 +27,10 @@ Known false positives: a healthy run with very small batches whose per-step loss
 that has already converged (noise, not oscillation: the swings are uncorrelated); a run
 alternating between data sources on purpose.
 Evidence: swing_ratio, trend_move, trend_progress (signed fall of the trend), amplitude_ratio,
-level, lag1 (residual autocorrelation), val_swing_ratio (None unless the validation loss is
-logged at the training loss's cadence).
+level, swing (median absolute residual around the trend), lag1 (residual autocorrelation),
+positive (every value above zero: ratios are read on the level), points, first_step, last_step,
+blew_up (the loss ends non-finite or far above its level), val_swing_ratio (None unless the
+validation loss is logged at the training loss's cadence).
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ every step is clipped; a ceiling inferred without a logged threshold scores _CEI
 (0.1) lower.
 Evidence: clip_fraction, clip_threshold, threshold_source ('metric' | 'ceiling' |
 'trainer_default', with threshold_note 'threshold assumed: the Trainer default'),
-grad_norm_median, median_ratio (median grad norm / threshold), grad_norm_metric.
+grad_norm_median, median_ratio (median grad norm / threshold), grad_norm_metric,
+threshold_metric (the logged clip threshold's metric, when there is one).
 Known false positives: a grad norm that saturates for another reason (a logging cap, a
 constant placeholder); deliberate aggressive clipping (some RL and large-batch recipes clip on
 most steps by design).

@@ -37,7 +37,8 @@ train_fall_after (train fall after the val minimum / train range), train_fall_lo
 start / end), train_fall_log_after (ln of train at the val minimum / end), evaluations_after,
 val_drop_before_z, train_done_before_eval (share of the train's improvement before the first
 evaluation), val_first_below_train_start, val_ever_below_train_start, score_gain_after_min_z
-and score_metric (when a val score is logged).
+and score_metric (when a val score is logged), val_metric (the validation loss read),
+train_drop (the train loss's fall from its first to its last level, relative).
 Known false positives: a val curve that drifts up by noise over a long converged tail while the
 train loss still creeps down; a val set re-sampled between evaluations (its level moves without
 the model changing).

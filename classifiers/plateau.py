@@ -33,7 +33,9 @@ Known false positives: a run that simply converged early and was left running (t
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
 Evidence: kind, stall_step, stuck_fraction, tail_improvement, rate_ratio, val_late_gain,
 lr_final_ratio, start_kept (end level / first logged value: ~1 is stuck at the untrained,
-chance-level loss), best_kept (the best smoothed level / first logged value).
+chance-level loss), best_kept (the best smoothed level / first logged value), points,
+total_improvement (start level - end level, in logs for a positive loss), log_scale (the loss
+is positive and read in logs), noise, tail_tau (Kendall's tau of the part judged flat).
 """
 
 from __future__ import annotations

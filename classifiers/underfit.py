@@ -30,8 +30,9 @@ when the train/val gap is under 5% (`_CLOSE_GAP`); the `_*_CONFIDENCE` constants
 Known false positives: a fine-tune that starts near its best loss (little room to fall, so
 "kept half" is normal) and a task whose irreducible loss is high (noisy labels, hard language
 modelling); both look underfit without knowing the loss's floor.
-Evidence: kept (end / start), improvement (1 - kept), late_gain, rate_ratio, plateau (bool),
-gap_ratio.
+Evidence: start, end, kept (end / start), improvement (1 - kept), late_gain, rate_ratio,
+plateau (bool), val_end, gap_ratio ((val end - end) / end), first_step, last_step, stall_step
+(the middle of the run, where the finding's span starts).
 """
 
 from __future__ import annotations

@@ -27,7 +27,9 @@ at 0.95; an early collapse of under `min_orders` reads _EARLY_COLLAPSE_CONFIDENC
 Evidence: grad_norm_decay (initial / late grad norm), grad_norm_orders, grad_norm_early,
 grad_norm_late, onset_step, onset_fraction, loss_progress (share of the starting loss removed),
 loss_at_onset, loss_end, loss_gain_after (share of the run's loss improvement made after the
-onset), collapse_orders (early peak / late level, in orders), collapse_step, collapse_fraction.
+onset; loss_gain_after_z and loss_gain_after_rel the same gain in standard errors and relative
+to the level), collapse_orders (early peak / late level, in orders), collapse_step,
+collapse_fraction, grad_norm_peak, loss_at_collapse, loss_start, grad_norm_metric.
 Known false positives: a model that has truly converged on a full-batch objective (the gradient
 does vanish there); a grad norm logged after a scaling that shrinks over time (an fp16 loss
 scale left in the logged value); on the early-collapse path, a fine-tune whose norm carries a
