@@ -22,9 +22,10 @@ Each worker process keeps the IncrementalDiagnosis of the last MAX_LIVE_RUNS liv
 (least recently used dropped first), and rebuilds one from the store (its points, and its stored
 diagnosis as the one the next tick is compared with) on a miss, after a restart, or when the
 stored run has other points than it holds (another worker appended): the answer never depends
-on which worker got the batch. The store appends only over the points the batch was judged with,
-under the run's row lock, so two workers appending to one run at once never lose a batch: the
-later one reads the run again and re-applies its batch.
+on which worker got the batch. The workers of one host take a run's batches one at a time (the
+run's append lock, an flock); whatever the host, the store appends only over the points the
+batch was judged with, under the run's row lock, so two workers appending to one run at once
+never lose a batch: the later one reads the run again and re-applies its batch.
 """
 
 from __future__ import annotations
@@ -133,44 +134,45 @@ async def append_points(
 
 
 def _append(store: RunStore, project: str, run_id: str, rows: list[dict]) -> dict[str, Any]:
-    """Take the batch into the run and store it; a try lost to another worker's append (the
-    stored run grew meanwhile) rebuilds the run's state from the store and tries again."""
-    for attempt in range(_GROW_TRIES):
-        live = _live(store, project, run_id)
-        with live.lock:
-            before = live.inc.points
-            if store.get(project, run_id).points != before:  # another worker appended
-                _forget(project, run_id, live)
-                continue
-            batch = _frame(live.inc.run, rows, live.next_seq)
-            live.inc.add_frame(batch)
-            tick = live.inc.tick()
-            try:
-                record = store.append_points(
-                    project, run_id, batch, tick.diagnosis, expect_points=before
-                )
-            except BaseException as exc:
-                _forget(project, run_id, live)  # its points are not what is stored
-                if isinstance(exc, StaleSeriesError) and attempt < _GROW_TRIES - 1:
+    """Take the batch into the run and store it, holding the run's append lock; a state that is
+    not the stored run's (another worker appended) is rebuilt from the store first, and a try
+    lost to another host's append is redone the same way."""
+    store.get(project, run_id)  # NotFoundError (404) before anything is made for the run
+    with store.frames.append_lock(run_id):
+        for attempt in range(_GROW_TRIES):
+            live = _live(store, project, run_id)
+            with live.lock:
+                before = live.inc.points
+                if store.get(project, run_id).points != before:  # another worker appended
+                    _forget(project, run_id, live)
                     continue
-                raise
-            live.next_seq += len(batch)
-            return {
-                "run": record.to_dict(),
-                "added": len(batch),
-                "points": live.inc.points,
-                "new": [f.to_dict() for f in tick.new],
-                "superseded": [
-                    {"finding": s.finding.to_dict(), "by": list(s.by)} for s in tick.superseded
-                ],
-            }
+                batch = _frame(live.inc.run, rows, live.next_seq)
+                live.inc.add_frame(batch)
+                tick = live.inc.tick()
+                try:
+                    record = store.append_points(
+                        project, run_id, batch, tick.diagnosis, expect_points=before
+                    )
+                except BaseException as exc:
+                    _forget(project, run_id, live)  # its points are not what is stored
+                    if isinstance(exc, StaleSeriesError) and attempt < _GROW_TRIES - 1:
+                        continue
+                    raise
+                live.next_seq += len(batch)
+                return {
+                    "run": record.to_dict(),
+                    "added": len(batch),
+                    "points": live.inc.points,
+                    "new": [f.to_dict() for f in tick.new],
+                    "superseded": [
+                        {"finding": s.finding.to_dict(), "by": list(s.by)} for s in tick.superseded
+                    ],
+                }
     raise ConflictError(f"run {run_id!r} is being appended to by other requests; retry")
 
 
 def _live(store: RunStore, project: str, run_id: str) -> _Live:
-    """The worker's state of the run, rebuilt from the store when it has none (NotFoundError,
-    a 404, for a run not in the project; a cached run deleted since fails at the caller's
-    check of the stored count)."""
+    """The worker's state of the run, rebuilt from the store when it has none."""
     key = (project, run_id)
     with _registry_lock:
         live = _registry.get(key)

@@ -75,6 +75,10 @@ class FrameFiles:
             raise NotFoundError(f"no run {run_id!r} (deleted while it was appended to)") from None
         return parts.append(base_rows, self.parts_dir(run_id), committed, batch)
 
+    def append_lock(self, run_id: str) -> contextlib.AbstractContextManager[None]:
+        """The run's append lock, shared by the worker processes of this host."""
+        return parts.append_lock(self.parts_dir(run_id))
+
     def delete(self, run_id: str) -> None:
         self.path(run_id).unlink(missing_ok=True)
         parts.remove_all(self.parts_dir(run_id))

@@ -20,9 +20,11 @@ and the folder again (PartsMovedError).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +33,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from lossforensics.classifiers.frame import validate_frame
 
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; appends rely on the store's stale-count check
+    fcntl = None  # type: ignore[assignment]
+
 PARTS_SUFFIX = ".parts"
+_LOCK = ".append.lock"
 _SUFFIX = ".parquet"
 _TMP = ".tmp"
 MAX_PARTS = 24  # a chain this long is merged into one part at the next append
@@ -161,6 +169,24 @@ def append(base_rows: int, folder: Path, committed: int, batch: pd.DataFrame) ->
 def remove(paths: tuple[Path, ...]) -> None:
     for path in paths:
         path.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def append_lock(folder: Path) -> Iterator[None]:
+    """Hold the run's append lock (an flock on `.append.lock` in its parts folder): the worker
+    processes of one host take a run's batches one at a time, so none judges a batch over
+    points another is about to change. Across hosts (or where flock is missing) appends stay
+    correct without it: the store refuses a batch judged over stale points and it is redone."""
+    if fcntl is None:
+        yield
+        return
+    folder.mkdir(exist_ok=True)
+    with open(folder / _LOCK, "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def remove_temps(folder: Path, cutoff: float) -> int:

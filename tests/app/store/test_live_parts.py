@@ -6,6 +6,7 @@ cleaning take the parts too."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pandas as pd
@@ -15,7 +16,7 @@ from lossforensics.classifiers.frame import empty_frame, make_frame
 from lossforensics.classifiers.incremental import IncrementalDiagnosis
 from lossforensics.store import NewRun, RunStore
 from lossforensics.store.frames import read_frame_file
-from lossforensics.store.parts import MAX_PARTS, list_parts
+from lossforensics.store.parts import MAX_PARTS, append_lock, list_parts
 
 EMPTY: Diagnosis = IncrementalDiagnosis("live").tick().diagnosis
 
@@ -122,3 +123,24 @@ def test_an_empty_batch_writes_no_part(store: RunStore, n: int):
     store.append_points("p", run_id, _batch(0, n), EMPTY, expect_points=0)
     assert list_parts(store.frames.parts_dir(run_id)) == []
     assert store.get("p", run_id).points == 0
+
+
+def test_the_append_lock_lets_one_holder_in_at_a_time(tmp_path):
+    folder = tmp_path / "run.parts"
+    order: list[str] = []
+    held = threading.Event()
+
+    def other() -> None:
+        held.wait()
+        with append_lock(folder):
+            order.append("other")
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    with append_lock(folder):
+        held.set()
+        time.sleep(0.3)  # the other thread is waiting on the lock meanwhile
+        order.append("first")
+    thread.join()
+    assert order == ["first", "other"]
+    assert list_parts(folder) == []  # the lock file is not a part
