@@ -12,9 +12,10 @@ What is read again at each poll is only what grew:
   line cut by a writer mid-flush is read at the next poll, not reported as an error;
 - files rewritten in place (HF `trainer_state.json` at each save, including a new
   `checkpoint-N/` copy; Lightning's `metrics.csv`, which gains columns; W&B exports; MLflow
-  stores) are read again when their size or time changes, and only points not seen before are
-  returned: a point is known by (metric, step, how many times that step was logged), so the
-  copies agree, and a resumed job that logs the same steps again still adds its points;
+  stores) and console logs are read again when their size or time changes, and only points not
+  seen before are returned: a point is known by (metric, step, how many times that step was
+  logged), so the copies agree, and a resumed job that logs the same steps again still adds its
+  points;
 - a folder is listed again at each poll, so new files (a new event file, a new
   `version_N/`, a new checkpoint) join in; a file that cannot be read yet (empty, half-written
   JSON) is tried again at the next poll.
