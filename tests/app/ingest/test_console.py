@@ -15,7 +15,7 @@ from lossforensics.ingest import detect_format, load_run
 from lossforensics.ingest.console import STYLES, read_stream
 from lossforensics.ingest.console._engine import Parser, to_points
 from lossforensics.ingest.console._plan import skeletons
-from lossforensics.ingest.console._text import clean
+from lossforensics.ingest.console._text import _states, clean
 
 FIXTURES = Path(__file__).parent / "console_fixtures"
 _REAL_MORE = Path(__file__).resolve().parents[4] / "shared" / "real_runs_more"
@@ -272,3 +272,18 @@ def test_a_training_log_beside_a_val_log_is_one_run(real_runs_more, tmp_path):
 def test_a_counter_too_long_to_be_one_is_taken_as_absent_not_a_crash(text):
     steps, values = _series(_read(text), "loss")
     assert len(values) == 3 and all(0 <= s < 10**6 for s in steps)
+
+
+_REDRAWS = st.sampled_from(
+    ["", " ", "a", "7", "5%|", "12%|", "100%|", "1000%|", "%|", "\u0663%|", "loss=0.5"]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_REDRAWS, max_size=4).map("".join), min_size=2, max_size=12))
+def test_a_redrawn_line_reduces_as_read_redraw_by_redraw(redraws):
+    """The fast reduction (the last redraw, unless a percentage may drop) gives what reading the
+    line redraw by redraw gives, bar resets included."""
+    line = "\r".join(redraws)
+    assert clean(line) == _states(line)
+    assert clean(f"x\n{line}\ny") == f"x\n{_states(line)}\ny"
