@@ -286,4 +286,5 @@ def test_a_redrawn_line_reduces_as_read_redraw_by_redraw(redraws):
     line redraw by redraw gives, bar resets included."""
     line = "\r".join(redraws)
     assert clean(line) == _states(line)
-    assert clean(f"x\n{line}\ny") == f"x\n{_states(line)}\ny"
+    if not line.endswith("\r"):  # else its \r and the next \n are a Windows line end
+        assert clean(f"x\n{line}\ny") == f"x\n{_states(line)}\ny"
