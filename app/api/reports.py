@@ -40,7 +40,7 @@ async def get_plot(
 ) -> Response:
     record = await run_in_threadpool(store.get, project, run_id)
     path = str(store.frames.path(record.id))
-    render = partial(draw_plot, path, record.diagnosis, record.id, (width, height))
+    render = partial(draw_plot, path, record.diagnosis, record.id, (width, height), record.points)
     key = (project, run_id, record.diagnosed_at, "plot.png", width, height)
     return Response(await _drawn(cache, key, render), media_type="image/png")
 
@@ -55,7 +55,8 @@ async def get_report(
     run_id: str, store: StoreDep, project: ProjectDep, cache: RenderCacheDep
 ) -> HTMLResponse:
     record = await run_in_threadpool(store.get, project, run_id)
-    render = partial(draw_report, str(store.frames.path(record.id)), record.diagnosis, record.id)
+    path = str(store.frames.path(record.id))
+    render = partial(draw_report, path, record.diagnosis, record.id, record.points)
     key = (project, run_id, record.diagnosed_at, "report.html")
     return HTMLResponse(await _drawn(cache, key, render))
 

@@ -9,30 +9,38 @@ from typing import Any
 
 import pandas as pd
 from lossforensics.classifiers.diagnosis import Diagnosis
-from lossforensics.classifiers.frame import validate_frame
 from lossforensics.report.html import render_report
 from lossforensics.report.plot import plot_run
+from lossforensics.store.frames import read_frame_file
 
 
 def _load(
-    frame_path: str, diagnosis: dict[str, Any], run_id: str
+    frame_path: str, diagnosis: dict[str, Any], run_id: str, points: int | None
 ) -> tuple[pd.DataFrame, Diagnosis]:
-    """The frame (FileNotFoundError when the run was deleted meanwhile) and the diagnosis."""
-    frame = validate_frame(pd.read_parquet(frame_path))
+    """The frame, with the parts a live run appended after its file, `points` rows as the
+    record that was drawn counts them (FileNotFoundError when the run was deleted meanwhile),
+    and the diagnosis."""
+    frame = read_frame_file(frame_path, points)
     found = Diagnosis.from_dict(diagnosis)
     found.id = run_id
     return frame, found
 
 
 def draw_plot(
-    frame_path: str, diagnosis: dict[str, Any], run_id: str, size: tuple[int, int]
+    frame_path: str,
+    diagnosis: dict[str, Any],
+    run_id: str,
+    size: tuple[int, int],
+    points: int | None = None,
 ) -> bytes:
     """The run's annotated plot as PNG bytes."""
-    frame, found = _load(frame_path, diagnosis, run_id)
+    frame, found = _load(frame_path, diagnosis, run_id, points)
     return plot_run(frame, found, size=size)
 
 
-def draw_report(frame_path: str, diagnosis: dict[str, Any], run_id: str) -> bytes:
+def draw_report(
+    frame_path: str, diagnosis: dict[str, Any], run_id: str, points: int | None = None
+) -> bytes:
     """The run's self-contained HTML report, UTF-8."""
-    frame, found = _load(frame_path, diagnosis, run_id)
+    frame, found = _load(frame_path, diagnosis, run_id, points)
     return render_report(found, plot_run(frame, found), run_id=run_id).encode("utf-8")

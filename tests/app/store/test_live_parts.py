@@ -144,3 +144,14 @@ def test_the_append_lock_lets_one_holder_in_at_a_time(tmp_path):
     thread.join()
     assert order == ["first", "other"]
     assert list_parts(folder) == []  # the lock file is not a part
+
+
+def test_a_render_process_draws_a_grown_run_from_all_its_points(store: RunStore):
+    from lossforensics.report.jobs import _load
+
+    run_id = _live_run(store)
+    for i in range(3):
+        store.append_points("p", run_id, _batch(i * 40, 40), EMPTY, expect_points=i * 40)
+    record = store.get("p", run_id)
+    frame, found = _load(str(store.frames.path(run_id)), record.diagnosis, run_id, record.points)
+    assert len(frame) == record.points == 120 and found.id == run_id
