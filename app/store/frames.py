@@ -9,7 +9,6 @@ Parquet parts beside its file (app/store/parts.py); `read` joins them.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 import uuid
 from collections.abc import Iterable
@@ -20,6 +19,7 @@ import pyarrow.parquet as pq
 from lossforensics.classifiers.errors import NotFoundError
 from lossforensics.classifiers.frame import validate_frame
 from lossforensics.store import parts
+from lossforensics.store._durable import write_atomically
 from lossforensics.store.parts import PARTS_SUFFIX, AppendPlan, PartsMovedError
 
 SUFFIX = ".parquet"
@@ -39,19 +39,10 @@ class FrameFiles:
 
     def write(self, run_id: str, frame: pd.DataFrame) -> Path:
         """Write the frame under its final name only once every byte is on disk."""
-        final = self.path(run_id)
         tmp = self.root / f".{run_id}.{uuid.uuid4().hex[:8]}{TMP_SUFFIX}"
-        try:
-            with open(tmp, "wb") as fh:
-                frame.to_parquet(fh, index=False, compression="zstd")
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, final)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        _fsync_dir(self.root)
-        return final
+        return write_atomically(
+            self.path(run_id), tmp, lambda fh: frame.to_parquet(fh, index=False, compression="zstd")
+        )
 
     def parts_dir(self, run_id: str) -> Path:
         return parts.parts_dir(self.root, run_id)
@@ -129,13 +120,3 @@ def _mtime(path: Path) -> float:
         return path.stat().st_mtime
     except FileNotFoundError:
         return float("inf")
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make a rename durable (POSIX); a no-op where directories cannot be opened."""
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

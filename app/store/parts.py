@@ -32,6 +32,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 from lossforensics.classifiers.frame import validate_frame
+from lossforensics.store._durable import write_atomically
 
 try:
     import fcntl
@@ -207,29 +208,7 @@ def remove_all(folder: Path) -> None:
 
 
 def _write(folder: Path, name: str, table: pa.Table) -> Path:
-    final = folder / name
     tmp = folder / f".{name}.{uuid.uuid4().hex[:8]}{_TMP}"
-    try:
-        with open(tmp, "wb") as fh:
-            pq.write_table(table, fh, compression="zstd")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(folder)
-    return final
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    return write_atomically(
+        folder / name, tmp, lambda fh: pq.write_table(table, fh, compression="zstd")
+    )
