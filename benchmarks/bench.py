@@ -33,6 +33,7 @@ BENCHMARKS: dict[str, tuple[str, list[str]]] = {
     "watch": ("watch.py", []),
     "callbacks": ("callbacks.py", []),
     "service": ("service.py", []),
+    "live": ("live.py", []),
     "hostile": ("hostile.py", []),
     "audit": ("audit.py", ["--skip-serial"]),
 }
