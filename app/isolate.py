@@ -23,6 +23,9 @@ A worker that passes a limit is killed and replaced (in the background, off the 
 the caller gets LimitExceededError naming the limit (413). A worker that dies otherwise (a
 crash in a C extension) gives CorruptInputError (422). Other tasks, on other workers, never
 notice. Typed errors raised by the task cross back as themselves (`code` and location).
+A worker is reused from task to task until one leaves its heap grown (a large read: the heap is
+not given back) by more than `RECYCLE_GROWTH` of the headroom it had once settled after its first
+task; it is then replaced, so the next upload does not start near the limit.
 
 Results come back pickled from the worker. The worker runs our own readers on hostile bytes; it
 does not run code from the input, so its pickles are trusted like the rest of our code.
@@ -54,7 +57,13 @@ from lossforensics.classifiers.errors import (
 log = logging.getLogger("lossforensics.isolate")
 
 POLL_SECONDS = 0.05
-RECYCLE_AT = 0.6  # a worker left holding this share of its memory limit is replaced
+# a worker whose resident memory grew past its settled size (after its first task: readers and
+# classifiers loaded) by more than this share of the headroom it then had is replaced: a large
+# read leaves a heap that is not given back, so its next task would start near the limit
+RECYCLE_GROWTH = 0.5
+# a worker whose first task (imports included) left it above this share of its limit is replaced
+# at once: whatever it settled at leaves too little room for the next upload
+SETTLED_AT_MOST = 0.8
 WARM_MODULES = ("lossforensics.ingest",)  # the rest loads at the first task, when needed
 MIN_HEADROOM = 64 * 1024 * 1024  # address space a worker gets at least, whatever its start
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -184,6 +193,16 @@ class _Worker:
         )
         self.proc.start()
         child.close()
+        self.settled = 0  # resident bytes after its first task, once known
+
+    def grew_too_much(self, memory_limit: int) -> bool:
+        """After a task: whether this worker holds more than `RECYCLE_GROWTH` of the headroom
+        it had once settled (its first task sets that size; imports are not growth)."""
+        rss = _rss(self.proc.pid)
+        if not self.settled:
+            self.settled = rss
+            return rss > SETTLED_AT_MOST * memory_limit  # the first task left it near its limit
+        return rss - self.settled > RECYCLE_GROWTH * max(memory_limit - self.settled, 0)
 
     def wait_ready(self, timeout: float) -> None:
         if not self.conn.poll(timeout):
@@ -289,7 +308,7 @@ class WorkerPool:
             self._replace(worker)
             raise
         kind, payload, last = pickle.loads(reply)
-        if last or _rss(worker.proc.pid) > RECYCLE_AT * self.limits.memory_bytes:
+        if last or worker.grew_too_much(self.limits.memory_bytes):
             # it exits after a MemoryError or a crash; one left big by a large read would
             # start the next task near its limit (the heap is not given back): a fresh one
             self._replace(worker)

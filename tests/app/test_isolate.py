@@ -93,3 +93,30 @@ def test_a_crash_carries_the_worker_traceback_and_the_worker_is_replaced(pool):
         pool.run(bug)
     assert "in bug" in str(info.value)
     assert pool.run(pid) != before
+
+
+_KEPT: list[bytearray] = []
+
+
+def keep(megabytes: int) -> int:
+    """Allocate and keep: the worker's heap stays grown after the task."""
+    block = bytearray(megabytes * MiB)
+    block[::4096] = b"x" * len(block[::4096])  # touch every page: resident, not just reserved
+    _KEPT.append(block)
+    return os.getpid()
+
+
+def test_a_worker_is_reused_until_a_task_leaves_it_grown_past_half_its_headroom():
+    limits = WorkerLimits(
+        memory_bytes=768 * MiB, cpu_seconds=30, wall_seconds=30.0, output_bytes=1 * MiB
+    )
+    p = WorkerPool(1, limits)
+    try:
+        first = p.run(pid)  # settles: its imports are not growth
+        assert [p.run(pid) for _ in range(3)] == [first] * 3
+        assert p.run(keep, 16) == first  # a little growth: kept
+        assert p.run(pid) == first
+        assert p.run(keep, 450) == first  # grown past half its headroom: replaced after
+        assert p.run(pid) != first
+    finally:
+        p.close()
