@@ -29,6 +29,13 @@ from benchmarks import figures  # noqa: E402
 from benchmarks.service import Service  # noqa: E402
 
 TARGET_MS = 20.0
+# a 1M-point run is at the default limit of one upload (1M points read, 64 MB of result, 480 MiB
+# a reader): raised here, as a deployment that takes such runs would raise them
+LIMITS = {
+    "LOSSFORENSICS_MAX_POINTS_PER_UPLOAD": str(4_000_000),
+    "LOSSFORENSICS_WORKER_OUTPUT_BYTES": str(512 * 2**20),
+    "LOSSFORENSICS_WORKER_MEMORY_BYTES": str(2 * 2**30),
+}
 VIEW_POINTS = 1000
 
 
@@ -66,7 +73,7 @@ def main() -> None:
         work = Path(tmp)
         log = work / "train_log.jsonl"
         written = write_run(log, args.points)
-        svc = Service(work / "data")
+        svc = Service(work / "data", env=LIMITS)
         try:
             with httpx.Client(base_url=svc.url, timeout=600) as client:
                 with open(log, "rb") as fh:
