@@ -30,7 +30,10 @@ checkpoint that perturbs training; deliberate curriculum cycles.
 Evidence: period_steps, strength, prominence, cycles, epoch_steps, epoch_source, epoch_match,
 width and epoch_width (share of the period spent raised, at the period and at the epoch),
 climb_back / period_fall and epoch_climb_back / epoch_fall (the staircase veto, at the period
-and at the epoch).
+and at the epoch), metric (the role read), lr_cycles and epoch_lr_cycles (whether the LR cycles
+with that period: a schedule's restarts, not the data), epoch_share, epoch_p and epochs (the
+epoch fold's explained share, its p-value and the number of epochs folded), first_step and
+last_step.
 """
 
 from __future__ import annotations
