@@ -10,7 +10,8 @@ bytes (the one that finds the most loss points; a specific style wins a tie with
 fallback), then the whole file is streamed through it, a block at a time: only the block in
 hand and the lines not yet packed are kept as text, so memory grows with the points found
 (packed into arrays as they are read), not with the size of the file. Logger prefixes
-(timestamps, levels, rank tags) are removed from every line first, ANSI codes stripped and
+(timestamps, levels, rank tags) are removed from every line first (with several ranks
+interleaved, only rank 0's lines are read), ANSI codes stripped and
 progress-bar redraws reduced to their last state (the last before each reset of the bar).
 
 No silent guesses: a text is taken only when the style finds a loss-like series (a train or
@@ -26,6 +27,7 @@ and val_log.csv) is one run: the split's metrics are named `val_<name>`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import BinaryIO
@@ -196,9 +198,12 @@ def read_stream(
     text = head.decode("utf-8", errors="replace")
     if "\x00" in text:
         raise UnknownFormatError("binary content, not console text", file=name, line=1, byte=0)
-    style, scores = choose_style(_head_lines(text))
+    others = other_ranks(text)
+    style, scores = choose_style(_head_lines(others.sub("", text) if others else text))
     parser = Parser(style or STYLES[-1])
     for text in iter_blocks(_chain(head, stream)):
+        if others:
+            text = others.sub("", text)
         parser.feed_block(text.split("\n"), skeletons(text))
     parsed = parser.finish()
     points = to_points(parsed)
@@ -216,6 +221,23 @@ def read_stream(
     return _result(
         points, parsed.lines, parsed.records, parsed.restarts, style, name, run, roles, split
     )
+
+
+# lines an MPI launcher (`[job,rank]<stdout>:`) or torchrun (`[rankN]:`) tagged with a rank
+# other than 0
+_OTHER_RANK_LINE = re.compile(
+    r"^(?:\[\d+,0*[1-9]\d*\]<std(?:out|err)>:|\[rank\s*0*[1-9]\d*\]:?).*(?:\n|$)", re.M
+)
+_RANK_ZERO = re.compile(r"^(?:\[\d+,0+\]<std(?:out|err)>:|\[rank\s*0+\]:?)", re.M)
+
+
+def other_ranks(head: str) -> re.Pattern[str] | None:
+    """The pattern of lines to leave out when the log interleaves several ranks' output and
+    rank 0's is there: every rank of a data-parallel job logs the same run, and two ranks'
+    numbers in one series would be read as one noisy curve. None when the head shows no rank 0."""
+    if _RANK_ZERO.search(head) and _OTHER_RANK_LINE.search(head):
+        return _OTHER_RANK_LINE
+    return None
 
 
 def _chain(head: bytes, stream: BinaryIO) -> Iterable[bytes]:
