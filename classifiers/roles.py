@@ -91,6 +91,10 @@ _NOT_A_SERIES = {
     "num_tokens",
     "num_input_tokens_seen",
 }
+# Tokens that make a loss-named metric something else: a mixed-precision loss scale (`loss
+# scale`, 65536 then halving) or a perplexity (`lm loss PPL`, exp of the loss) move on other
+# scales than the loss itself and must never stand in for it
+_NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity"}
 
 
 def _tokens(name: str) -> list[str]:
@@ -133,6 +137,8 @@ def infer_role(metric: str, split: str | None = None) -> str:
     is_val = bool(tokset & _VAL_TOKENS) or context in _VAL_TOKENS
     if tokset & _TRAIN_TOKENS and not (tokset & _VAL_TOKENS):
         is_val = False
+    if tokset & _NOT_THE_LOSS:
+        return "other"
     if "loss" in tokset or "losses" in tokset or "nll" in tokset or low.endswith("loss"):
         return "val_loss" if is_val else "train_loss"
     if tokset & _SCORE_TOKENS or toks[-1] in _SCORE_SUFFIXES:

@@ -118,3 +118,12 @@ def test_a_detection_loss_split_into_parts_is_read_by_its_box_part_not_dfl():
     run = RunSeries(frame)
     assert run.primary("train_loss") == "train/box_loss"
     assert run.primary("val_loss") == "val/box_loss"
+
+
+@pytest.mark.parametrize(
+    "name", ["loss scale", "loss_scale", "train/loss_scale", "lm loss PPL", "val_ppl"]
+)
+def test_a_loss_scale_or_a_perplexity_is_not_the_loss(name):
+    # a mixed-precision scaler's value and exp(loss) move on other scales than the loss
+    assert infer_role(name) == "other"
+    assert infer_role("lm loss") == "train_loss"
