@@ -46,11 +46,6 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals.reduce import median
 
-# share of the run the rolling median spans: wide enough to hide single-batch noise, narrow
-# enough to keep a blow-up's timing
-_SMOOTH_FRAC = 0.05
-# fewer points than this are read unsmoothed: a 5% window would be one or two points anyway
-_SMOOTH_MIN_POINTS = 40
 # the end level: median of the last 10% of the smoothed curve, so one late wobble does not move it
 _END_SHARE = 0.1
 # the head level: median of the first 5%, where the drop the rise is weighed against began
@@ -136,8 +131,7 @@ class Exploding(Classifier):
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points:
             return None
-        frac = _SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0
-        xs, level = run.smoothed("train_loss", frac, per_step=True)
+        xs, level = run.smoothed("train_loss", per_step=True)
         i_min = int(np.argmin(level))
         low = float(level[i_min])
         end = signals.tail_level(level, _END_SHARE, min_points=2)

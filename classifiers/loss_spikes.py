@@ -44,6 +44,7 @@ from lossforensics.classifiers._epochs import epoch_fold, epoch_length
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import Curve, RunSeries
+from lossforensics.classifiers.signals.smoothing import SMOOTH_FRAC
 
 _RUNNING_MEAN = re.compile(r"(^|/)batch_")
 
@@ -233,7 +234,9 @@ class LossSpikes(Classifier):
             curve = run.detailed(role)
             if curve is None or _RUNNING_MEAN.search(curve.metric.lower()):
                 continue  # a running mean turns a spike into a slow decay: nothing to read
-            ev = self.measure_curve(curve, epoch, level=run.smoothed(role, per_step=True)[1])
+            # the full window at any length: a spike is judged against the level around it
+            level = run.smoothed(role, SMOOTH_FRAC, per_step=True)[1]
+            ev = self.measure_curve(curve, epoch, level=level)
             if ev is None:
                 continue
             found.append({"series": series, **ev})

@@ -50,11 +50,6 @@ from lossforensics.classifiers.run import RunSeries
 # five windows down to the 40% minimum (min_stuck) instead of a per-point scan
 _TAILS = (0.8, 0.7, 0.6, 0.5, 0.4)
 _TREND_POINTS = 120  # Theil-Sen on 120 bucket medians a window: ample for a slope
-# the rolling median spans 5% of the run: wide enough to flatten noise, narrow enough to keep
-# the knee a stall starts at
-_SMOOTH_FRAC = 0.05
-# a run under 40 points has too few to spare for a rolling median: read point by point
-_SMOOTH_MIN_POINTS = 40
 # the head and end levels are medians of the first and last 5% of the run: robust to spikes
 # yet close to the true start and end
 _END_SHARE = 0.05
@@ -85,12 +80,6 @@ _NO_TREND_CONFIDENCE = 0.1
 _NO_TREND_TAU = -0.2
 # confidence never reaches 1: a plateau may be an intended early convergence
 _MAX_CONFIDENCE = 0.99
-
-
-def _segment(y: np.ndarray, lo: float, hi: float) -> float:
-    """Median of the points between two fractions of the series (by position)."""
-    a = int(lo * len(y))
-    return float(np.median(y[a : max(int(hi * len(y)), a + 1)]))
 
 
 class Plateau(Classifier):
@@ -138,8 +127,7 @@ class Plateau(Classifier):
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points or np.ptp(x) == 0:
             return None
-        smooth_frac = _SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0
-        xs, level = run.smoothed("train_loss", smooth_frac)
+        xs, level = run.smoothed("train_loss")
         # log scale for positive losses; otherwise the level itself, in the noise's units
         t = signals.safe_log(level) if signals.all_positive(y) else level
         head, end = signals.head_level(t, _END_SHARE), signals.tail_level(t, _END_SHARE)
@@ -202,7 +190,7 @@ class Plateau(Classifier):
         # the best-so-far of a noisy level keeps finding lower values by chance: new bests
         # count as progress only beyond twice the level's own noise (the point noise over the
         # points each level value summarises: bucket size x rolling window)
-        per_level = len(y) / len(xs) * signals.odd_window(len(xs), smooth_frac)
+        per_level = len(y) / len(xs) * signals.odd_window(len(xs), signals.smoothing_frac(len(y)))
         by_chance = 2 * _MEDIAN_NOISE * noise / np.sqrt(per_level)
         for frac in _TAILS:  # longest stuck tail first; five windows, not a per-point loop
             cut = x[0] + (1 - frac) * np.ptp(x)
@@ -262,8 +250,9 @@ class Plateau(Classifier):
         if len(vy) < _MIN_VAL_POINTS or not signals.all_positive(vy):
             return None
         gains = [
-            (_segment(v, *_MIDDLE) - _segment(v, *_END)) / _segment(v, *_MIDDLE)
+            (mid - signals.span_median(v, *_END)) / mid
             for v in (level, vy)
+            for mid in (signals.span_median(v, *_MIDDLE),)
         ]
         if max(gains) >= self.late_gain or self._rising(-gains[0], 0.0, True):
             return None  # still improving, or training got worse: not a flat line

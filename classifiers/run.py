@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.signals.reduce import finite_points
-from lossforensics.classifiers.signals.smoothing import SMOOTH_FRAC, smooth
+from lossforensics.classifiers.signals.smoothing import smooth, smoothing_frac
 
 _CANONICAL = {
     "train_loss": (
@@ -110,19 +110,23 @@ class RunSeries:
         return self._measured[key]
 
     def smoothed(
-        self, role: str, frac: float = SMOOTH_FRAC, *, per_step: bool = False
+        self, role: str, frac: float | None = None, *, per_step: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
         """The role's finite points as a person sees them through the noise (signals.smooth:
-        bucket medians, a rolling median over `frac` of the run), from the primary curve or, with
-        `per_step`, the finest logging (`detailed`); empty arrays when the role is absent.
-        Computed the first time one asks and kept with this run, read-only: exploding, plateau,
-        underfit and loss_spikes all read the training loss's."""
+        bucket medians, a rolling median over `frac` of the run; by default SMOOTH_FRAC, none on
+        a curve under SMOOTH_MIN_POINTS points), from the primary curve or, with `per_step`, the
+        finest logging (`detailed`); empty arrays when the role is absent. Computed the first
+        time one asks and kept with this run, read-only: exploding, plateau, underfit and
+        loss_spikes all read the training loss's."""
         curve = self.detailed(role) if per_step else self.curve(role)
         if curve is None:
             return np.array([]), np.array([])
+        x, y = finite_points(curve.steps, curve.values)
+        if frac is None:
+            frac = smoothing_frac(len(y))
 
         def compute() -> tuple[np.ndarray, np.ndarray]:
-            xs, level = smooth(*finite_points(curve.steps, curve.values), frac=frac)
+            xs, level = smooth(x, y, frac=frac)
             # copies (at most smooth's max_points each), read-only: shared, nobody may edit them,
             # and the curve's own arrays stay as they were
             xs, level = np.array(xs), np.array(level)

@@ -49,11 +49,6 @@ from lossforensics.classifiers.run import RunSeries
 _MIN_TRAIN_POINTS = 6
 # the finite validation loss needs 3 points: its end level is a median, not one reading
 _MIN_VAL_POINTS = 3
-# the rolling median spans 5% of the run: wide enough to flatten noise, narrow enough to keep
-# the knee a stall starts at
-_SMOOTH_FRAC = 0.05
-# a run under 40 points has too few to spare for a rolling median: read point by point
-_SMOOTH_MIN_POINTS = 40
 # on per-step logs (30 points or more) the start is the median of the first 3: one noisy
 # first batch does not set the level everything is measured against
 _START_POINTS = 3
@@ -81,13 +76,6 @@ _HIGH_CONFIDENCE = 0.3
 _CLOSE_GAP_CONFIDENCE = 0.15
 # a train/val gap under 5% (relative to the train loss) is no gap at all
 _CLOSE_GAP = 0.05
-
-
-def _segment(y: np.ndarray, lo: float, hi: float) -> float:
-    """Median of the points between two fractions of the series."""
-    n = len(y)
-    a = int(lo * n)
-    return float(np.median(y[a : max(int(hi * n), a + 1)]))
 
 
 def _rate_ratio(xs: np.ndarray, level: np.ndarray) -> float:
@@ -151,10 +139,9 @@ class Underfit(Classifier):
         vx, vy = signals.finite_points(val.steps, val.values)
         if len(y) < _MIN_TRAIN_POINTS or len(vy) < _MIN_VAL_POINTS or not signals.all_positive(y):
             return None
-        frac = _SMOOTH_FRAC if len(y) >= _SMOOTH_MIN_POINTS else 0.0
-        xs, level = run.smoothed("train_loss", frac)
+        xs, level = run.smoothed("train_loss")
         start = float(np.median(y[:_START_POINTS]) if len(y) >= _START_MEDIAN_MIN_POINTS else y[0])
-        mid, end = _segment(level, *_MIDDLE), _segment(level, *_END)
+        mid, end = signals.span_median(level, *_MIDDLE), signals.span_median(level, *_END)
         val_end = signals.tail_level(vy, _VAL_END_SHARE, min_points=1)
         kept = end / start
         stuck = self._plateau.measure(run)

@@ -39,6 +39,7 @@ from lossforensics.classifiers.signals.smoothing import (
     savgol,
     shave_spikes,
     smooth,
+    smoothing_frac,
 )
 from lossforensics.classifiers.signals.spread import (
     MAD_TO_SIGMA,
@@ -52,6 +53,7 @@ from lossforensics.classifiers.signals.spread import (
     robust_spread,
     safe_log,
     scale,
+    span_median,
     tail_level,
 )
 from lossforensics.classifiers.signals.trends import (
@@ -79,6 +81,7 @@ __all__ = [
     "finite_points",
     "group_medians",
     "head_level",
+    "span_median",
     "log_ratio",
     "loss_cycle",
     "noise_level",
@@ -93,6 +96,7 @@ __all__ = [
     "scale",
     "shave_spikes",
     "smooth",
+    "smoothing_frac",
     "stall_index",
     "tail_level",
     "trend",

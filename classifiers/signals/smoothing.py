@@ -25,6 +25,17 @@ _SORTED_MAX_VALUES = 4_000_000
 # the default smoothing window, a share of the run: a rolling median over 5% hides single-batch
 # noise and keeps the run's turns
 SMOOTH_FRAC = 0.05
+# a curve under 40 points has too few to spare for a rolling median (a 5% window would be one or
+# two points): it is read point by point
+SMOOTH_MIN_POINTS = 40
+
+
+def smoothing_frac(points: int) -> float:
+    """The rolling median's share of a curve of `points` finite points: SMOOTH_FRAC, or 0
+    (unsmoothed) under SMOOTH_MIN_POINTS."""
+    return SMOOTH_FRAC if points >= SMOOTH_MIN_POINTS else 0.0
+
+
 # a half-life below a nanosecond of pandas' time axis is zero: no smoothing, no division by 0
 _MIN_HALFLIFE = 1e-9
 

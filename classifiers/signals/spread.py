@@ -108,6 +108,12 @@ def head_level(
     return median(np.asarray(y)[:k])
 
 
+def span_median(y: np.ndarray, lo: float, hi: float) -> float:
+    """Median of the points between two fractions of the series (by position), at least one."""
+    a = int(lo * len(y))
+    return median(np.asarray(y)[a : max(int(hi * len(y)), a + 1)])
+
+
 def tail_level(
     y: np.ndarray,
     # the last 10% of the points: enough to out-vote noise, late enough to be the end
