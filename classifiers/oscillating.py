@@ -83,6 +83,12 @@ _CALM_VAL_SHARE = 1 / 3
 _MAX_CONFIDENCE = 0.95
 
 
+def _trend(y: np.ndarray) -> np.ndarray:
+    """The curve's rolling-median trend: a window of an eighth of it, at least
+    _TREND_WINDOW_MIN points (odd)."""
+    return signals.rolling_median(y, max(_TREND_WINDOW_MIN, len(y) // _TREND_WINDOW_PER_RUN) | 1)
+
+
 def _progress(ev: dict) -> float:
     """How far the trend fell, as a share of its start: a trend that climbed made none (a run
     bouncing ever higher is not learning despite its swings)."""
@@ -124,9 +130,7 @@ class Oscillating(Classifier):
         # bucket medians of the curve (_align.finite_curve's, kept with the run: the same
         # reduced train loss other labels read)
         _, yb = finite_curve(run, "train_loss", curve.metric, max_points=_MAX_POINTS)
-        trend = signals.rolling_median(
-            yb, max(_TREND_WINDOW_MIN, len(yb) // _TREND_WINDOW_PER_RUN) | 1
-        )
+        trend = _trend(yb)
         res = yb - trend
         swing = float(np.median(np.abs(res)))
         first, last = signals.head_level(trend, _ENDS_SHARE), signals.tail_level(trend, _ENDS_SHARE)
@@ -182,9 +186,7 @@ class Oscillating(Classifier):
         _, vy = signals.finite_points(val.steps, val.values)
         if len(vy) < _SAME_CADENCE * train_points or not signals.all_positive(vy):
             return None
-        trend = signals.rolling_median(
-            vy, max(_TREND_WINDOW_MIN, len(vy) // _TREND_WINDOW_PER_RUN) | 1
-        )
+        trend = _trend(vy)
         level = float(np.median(trend))
         return float(np.median(np.abs(vy - trend))) / max(level, signals.TINY)
 

@@ -4,6 +4,7 @@ default run name, and the `run=` renaming rule shared by all readers and `load_r
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -146,4 +147,26 @@ def apply_run_name(frame: pd.DataFrame, run: str | None) -> pd.DataFrame:
         out["run"] = pd.array(np.full(len(out), run, dtype=object), dtype="string")
     else:
         out["run"] = pd.array((run + "/" + names).to_numpy(dtype=object), dtype="string")
+    return out
+
+
+def parts_as_folders(
+    paths: Iterable[Path], parts_of: Callable[[list[Path]], Sequence[Path] | None]
+) -> list[Path]:
+    """`paths` with each folder whose files are one run's parts (`parts_of` of the folder's
+    files gives them, leading part first; None when they are not) replaced by the folder, in
+    its leading part's place: the readers that take a run logged in parts (Keras CSV's
+    training/validation, console train_log/val_log) read such a folder as one run."""
+    paths = list(paths)
+    by_dir: dict[Path, list[Path]] = {}
+    for p in paths:
+        by_dir.setdefault(p.parent, []).append(p)
+    parts = {d: parts_of(files) for d, files in by_dir.items()}
+    out: list[Path] = []
+    for p in paths:
+        found = parts[p.parent]
+        if found is None:
+            out.append(p)
+        elif p == found[0]:
+            out.append(p.parent)
     return out

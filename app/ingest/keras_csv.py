@@ -23,7 +23,7 @@ from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatErro
 from lossforensics.classifiers.frame import concat_frames
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._csv import CsvHeader, is_long_form, sniff_header
-from lossforensics.ingest._source import default_run_name, require_nonempty
+from lossforensics.ingest._source import default_run_name, parts_as_folders, require_nonempty
 from lossforensics.ingest._table import read_step_table
 from lossforensics.ingest.base import IngestResult
 
@@ -67,18 +67,7 @@ def _is_val_part(path: Path, header: CsvHeader) -> bool:
 def pair_parts(paths: Iterable[Path]) -> list[Path]:
     """`paths` (Keras CSV files) with each folder's train/validation pair replaced by the folder
     (which `read` reads as one run); a folder with several files of one part keeps them all."""
-    by_dir: dict[Path, list[Path]] = {}
-    for p in paths:
-        by_dir.setdefault(p.parent, []).append(p)
-    pairs = {d: _pair(files) for d, files in by_dir.items()}
-    out: list[Path] = []
-    for p in paths:
-        pair = pairs[p.parent]
-        if pair is None:
-            out.append(p)
-        elif p == pair[0]:
-            out.append(p.parent)
-    return out
+    return parts_as_folders(paths, _pair)
 
 
 def _pair(files: list[Path]) -> tuple[Path, Path] | None:

@@ -42,6 +42,7 @@ from lossforensics.ingest._source import (
     HEAD_BYTES,
     default_run_name,
     head_text,
+    parts_as_folders,
     require_nonempty,
 )
 from lossforensics.ingest.base import IngestResult
@@ -132,17 +133,7 @@ def _parts(files: Iterable[Path]) -> list[Path] | None:
 def pair_parts(paths: Iterable[Path]) -> list[Path]:
     """`paths` (console logs) with each folder holding one run's parts (`_parts`) replaced by
     the folder, which `read` reads as one run."""
-    paths = list(paths)
-    by_dir: dict[Path, list[Path]] = {}
-    for p in paths:
-        by_dir.setdefault(p.parent, []).append(p)
-    out: list[Path] = []
-    for p in paths:
-        if _parts(by_dir[p.parent]) is None:
-            out.append(p)
-        elif p.parent not in out:
-            out.append(p.parent)
-    return out
+    return parts_as_folders(paths, _parts)
 
 
 def _read_parts(folder: Path, *, run: str | None, roles: Mapping[str, str] | None) -> IngestResult:
