@@ -341,6 +341,11 @@ class MetricMismatch(Classifier):
             >= self.outweigh * m.get("loss_rise_after_min_rel", 0.0)
         )
 
+    def measured(self, run: RunSeries) -> dict | None:
+        """measure(run), once per run and setting: overfit reads the same measurement (how the
+        score moved after the val loss's minimum)."""
+        return run.measured(("metric_mismatch", self.min_points), lambda: self.measure(run))
+
     def detect(self, run: RunSeries) -> Finding | None:
-        m = self.measure(run)
+        m = self.measured(run)
         return None if m is None else self.judge(m)

@@ -115,7 +115,7 @@ def _log_drop(before: float, after: float) -> float:
 def _score_after_min(run: RunSeries) -> dict:
     """How the val score moved after the val loss's minimum, in sigmas of its noise (metric
     mismatch's measurement, shared through the run): empty without a val score."""
-    m = run.measured("metric_mismatch", lambda: MetricMismatch().measure(run))
+    m = MetricMismatch().measured(run)
     if not m:
         return {}
     return {
