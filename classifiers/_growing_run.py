@@ -188,11 +188,11 @@ class GrowingRun:
             return
         if self.rows.n == 0 or (self._first_seq == _NEVER).any():
             return  # a metric named but never logged: RunSeries numbers only the logged ones
-        run.__dict__["_metric_codes"] = (
-            self.rows.view("metric").astype(np.intp),
-            np.asarray(names, dtype=object),
+        codes = self.rows.view("metric").astype(np.intp)
+        run.adopt(
+            metric_codes=(codes, np.asarray(names, dtype=object)), by_role=self._by_role(names)
         )
-        run.__dict__["_by_role"] = self._by_role(names)
+        kept: dict[str, Curve] = {}
         for code, name in enumerate(names):
             curve = self._curves[code]
             if curve is None:  # stale: RunSeries cuts it from every row once, kept from here on
@@ -202,9 +202,10 @@ class GrowingRun:
                 curve.append({"step": cut.steps, "value": cut.values, "wall_time": cut.wall_time})
                 self.touched += self.rows.n
             else:
-                run._curves[name] = Curve(
+                kept[name] = Curve(
                     name, curve.view("step"), curve.view("value"), curve.view("wall_time")
                 )
+        run.adopt(curves=kept)
         infos = self.metric_infos(names)
         run.measured("metric_infos", lambda: infos)
 

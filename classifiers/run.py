@@ -109,6 +109,24 @@ class RunSeries:
             self._measured[key] = compute()
         return self._measured[key]
 
+    def adopt(
+        self,
+        *,
+        metric_codes: tuple[np.ndarray, np.ndarray] | None = None,
+        by_role: dict[str, list[str]] | None = None,
+        curves: dict[str, Curve] | None = None,
+    ) -> None:
+        """Take parts of the view that something keeping the same rows up to date already has
+        (IncrementalDiagnosis's growing run): the metric codes and names (`metric_codes()`), the
+        role ranking (what `metrics(role)` lists) and step-sorted curves by metric name. They
+        must be what this run would compute from its own rows; the rest is computed as usual."""
+        if metric_codes is not None:
+            self.__dict__["_metric_codes"] = metric_codes  # the cached_property's slot
+        if by_role is not None:
+            self.__dict__["_by_role"] = by_role
+        if curves:
+            self._curves.update(curves)
+
     def smoothed(
         self, role: str, frac: float | None = None, *, per_step: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
