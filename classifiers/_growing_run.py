@@ -10,12 +10,17 @@ groups every row again. Here each appended batch updates the same things from it
   themselves); a step logged again or out of order (a resume) marks the curve stale, and the
   next view has RunSeries cut it from the rows once (O(run), once per such event);
 - per (metric, role), the row count RunSeries ranks a role's metrics by;
-- per metric, its point count, first and last step, first seq and first role (metric_infos).
+- per metric, its point count, first and last step, first seq and first role (metric_infos);
+- per metric, the complete blocks of its curve at the judging resolution
+  (classifiers.resolution.Blocks: a curve over JUDGED_POINTS points is judged on block
+  aggregates), updated from the points after the last complete block, so the curve a
+  classifier is handed holds at most JUDGED_POINTS points and costs O(new points) to keep.
 
 `seed(run)` hands these to a RunSeries over the same rows (in the same order), which then skips
 deriving them. Rows out of seq order (a chunk numbered before the last one) leave the view to
 RunSeries, as for any frame. `touched` counts the rows each append and seed copied or scanned:
-the work a tick's view costs, which tests hold to the new rows.
+the work a tick's view costs, which tests hold to the new rows; `block_work` counts the points
+and blocks the judging resolution read.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import pandas as pd
 import pyarrow as pa
 from lossforensics.classifiers.diagnosis import MetricInfo
 from lossforensics.classifiers.frame import ROLE_DTYPE
+from lossforensics.classifiers.resolution import Blocks
 from lossforensics.classifiers.run import Curve, RunSeries
 
 # Rows a buffer holds before it first grows (doubling after: appends cost O(rows) amortised)
@@ -114,6 +120,7 @@ class GrowingRun:
         self.in_order = True  # seq never went back: the buffers' order is the frame's order
         self.touched = 0  # rows scanned or copied by appends and seeds (the work meter)
         self._curves: list[Columns | None] = []  # per metric code; None: stale, re-cut at seed
+        self._blocks: list[Blocks] = []  # per metric code: its curve's judged blocks
         self._pairs = np.zeros((0, _N_ROLES), dtype=np.int64)  # rows per (metric, role)
         self._first_step = np.zeros(0, dtype=np.int64)
         self._last_step = np.zeros(0, dtype=np.int64)
@@ -159,6 +166,7 @@ class GrowingRun:
         if grow <= 0:
             return
         self._curves.extend(Columns(_CURVE_DTYPES) for _ in range(grow))
+        self._blocks.extend(Blocks() for _ in range(grow))
         self._pairs = np.vstack([self._pairs, np.zeros((grow, _N_ROLES), np.int64)])
         self._first_step = np.r_[self._first_step, np.zeros(grow, np.int64)]
         self._last_step = np.r_[self._last_step, np.zeros(grow, np.int64)]
@@ -175,6 +183,7 @@ class GrowingRun:
         rising = len(steps) < 2 or bool(np.all(steps[1:] > steps[:-1]))
         if not rising or (curve.n and steps[0] <= curve.last("step")):
             self._curves[code] = None
+            self._blocks[code] = Blocks()  # rebuilt from the re-cut curve
             return
         curve.append(
             {"step": steps, "value": part["value"][rows], "wall_time": part["wall_time"][rows]}
@@ -196,18 +205,29 @@ class GrowingRun:
         for code, name in enumerate(names):
             curve = self._curves[code]
             if curve is None:  # stale: RunSeries cuts it from every row once, kept from here on
-                cut = run.curve("", name)
-                assert cut is not None
+                cut = run.step_sorted(name)
                 curve = self._curves[code] = Columns(_CURVE_DTYPES)
                 curve.append({"step": cut.steps, "value": cut.values, "wall_time": cut.wall_time})
                 self.touched += self.rows.n
-            else:
-                kept[name] = Curve(
-                    name, curve.view("step"), curve.view("value"), curve.view("wall_time")
-                )
+            kept[name] = self._judged(code, name, curve)
         run.adopt(curves=kept)
         infos = self.metric_infos(names)
         run.measured("metric_infos", lambda: infos)
+
+    def _judged(self, code: int, name: str, curve: Columns) -> Curve:
+        """The metric's curve as RunSeries.curve gives it: the points themselves under the
+        judging resolution's cap, else its blocks brought up to date with the new points."""
+        blocks = self._blocks[code]
+        blocks.update(curve.view("value"))
+        steps, values, wall, peaks = blocks.judged(
+            curve.view("step"), curve.view("value"), curve.view("wall_time")
+        )
+        return Curve(name, steps, values, wall, peaks, blocks.b)
+
+    @property
+    def block_work(self) -> int:
+        """Points and blocks the judging resolution's upkeep has read so far."""
+        return sum(b.touched for b in self._blocks)
 
     def _by_role(self, names: list[str]) -> dict[str, list[str]]:
         """RunSeries._by_role from the (metric, role) row counts."""

@@ -3,8 +3,10 @@
 A role can hold several metrics (`loss` and `loss_cls`; Keras `batch_loss` and `epoch_loss`;
 six `eval_gN_loss` sets). `primary(role)` picks the one a person would plot first: a canonical
 name, else the non-component metric with the most points. `curve()` gives it as step-sorted
-arrays where a repeated step keeps its last write (a resumed run overwrites); `raw()` keeps the
-source order for the classifiers that need restarts and repeats (resume_discontinuity).
+arrays where a repeated step keeps its last write (a resumed run overwrites), at the judging
+resolution (classifiers.resolution: a curve over JUDGED_POINTS points is judged on block means,
+each block's highest value in `peaks`); `raw()` keeps the source order for the classifiers that
+need restarts and repeats (resume_discontinuity).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from lossforensics.classifiers.resolution import aggregate, block_size
 from lossforensics.classifiers.signals.reduce import finite_points
 from lossforensics.classifiers.signals.smoothing import smooth, smoothing_frac
 
@@ -70,12 +73,17 @@ _GRANULARITY = re.compile(r"[_/](step|epoch)$")
 
 @dataclass(frozen=True)
 class Curve:
-    """One metric as step-sorted arrays; non-finite values are kept."""
+    """One metric as step-sorted arrays; non-finite values are kept. At the judging resolution
+    a point stands for `block` consecutive logged points: its step and wall time the last one's,
+    its value their mean (non-finite when one of them is), `peaks` their highest value (None
+    when each point is one logged point)."""
 
     metric: str
     steps: np.ndarray  # int64, strictly increasing
     values: np.ndarray  # float64
     wall_time: np.ndarray  # float64
+    peaks: np.ndarray | None = None  # float64, the block maxima
+    block: int = 1  # logged points a point stands for
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -118,8 +126,9 @@ class RunSeries:
     ) -> None:
         """Take parts of the view that something keeping the same rows up to date already has
         (IncrementalDiagnosis's growing run): the metric codes and names (`metric_codes()`), the
-        role ranking (what `metrics(role)` lists) and step-sorted curves by metric name. They
-        must be what this run would compute from its own rows; the rest is computed as usual."""
+        role ranking (what `metrics(role)` lists) and curves by metric name, as `curve()` gives
+        them (at the judging resolution). They must be what this run would compute from its own
+        rows; the rest is computed as usual."""
         if metric_codes is not None:
             self.__dict__["_metric_codes"] = metric_codes  # the cached_property's slot
         if by_role is not None:
@@ -246,21 +255,32 @@ class RunSeries:
         )
 
     def curve(self, role: str, metric: str | None = None) -> Curve | None:
-        """The role's primary metric (or `metric`) as a step-sorted curve; None if absent."""
+        """The role's primary metric (or `metric`) as a step-sorted curve at the judging
+        resolution (block aggregates over JUDGED_POINTS points); None if absent."""
         name = metric or self.primary(role)
         if name is None:
             return None
         if name not in self._curves:
-            rows = self.rows(name)
-            all_steps, all_values, all_wall = self._columns
-            steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
-            if len(steps) > 1 and not np.all(steps[1:] > steps[:-1]):
-                # last write wins for a repeated step: a resumed run overwrites what it re-logs
-                _, first_from_end = np.unique(steps[::-1], return_index=True)
-                keep = len(steps) - 1 - first_from_end  # sorted by step
-                steps, values, wall = steps[keep], values[keep], wall[keep]
-            self._curves[name] = Curve(name, steps, values, wall)
+            cut = self.step_sorted(name)
+            b = block_size(len(cut))
+            if b > 1:
+                steps, values, wall, peaks = aggregate(cut.steps, cut.values, cut.wall_time, b)
+                cut = Curve(name, steps, values, wall, peaks, b)
+            self._curves[name] = cut
         return self._curves[name]
+
+    def step_sorted(self, metric: str) -> Curve:
+        """Every point of one metric, step-sorted, a repeated step keeping its last write: the
+        curve before the judging resolution (not kept with the run)."""
+        rows = self.rows(metric)
+        all_steps, all_values, all_wall = self._columns
+        steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
+        if len(steps) > 1 and not np.all(steps[1:] > steps[:-1]):
+            # last write wins for a repeated step: a resumed run overwrites what it re-logs
+            _, first_from_end = np.unique(steps[::-1], return_index=True)
+            keep = len(steps) - 1 - first_from_end  # sorted by step
+            steps, values, wall = steps[keep], values[keep], wall[keep]
+        return Curve(metric, steps, values, wall)
 
     def detailed(self, role: str) -> Curve | None:
         """The primary quantity at its finest logging: of the role's metrics that name the same
