@@ -121,6 +121,8 @@ class GrowingRun:
         self.touched = 0  # rows scanned or copied by appends and seeds (the work meter)
         self._curves: list[Columns | None] = []  # per metric code; None: stale, re-cut at seed
         self._blocks: list[Blocks] = []  # per metric code: its curve's judged blocks
+        self._rows: list[Columns] = []  # per metric code: its rows' positions, in source order
+        self._resumed: list[bool] = []  # per metric code: a step came again (writes != curve)
         self._pairs = np.zeros((0, _N_ROLES), dtype=np.int64)  # rows per (metric, role)
         self._first_step = np.zeros(0, dtype=np.int64)
         self._last_step = np.zeros(0, dtype=np.int64)
@@ -142,6 +144,7 @@ class GrowingRun:
         seq = part["seq"]
         if (self.rows.n and seq[0] < self.rows.last("seq")) or (np.diff(seq) < 0).any():
             self.in_order = False
+        start = self.rows.n
         self.rows.append(part)
         self._grow_tallies(metrics)
         codes, roles, steps = part["metric"], part["role"], part["step"]
@@ -158,7 +161,9 @@ class GrowingRun:
         self._first_seq[used[fresh]] = _MAX
         np.minimum.at(self._first_seq, codes, seq)
         for code in used.tolist():
-            self._extend_curve(code, codes == code, part)
+            mine = codes == code
+            self._rows[code].append({"row": start + np.flatnonzero(mine)})
+            self._extend_curve(code, mine, part)
         self.touched += k * (1 + len(used))
 
     def _grow_tallies(self, metrics: int) -> None:
@@ -167,6 +172,8 @@ class GrowingRun:
             return
         self._curves.extend(Columns(_CURVE_DTYPES) for _ in range(grow))
         self._blocks.extend(Blocks() for _ in range(grow))
+        self._rows.extend(Columns({"row": np.int64}) for _ in range(grow))
+        self._resumed.extend([False] * grow)
         self._pairs = np.vstack([self._pairs, np.zeros((grow, _N_ROLES), np.int64)])
         self._first_step = np.r_[self._first_step, np.zeros(grow, np.int64)]
         self._last_step = np.r_[self._last_step, np.zeros(grow, np.int64)]
@@ -184,6 +191,7 @@ class GrowingRun:
         if not rising or (curve.n and steps[0] <= curve.last("step")):
             self._curves[code] = None
             self._blocks[code] = Blocks()  # rebuilt from the re-cut curve
+            self._resumed[code] = True
             return
         curve.append(
             {"step": steps, "value": part["value"][rows], "wall_time": part["wall_time"][rows]}
@@ -197,11 +205,12 @@ class GrowingRun:
             return
         if self.rows.n == 0 or (self._first_seq == _NEVER).any():
             return  # a metric named but never logged: RunSeries numbers only the logged ones
-        codes = self.rows.view("metric").astype(np.intp)
+        codes = self.rows.view("metric")
         run.adopt(
             metric_codes=(codes, np.asarray(names, dtype=object)), by_role=self._by_role(names)
         )
         kept: dict[str, Curve] = {}
+        writes: dict[str, Curve] = {}
         for code, name in enumerate(names):
             curve = self._curves[code]
             if curve is None:  # stale: RunSeries cuts it from every row once, kept from here on
@@ -210,7 +219,10 @@ class GrowingRun:
                 curve.append({"step": cut.steps, "value": cut.values, "wall_time": cut.wall_time})
                 self.touched += self.rows.n
             kept[name] = self._judged(code, name, curve)
-        run.adopt(curves=kept)
+            if not self._resumed[code]:  # its rows, in source order, are its curve
+                writes[name] = kept[name]
+        rows = {name: self._rows[code].view("row") for code, name in enumerate(names)}
+        run.adopt(curves=kept, rows=rows, writes=writes)
         infos = self.metric_infos(names)
         run.measured("metric_infos", lambda: infos)
 
@@ -218,10 +230,12 @@ class GrowingRun:
         """The metric's curve as RunSeries.curve gives it: the points themselves under the
         judging resolution's cap, else its blocks brought up to date with the new points."""
         blocks = self._blocks[code]
-        blocks.update(curve.view("value"))
-        steps, values, wall, peaks = blocks.judged(
-            curve.view("step"), curve.view("value"), curve.view("wall_time")
-        )
+        series = curve.view("step"), curve.view("value"), curve.view("wall_time")
+        blocks.update(*series)
+        judged = blocks.judged(*series)
+        if judged is None:
+            return Curve(name, *series)
+        steps, values, wall, peaks = judged
         return Curve(name, steps, values, wall, peaks, blocks.b)
 
     @property
@@ -255,7 +269,8 @@ class GrowingRun:
         """Rows moved so far by buffers growing (amortised O(1) a row)."""
         curves = sum(c.copied for c in self._curves if c is not None)
         strings = self.run_column.copied + self.metric_column.copied
-        return self.rows.copied + curves + strings
+        rows = sum(r.copied for r in self._rows)
+        return self.rows.copied + curves + strings + rows
 
 
 _NEVER = np.iinfo(np.int64).min  # first seq of a metric not logged yet

@@ -315,6 +315,11 @@ class IncrementalDiagnosis:
 
     def frame(self) -> pd.DataFrame:
         """Every point taken in by the ticks so far, as a normalised frame."""
+        return validate_frame(self._frame())
+
+    def _frame(self) -> pd.DataFrame:
+        """The frame of the buffers' rows, unchecked: every part was validated (add_frame) or
+        typed (add) as it came, so the O(rows) checks of validate_frame are not repeated."""
         rows = self._run.rows
         data: dict[str, Any] = {
             "run": self._run.run_column.column(),
@@ -326,14 +331,14 @@ class IncrementalDiagnosis:
             "seq": rows.view("seq"),
             **{c: rows.view(c) for c in self._extra},
         }
-        return validate_frame(pd.DataFrame({c: data[c] for c in COLUMNS}, copy=False))
+        return pd.DataFrame({c: data[c] for c in COLUMNS}, copy=False)
 
     def series(self) -> RunSeries:
         """The run's view for the classifiers, given the metric codes, role ranking, curves and
         metric infos the buffers keep up to date (RunSeries would otherwise derive them from
         every row again)."""
-        frame = self.frame()
-        run = RunSeries(frame, None)
+        frame = self._frame()
+        run = RunSeries(frame, None, in_order=self._run.in_order)
         run.name = self.run
         if run.frame is frame:  # in seq order: the buffers' rows are the frame's rows
             self._run.seed(run, self._names)

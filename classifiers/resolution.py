@@ -1,22 +1,24 @@
-"""The judging resolution: a curve longer than JUDGED_POINTS is judged on block aggregates.
+"""The judging resolution: a series longer than JUDGED_POINTS is judged on block aggregates.
 
 The classifiers read proportions of a run (the last 40% for a plateau, a trend over a tenth of
-it), which a curve of JUDGED_POINTS points already resolves; judging every point of a longer
-one costs time that grows with the run and changes no shape they read. So a step-sorted curve of
-n > JUDGED_POINTS points is judged as ceil(n / b) blocks of b consecutive points, b the smallest
-power of two that brings the count to JUDGED_POINTS or under. Each block gives:
+it), which JUDGED_POINTS points already resolve; judging every point of a longer series costs
+time that grows with the run and changes no shape they read. So a series of n > JUDGED_POINTS
+points is judged as ceil(n / b) blocks of b consecutive points, b the smallest power of two that
+brings the count to JUDGED_POINTS or under. Each block gives:
 
 - value: the mean of its points, taken as a binary tree of pairwise means (0.5 a + 0.5 b, the
-  last block's unpaired points passing up with their weight), so any NaN or inf in a block makes
-  its value non-finite: a non-finite point is never averaged away;
+  last block's unpaired points passing up with their weight): a NaN or inf in a block makes its
+  value non-finite, so a non-finite point is never averaged away;
 - peak: the highest of its points (NaN when one is NaN): a one-point spike keeps its height,
   which the block mean divides by b;
-- step and wall time: its last point's.
+- step and wall time: those of its first non-finite point when it holds one, else of its
+  highest point (the first of them on a tie): where a series went non-finite, and where a spike
+  stood, keep their own steps.
 
 Complete blocks never change as points are appended, and a block of 2b points is, by the tree,
-the pairwise mean of its two halves: `Blocks` keeps the complete blocks of a growing curve and
-updates them from the new points only (merging pairs when b doubles), and gives exactly what
-`at_resolution` builds at once from the whole curve. A curve of JUDGED_POINTS points or fewer is
+the pairwise merge of its two halves: `Blocks` keeps the complete blocks of a growing series and
+updates them from the new points only (merging pairs when b doubles), giving exactly what
+`aggregate` builds at once from the whole series. A series of JUDGED_POINTS points or fewer is
 judged point by point, as logged.
 """
 
@@ -24,14 +26,16 @@ from __future__ import annotations
 
 import numpy as np
 
-# 32768 judged points a curve: a tenth of the run is 3276 of them, finer than any shape the
+# 32768 judged points a series: a tenth of the run is 3276 of them, finer than any shape the
 # classifiers read, and every labelled run (the longest curve holds 24000 points) is judged
 # point by point
 JUDGED_POINTS = 2**15
 
+Aggregates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # steps, means, walls, peaks
+
 
 def block_size(n: int, cap: int = JUDGED_POINTS) -> int:
-    """Points per judged point for a curve of n points: the smallest power of two b with
+    """Points per judged point for a series of n points: the smallest power of two b with
     ceil(n / b) <= cap."""
     b = 1
     while -(-n // b) > cap:
@@ -59,101 +63,93 @@ def _pair_up(
     )
 
 
-def _tree(
-    mean: np.ndarray, peak: np.ndarray, weight: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each row (last axis) reduced by the tree to one (mean, peak, weight)."""
+def _reduce_rows(
+    steps: np.ndarray, values: np.ndarray, wall: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each row (blocks x points) reduced to one (step, mean, wall, peak) by the tree."""
+    mean, peak, weight = values, values, np.ones(values.shape)
     while mean.shape[-1] > 1:
         mean, peak, weight = _pair_up(mean, peak, weight)
-    return mean[..., 0], peak[..., 0], weight[..., 0]
+    bad = ~np.isfinite(values)
+    at = np.where(bad.any(axis=1), bad.argmax(axis=1), values.argmax(axis=1))
+    rows = np.arange(len(values))
+    return steps[rows, at], mean[:, 0], wall[rows, at], peak[:, 0]
 
 
-def reduce_blocks(values: np.ndarray, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """(mean, peak) of each run of b consecutive values, len(values) a multiple of b."""
-    rows = np.asarray(values, dtype=np.float64).reshape(-1, b)
-    mean, peak, _ = _tree(rows, rows, np.ones(rows.shape))
-    return mean, peak
-
-
-def reduce_tail(values: np.ndarray) -> tuple[float, float]:
-    """(mean, peak) of an incomplete last block (fewer than b values), by the same tree."""
+def aggregate(steps: np.ndarray, values: np.ndarray, wall: np.ndarray, b: int) -> Aggregates:
+    """(steps, means, walls, peaks) of the series in blocks of b consecutive points; its length
+    need not be a multiple of b: the last block holds what is left."""
     y = np.asarray(values, dtype=np.float64)
-    mean, peak, _ = _tree(y, y, np.ones(len(y)))
-    return float(mean), float(peak)
-
-
-def merge_pairs(mean: np.ndarray, peak: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Blocks of 2b from an even number of blocks of b: the tree's next level."""
-    return mean[0::2] * 0.5 + mean[1::2] * 0.5, np.maximum(peak[0::2], peak[1::2])
-
-
-def aggregate(
-    steps: np.ndarray, values: np.ndarray, wall: np.ndarray, b: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(steps, means, walls, peaks) of the curve in blocks of b, the last one possibly short."""
-    n = len(steps)
+    n = len(y)
     whole = n // b * b
-    mean, peak = reduce_blocks(values[:whole], b)
-    last = np.arange(b - 1, whole, b)
+    parts = [_reduce_rows(*(np.asarray(a[:whole]).reshape(-1, b) for a in (steps, y, wall)))]
     if whole < n:
-        tail_mean, tail_peak = reduce_tail(values[whole:])
-        mean, peak = np.r_[mean, tail_mean], np.r_[peak, tail_peak]
-        last = np.r_[last, n - 1]
-    return steps[last], mean, wall[last], peak
+        parts.append(
+            _reduce_rows(*(np.asarray(a[whole:]).reshape(1, -1) for a in (steps, y, wall)))
+        )
+    s, m, w, p = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return s, m, w, p
+
+
+def _merge_pairs(blocks: Aggregates) -> Aggregates:
+    """Blocks of 2b from an even number of blocks of b: the tree's next level. The merged step
+    is the left half's when that one holds a non-finite point, else the right half's when it
+    does, else the one of the higher peak (the left on a tie): what `aggregate` picks."""
+    steps, mean, wall, peak = blocks
+    left_bad, right_bad = ~np.isfinite(mean[0::2]), ~np.isfinite(mean[1::2])
+    left = left_bad | (~right_bad & (peak[0::2] >= peak[1::2]))
+    return (
+        np.where(left, steps[0::2], steps[1::2]),
+        mean[0::2] * 0.5 + mean[1::2] * 0.5,
+        np.where(left, wall[0::2], wall[1::2]),
+        np.maximum(peak[0::2], peak[1::2]),
+    )
 
 
 class Blocks:
-    """The complete blocks of one growing curve at its current block size, kept as points are
+    """The complete blocks of one growing series at its current block size, kept as points are
     appended: `update` reads only the points after the last complete block (and merges pairs of
     blocks when the size doubles), so keeping them costs O(new points) amortised."""
 
     def __init__(self) -> None:
         self.b = 1
         self.done = 0  # points covered by complete blocks
-        self.mean = np.zeros(0)
-        self.peak = np.zeros(0)
+        empty = np.zeros(0)
+        self.blocks: Aggregates = (np.zeros(0, np.int64), empty, empty, empty)
         self.touched = 0  # points and blocks read by updates (the work meter)
 
-    def update(self, values: np.ndarray) -> None:
-        """Catch up with the curve's values (the same curve, longer by the points appended)."""
-        n = len(values)
-        b = block_size(n)
+    def update(self, steps: np.ndarray, values: np.ndarray, wall: np.ndarray) -> None:
+        """Catch up with the series (the same one, longer by the points appended)."""
+        b = block_size(len(steps))
         if b == 1:
             return
         if self.b == 1:  # first time over the cap: every point is new to the blocks
             self.b = b
-            self._extend(values)
-            return
         while self.b < b:
-            pairs = len(self.mean) // 2
-            self.mean, self.peak = merge_pairs(self.mean[: 2 * pairs], self.peak[: 2 * pairs])
+            pairs = len(self.blocks[0]) // 2
+            self.blocks = _merge_pairs(tuple(a[: 2 * pairs] for a in self.blocks))  # type: ignore[arg-type]
             self.touched += 2 * pairs
             self.b *= 2
             self.done = pairs * self.b  # an unpaired last block goes back to the tail
-        self._extend(values)
+        whole = len(steps) // self.b * self.b
+        if whole > self.done:
+            span = slice(self.done, whole)
+            new = aggregate(steps[span], values[span], wall[span], self.b)
+            self.touched += whole - self.done
+            self.blocks = tuple(  # type: ignore[assignment]
+                np.concatenate([old, add]) for old, add in zip(self.blocks, new, strict=True)
+            )
+            self.done = whole
 
-    def _extend(self, values: np.ndarray) -> None:
-        whole = len(values) // self.b * self.b
-        if whole <= self.done:
-            return
-        mean, peak = reduce_blocks(values[self.done : whole], self.b)
-        self.touched += whole - self.done
-        self.mean, self.peak = np.r_[self.mean, mean], np.r_[self.peak, peak]
-        self.done = whole
-
-    def judged(
-        self, steps: np.ndarray, values: np.ndarray, wall: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-        """(steps, values, walls, peaks) to judge: the curve itself under the cap (peaks None),
-        else the blocks and the incomplete last one, as `aggregate` gives them."""
+    def judged(self, steps: np.ndarray, values: np.ndarray, wall: np.ndarray) -> Aggregates | None:
+        """(steps, means, walls, peaks) to judge, as `aggregate` gives them: the blocks and the
+        incomplete last one; None under the cap (the series is judged as it is)."""
         if self.b == 1:
-            return steps, values, wall, None
-        n, b = len(steps), self.b
-        last = np.arange(b - 1, self.done, b)
-        mean, peak = self.mean, self.peak
-        if self.done < n:
-            tail_mean, tail_peak = reduce_tail(values[self.done :])
-            self.touched += n - self.done
-            mean, peak = np.r_[mean, tail_mean], np.r_[peak, tail_peak]
-            last = np.r_[last, n - 1]
-        return steps[last], mean, wall[last], peak
+            return None
+        if self.done == len(steps):
+            return self.blocks
+        tail = aggregate(steps[self.done :], values[self.done :], wall[self.done :], self.b)
+        self.touched += len(steps) - self.done
+        return tuple(  # type: ignore[return-value]
+            np.concatenate([kept, last]) for kept, last in zip(self.blocks, tail, strict=True)
+        )

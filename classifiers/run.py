@@ -96,12 +96,16 @@ class Curve:
 class RunSeries:
     """One run's rows, indexed by role. Cheap to build; curves are computed once and cached."""
 
-    def __init__(self, frame: pd.DataFrame, run: str | None = None) -> None:
+    def __init__(
+        self, frame: pd.DataFrame, run: str | None = None, *, in_order: bool = False
+    ) -> None:
+        """`in_order`: the caller knows the rows are in seq order (else it is checked)."""
         if run is not None:
             mine = (frame["run"] == run).to_numpy(dtype=bool)
             frame = frame if mine.all() else frame[mine]
-        seq = frame["seq"].to_numpy()
-        in_order = len(seq) < 2 or bool(np.all(seq[1:] >= seq[:-1]))
+        if not in_order:
+            seq = frame["seq"].to_numpy()
+            in_order = len(seq) < 2 or bool(np.all(seq[1:] >= seq[:-1]))
         self.frame = frame if in_order else frame.sort_values("seq", kind="stable")
         self.name = (
             run if run is not None else (str(self.frame["run"].iloc[0]) if len(self.frame) else "")
@@ -123,18 +127,22 @@ class RunSeries:
         metric_codes: tuple[np.ndarray, np.ndarray] | None = None,
         by_role: dict[str, list[str]] | None = None,
         curves: dict[str, Curve] | None = None,
+        rows: dict[str, np.ndarray] | None = None,
+        writes: dict[str, Curve] | None = None,
     ) -> None:
         """Take parts of the view that something keeping the same rows up to date already has
         (IncrementalDiagnosis's growing run): the metric codes and names (`metric_codes()`), the
-        role ranking (what `metrics(role)` lists) and curves by metric name, as `curve()` gives
-        them (at the judging resolution). They must be what this run would compute from its own
-        rows; the rest is computed as usual."""
+        role ranking (what `metrics(role)` lists), and by metric name the curves, row positions
+        and writes as `curve()`, `rows()` and `writes()` give them. They must be what this run
+        would compute from its own rows; the rest is computed as usual."""
         if metric_codes is not None:
             self.__dict__["_metric_codes"] = metric_codes  # the cached_property's slot
         if by_role is not None:
             self.__dict__["_by_role"] = by_role
         if curves:
             self._curves.update(curves)
+        for key, parts in (("rows", rows), ("writes", writes)):
+            self._measured.update(((key, metric), part) for metric, part in (parts or {}).items())
 
     def smoothed(
         self, role: str, frac: float | None = None, *, per_step: bool = False
@@ -240,10 +248,15 @@ class RunSeries:
 
     def writes(self, metric: str) -> Curve:
         """One metric's rows as logged, in source order: unlike curve(), steps may repeat or go
-        back (a restarted session's rows, which the step-sorted curve overwrites, are kept)."""
-        rows = self.rows(metric)
-        steps, values, wall = self._columns
-        return Curve(metric, steps[rows], values[rows], wall[rows])
+        back (a restarted session's rows, which the step-sorted curve overwrites, are kept). At
+        the judging resolution, as curves are; kept with the run."""
+
+        def compute() -> Curve:
+            rows = self.rows(metric)
+            steps, values, wall = self._columns
+            return at_resolution(Curve(metric, steps[rows], values[rows], wall[rows]))
+
+        return self.measured(("writes", metric), compute)
 
     def raw(self, metric: str) -> pd.DataFrame:
         """One metric's rows in source order (step, value, wall_time, seq)."""
@@ -261,12 +274,7 @@ class RunSeries:
         if name is None:
             return None
         if name not in self._curves:
-            cut = self.step_sorted(name)
-            b = block_size(len(cut))
-            if b > 1:
-                steps, values, wall, peaks = aggregate(cut.steps, cut.values, cut.wall_time, b)
-                cut = Curve(name, steps, values, wall, peaks, b)
-            self._curves[name] = cut
+            self._curves[name] = at_resolution(self.step_sorted(name))
         return self._curves[name]
 
     def step_sorted(self, metric: str) -> Curve:
@@ -293,6 +301,16 @@ class RunSeries:
         same = [m for m in self.metrics(role) if _GRANULARITY.sub("", m.lower()) == stem]
         curves = [c for c in (self.curve(role, m) for m in same) if c is not None]
         return max(curves, key=len) if curves else None
+
+
+def at_resolution(curve: Curve) -> Curve:
+    """The curve as the classifiers judge it: itself up to JUDGED_POINTS points, else its
+    block aggregates (classifiers.resolution)."""
+    b = block_size(len(curve))
+    if b == 1:
+        return curve
+    steps, values, wall, peaks = aggregate(curve.steps, curve.values, curve.wall_time, b)
+    return Curve(curve.metric, steps, values, wall, peaks, b)
 
 
 def split_runs(frame: pd.DataFrame) -> list[RunSeries]:
