@@ -111,7 +111,8 @@ class Blocks:
     appended: `update` reads only the points after the last complete block (and merges pairs of
     blocks when the size doubles), so keeping them costs O(new points) amortised."""
 
-    def __init__(self) -> None:
+    def __init__(self, cap: int = JUDGED_POINTS) -> None:
+        self.cap = cap  # judged points at most
         self.b = 1
         self.done = 0  # points covered by complete blocks
         empty = np.zeros(0)
@@ -120,7 +121,7 @@ class Blocks:
 
     def update(self, steps: np.ndarray, values: np.ndarray, wall: np.ndarray) -> None:
         """Catch up with the series (the same one, longer by the points appended)."""
-        b = block_size(len(steps))
+        b = block_size(len(steps), self.cap)
         if b == 1:
             return
         if self.b == 1:  # first time over the cap: every point is new to the blocks

@@ -1,7 +1,7 @@
 """The view a tick judges: what IncrementalDiagnosis keeps up to date (GrowingRun) equals what
 RunSeries derives from the same rows, and keeping it costs work that follows the new points,
-not the run (counted in rows, not timed). The classifiers' judging, which reads the whole run as
-`diagnose` does, is not counted here: benchmarks/watch.py times the whole tick."""
+not the run (counted in rows, not timed). The classifiers' judging, at most JUDGED_POINTS points
+a curve, is counted in test_judging_resolution.py; benchmarks/watch.py times the whole tick."""
 
 from __future__ import annotations
 
