@@ -153,8 +153,10 @@ class FrameBuilder:
         if order == "wall_time":
             seq = np.empty_like(seq)
             seq[np.lexsort((np.arange(len(steps)), wall, runs))] = np.arange(len(steps))
-        run_names = np.asarray(self.runs.names, dtype=object)[runs]
-        metric_names = np.asarray(self.metrics.names, dtype=object)[metrics]
+        # codes + names (Categorical): the frame's string columns and roles come from the few
+        # distinct names, not from a Python string per point
+        run_names = pd.Categorical.from_codes(runs, categories=pd.Index(self.runs.names))
+        metric_names = pd.Categorical.from_codes(metrics, categories=pd.Index(self.metrics.names))
         merged = merge_roles(self.metrics.names, roles, default_roles)
         labels = np.concatenate(self._labels) if self._labels else None
         segment = restart_segments(runs, metrics, steps, seq, labels)

@@ -1,8 +1,10 @@
 """Splitting a JSON-lines file into parsed records, in chunks, with the line number and byte
 offset of everything that could not be parsed: the one place that knows about lines.
 
-Speed: a chunk of lines is parsed as one JSON array by one C-accelerated `decode` call; only a
-chunk holding a bad line is parsed again line by line, to say which line it was.
+Speed: a block of lines is parsed as one JSON array by one C-accelerated `decode` call, its
+newlines turned into commas, without splitting it into lines; a block that does not parse that
+way (a blank or bad line) is split, and parsed a chunk of lines at a time; only a chunk holding a
+bad line is parsed again line by line, to say which line it was.
 """
 
 from __future__ import annotations
@@ -128,9 +130,9 @@ class _Parser:
 _BLOCK_BYTES = 8 << 20
 
 
-def _blocks(path: Path) -> Iterator[tuple[list[bytes], int, int, bool]]:
-    """(lines, number of the first line, byte offset of the first line, is the file's end) in
-    blocks of whole lines; the last line of the file may lack its newline."""
+def _blocks(path: Path) -> Iterator[tuple[bytes, int, int, bool]]:
+    """(whole lines, number of the first line, byte offset of the first line, is the file's
+    unterminated last line) in blocks of whole lines."""
     number, offset, tail = 1, 0, b""
     with open(path, "rb") as fh:
         while True:
@@ -138,14 +140,52 @@ def _blocks(path: Path) -> Iterator[tuple[list[bytes], int, int, bool]]:
             data = tail + block
             if not block:
                 if data:
-                    yield [data], number, offset, True
+                    yield data, number, offset, True
                 return
-            lines = data.split(b"\n")
-            tail = lines.pop()  # after the last newline: the start of the next block's line
-            if lines:
-                yield [ln + b"\n" for ln in lines], number, offset, False
-                number += len(lines)
-                offset += len(data) - len(tail)
+            cut = data.rfind(b"\n") + 1  # after the last newline: the next block's line starts
+            tail = data[cut:]
+            if cut:
+                body = data[:cut]
+                yield body, number, offset, False
+                number += body.count(b"\n")
+                offset += cut
+
+
+def _whole_block(body: bytes) -> list[dict] | None:
+    """Every line of `body` parsed in one call, when each line is one JSON object (blank lines
+    only at the end); None otherwise (a blank line in between leaves an empty array element, a
+    bad line a syntax error, a line of two values one record too many)."""
+    text = body.rstrip(b"\n")
+    try:
+        records = _DECODER.decode(
+            "[" + text.replace(b"\n", b",").decode("utf-8", errors="replace") + "]"
+        )
+    except (ValueError, RecursionError):
+        return None
+    lines = text.count(b"\n") + 1 if text else 0
+    if len(records) != lines or not all(isinstance(r, dict) for r in records):
+        return None
+    return records
+
+
+def _split_lines(body: bytes, at_end: bool) -> list[bytes]:
+    """The block's lines, each with its newline (the unterminated last line without)."""
+    return [body] if at_end else [ln + b"\n" for ln in body.split(b"\n")[:-1]]
+
+
+class _ChunkSizes:
+    """A small first chunk (fail fast on a non-JSON file), CHUNK_LINES after it."""
+
+    def __init__(self, chunk_lines: int) -> None:
+        self.chunk_lines = chunk_lines
+        self.size = min(chunk_lines, _PROBE_LINES)
+
+    def bounds(self, n: int) -> Iterator[tuple[int, int]]:
+        a = 0
+        while a < n:
+            b = a + self.size
+            yield a, b
+            a, self.size = b, self.chunk_lines
 
 
 def iter_records(
@@ -153,11 +193,19 @@ def iter_records(
 ) -> Iterator[RecordChunk]:
     """Parsed JSON objects in chunks. A bad middle line is a warning with its line and byte; a
     cut last line (a run still writing) is a warning; a file whose first lines are all not JSON
-    is a CorruptInputError (it is something else: a CSV named .jsonl, a binary file)."""
+    is a CorruptInputError (it is something else: a CSV named .jsonl, a binary file). Chunk
+    bounds count non-blank lines, whichever way a block was parsed."""
     parser = _Parser(path, warns)
-    chunk_lines = chunk_lines or CHUNK_LINES
-    size = min(chunk_lines, _PROBE_LINES)  # a small first chunk: fail fast on a non-JSON file
-    for lines, number, offset, at_end in _blocks(path):
+    sizes = _ChunkSizes(chunk_lines or CHUNK_LINES)
+    for body, number, offset, at_end in _blocks(path):
+        records = _whole_block(body)
+        if records is not None:  # no blank line before the last record: line = number + index
+            parser.parsed += len(records)
+            for a, b in sizes.bounds(len(records)):
+                part = records[a:b]
+                yield RecordChunk(part, list(range(number + a, number + a + len(part))))
+            continue
+        lines = _split_lines(body, at_end)
         stripped = [ln.strip() for ln in lines]
         keep = np.fromiter(map(bool, stripped), dtype=bool, count=len(stripped))
         lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
@@ -166,16 +214,13 @@ def iter_records(
         starts = starts[keep]
         texts = list(compress(stripped, keep))
         cut = at_end and not lines[-1].endswith(b"\n")
-        a = 0
-        while a < len(texts):
-            b = a + size
+        for a, b in sizes.bounds(len(texts)):
             pending = _Pending(
                 texts[a:b],
                 numbers[a:b].tolist(),
                 starts[a:b].tolist(),
                 cut_last=cut and b >= len(texts),
             )
-            a, size = b, chunk_lines
             chunk = parser.chunk(pending)
             if chunk.records:
                 yield chunk
