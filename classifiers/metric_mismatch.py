@@ -23,9 +23,12 @@ as flat too when its head-to-tail change is under 2 sigmas and `min_rel` while t
 improved by `STRONG_GAIN` (2) times both bars (an ASR fine-tune: eval loss wandering +-10%
 around one level while WER falls 12.5 -> 9.7).
 'loss_rises_metric_improves': after its (smoothed) minimum the loss rose back by `rise_rel`
-(5%) of its level and `rise_z` (2) sigmas, over at least 2 evaluations, while the metric,
-from its value at that minimum to the end, kept improving (a sigma and `min_gain` of its
-room) by at least `outweigh` (2) times the loss's relative rise: a classifier growing
+(5%) of its level, over at least 2 evaluations, and beyond its noise: by `rise_z` (2) sigmas,
+or, over 20 evaluations or more, on a Mann-Kendall climb with p <= 0.01 (a steady creep
+across many evaluations, each too noisy to show it alone); while the metric, from its value at
+that minimum to the end, kept improving (a sigma and `min_gain` of the room left at the
+minimum: 96.0% -> 96.7% accuracy is a sixth of what was left) by at least `outweigh` (2) times
+the loss's relative rise: a classifier growing
 over-confident on the errors it still makes, where the metric's gain is the bigger story (a
 loss that climbs more than the metric gains is overfitting first, which overfit reports on
 its own; memorising a tiny set nudges accuracy up while its loss soars). Overfit reports the
@@ -34,7 +37,8 @@ loss's rise beside it; this finding says that the loss minimum is the wrong plac
 Confidence: 0.5 at the thresholds, + 0.2 for each doubling of the improving side's sigmas over
 `min_z`, capped at 0.9.
 Evidence: direction ('loss_improves' | 'metric_improves' | 'loss_rises_metric_improves'),
-loss_min_step, loss_rise_after_min_rel, loss_rise_after_min_z, metric_gain_after_min_z,
+loss_min_step, loss_rise_after_min_rel, loss_rise_after_min_z, loss_trend_after_min_tau and
+loss_trend_after_min_p (Kendall's tau of the loss from its minimum on, and its p-value), metric_gain_after_min_z,
 metric_gain_after_min_rel, evaluations_after_min, score_metric, score_direction
 ('higher' | 'lower'), direction_source ('name' | 'correlation'), loss_gain_z, loss_gain_rel,
 loss_range_z, loss_range_rel, metric_gain_z, metric_gain_rel (share of its room),
@@ -67,6 +71,7 @@ from lossforensics.classifiers.signals import (
     rolling_median,
     scale,
     tail_level,
+    trend,
 )
 from scipy import stats
 
@@ -155,6 +160,11 @@ _FLAT_GAIN_REL = 0.01
 _METRIC_GAIN_Z = 1.0
 # the loss rose back over at least 2 evaluations after its minimum: one is a noisy evaluation
 _MIN_EVALS_AFTER_MIN = 2
+# ... or, over at least 20 evaluations after its minimum, climbed on a Mann-Kendall trend with
+# p <= 0.01: a steady creep over many evaluations is beyond the noise even when each
+# evaluation's scatter hides it (the late level's median then knows far better than one sigma)
+_TREND_MIN_EVALS = 20
+_TREND_P = 0.01
 # confidence at the thresholds: a disagreement at the bar is already a finding
 _BASE_CONFIDENCE = 0.5
 # added for each doubling of the improving side's sigmas over min_z
@@ -241,13 +251,23 @@ class MetricMismatch(Classifier):
         late_loss = tail_level(vy, _END_SHARE)
         g_at_min = float(np.median(good[max(0, i_min - 1) : i_min + 2]))
         g_noise = floor(detrended_noise(good), scale(good))
+        # the gain after the minimum is a share of the room left there: late in training the
+        # last points of accuracy are the hard ones (96.0% -> 96.7% is a sixth of what is left)
+        room_at_min = (
+            (1.0 - sign * g_at_min if sign > 0 else -g_at_min)
+            if bounded
+            else max(abs(g_at_min), abs(g_tail))
+        )
+        after = trend(vx[i_min:], vy[i_min:])
         return {
             "loss_min_step": int(vx[i_min]),
+            "loss_trend_after_min_tau": after.tau,
+            "loss_trend_after_min_p": after.p_value,
             "loss_rise_after_min_rel": (late_loss - float(smooth[i_min]))
             / max(abs(float(smooth[i_min])), TINY),
             "loss_rise_after_min_z": (late_loss - float(smooth[i_min])) / l_noise,
             "metric_gain_after_min_z": (g_tail - g_at_min) / g_noise,
-            "metric_gain_after_min_rel": (g_tail - g_at_min) / max(room, TINY),
+            "metric_gain_after_min_rel": (g_tail - g_at_min) / max(room_at_min, TINY),
             "evaluations_after_min": int(len(vy) - 1 - i_min),
             "loss_metric": loss_name,
             "score_metric": score_name,
@@ -334,7 +354,14 @@ class MetricMismatch(Classifier):
         return (
             m.get("evaluations_after_min", 0) >= _MIN_EVALS_AFTER_MIN
             and m.get("loss_rise_after_min_rel", 0.0) >= self.rise_rel
-            and m.get("loss_rise_after_min_z", 0.0) >= self.rise_z
+            and (
+                m.get("loss_rise_after_min_z", 0.0) >= self.rise_z
+                or (
+                    m.get("evaluations_after_min", 0) >= _TREND_MIN_EVALS
+                    and m.get("loss_trend_after_min_tau", 0.0) > 0
+                    and m.get("loss_trend_after_min_p", 1.0) <= _TREND_P
+                )
+            )
             and m.get("metric_gain_after_min_z", 0.0) >= _METRIC_GAIN_Z
             and m.get("metric_gain_after_min_rel", 0.0) >= self.min_gain
             and m.get("metric_gain_after_min_rel", 0.0)

@@ -181,3 +181,36 @@ def test_real_whisper_wer_improves_while_loss_wanders(real_runs_more):
     path = real_runs_more / "hf_whisper_flemish_loss_flat_wer_improves"
     f = judge(MetricMismatch(), RunSeries(_load(str(path))))
     assert f is not None and f.evidence["direction"] == "metric_improves"
+
+
+def _creep_run(creep: float, seed: int):
+    """200 noisy evaluations: the val loss falls to its minimum at 80, then climbs by `creep`
+    (relative) to the end, with per-evaluation scatter of 8% that hides it from one sigma's
+    view; accuracy keeps improving from 0.94 to 0.97 after the minimum."""
+    rng = np.random.default_rng(seed)
+    ep = np.arange(200)
+    base = np.where(ep < 80, 0.1 + 0.3 * np.exp(-ep / 15), 0.1 * (1 + creep * (ep - 80) / 119))
+    val_loss = base * (1 + 0.08 * rng.standard_normal(200))
+    acc = np.clip(0.7 + 0.27 * (1 - np.exp(-ep / 60)) + 0.002 * rng.standard_normal(200), 0, 1)
+    return run_of(val_loss=(ep, val_loss), val_wacc=(ep, acc), loss=(ep, 1.0 * np.exp(-ep / 40)))
+
+
+def test_a_steady_creep_over_many_noisy_evaluations_is_a_rise():
+    f = judge(MetricMismatch(), _creep_run(0.12, seed=3))
+    assert f is not None and f.evidence["direction"] == "loss_rises_metric_improves"
+    assert f.evidence["loss_trend_after_min_p"] <= 0.01
+
+
+def test_a_flat_noisy_val_after_its_minimum_is_no_rise():
+    for seed in range(5):
+        f = judge(MetricMismatch(), _creep_run(0.0, seed=seed))
+        assert f is None or f.evidence["direction"] != "loss_rises_metric_improves"
+
+
+@pytest.mark.slow
+def test_real_g2p_val_loss_creeps_up_while_phoneme_error_rate_falls(real_runs_more):
+    from tests.classifiers._labelled import _load
+
+    path = real_runs_more / "csv_g2p_transformer_valloss_up_wacc_up"
+    f = judge(MetricMismatch(), RunSeries(_load(str(path))))
+    assert f is not None and f.evidence["direction"] == "loss_rises_metric_improves"
