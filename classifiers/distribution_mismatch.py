@@ -23,6 +23,18 @@ where it started, it never generalised however late it was first measured (the t
 improvement is then read over the whole run); the val's
 best improvement is at most `follow` of the train's (twice that when the val kept what little
 it gained: no overfit-shaped rebound of more than half of it).
+Second reading, from the scores (classifiers._score_gap), when the loss reading finds nothing:
+a bounded val score (accuracy, F1) at `_SCORE_FAR_BELOW` (a quarter) or less of the same score
+on the training data at the typical evaluation, while the train loss improved by `train_drop`
+over the run, and the val loss cannot vouch for the val data: it followed the train by no more
+than `follow`, or some of its evaluations are NaN/inf (a val loss that followed the train
+cleanly beside a val accuracy at chance points at the metric: metric_mismatch's reading).
+Healthy runs keep the val score within a few points of the train score and real overfitting
+within 10-20%; a quarter is data unlike what the model was trained on (a validation generator
+without the training rescale, BatchNorm statistics in inference mode). Confidence 0.5 + 0.3 x
+how far below a quarter the ratio sits; evidence adds reading='scores', score_ratio,
+score_metric, train_score_metric, val_score_median, train_score_median, score_evaluations,
+val_loss_nonfinite.
 Confidence: 0.5 at the threshold, + up to 0.3 as the val's share of the improvement goes to
 zero, + up to 0.18 as the train improvement grows 50 points beyond `train_drop` (the
 `_*_CONFIDENCE` constants), capped at 0.98.
@@ -44,6 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers._align import finite_curve, levels_at, trailing_median
+from lossforensics.classifiers._score_gap import score_gap
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
@@ -85,6 +98,10 @@ _TRAIN_CONFIDENCE = 0.18
 _TRAIN_CONFIDENCE_SPAN = 0.5
 # confidence never reaches 1: a fine-tune on data the val set does not measure looks the same
 _MAX_CONFIDENCE = 0.98
+# a val score (accuracy, F1) at a quarter or less of the same score on the training data at the
+# typical evaluation: healthy runs sit within a few points, real overfitting opens 10-20% (even
+# a heavily overfit one keeps about half), a quarter is data the model was not trained on
+_SCORE_FAR_BELOW = 0.25
 
 
 def _gain(before: float, after: float) -> float:
@@ -248,6 +265,50 @@ class DistributionMismatch(Classifier):
             summary,
         )
 
+    def judge_scores(self, m: dict, gap: dict) -> Finding | None:
+        """Second reading, from the scores: the val score sits at under `_SCORE_FAR_BELOW` of
+        the same score on the training data at the typical evaluation while the train loss
+        improved by `train_drop` over the run (the val loss may be too broken to read)."""
+        # the val loss cannot vouch for the val data when it followed nothing or broke: when it
+        # followed the train loss cleanly, the metric is the suspect (metric_mismatch's reading)
+        unvouched = m["val_follow_ratio"] <= self.follow or gap.get("val_loss_nonfinite", 0) > 0
+        if (
+            gap["score_ratio"] > _SCORE_FAR_BELOW
+            or not unvouched
+            or m.get("train_run_improvement_pct", 0.0) < _PERCENT * self.train_drop
+        ):
+            return None
+        conf = _BASE_CONFIDENCE + _FLAT_VAL_CONFIDENCE * (1 - gap["score_ratio"] / _SCORE_FAR_BELOW)
+        summary = (
+            f"{gap['score_metric']} sits at {gap['score_ratio']:.0%} of "
+            f"{gap['train_score_metric']} at the typical evaluation (median "
+            f"{gap['val_score_median']:.3g} against "
+            f"{gap['train_score_median']:.3g}) while the training loss fell "
+            f"{m['train_run_improvement_pct']:.0f}%: the validation data does not look like "
+            "the training data."
+        )
+        evidence = {
+            "reading": "scores",
+            **gap,
+            **{k: v for k, v in m.items() if k not in ("start_step", "end_step")},
+        }
+        return Finding(
+            self.label,
+            float(min(_MAX_CONFIDENCE, conf)),
+            Span(m["start_step"], m["end_step"]),
+            evidence,
+            summary,
+        )
+
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)
-        return None if m is None else self.judge(m)
+        if m is None:
+            return None
+        found = self.judge(m)
+        if found is None and run.has("val_score") and run.has("train_score"):
+            gap = score_gap(run, self.min_points)
+            val = run.curve("val_loss")
+            if gap is not None and val is not None:
+                gap["val_loss_nonfinite"] = int(np.sum(~np.isfinite(val.values)))
+            found = None if gap is None else self.judge_scores(m, gap)
+        return found

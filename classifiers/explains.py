@@ -51,7 +51,10 @@ NaN is never dropped: a non-finite loss is always reported. metric_mismatch lead
 val loss rose after its minimum while the val score kept improving: the model grows over-confident
 on the examples it still gets wrong, but the metric the run is for is still getting better, so
 which of the two to trust (and to stop on) is the first question; the rise stays reported as
-overfit beside it.
+overfit beside it. distribution_mismatch leads nan when every non-finite value is in the
+validation loss (training stayed finite): the validation path is what is broken, and the NaN is
+one of its symptoms (a validation generator that skips the training rescale overflows where
+training does not).
 """
 
 from __future__ import annotations
@@ -152,6 +155,12 @@ def _metric_still_improves(cause: Finding, effect: Finding) -> bool:
     return cause.evidence.get("direction") == "loss_rises_metric_improves"
 
 
+def _val_only_nan(cause: Finding, effect: Finding) -> bool:
+    """distribution_mismatch leads nan: every non-finite value is in the validation loss
+    (nan's `val_only`); training stayed finite, so the NaN is the broken validation path's."""
+    return bool(effect.evidence.get("val_only"))
+
+
 @dataclass(frozen=True)
 class Explains:
     """`cause` explains `effect` (when `when(cause_finding, effect_finding)` holds)."""
@@ -212,6 +221,12 @@ LEADS: tuple[Explains, ...] = (
         "overfit",
         "the val loss rises while the metric the run is for still improves",
         _metric_still_improves,
+    ),
+    Explains(
+        "distribution_mismatch",
+        "nan",
+        "only the validation loss went non-finite, on data unlike the training data",
+        _val_only_nan,
     ),
 )
 

@@ -38,10 +38,10 @@ Confidence: 0.5 at the thresholds, + 0.2 for each doubling of the improving side
 `min_z`, capped at 0.9.
 Evidence: direction ('loss_improves' | 'metric_improves' | 'loss_rises_metric_improves'),
 loss_min_step, loss_rise_after_min_rel, loss_rise_after_min_z, loss_trend_after_min_tau and
-loss_trend_after_min_p (Kendall's tau of the loss from its minimum on, and its p-value), metric_gain_after_min_z,
-metric_gain_after_min_rel, evaluations_after_min, score_metric, score_direction
-('higher' | 'lower'), direction_source ('name' | 'correlation'), loss_gain_z, loss_gain_rel,
-loss_range_z, loss_range_rel, metric_gain_z, metric_gain_rel (share of its room),
+loss_trend_after_min_p (Kendall's tau of the loss from its minimum on, and its p-value),
+metric_gain_after_min_z, metric_gain_after_min_rel, evaluations_after_min, score_metric,
+score_direction ('higher' | 'lower'), direction_source ('name' | 'correlation'), loss_gain_z,
+loss_gain_rel, loss_range_z, loss_range_rel, metric_gain_z, metric_gain_rel (share of its room),
 correlation (Spearman, loss vs score), loss_metric, loss_head / loss_tail and score_head /
 score_tail (each curve's level at the start and the end).
 Known false positives: a saturated metric (accuracy already at 100%) while the loss still falls;

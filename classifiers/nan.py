@@ -18,12 +18,12 @@ norm with finite losses counts only when it persists (at least 3 points or 5% of
 mixed-precision loss scalers skip the odd step with an inf gradient by design.
 Confidence: 0.99 when the loss stays non-finite to the end, 0.9 when several points are
 non-finite but training carried on, 0.8 for one isolated point, 0.6 for gradient norm only.
-Evidence: series (the metric that went non-finite), grad_norm_only (only the gradient norm
-did), kind ('nan' | 'inf': the first bad value), first_nonfinite_step, last_nonfinite_step,
+Evidence: series (the metric that went non-finite), grad_norm_only (only the gradient norm did),
+val_only (every non-finite value is in the validation loss: training stayed finite), kind
+('nan' | 'inf': the first bad value), first_nonfinite_step, last_nonfinite_step,
 first_nonfinite_fraction (0..1 of the run), nonfinite_count, nonfinite_fraction, recovered (the
-last value is finite). early (within the first 2% or 3 points) / grad_norm_jump /
-grad_norm_calm / loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad
-sample).
+last value is finite). early (within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm /
+loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sample).
 Known false positives: a logger that writes NaN for "not computed" beyond the first
 evaluation; a deliberately skipped fp16 step that also logs an inf loss.
 """
@@ -152,6 +152,11 @@ class NaN(Classifier):
             hits, from_grad = [(grad, grad_bad)], True
         else:
             from_grad = False
+        val = run.curve("val_loss")
+        # every non-finite value is in the validation loss: training itself stayed finite
+        val_only = (
+            val is not None and all(c.metric == val.metric for c, _ in hits) and not from_grad
+        )
         curve, bad = min(hits, key=lambda h: h[0].steps[h[1][0]])
         first, n = int(bad[0]), len(curve)
         step = int(curve.steps[first])
@@ -159,6 +164,7 @@ class NaN(Classifier):
         ev = {
             "series": curve.metric,
             "grad_norm_only": from_grad,
+            "val_only": val_only,
             "first_nonfinite_step": step,
             "last_nonfinite_step": int(curve.steps[bad[-1]]),
             "first_nonfinite_fraction": (step - int(curve.steps[0])) / span,

@@ -149,3 +149,53 @@ def test_a_flat_val_that_never_beat_the_untrained_loss_is_a_mismatch_however_lat
     f = judge(DistributionMismatch(), run_of(**series))
     assert f is not None and f.evidence["val_never_learned"]
     assert judge(Overfit(), run_of(**series)) is None
+
+
+def _broken_val_run(val_loss):
+    """14 epochs of a 100-class classifier: train accuracy 0.82 -> 0.95 and its loss falling;
+    the val accuracy at chance (0.01) while `val_loss` is what the val path logged."""
+    ep = np.arange(14)
+    acc = 0.82 + 0.13 * (1 - np.exp(-ep / 4))
+    val_acc = 0.01 + 0.001 * RNG.standard_normal(14)
+    return run_of(
+        loss=(ep, 0.5 * np.exp(-ep / 6)),
+        accuracy=(ep, acc),
+        val_loss=(ep, val_loss),
+        val_accuracy=(ep, np.abs(val_acc)),
+    )
+
+
+def test_val_accuracy_at_chance_beside_a_broken_val_loss_is_a_mismatch_from_the_scores():
+    val_loss = np.r_[[np.nan] * 6, [2.6, 18.4, 4.6, 0.8, 5.6, 4.1, 4.4, 0.6]]
+    f = judge(DistributionMismatch(), _broken_val_run(val_loss))
+    assert f is not None and f.evidence["reading"] == "scores"
+    assert f.evidence["score_ratio"] < 0.05 and f.evidence["val_loss_nonfinite"] == 6
+
+
+def test_val_accuracy_at_chance_beside_a_val_loss_that_follows_training_is_the_metrics():
+    # the val loss improves with training: the val data is fine, the metric is the suspect
+    ep = np.arange(14)
+    f = judge(DistributionMismatch(), _broken_val_run(0.6 * np.exp(-ep / 6) + 0.05))
+    assert f is None
+
+
+def test_a_val_only_nan_beside_a_score_gap_puts_the_mismatch_first():
+    from lossforensics.classifiers.diagnose import diagnose_run
+
+    val_loss = np.r_[[np.nan] * 6, [2.6, 18.4, 4.6, 0.8, 5.6, 4.1, 4.4, 0.6]]
+    d = diagnose_run(_broken_val_run(val_loss))
+    labels = [f.label for f in d.findings]
+    assert labels[0] == "distribution_mismatch" and "nan" in labels
+    assert d.findings[labels.index("nan")].evidence["val_only"] is True
+
+
+@pytest.mark.slow
+def test_real_mobilenetv3_val_at_chance_with_nan_val_loss(real_runs_more):
+    from lossforensics.classifiers.diagnose import diagnose_run
+    from lossforensics.classifiers.run import RunSeries
+
+    from tests.classifiers._labelled import _load
+
+    path = real_runs_more / "keras_csvlogger_mobilenetv3_val_nan_mismatch"
+    d = diagnose_run(RunSeries(_load(str(path))))
+    assert [f.label for f in d.findings][:2] == ["distribution_mismatch", "nan"]
