@@ -164,6 +164,7 @@ _MIN_EVALS_AFTER_MIN = 2
 # p <= 0.01: a steady creep over many evaluations is beyond the noise even when each
 # evaluation's scatter hides it (the late level's median then knows far better than one sigma)
 _TREND_MIN_EVALS = 20
+# ... at 1%: one run in a hundred of flat noise climbs that steadily by chance
 _TREND_P = 0.01
 # confidence at the thresholds: a disagreement at the bar is already a finding
 _BASE_CONFIDENCE = 0.5
