@@ -20,19 +20,25 @@ _MIN_VAL_POINTS = 3
 _MIN_PHASES = 4
 
 
+def epoch_starts(run: RunSeries) -> np.ndarray:
+    """The steps where a logged `epoch` metric's integer part steps up: the first logged step
+    of each epoch after the first (empty without an epoch metric)."""
+    names = [m for m in run.metrics("other") if _EPOCH.search(m.lower())]
+    c = run.curve("other", names[0]) if names else None
+    if c is None:
+        return np.zeros(0, dtype=np.int64)
+    ok = np.isfinite(c.values)
+    steps, ep = c.steps[ok], np.floor(c.values[ok] + _EPOCH_ROUNDING)
+    return steps[1:][np.diff(ep) > 0]
+
+
 def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
     """Steps per epoch and where it came from: an `epoch` metric (where its integer part
     changes), else the validation cadence (a hint only: some runs evaluate twice an epoch, or
     every other); (None, None) if neither says."""
-    names = [m for m in run.metrics("other") if _EPOCH.search(m.lower())]
-    if names:
-        c = run.curve("other", names[0])
-        if c is not None:
-            ok = np.isfinite(c.values)
-            steps, ep = c.steps[ok], np.floor(c.values[ok] + _EPOCH_ROUNDING)
-            starts = steps[1:][np.diff(ep) > 0]
-            if len(starts) >= 2:
-                return float(np.median(np.diff(starts))), "epoch"
+    starts = epoch_starts(run)
+    if len(starts) >= 2:
+        return float(np.median(np.diff(starts))), "epoch"
     val = run.curve("val_loss")
     if val is not None and len(val) >= _MIN_VAL_POINTS:
         return float(np.median(np.diff(val.steps))), "val_cadence"

@@ -28,6 +28,16 @@ A val that stopped improving for the last `stall_share` (25%) of the span while 
 falling is a weaker finding (a stall: the gap widens although the rise is within a sigma or
 two), unless the val loss crept up by under `_CREEP_PCT` (2%) while a val score (accuracy,
 ROUGE, ...) gained at least a sigma after the loss's minimum: generalisation is still improving.
+Without a validation loss, a log that marks its epochs is read for the memorisation staircase
+(classifiers._staircase): the per-step training loss drops by `_MIN_DROP_REL` (5%) or more at
+2+ epoch boundaries, those drops hold `_BOUNDARY_SHARE` (two thirds) of its fall over the epochs
+read (each with 10+ points: head and end levels are medians of a fifth), the loss climbs back
+within the epochs by under a third of the drops (a sawtooth is unshuffled's) and the learning
+rate did not step at the boundaries (a per-epoch schedule drops the loss there for another
+reason). The loss falls where examples are seen again and barely within an epoch: the model
+memorises them. Evidence reading='staircase', epoch_boundaries, boundary_drops,
+boundary_share, climb_back_share, median_boundary_drop_rel, first_epoch_level,
+last_epoch_level; confidence `_STAIRCASE_CONFIDENCE` (0.5): inferred, not a measured val rise.
 Confidence: a strength averages the rise in sigmas (over 2 x `rise_z`) and the rise's share of
 the val range (over 2 x `strong_rise`), each capped at 1; a clear rise scores 0.55 + 0.43 x
 strength, a stalled val 0.35 + 0.2 x strength (the `_*_CONFIDENCE` constants), capped at 0.98.
@@ -54,6 +64,8 @@ from lossforensics.classifiers._align import (
     levels_at,
     trailing_median,
 )
+from lossforensics.classifiers._epochs import epoch_starts
+from lossforensics.classifiers._staircase import staircase
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.metric_mismatch import MetricMismatch
@@ -105,6 +117,9 @@ _STALLED_CONFIDENCE = 0.35
 _STALLED_STRENGTH_CONFIDENCE = 0.2
 # confidence never reaches 1: a val set re-sampled between evaluations looks the same
 _MAX_CONFIDENCE = 0.98
+# memorisation inferred from the train loss's epoch staircase, with no val curve to measure the
+# gap: a finding at the bar, below any measured rise
+_STAIRCASE_CONFIDENCE = 0.5
 
 
 def _log_drop(before: float, after: float) -> float:
@@ -315,6 +330,35 @@ class Overfit(Classifier):
             summary,
         )
 
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """Without a validation loss the run is still judged when its log marks the epochs
+        (the staircase reading needs only the training loss and the epoch boundaries)."""
+        if not run.has("val_loss") and run.has("train_loss") and len(epoch_starts(run)) >= 2:
+            return None
+        return super().skip_reason(run)
+
+    def judge_staircase(self, m: dict) -> Finding:
+        """Memorisation inferred from the training loss's epoch staircase (no val loss)."""
+        summary = (
+            f"With no validation loss logged: the training loss fell in steps at "
+            f"{m['boundary_drops']} epoch boundaries ({m['boundary_share']:.0%} of its fall came "
+            f"where the examples were seen again, a median drop of "
+            f"{m['median_boundary_drop_rel']:.0%}) and barely moved within the epochs, "
+            f"{m['first_epoch_level']:.4g} -> {m['last_epoch_level']:.4g}: the model is "
+            "memorising its training examples. Log a held-out loss to confirm."
+        )
+        evidence = {k: v for k, v in m.items() if k not in ("first_step", "last_step")}
+        return Finding(
+            self.label,
+            _STAIRCASE_CONFIDENCE,
+            Span(m["first_step"], m["last_step"]),
+            evidence,
+            summary,
+        )
+
     def detect(self, run: RunSeries) -> Finding | None:
+        if not run.has("val_loss"):
+            stairs = staircase(run)
+            return None if stairs is None else self.judge_staircase(stairs)
         m = self.measure(run)
         return None if m is None else self.judge(m)

@@ -194,3 +194,55 @@ def test_a_val_loss_creeping_up_under_2pct_while_its_score_improves_is_not_overf
         )
         is not None
     )
+
+
+def _per_step(levels_at_epoch, *, inside=0.0, lr=None, seed=5):
+    """4 epochs of 200 logged steps: the loss sits at its epoch's level and moves by `inside`
+    (relative) across each epoch; an `epoch` metric counts them."""
+    rng = np.random.default_rng(seed)
+    steps = np.arange(1, 801)
+    ep = (steps - 1) / 200.0
+    phase = ep - np.floor(ep)
+    level = np.asarray(levels_at_epoch)[np.floor(ep).astype(int)]
+    loss = level * (1 - inside * phase) * (1 + 0.03 * rng.standard_normal(800))
+    series = {"loss": (steps, loss), "epoch": (steps, ep)}
+    if lr is not None:
+        series["learning_rate"] = (steps, lr(ep))
+    return run_of(**series)
+
+
+def test_a_loss_falling_in_steps_at_the_epoch_boundaries_is_memorisation():
+    f = judge(Overfit(), _per_step([1.5, 1.1, 0.7, 0.4]))
+    assert f is not None and f.evidence["reading"] == "staircase"
+    assert f.evidence["boundary_drops"] == 3 and f.evidence["boundary_share"] > 0.9
+
+
+def test_a_loss_falling_steadily_within_the_epochs_is_no_staircase():
+    # the same fall spread over the epochs (shuffled data, learning as it goes)
+    assert judge(Overfit(), _per_step([1.5, 1.1, 0.7, 0.4], inside=0.3)) is None
+
+
+def test_a_sawtooth_that_climbs_back_within_each_epoch_is_no_staircase():
+    assert judge(Overfit(), _per_step([1.0, 1.0, 1.0, 1.0], inside=-0.4)) is None
+
+
+def test_drops_where_the_learning_rate_steps_down_each_epoch_are_the_schedules():
+    lr = lambda ep: 1e-3 * 0.3 ** np.floor(ep)  # noqa: E731 - a per-epoch step schedule
+    assert judge(Overfit(), _per_step([1.5, 1.1, 0.7, 0.4], lr=lr)) is None
+
+
+def test_a_train_only_log_without_epochs_is_still_skipped_for_want_of_a_val_loss():
+    steps = np.arange(100)
+    reason = Overfit().skip_reason(run_of(loss=(steps, np.exp(-steps / 30))))
+    assert reason is not None and "validation loss" in reason
+
+
+@pytest.mark.slow
+def test_real_medalpaca_epoch_staircase(real_runs_more):
+    from lossforensics.classifiers.run import RunSeries
+
+    from tests.classifiers._labelled import _load
+
+    path = real_runs_more / "hf_medalpaca13b_epoch_staircase_memorisation"
+    f = judge(Overfit(), RunSeries(_load(str(path))))
+    assert f is not None and f.evidence["reading"] == "staircase"
