@@ -25,14 +25,21 @@ it (a model too small or too regularised often creeps from the first step, so it
 find). A second half that rose by over `max_late_rise` (10%) is not a flat line at a high level
 (exploding's or oscillating's business). Losses that can be negative have no "high" to speak of
 and are not judged.
+Without a validation loss "high and close" cannot be read, so the run is skipped, unless the
+training loss started at a classifier's chance level: its first logged value (or its start
+level) within `_CHANCE_TOL` (0.5%) of ln(k) for k = 2..10 classes, the cross-entropy of a
+model predicting uniformly (a binary U-Net's first epoch at 0.6924 = ln 2). Chance is then the
+reference for "high": the loss keeping `min_kept` of its start with a flat second half is
+underfit, knee or not (evidence val_logged False, chance_classes k).
 Confidence: 0.5 + 0.3 x how much of the start is left beyond 60% (scaled to 1 at 100%) + 0.15
 when the train/val gap is under 5% (`_CLOSE_GAP`); the `_*_CONFIDENCE` constants.
-Known false positives: a fine-tune that starts near its best loss (little room to fall, so
+Known false positives: a train-only fine-tune whose first loss happens to sit at some ln(k);
+a fine-tune that starts near its best loss (little room to fall, so
 "kept half" is normal) and a task whose irreducible loss is high (noisy labels, hard language
 modelling); both look underfit without knowing the loss's floor.
-Evidence: start, end, kept (end / start), improvement (1 - kept), late_gain, rate_ratio,
-plateau (bool), val_end, gap_ratio ((val end - end) / end), first_step, last_step, stall_step
-(the middle of the run, where the finding's span starts).
+Evidence: val_logged, chance_classes, start, end, kept (end / start), improvement (1 - kept),
+late_gain, rate_ratio, plateau (bool), val_end, gap_ratio ((val end - end) / end), first_step,
+last_step, stall_step (the middle of the run, where the finding's span starts).
 """
 
 from __future__ import annotations
@@ -88,6 +95,34 @@ def _rate_ratio(xs: np.ndarray, level: np.ndarray) -> float:
     return rate_late / rate_early if rate_early > 0 else 0.0
 
 
+# class counts whose chance-level cross-entropy ln(k) a first loss is matched against: up to 10
+# the values ln 2 ... ln 10 sit at least 4.7% apart, so a match within _CHANCE_TOL names k
+_MAX_CHANCE_CLASSES = 10
+# a first loss within 0.5% of ln(k) is a k-class classifier at initialisation (chance level);
+# wider windows would catch a fine-tune that merely starts near some ln(k) by coincidence
+_CHANCE_TOL = 0.005
+
+
+def chance_classes(first_loss: float) -> int | None:
+    """k when `first_loss` sits within `_CHANCE_TOL` of ln(k) for k in 2..10 (a classifier's
+    cross-entropy at initialisation, predicting uniformly over k classes), else None."""
+    for k in range(2, _MAX_CHANCE_CLASSES + 1):
+        if abs(first_loss - np.log(k)) <= _CHANCE_TOL * np.log(k):
+            return k
+    return None
+
+
+def _start_level(y: np.ndarray) -> float:
+    """The loss at the start: the first point; the median of the first 3 on per-step logs."""
+    return float(np.median(y[:_START_POINTS]) if len(y) >= _START_MEDIAN_MIN_POINTS else y[0])
+
+
+def _chance_of(y: np.ndarray) -> int | None:
+    """The class count whose chance level the loss started at: its first logged value (an
+    epoch log's first mean) or its start level (the median of a per-step log's first 3)."""
+    return chance_classes(float(y[0])) or chance_classes(_start_level(y))
+
+
 class Underfit(Classifier):
     label = "underfit"
     needs = frozenset({"train_loss", "val_loss"})
@@ -129,23 +164,43 @@ class Underfit(Classifier):
         self.tight_gap = tight_gap
         self._plateau = Plateau()  # "stopped improving" is plateau's measurement, reused
 
+    def _train_only_at_chance(self, run: RunSeries) -> bool:
+        """No validation loss, and the training loss starts at a classifier's chance level:
+        "high" then has its reference without a validation curve."""
+        train = run.curve("train_loss")
+        if run.has("val_loss") or train is None:
+            return False
+        _, y = signals.finite_points(train.steps, train.values)
+        return len(y) >= _MIN_TRAIN_POINTS and _chance_of(y) is not None
+
+    def skip_reason(self, run: RunSeries) -> str | None:
+        if self._train_only_at_chance(run):
+            return None
+        return super().skip_reason(run)
+
     def measure(self, run: RunSeries, *, rates: bool = True) -> dict | None:
         """The run's fit statistics; with rates=False the two trend fits are left out
         (rate_ratio None): detect() screens with the rest first, the trends cost most."""
         train, val = run.curve("train_loss"), run.curve("val_loss")
-        if train is None or val is None:
+        if train is None or (val is None and not self._train_only_at_chance(run)):
             return None
         x, y = signals.finite_points(train.steps, train.values)
-        vx, vy = signals.finite_points(val.steps, val.values)
-        if len(y) < _MIN_TRAIN_POINTS or len(vy) < _MIN_VAL_POINTS or not signals.all_positive(y):
+        if val is not None:
+            _, vy = signals.finite_points(val.steps, val.values)
+            if len(vy) < _MIN_VAL_POINTS:
+                return None
+        if len(y) < _MIN_TRAIN_POINTS or not signals.all_positive(y):
             return None
         xs, level = run.smoothed("train_loss")
-        start = float(np.median(y[:_START_POINTS]) if len(y) >= _START_MEDIAN_MIN_POINTS else y[0])
+        start = _start_level(y)
         mid, end = signals.span_median(level, *_MIDDLE), signals.span_median(level, *_END)
-        val_end = signals.tail_level(vy, _VAL_END_SHARE, min_points=1)
+        # without a validation curve there is no gap to read: judged on the train alone
+        val_end = end if val is None else signals.tail_level(vy, _VAL_END_SHARE, min_points=1)
         kept = end / start
         stuck = self._plateau.measure(run)
         return {
+            "val_logged": val is not None,
+            "chance_classes": _chance_of(y),
             "plateau": bool(stuck and stuck["stuck_fraction"] >= self._plateau.min_stuck),
             "rate_ratio": _rate_ratio(xs, level) if rates else None,
             "start": start,
@@ -169,6 +224,10 @@ class Underfit(Classifier):
         stalled = ev["plateau"] or knee or barely_moved
         # a loss stuck flat (plateau's measurement) with validation right on training may have
         # kept only half its start: it stopped learning high, with nothing left to generalise
+        if not ev.get("val_logged", True):
+            # train only, from a chance-level start: kept `min_kept` of chance and a flat second
+            # half is high and stopped, knee or not (chance is the reference the knee stood for)
+            stalled = flat_late
         stuck_tight = ev["plateau"] and abs(ev["gap_ratio"]) <= self.tight_gap
         low = self.min_kept_stuck if stuck_tight else self.min_kept
         return (
@@ -185,10 +244,16 @@ class Underfit(Classifier):
             + _HIGH_CONFIDENCE * high
             + _CLOSE_GAP_CONFIDENCE * (abs(ev["gap_ratio"]) < _CLOSE_GAP)
         )
+        if ev.get("val_logged", True):
+            beside = f"validation ends close to it ({num(ev['val_end'])})"
+        else:
+            beside = (
+                f"it started at the chance level of {ev['chance_classes']} classes "
+                f"({num(ev['start'])}) and no validation loss is logged"
+            )
         summary = (
             f"Training loss {change(ev['improvement'])} in all (to {num(ev['end'])}) and "
-            f"stopped improving; validation ends close to it ({num(ev['val_end'])}): "
-            "the model is not fitting the training data."
+            f"stopped improving; {beside}: the model is not fitting the training data."
         )
         return Finding(
             self.label, float(confidence), Span(ev["stall_step"], ev["last_step"]), ev, summary

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from lossforensics.classifiers.underfit import Underfit
 
 from tests.classifiers._labelled import judge, real_outcomes, run_of
@@ -68,7 +69,8 @@ def test_a_model_too_small_to_move_at_all_is_underfit():
 def test_negative_losses_are_not_judged_and_missing_val_is_skipped():
     neg = -_knee(1.6, 1.1)
     assert judge(Underfit(), run_of(loss=(EP, neg), val_loss=(EP, neg))) is None
-    assert "no validation loss" in Underfit().skip_reason(run_of(loss=(EP, _knee(1.6, 1.1))))
+    # 1.75 is no class count's chance level (ln 5 = 1.61, ln 6 = 1.79): no reference for "high"
+    assert "no validation loss" in Underfit().skip_reason(run_of(loss=(EP, _knee(1.75, 1.2))))
 
 
 def test_real_runs(real_runs):
@@ -110,3 +112,42 @@ def test_stuck_flat_at_half_the_start_with_no_gap_is_underfit():
     val = 1.26 + 1.05 * np.exp(-vx / 150)
     f = judge(Underfit(), run_of(loss=(steps, train), val_loss=(vx, val)))
     assert f is not None and 0.5 <= f.evidence["kept"] < 0.6
+
+
+def _train_only(start, end, seed=3):
+    """200 epochs of a train-only log: from `start` a quick first drop, then a slow creep to
+    `end` with a flat second half (no knee), 0.5% noise."""
+    rng = np.random.default_rng(seed)
+    ep = np.arange(1, 201)
+    level = end + (start - end) * (0.55 * np.exp(-(ep - 1)) + 0.45 * np.exp(-(ep - 1) / 60))
+    noise = 0.005 * rng.standard_normal(200)
+    noise[0] = 0.0  # the untrained model's first mean sits on its level
+    return run_of(Loss=(ep, level * (1 + noise)))
+
+
+def test_a_train_only_binary_classifier_stuck_far_above_zero_from_chance_is_underfit():
+    # starts at ln 2 (two classes, chance) and ends at 0.5: it never fit its own training data
+    f = judge(Underfit(), _train_only(np.log(2), 0.5))
+    assert f is not None and f.evidence["chance_classes"] == 2
+    assert f.evidence["val_logged"] is False and "chance level of 2 classes" in f.summary
+
+
+def test_a_train_only_classifier_that_learned_from_chance_is_not_underfit():
+    assert judge(Underfit(), _train_only(np.log(2), 0.05)) is None
+
+
+def test_a_train_only_loss_not_starting_at_chance_has_no_reference_and_is_skipped():
+    run = _train_only(3.3, 2.6)
+    reason = Underfit().skip_reason(run)
+    assert reason is not None and "validation loss" in reason
+
+
+@pytest.mark.slow
+def test_real_rooftop_unet_stuck_near_chance_without_validation(real_runs_more):
+    from lossforensics.classifiers.run import RunSeries
+
+    from tests.classifiers._labelled import _load
+
+    path = real_runs_more / "textlog_unet_rooftop_underfit"
+    f = judge(Underfit(), RunSeries(_load(str(path))))
+    assert f is not None and f.evidence["chance_classes"] == 2
