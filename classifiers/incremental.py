@@ -13,15 +13,23 @@ tests compare the two on every corpus run). What a tick costs:
   growable buffers, and each batch updates from its own rows what RunSeries would otherwise
   derive from every row: each metric's step-sorted curve (extended while its steps keep
   rising; a step logged again, as after a resume, has that one curve re-cut once), the
-  (metric, role) counts that rank a role's metrics, the metric infos of the Diagnosis, and the
-  frame's string columns (arrow chunks). Building the view costs O(new points) (`touched`
-  counts the rows; tests hold it to the new points whatever the run's length), buffer growth
-  amortised aside (`regrown`);
-- the classifiers then judge the whole run, as `diagnose` does: their rules read proportions
-  of the run (the last 40% for a plateau, a trend over a tenth of it), so what they compute
-  changes with every point and is not reused. That part of a tick grows with the run; at 1M
-  points a tick, reading included, costs about a tenth of a full diagnosis of the file
-  (benchmarks/watch.py), most of a full diagnosis being the reading a tick does not repeat;
+  (metric, role) counts that rank a role's metrics, the metric infos of the Diagnosis, each
+  metric's row positions, and the frame's string columns (arrow chunks). Building the view
+  costs O(new points) (`touched` counts the rows; tests hold it to the new points whatever the
+  run's length), buffer growth amortised aside (`regrown`);
+- the classifiers then judge the run as `diagnose` does, at the judging resolution
+  (classifiers.resolution): a curve over JUDGED_POINTS (2**15) points is judged on block
+  aggregates of power-of-two blocks of consecutive points (mean, non-finite when a point is;
+  highest value; placed at the first non-finite or highest point's step), in diagnose as here.
+  Complete blocks never change, so the view keeps them and updates them from the new points
+  (merging pairs when the block size doubles): the classifiers are handed at most
+  JUDGED_POINTS points a curve (between half of it and all of it once a curve is longer), so
+  what they compute costs about the same at 1M points as at 10M.
+  Their rules read proportions of the run (the last 40% for a plateau, a trend over a tenth
+  of it), so they judge every judged point again each tick; at 1M points a tick, reading
+  included, costs about a twentieth of a full diagnosis of the file (benchmarks/watch.py). One
+  reader still scans the run's rows: resume_discontinuity reads the training loss in source
+  order from the frame (a few ms a tick per million points);
 - a tick with no new points returns the last diagnosis without judging anything;
 - `due()` schedules the judging: at once when a new point is a non-finite or far-risen loss (the
   nan and exploding signals, checked on the new tail only, O(new points)), else when the points

@@ -43,37 +43,39 @@ def block_size(n: int, cap: int = JUDGED_POINTS) -> int:
     return b
 
 
-def _pair_up(
-    mean: np.ndarray, peak: np.ndarray, weight: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One level of the tree along the last axis: neighbours (0, 1), (2, 3), ... merged; an odd
-    last one passes up as it is."""
-    even = mean.shape[-1] // 2 * 2
-    wl, wr = weight[..., 0:even:2], weight[..., 1:even:2]
-    total = wl + wr
-    merged = mean[..., 0:even:2] * (wl / total) + mean[..., 1:even:2] * (wr / total)
-    high = np.maximum(peak[..., 0:even:2], peak[..., 1:even:2])
-    if even == mean.shape[-1]:
-        return merged, high, total
-    rest = (slice(None),) * (mean.ndim - 1) + (slice(even, None),)
-    return (
-        np.concatenate([merged, mean[rest]], axis=-1),
-        np.concatenate([high, peak[rest]], axis=-1),
-        np.concatenate([total, weight[rest]], axis=-1),
-    )
+def _tree_mean(values: np.ndarray) -> np.ndarray:
+    """Each row's mean by the tree: neighbours (0, 1), (2, 3), ... merged level by level, an odd
+    last one passing up with its weight; rows of a power-of-two width halve exactly (0.5 a +
+    0.5 b, what the general weights give there)."""
+    mean = values
+    width = values.shape[1]
+    if width & (width - 1) == 0:  # a complete block: equal weights at every level
+        while mean.shape[1] > 1:
+            mean = mean[:, 0::2] * 0.5 + mean[:, 1::2] * 0.5
+        return mean[:, 0]
+    weight = np.ones(values.shape)
+    while mean.shape[1] > 1:
+        even = mean.shape[1] // 2 * 2
+        wl, wr = weight[:, 0:even:2], weight[:, 1:even:2]
+        total = wl + wr
+        merged = mean[:, 0:even:2] * (wl / total) + mean[:, 1:even:2] * (wr / total)
+        mean = np.concatenate([merged, mean[:, even:]], axis=1)
+        weight = np.concatenate([total, weight[:, even:]], axis=1)
+    return mean[:, 0]
 
 
 def _reduce_rows(
     steps: np.ndarray, values: np.ndarray, wall: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Each row (blocks x points) reduced to one (step, mean, wall, peak) by the tree."""
-    mean, peak, weight = values, values, np.ones(values.shape)
-    while mean.shape[-1] > 1:
-        mean, peak, weight = _pair_up(mean, peak, weight)
-    bad = ~np.isfinite(values)
-    at = np.where(bad.any(axis=1), bad.argmax(axis=1), values.argmax(axis=1))
+    """Each row (blocks x points) reduced to one (step, mean, wall, peak)."""
+    mean = _tree_mean(values)
     rows = np.arange(len(values))
-    return steps[rows, at], mean[:, 0], wall[rows, at], peak[:, 0]
+    at = values.argmax(axis=1)  # the highest point (the first NaN where there is one)
+    peak = values[rows, at]  # the row's max, NaN where one is NaN
+    bad = np.flatnonzero(~np.isfinite(mean))  # the blocks holding a NaN or an inf
+    if len(bad):
+        at[bad] = (~np.isfinite(values[bad])).argmax(axis=1)
+    return steps[rows, at], mean, wall[rows, at], peak
 
 
 def aggregate(steps: np.ndarray, values: np.ndarray, wall: np.ndarray, b: int) -> Aggregates:

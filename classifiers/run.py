@@ -254,7 +254,10 @@ class RunSeries:
         def compute() -> Curve:
             rows = self.rows(metric)
             steps, values, wall = self._columns
-            return at_resolution(Curve(metric, steps[rows], values[rows], wall[rows]))
+            logged = steps[rows]
+            if len(logged) < 2 or bool(np.all(logged[1:] > logged[:-1])):
+                return self.curve("", metric)  # never overwritten: the writes are the curve
+            return at_resolution(Curve(metric, logged, values[rows], wall[rows]))
 
         return self.measured(("writes", metric), compute)
 
