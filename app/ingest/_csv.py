@@ -16,8 +16,8 @@ import pandas as pd
 from lossforensics.classifiers.errors import CorruptInputError, LimitExceededError
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._limits import current
-from lossforensics.ingest._source import head_lines
-from lossforensics.ingest._values import text_cells
+from lossforensics.ingest._source import head_lines, leading_lines
+from lossforensics.ingest._values import Cells, text_cells
 
 CHUNK_ROWS = 100_000
 CHUNK_CELLS = 2_000_000  # a chunk of a wide table holds at most this many cells
@@ -78,7 +78,7 @@ def sniff_header(path: Path) -> CsvHeader | None:
                 line=1,
             )
         return None
-    lines = [ln for ln in text.splitlines()[:_SNIFF_LINES] if ln.strip()]
+    lines = [ln for ln in leading_lines(text, _SNIFF_LINES) if ln.strip()]
     if not lines or lines[0].lstrip()[:1] in ("{", "[", "#", "<") or is_text_line(lines[0]):
         return None
     csv.field_size_limit(max(csv.field_size_limit(), limits.max_line_bytes))
@@ -137,6 +137,15 @@ class Chunk:
     frame: pd.DataFrame
     first_line: int
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    _cells: dict[int, Cells] = field(default_factory=dict, repr=False)
+
+    def cells(self, col: int) -> Cells:
+        """The column's cells (`text_cells`), converted once however many readers ask (a W&B
+        export reads the x-axis, and each loss beside its `__MAX`, twice)."""
+        got = self._cells.get(col)
+        if got is None:
+            got = self._cells[col] = text_cells(self.frame[col])
+        return got
 
 
 def iter_chunks(
@@ -240,7 +249,7 @@ def melt_chunk(
     values = np.empty((n, k))
     keep = np.empty((n, k), dtype=bool)
     for j, col in enumerate(columns):
-        cells = text_cells(chunk.frame[col])
+        cells = chunk.cells(col)
         values[:, j] = cells.values
         keep[:, j] = cells.keep
         bad_rows = np.flatnonzero(cells.bad & row_ok)

@@ -109,7 +109,19 @@ def _decode(raw: bytes) -> str | None:
 
 
 def first_line(text: str) -> str:
-    return text.splitlines()[0] if text else ""
+    return leading_lines(text, 1)[0] if text else ""
+
+
+def leading_lines(text: str, n: int) -> list[str]:
+    """`text.splitlines()[:n]` without splitting the rest of a 64 KB head: the prefix through
+    the n-th newline holds at least n whole lines (every newline ends one; the other line
+    boundaries of `splitlines` only add more)."""
+    end = -1
+    for _ in range(n):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text.splitlines()[:n]
+    return text[: end + 1].splitlines()[:n]
 
 
 def require_nonempty(path: Path) -> None:

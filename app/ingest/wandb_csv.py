@@ -26,7 +26,7 @@ from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, CsvHeader, iter_chunks, melt_chunk, sniff_header
 from lossforensics.ingest._source import apply_run_name, default_run_name, require_nonempty
 from lossforensics.ingest._steps import integral_steps
-from lossforensics.ingest._values import text_cells
+from lossforensics.ingest._values import Cells
 from lossforensics.ingest.base import IngestResult
 
 FORMAT = "wandb_csv"
@@ -77,16 +77,14 @@ def _base_of(metric: str) -> str | None:
     return None
 
 
-def _fractional(col) -> bool:
-    cells = text_cells(col)
+def _fractional(cells: Cells) -> bool:
     x = cells.values[cells.keep & np.isfinite(cells.values)]
     return bool(len(x)) and bool(np.any(x != np.floor(x)))
 
 
-def _x_axis(chunk_x, is_time: bool | None, start: int, warns: Warnings, line: int):
+def _x_axis(cells: Cells, is_time: bool | None, start: int, warns: Warnings, line: int):
     """(steps, row_ok, wall) for one chunk of the x column."""
-    n = len(chunk_x)
-    cells = text_cells(chunk_x)
+    n = len(cells.values)
     x = np.where(cells.keep, cells.values, np.nan)
     if is_time is None:  # a fractional axis (epoch 0.25, 0.5, ...): the row order is the step
         return np.arange(start, start + n, dtype=np.int64), np.ones(n, bool), None
@@ -138,15 +136,15 @@ def read(
     for chunk in iter_chunks(path, header):
         for line, why in chunk.skipped:
             warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong field count)")
-        if rows == 0 and not is_time and _fractional(chunk.frame[0]):
+        if rows == 0 and not is_time and _fractional(chunk.cells(0)):
             warns.add(f"x-axis {names[0]!r} has fractional values: steps are the row order")
             is_time = None
-        steps, ok, wall = _x_axis(chunk.frame[0], is_time, rows, warns, chunk.first_line)
+        steps, ok, wall = _x_axis(chunk.cells(0), is_time, rows, warns, chunk.first_line)
         melt_chunk(chunk, header, columns, metric_codes, run_codes, steps, ok, builder, bad, wall)
         for base_col, max_col, r, m in watch:
             if (r, m) not in bucketed:
-                base = text_cells(chunk.frame[base_col]).values
-                top = text_cells(chunk.frame[max_col]).values
+                base = chunk.cells(base_col).values
+                top = chunk.cells(max_col).values
                 if np.any(top > base + 1e-12 * np.abs(base)):
                     bucketed[(r, m)] = None
         rows += len(chunk.frame)
