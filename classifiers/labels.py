@@ -18,12 +18,14 @@ SEVERITY: tuple[str, ...] = (
     "nan",
     "exploding",
     "resume_discontinuity",
-    "distribution_mismatch",
-    "overfit",
     # a label that names the cause of a stall outranks the stall itself: the verdict of a run
-    # that flattened where its LR was cut, or where its gradients died, is that cause
+    # that flattened where its LR was cut, or where its gradients died, is that cause; and it
+    # outranks what the validation curve shows, since every later evaluation is of a model that
+    # stopped training: the schedule or the gradient flow is what to fix first
     "vanishing_gradients",
     "lr_decayed_too_early",
+    "distribution_mismatch",
+    "overfit",
     "plateau",
     "underfit",
     "oscillating",
