@@ -36,6 +36,8 @@ The table, cause -> consequence, and why it holds in general:
   `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
 - resume_discontinuity -> exploding, loss_spikes: the jump sits at a restart; the restart lost
   optimizer or scheduler state.
+- resume_discontinuity -> oscillating, when the log holds `MANY_RESTARTS` (3) restarts or more:
+  appended sessions each start their loss again, and that bounce is what the swing reads.
 - exploding -> oscillating, when the swings' trend rose: a diverged loss bounces at the level it
   blew up to; the swings are the divergence's.
 - exploding -> vanishing_gradients, when the loss ended above where it started: gradients that
@@ -71,6 +73,10 @@ AT_START_LEVEL = 0.97
 
 # overfit's own bar for a clear rise of the val loss (Overfit's rise_z default, in sigmas)
 OVERFIT_CLEAR_Z = 2.5
+
+# A log with 3 restarts or more is a string of appended sessions: one restart is a resume, a
+# run of them sets the curve's up-and-down shape on its own
+MANY_RESTARTS = 3
 
 # A restart within this share of the run's logged span of a jump's start is that jump's cause
 # (the two checks place a jump at slightly different steps: a smoothed minimum vs a raw restart)
@@ -161,6 +167,13 @@ def _val_only_nan(cause: Finding, effect: Finding) -> bool:
     return bool(effect.evidence.get("val_only"))
 
 
+def _many_restarts(cause: Finding, effect: Finding) -> bool:
+    """resume_discontinuity explains oscillating when the log holds `MANY_RESTARTS` restarts or
+    more: sessions appended one after another each start their loss again, and the bounce from
+    one session to the next is what the swing measure reads."""
+    return int(cause.evidence.get("restarts", 0)) >= MANY_RESTARTS
+
+
 @dataclass(frozen=True)
 class Explains:
     """`cause` explains `effect` (when `when(cause_finding, effect_finding)` holds)."""
@@ -192,6 +205,12 @@ EXPLAINS: tuple[Explains, ...] = (
     Explains("unshuffled", "loss_spikes", "the jumps are the sawtooth's edges", _broad_sawtooth),
     Explains("resume_discontinuity", "exploding", "the jump is at a restart", _at_a_restart),
     Explains("resume_discontinuity", "loss_spikes", "the jump is at a restart", _at_a_restart),
+    Explains(
+        "resume_discontinuity",
+        "oscillating",
+        "the swings are sessions restarting, one after another",
+        _many_restarts,
+    ),
     Explains(
         "oscillating",
         "overfit",

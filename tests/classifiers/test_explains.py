@@ -142,3 +142,11 @@ def test_a_blow_up_explains_the_bouncing_at_its_new_level_but_not_swings_that_fe
     assert [f.label for f in apply_explains([blew_up, bouncing])] == ["exploding"]
     falling = _f("oscillating", trend_progress=0.1)
     assert {f.label for f in apply_explains([blew_up, falling])} == {"exploding", "oscillating"}
+
+
+def test_many_restarts_explain_the_swings_but_one_resume_does_not():
+    many = apply_explains([_f("resume_discontinuity", restarts=14), _f("oscillating")])
+    assert [f.label for f in many] == ["resume_discontinuity"]
+    assert many[0].evidence["explains"][0]["label"] == "oscillating"
+    one = apply_explains([_f("resume_discontinuity", restarts=1), _f("oscillating")])
+    assert sorted(f.label for f in one) == ["oscillating", "resume_discontinuity"]
