@@ -253,17 +253,7 @@ class DistributionMismatch(Classifier):
             f"never improved meaningfully ({m['val_head']:.4g} -> {m['val_tail']:.4g}, "
             f"best {m['val_improvement_pct']:.1f}% below its start)."
         )
-        evidence = {
-            "val_flat": flat,
-            **{k: v for k, v in m.items() if k not in ("start_step", "end_step")},
-        }
-        return Finding(
-            self.label,
-            float(min(_MAX_CONFIDENCE, conf)),
-            Span(m["start_step"], m["end_step"]),
-            evidence,
-            summary,
-        )
+        return self._finding(m, conf, summary, {"val_flat": flat})
 
     def judge_scores(self, m: dict, gap: dict) -> Finding | None:
         """Second reading, from the scores: the val score sits at under `_SCORE_FAR_BELOW` of
@@ -287,11 +277,11 @@ class DistributionMismatch(Classifier):
             f"{m['train_run_improvement_pct']:.0f}%: the validation data does not look like "
             "the training data."
         )
-        evidence = {
-            "reading": "scores",
-            **gap,
-            **{k: v for k, v in m.items() if k not in ("start_step", "end_step")},
-        }
+        return self._finding(m, conf, summary, {"reading": "scores", **gap})
+
+    def _finding(self, m: dict, conf: float, summary: str, first: dict) -> Finding:
+        """The finding over the evaluated span: `first` then the measurement as evidence."""
+        evidence = {**first, **{k: v for k, v in m.items() if k not in ("start_step", "end_step")}}
         return Finding(
             self.label,
             float(min(_MAX_CONFIDENCE, conf)),
