@@ -256,7 +256,7 @@ class RunSeries:
             steps, values, wall = self._columns
             logged = steps[rows]
             if len(logged) < 2 or bool(np.all(logged[1:] > logged[:-1])):
-                return self.curve("", metric)  # never overwritten: the writes are the curve
+                return self._judged(metric)  # never overwritten: the writes are the curve
             return at_resolution(Curve(metric, logged, values[rows], wall[rows]))
 
         return self.measured(("writes", metric), compute)
@@ -274,11 +274,12 @@ class RunSeries:
         """The role's primary metric (or `metric`) as a step-sorted curve at the judging
         resolution (block aggregates over JUDGED_POINTS points); None if absent."""
         name = metric or self.primary(role)
-        if name is None:
-            return None
-        if name not in self._curves:
-            self._curves[name] = at_resolution(self.step_sorted(name))
-        return self._curves[name]
+        return None if name is None else self._judged(name)
+
+    def _judged(self, metric: str) -> Curve:
+        if metric not in self._curves:
+            self._curves[metric] = at_resolution(self.step_sorted(metric))
+        return self._curves[metric]
 
     def step_sorted(self, metric: str) -> Curve:
         """Every point of one metric, step-sorted, a repeated step keeping its last write: the
