@@ -11,6 +11,8 @@ groups every row again. Here each appended batch updates the same things from it
   next view has RunSeries cut it from the rows once (O(run), once per such event);
 - per (metric, role), the row count RunSeries ranks a role's metrics by;
 - per metric, its point count, first and last step, first seq and first role (metric_infos);
+- per metric, its rows' positions (RunSeries.rows); its writes in source order (nan's every
+  write) are its judged curve while no step came again;
 - per metric, the complete blocks of its curve at the judging resolution
   (classifiers.resolution.Blocks: a curve over JUDGED_POINTS points is judged on block
   aggregates), updated from the points after the last complete block, so the curve a
@@ -19,8 +21,7 @@ groups every row again. Here each appended batch updates the same things from it
 `seed(run)` hands these to a RunSeries over the same rows (in the same order), which then skips
 deriving them. Rows out of seq order (a chunk numbered before the last one) leave the view to
 RunSeries, as for any frame. `touched` counts the rows each append and seed copied or scanned:
-the work a tick's view costs, which tests hold to the new rows; `block_work` counts the points
-and blocks the judging resolution read.
+the work a tick's view costs, which tests hold to the new rows.
 """
 
 from __future__ import annotations
@@ -237,11 +238,6 @@ class GrowingRun:
             return Curve(name, *series)
         steps, values, wall, peaks = judged
         return Curve(name, steps, values, wall, peaks, blocks.b)
-
-    @property
-    def block_work(self) -> int:
-        """Points and blocks the judging resolution's upkeep has read so far."""
-        return sum(b.touched for b in self._blocks)
 
     def _by_role(self, names: list[str]) -> dict[str, list[str]]:
         """RunSeries._by_role from the (metric, role) row counts."""
