@@ -133,3 +133,26 @@ def test_a_non_finite_point_and_a_spike_survive_aggregation(bad: float) -> None:
     assert (~np.isfinite(mean)).sum() == 1 and s[~np.isfinite(mean)][0] == 1234
     spike = int(np.flatnonzero(s == 5678)[0])  # the block sits at its highest point
     assert peak[spike] == 40.0 and mean[spike] > 1.5 * np.nanmedian(mean)
+
+
+def test_rows_and_writes_handed_over_equal_runseries_after_a_resume_over_a_nan() -> None:
+    # a session went NaN, was resumed from an earlier step and overwrote the NaN: only the
+    # writes (source order) still hold it, at the judging resolution too
+    first, again = np.arange(0, 2 * K), np.arange(K, 3 * K)
+    loss_first, loss_again = _loss(2 * K, seed=2), _loss(2 * K, seed=3)[: len(again)]
+    loss_first[K + 500] = np.nan
+    live = IncrementalDiagnosis("resumed")
+    live.add("loss", first, loss_first)
+    live.tick()
+    live.add("loss", again, loss_again)
+    tick = live.tick()
+    seeded, plain = live.series(), RunSeries(live.frame())
+    np.testing.assert_array_equal(seeded.rows("loss"), plain.rows("loss"))
+    a, b = seeded.writes("loss"), plain.writes("loss")
+    assert a.block == b.block == 4 and len(a) <= K
+    np.testing.assert_array_equal(a.steps, b.steps)
+    np.testing.assert_array_equal(a.values, b.values)
+    assert np.isnan(a.values).sum() == 1 and a.steps[np.isnan(a.values)][0] == K + 500
+    full = diagnose(live.frame())
+    assert tick.diagnosis.to_dict() == full.to_dict()
+    assert "nan" in tick.diagnosis.labels
