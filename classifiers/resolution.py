@@ -89,7 +89,16 @@ def aggregate(steps: np.ndarray, values: np.ndarray, wall: np.ndarray, b: int) -
         parts.append(
             _reduce_rows(*(np.asarray(a[whole:]).reshape(1, -1) for a in (steps, y, wall)))
         )
-    s, m, w, p = (np.concatenate(column) for column in zip(*parts, strict=True))
+    return parts[0] if len(parts) == 1 else _join(parts[0], parts[1])
+
+
+def _join(head: Aggregates, tail: Aggregates) -> Aggregates:
+    s, m, w, p = (np.concatenate(pair) for pair in zip(head, tail, strict=True))
+    return s, m, w, p
+
+
+def _first(blocks: Aggregates, k: int) -> Aggregates:
+    s, m, w, p = (a[:k] for a in blocks)
     return s, m, w, p
 
 
@@ -130,7 +139,7 @@ class Blocks:
             self.b = b
         while self.b < b:
             pairs = len(self.blocks[0]) // 2
-            self.blocks = _merge_pairs(tuple(a[: 2 * pairs] for a in self.blocks))  # type: ignore[arg-type]
+            self.blocks = _merge_pairs(_first(self.blocks, 2 * pairs))
             self.touched += 2 * pairs
             self.b *= 2
             self.done = pairs * self.b  # an unpaired last block goes back to the tail
@@ -139,10 +148,10 @@ class Blocks:
             span = slice(self.done, whole)
             new = aggregate(steps[span], values[span], wall[span], self.b)
             self.touched += whole - self.done
-            self.blocks = tuple(  # type: ignore[assignment]
-                np.concatenate([old, add]) for old, add in zip(self.blocks, new, strict=True)
-            )
+            self.blocks = _join(self.blocks, new)
             self.done = whole
+        for kept in self.blocks:
+            kept.flags.writeable = False  # handed to the classifiers as they are
 
     def judged(self, steps: np.ndarray, values: np.ndarray, wall: np.ndarray) -> Aggregates | None:
         """(steps, means, walls, peaks) to judge, as `aggregate` gives them: the blocks and the
@@ -150,9 +159,7 @@ class Blocks:
         if self.b == 1:
             return None
         if self.done == len(steps):
-            return self.blocks
+            return self.blocks  # read-only: the next tick's blocks too
         tail = aggregate(steps[self.done :], values[self.done :], wall[self.done :], self.b)
         self.touched += len(steps) - self.done
-        return tuple(  # type: ignore[return-value]
-            np.concatenate([kept, last]) for kept, last in zip(self.blocks, tail, strict=True)
-        )
+        return _join(self.blocks, tail)
