@@ -8,6 +8,7 @@ import json
 import pandas as pd
 import pytest
 from lossforensics.ingest import _csv, _jsonlines, jsonl, keras_csv, load_run, wandb_csv
+from lossforensics.ingest._values import text_cells
 
 
 @pytest.fixture
@@ -82,3 +83,39 @@ def test_csv_same_frame_and_bad_cell_line_with_tiny_chunks(tmp_path, monkeypatch
         assert [str(w) for w in a.warnings] == [str(w) for w in b.warnings]
     [bad] = [w for w in chunked[0].warnings if "non-numeric" in w.message]
     assert bad.line == 16
+
+
+@pytest.mark.parametrize(
+    "layout",
+    ["plain", "blank lines", "whitespace line", "crlf", "two objects on a line", "cut last line"],
+)
+def test_jsonl_block_parsed_whole_or_line_by_line_is_the_same(tmp_path, monkeypatch, layout):
+    """A block is parsed in one call when every line is one object; any other layout falls
+    back to the line split, and either way the frame, warnings and lines are the same."""
+    lines = _lines(120)
+    sep = "\r\n" if layout == "crlf" else "\n"
+    if layout == "blank lines":
+        lines[10:10] = ["", ""]
+    elif layout == "whitespace line":
+        lines.insert(40, "   ")
+    elif layout == "two objects on a line":
+        lines[50] = lines[50] + ", " + lines[51]
+    text = sep.join(lines) + sep + ('{"step": 99' if layout == "cut last line" else "\n")
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(text.encode())
+    whole = jsonl.read(path)
+    monkeypatch.setattr(_jsonlines, "_whole_block", lambda body: None)
+    by_lines = jsonl.read(path)
+    pd.testing.assert_frame_equal(whole.frame, by_lines.frame)
+    assert [str(w) for w in whole.warnings] == [str(w) for w in by_lines.warnings]
+
+
+def test_nan_tokens_of_a_text_column_are_values_as_when_parsed_one_by_one():
+    """The string kernels that set NaN tokens aside change no cell: same values (bit for bit),
+    same kept and bad cells as the object column, which is parsed cell by cell."""
+    cells = ["0.5", "NaN", " nan ", "-nan(ind)", "NAN", "nan\x1c", "inf", "abc", None, "1e5"]
+    text = pd.Series(cells * 3, dtype="string")
+    fast, slow = text_cells(text), text_cells(text.astype(object))
+    assert fast.values.tobytes() == slow.values.tobytes()
+    assert (fast.keep == slow.keep).all() and (fast.bad == slow.bad).all()
+    assert fast.keep[:7].all() and fast.bad[7] and not fast.keep[8]
