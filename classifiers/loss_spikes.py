@@ -143,8 +143,12 @@ class LossSpikes(Classifier):
         self, curve: Curve, epoch: float | None = None, *, level: np.ndarray | None = None
     ) -> dict | None:
         """The recovered, large excursions of one curve; None when there are none. `level` is
-        the curve's smoothed level when the caller has it (the run's, RunSeries.smoothed)."""
-        x, y = signals.finite_points(curve.steps, curve.values)
+        the curve's smoothed level when the caller has it (the run's, RunSeries.smoothed).
+        A curve judged on blocks (over JUDGED_POINTS points) is read on its block maxima: a
+        spike is a point or two high, which a block's mean divides by the block size while its
+        maximum keeps; the other blocks' maxima set the local noise the spike must beat."""
+        peaks = curve.peaks if curve.block > 1 and curve.peaks is not None else None
+        x, y = signals.finite_points(curve.steps, curve.values if peaks is None else peaks)
         if len(y) < self.min_points:
             return None
         positive = signals.all_positive(y)

@@ -200,3 +200,33 @@ def test_recurring_bursts_of_bad_labels_with_a_long_tail_in_log_terms_are_spikes
         y[i : i + 8] += 6.4 * np.array([1.0, 0.1, 0.06, 0.04, 0.02, 0.01, 0.006, 0.004])
     f = judge(LossSpikes(), run_of(loss=(x, y)))
     assert f is not None and f.evidence["count"] >= 5
+
+
+def test_a_one_step_spike_in_a_long_per_step_log_keeps_its_height_at_the_judging_resolution():
+    # 600k per-step points are judged on blocks of 32: the block mean of a single 4x step is
+    # 1.09x, its maximum 4x
+    from lossforensics.classifiers.run import RunSeries
+
+    from tests.classifiers._labelled import frame_of
+
+    rng = np.random.default_rng(4)
+    steps = np.arange(600_000)
+    loss = (0.5 + 2.0 * np.exp(-steps / 60_000)) * (1 + 0.03 * rng.standard_normal(600_000))
+    at = [150_001, 330_017, 480_029]
+    loss[at] *= 4.0
+    run = RunSeries(frame_of(loss=(steps, loss)))
+    assert run.curve("train_loss").block == 32
+    f = LossSpikes().detect(run)
+    assert f is not None and f.evidence["count"] == 3
+    assert f.evidence["spike_steps"] == at
+
+
+def test_the_block_maxima_of_a_long_noisy_log_without_spikes_are_no_spikes():
+    from lossforensics.classifiers.run import RunSeries
+
+    from tests.classifiers._labelled import frame_of
+
+    rng = np.random.default_rng(5)
+    steps = np.arange(600_000)
+    loss = (0.5 + 2.0 * np.exp(-steps / 60_000)) * (1 + 0.03 * rng.standard_normal(600_000))
+    assert LossSpikes().detect(RunSeries(frame_of(loss=(steps, loss)))) is None
