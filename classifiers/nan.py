@@ -23,7 +23,10 @@ val_only (every non-finite value is in the validation loss: training stayed fini
 ('nan' | 'inf': the first bad value), first_nonfinite_step, last_nonfinite_step,
 first_nonfinite_fraction (0..1 of the run), nonfinite_count, nonfinite_fraction, recovered (the
 last value is finite). early (within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm /
-loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sample).
+loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sample). On a
+curve judged in blocks (over JUDGED_POINTS points, classifiers.resolution) the label and
+first_nonfinite_step stay exact, while the counts, last_nonfinite_step and recovered are read
+per block: a block holding one non-finite point counts as one.
 Known false positives: a logger that writes NaN for "not computed" beyond the first
 evaluation; a deliberately skipped fp16 step that also logs an inf loss.
 """
