@@ -76,7 +76,7 @@ def _nothing_logged(doc: dict, summaries: int) -> str:
 
 def is_summary(entry: dict) -> bool:
     """The end-of-training summary entry: whole-run figures, not a point of a curve."""
-    return not SUMMARY_KEYS.isdisjoint(entry)  # one C call: this runs for every entry
+    return not SUMMARY_KEYS.isdisjoint(entry)
 
 
 def read(
@@ -88,7 +88,7 @@ def read(
     history = doc["log_history"]
     warns = Warnings(str(path))
     objects = [e for e in history if isinstance(e, dict)]
-    entries = [e for e in objects if not is_summary(e)]
+    entries = [e for e in objects if SUMMARY_KEYS.isdisjoint(e)]  # not is_summary, inlined
     if len(objects) < len(history):
         warns.add("log_history items that are not objects were skipped")
     if not entries:
