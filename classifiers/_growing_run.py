@@ -11,8 +11,10 @@ groups every row again. Here each appended batch updates the same things from it
   next view has RunSeries cut it from the rows once (O(run), once per such event);
 - per (metric, role), the row count RunSeries ranks a role's metrics by;
 - per metric, its point count, first and last step, first seq and first role (metric_infos);
-- per metric, its rows' positions (RunSeries.rows); its writes in source order (nan's every
-  write) are its judged curve while no step came again;
+- per metric, its rows' positions (RunSeries.rows), and its writes in source order
+  (RunSeries.writes: nan's every write, resume_discontinuity's restarts): the curve's own
+  buffers and blocks while no step came again; from a resume on, the same buffers and blocks
+  go on as the writes (appended and updated from the new rows) and the curve is cut anew;
 - per metric, the complete blocks of its curve at the judging resolution
   (classifiers.resolution.Blocks: a curve over JUDGED_POINTS points is judged on block
   aggregates), updated from the points after the last complete block, so the curve a
@@ -122,6 +124,10 @@ class GrowingRun:
         self.touched = 0  # rows scanned or copied by appends and seeds (the work meter)
         self._curves: list[Columns | None] = []  # per metric code; None: stale, re-cut at seed
         self._blocks: list[Blocks] = []  # per metric code: its curve's judged blocks
+        # per metric code: its writes in source order and their blocks, the curve's own objects
+        # until a step comes again
+        self._writes: list[Columns] = []
+        self._write_blocks: list[Blocks] = []
         self._rows: list[Columns] = []  # per metric code: its rows' positions, in source order
         self._resumed: list[bool] = []  # per metric code: a step came again (writes != curve)
         self._pairs = np.zeros((0, _N_ROLES), dtype=np.int64)  # rows per (metric, role)
@@ -171,8 +177,12 @@ class GrowingRun:
         grow = metrics - len(self._curves)
         if grow <= 0:
             return
-        self._curves.extend(Columns(_CURVE_DTYPES) for _ in range(grow))
-        self._blocks.extend(Blocks() for _ in range(grow))
+        curves = [Columns(_CURVE_DTYPES) for _ in range(grow)]
+        blocks = [Blocks() for _ in range(grow)]
+        self._curves.extend(curves)
+        self._blocks.extend(blocks)
+        self._writes.extend(curves)  # the same buffers while the steps keep rising
+        self._write_blocks.extend(blocks)
         self._rows.extend(Columns({"row": np.int64}) for _ in range(grow))
         self._resumed.extend([False] * grow)
         self._pairs = np.vstack([self._pairs, np.zeros((grow, _N_ROLES), np.int64)])
@@ -182,21 +192,21 @@ class GrowingRun:
         self._first_role = np.r_[self._first_role, np.zeros(grow, np.int8)]
 
     def _extend_curve(self, code: int, rows: np.ndarray, part: Mapping[str, np.ndarray]) -> None:
-        """The metric's new rows join its curve while steps keep strictly rising after the last
-        one; else the curve goes stale (RunSeries' last-write-wins cut decides it at seed)."""
-        curve = self._curves[code]
-        if curve is None:
-            return
+        """The metric's new rows join its writes, and its curve while steps keep strictly rising
+        after the last one; else the curve goes stale (RunSeries' last-write-wins cut decides
+        it at seed) and the buffers and blocks it shared with the writes stay the writes'."""
         steps = part["step"][rows]
-        rising = len(steps) < 2 or bool(np.all(steps[1:] > steps[:-1]))
-        if not rising or (curve.n and steps[0] <= curve.last("step")):
-            self._curves[code] = None
-            self._blocks[code] = Blocks()  # rebuilt from the re-cut curve
-            self._resumed[code] = True
-            return
-        curve.append(
-            {"step": steps, "value": part["value"][rows], "wall_time": part["wall_time"][rows]}
-        )
+        new = {"step": steps, "value": part["value"][rows], "wall_time": part["wall_time"][rows]}
+        curve, writes = self._curves[code], self._writes[code]
+        if curve is not None:
+            rising = len(steps) < 2 or bool(np.all(steps[1:] > steps[:-1]))
+            if not rising or (curve.n and steps[0] <= curve.last("step")):
+                self._curves[code] = None
+                self._blocks[code] = Blocks()  # rebuilt from the re-cut curve
+                self._resumed[code] = True
+            elif curve is not writes:  # cut anew after a resume, rising since
+                curve.append(new)
+        writes.append(new)
 
     def seed(self, run: RunSeries, names: list[str]) -> None:
         """Give `run` (a RunSeries over exactly these rows) the metric codes, role ranking,
@@ -219,18 +229,23 @@ class GrowingRun:
                 curve = self._curves[code] = Columns(_CURVE_DTYPES)
                 curve.append({"step": cut.steps, "value": cut.values, "wall_time": cut.wall_time})
                 self.touched += self.rows.n
-            kept[name] = self._judged(code, name, curve)
-            if not self._resumed[code]:  # its rows, in source order, are its curve
-                writes[name] = kept[name]
+            kept[name] = self._judged(self._blocks[code], name, curve)
+            # its rows in source order: its curve until a step came again
+            writes[name] = (
+                self._judged(self._write_blocks[code], name, self._writes[code])
+                if self._resumed[code]
+                else kept[name]
+            )
         rows = {name: self._rows[code].view("row") for code, name in enumerate(names)}
         run.adopt(curves=kept, rows=rows, writes=writes)
         infos = self.metric_infos(names)
         run.measured("metric_infos", lambda: infos)
 
-    def _judged(self, code: int, name: str, curve: Columns) -> Curve:
-        """The metric's curve as RunSeries.curve gives it: the points themselves under the
-        judging resolution's cap, else its blocks brought up to date with the new points."""
-        blocks = self._blocks[code]
+    @staticmethod
+    def _judged(blocks: Blocks, name: str, curve: Columns) -> Curve:
+        """A metric's curve (or writes) as RunSeries.curve (or writes) gives it: the points
+        themselves under the judging resolution's cap, else `blocks` brought up to date with
+        the new points."""
         series = curve.view("step"), curve.view("value"), curve.view("wall_time")
         blocks.update(*series)
         judged = blocks.judged(*series)
@@ -264,6 +279,9 @@ class GrowingRun:
     def regrown(self) -> int:
         """Rows moved so far by buffers growing (amortised O(1) a row)."""
         curves = sum(c.copied for c in self._curves if c is not None)
+        curves += sum(
+            w.copied for w, c in zip(self._writes, self._curves, strict=True) if w is not c
+        )
         strings = self.run_column.copied + self.metric_column.copied
         rows = sum(r.copied for r in self._rows)
         return self.rows.copied + curves + strings + rows

@@ -2,29 +2,35 @@
 
 Symptom: a run resumed from a checkpoint without its optimizer, scheduler or sampler state:
 the log repeats steps, and the loss right after the restart sits well away from where it was.
-Signal read: the primary train loss in source order (`seq`), not step order. A restart is a row
-whose segment (the frame's `segment` column) differs from the previous row's, or whose step is
-at or below the previous row's (exact repeats of the previous step and value, an
-epoch metric written twice, are dropped first). At each restart the level of the next k points
-(k = 5% of the points, 1 to 50) is compared with the k points just before it (where training
-was when it stopped), less the change the curve was already making over the k points before
-those (with fewer than 2k points before it, k times the slope of those there), so a steady
-descent across the restart is not a jump; a restart that replays earlier
-(step, value) pairs exactly is the same log written twice. A counter reset that kept training
-shows no jump; a resume without its optimizer state, from a stale checkpoint, or with the
-weights not restored does. The points
-logged earlier at the same steps are a second reading, kept as evidence: a resumed loss that
-matches them points at a stale checkpoint, one above them at lost optimizer state.
+Signal read: the primary train loss's rows of that role in source order (`seq`), not step order,
+at the judging resolution (RunSeries.writes: kept with the run, so a live tick reads at most
+JUDGED_POINTS points whatever the run's length). A restart is a point whose segment (the frame's
+`segment` column) differs from the previous point's, or whose step is at or below the previous
+point's (exact repeats of the previous step and value, an epoch metric written twice, are
+dropped first). Past JUDGED_POINTS points a point is a block of logged points (its mean, at the
+step of its first non-finite or else highest point, in the segment of its last point; the LR
+alike): a restart is seen where a block's step is at or below the previous block's or its
+segment differs, and its steps are read from the logged rows of those two blocks; a restart that
+goes back fewer points than about two blocks hold is not seen. At each restart the level of the
+next k points (k = 5% of the points, 1 to 50) is compared with the k points just before it
+(where training was when it stopped), less the change the curve was already making over the k
+points before those (with fewer than 2k points before it, k times the slope of those there), so
+a steady descent across the restart is not a jump; a restart that replays earlier (step, value)
+pairs exactly is the same log written twice. A counter reset that kept training shows no jump; a
+resume without its optimizer state, from a stale checkpoint, or with the weights not restored
+does. The points logged earlier at the same steps are a second reading, kept as evidence: a
+resumed loss that matches them points at a stale checkpoint, one above them at lost optimizer
+state.
 Rule: some restart's jump is at least `min_z` standard errors (of that combination of k-point
-medians, from the step-sorted curve's trend-free noise) and `min_rel` of the curve's robust
-range or of the loss level before the restart, whichever is smaller. A schedule restarted with
-the counter (the LR moved by `_LR_JUMP`, 2x, or more across the restart) is a resume too when
-the steps logged again sit that far from what the earlier run logged at them (`replay_gap`):
-the resumed run is not in the state that produced them, though the loss did not jump against
-the last point before the restart. A counter that goes back with no jump, no schedule restart
-or no replay gap (an epoch field reset each session) is not a finding. More restarts than
-`max_restarts` or 5% of the points means interleaved writers (ranks, processes), not resumes:
-no finding.
+medians, from the trend-free noise of the step-sorted curve, or past JUDGED_POINTS of the block
+means the medians are taken of) and `min_rel` of the curve's robust range or of the loss level
+before the restart, whichever is smaller. A schedule restarted with the counter (the LR moved by
+`_LR_JUMP`, 2x, or more across the restart) is a resume too when the steps logged again sit that
+far from what the earlier run logged at them (`replay_gap`): the resumed run is not in the state
+that produced them, though the loss did not jump against the last point before the restart. A
+counter that goes back with no jump, no schedule restart or no replay gap (an epoch field reset
+each session) is not a finding. More restarts than `max_restarts` or 5% of the points means
+interleaved writers (ranks, processes), not resumes: no finding.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
 Evidence: restarts, resume_step, resumed_from_step, loss_jump (signed, in standard errors),
 loss_jump_rel (share of the robust range or of the level before,
@@ -38,6 +44,8 @@ step 0 with a different model); a restart exactly at an LR milestone.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from lossforensics.classifiers._align import detrended_noise, finite_curve
@@ -67,26 +75,35 @@ _CONFIDENCE_PER_DOUBLING = 0.15
 _CONFIDENCE_CAP = 0.95
 
 
-def source_order(run: RunSeries, role: str, *, segments: bool = False) -> tuple[np.ndarray, ...]:
-    """The role's primary metric as (steps, values) in source order, exact repeats dropped;
-    with `segments`, (steps, values, segment of each point)."""
+class Logged(NamedTuple):
+    """A role's primary metric in source order at the judging resolution, exact repeats
+    dropped: each point's step, value and segment, and its position among the writes."""
+
+    metric: str | None
+    role: str
+    steps: np.ndarray
+    values: np.ndarray
+    segments: np.ndarray
+    at: np.ndarray  # positions in run.writes(metric, role)
+    block: int  # logged points a point stands for
+
+
+def source_order(run: RunSeries, role: str) -> Logged:
+    """The role's primary metric, its rows of that role, as written (RunSeries.writes: kept
+    with the run, at most JUDGED_POINTS points), exact repeats of the previous point dropped."""
     name = run.primary(role)
     if name is None:
-        empty = (np.array([], np.int64), np.array([]))
-        return (*empty, np.array([], np.int64)) if segments else empty
-    f = run.frame
-    rows = run.rows(name)  # from the integer metric codes, kept with the run
-    rows = rows[(f["role"].iloc[rows] == role).to_numpy(bool)]  # roles of those rows only
-    s = f["step"].to_numpy(np.int64)[rows]  # two columns, not a copy of the whole frame
-    y = f["value"].to_numpy(np.float64)[rows]
+        none = np.array([], np.int64)
+        return Logged(None, role, none, np.array([]), none, none, 1)
+    w = run.writes(name, role)
+    s, y, seg = w.steps, w.values, run.write_segments(name, role)
+    at = np.arange(len(s))
     repeat = s[1:] == s[:-1]  # exact repeats are rare: the values are compared only then
     if repeat.any():
         repeat &= (y[1:] == y[:-1]) | (np.isnan(y[1:]) & np.isnan(y[:-1]))
         keep = np.r_[True, ~repeat]
-        rows, s, y = rows[keep], s[keep], y[keep]
-    if segments:
-        return s, y, f["segment"].to_numpy(np.int64)[rows]
-    return s, y
+        s, y, seg, at = s[keep], y[keep], seg[keep], at[keep]
+    return Logged(name, role, s, y, seg, at, w.block)
 
 
 def _median(a: np.ndarray) -> float:
@@ -114,7 +131,8 @@ class ResumeDiscontinuity(Classifier):
         self.max_restarts = max_restarts
 
     def measure(self, run: RunSeries) -> dict | None:
-        s, y, seg = source_order(run, "train_loss", segments=True)
+        loss = source_order(run, "train_loss")
+        s, y, seg = loss.steps, loss.values, loss.segments
         # a restart: the step counter goes back, or the reader marked a new segment (a
         # `segment`/`phase` key) while the counter kept going
         restarts = np.flatnonzero((s[1:] <= s[:-1]) | (seg[1:] != seg[:-1])) + 1
@@ -123,7 +141,7 @@ class ResumeDiscontinuity(Classifier):
         ):
             return None
         _, fin = finite_curve(run, "train_loss")  # step-sorted, reduced
-        noise, span = max(detrended_noise(fin), TINY), max(robust_range(fin), TINY)
+        noise, span = max(_noise(loss, fin), TINY), max(robust_range(fin), TINY)
         k = int(
             np.clip(len(s) // _WINDOW_DIVISOR, 1, _WINDOW_MAX)
         )  # short epoch logs: the points at the restart
@@ -133,7 +151,10 @@ class ResumeDiscontinuity(Classifier):
         nth = int(np.argmax(np.abs(jumps)))
         best = rows[nth]
         se = se2 * (np.sqrt(_DETRENDED_SE_FACTOR) if best["detrended"] else 1.0)
-        lx, ly = source_order(run, "lr")
+        if loss.block > 1:  # the steps the restart went between, not its blocks'
+            best["step"], best["from_step"] = _logged_restart(run, loss, int(restarts[nth]))
+        lr = source_order(run, "lr")
+        lx, ly = lr.steps, lr.values
         return {
             "restarts": int(len(restarts)),
             "resume_step": best["step"],
@@ -204,6 +225,30 @@ class ResumeDiscontinuity(Classifier):
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)
         return None if m is None else self.judge(m)
+
+
+def _noise(loss: Logged, fin: np.ndarray) -> float:
+    """The noise of one point the k-point medians are taken of: the step-sorted reduced
+    curve's trend-free noise; on writes judged in blocks, that of the block means themselves
+    (a block mean is quieter than a point by sqrt(block))."""
+    if loss.block == 1:
+        return detrended_noise(fin)
+    return detrended_noise(loss.values[np.isfinite(loss.values)])
+
+
+def _logged_restart(run: RunSeries, loss: Logged, r: int) -> tuple[int, int]:
+    """(step, from_step) of the logged restart behind point r of writes judged in blocks: the
+    first restart among the points of its block and the one before (2 blocks of rows read);
+    the blocks' own steps when none is there."""
+    b, block = loss.block, int(loss.at[r])
+    s, y, seg = run.logged(str(loss.metric), (block - 1) * b, (block + 1) * b, loss.role)
+    same = (s[1:] == s[:-1]) & ((y[1:] == y[:-1]) | (np.isnan(y[1:]) & np.isnan(y[:-1])))
+    keep = np.r_[True, ~same]  # exact repeats dropped, as in source_order
+    s, seg = s[keep], seg[keep]
+    at = np.flatnonzero((s[1:] <= s[:-1]) | (seg[1:] != seg[:-1]))
+    if len(at) == 0:
+        return int(loss.steps[r]), int(loss.steps[r - 1])
+    return int(s[at[0] + 1]), int(s[at[0]])
 
 
 def _at_restart(s: np.ndarray, y: np.ndarray, r: int, k: int, se2: float) -> dict:

@@ -5,8 +5,9 @@ six `eval_gN_loss` sets). `primary(role)` picks the one a person would plot firs
 name, else the non-component metric with the most points. `curve()` gives it as step-sorted
 arrays where a repeated step keeps its last write (a resumed run overwrites), at the judging
 resolution (classifiers.resolution: a curve over JUDGED_POINTS points is judged on block means,
-each block's highest value in `peaks`); `raw()` keeps the source order for the classifiers that
-need restarts and repeats (resume_discontinuity).
+each block's highest value in `peaks`); `writes()` keeps the source order, at the same
+resolution, for the classifiers that need restarts and repeats (nan, resume_discontinuity), with
+`write_segments()` the session of each write and `logged()` the writes a block stands for.
 """
 
 from __future__ import annotations
@@ -73,10 +74,11 @@ _GRANULARITY = re.compile(r"[_/](step|epoch)$")
 
 @dataclass(frozen=True)
 class Curve:
-    """One metric as step-sorted arrays; non-finite values are kept. At the judging resolution
-    a point stands for `block` consecutive logged points: its step and wall time the last one's,
-    its value their mean (non-finite when one of them is), `peaks` their highest value (None
-    when each point is one logged point)."""
+    """One metric as step-sorted arrays (or, from `writes()`, in source order); non-finite
+    values are kept. At the judging resolution a point stands for `block` consecutive logged
+    points: its value their mean (non-finite when one of them is), `peaks` their highest value
+    (None when each point is one logged point), its step and wall time those of its first
+    non-finite point, else of its highest (classifiers.resolution)."""
 
     metric: str
     steps: np.ndarray  # int64, strictly increasing
@@ -172,6 +174,11 @@ class RunSeries:
         return self.measured(("smoothed", curve.metric, float(frac)), compute)
 
     @cached_property
+    def _segment_column(self) -> np.ndarray:
+        """Each row's segment (its session of the run), taken out of the frame once per run."""
+        return self.frame["segment"].to_numpy(np.int64)
+
+    @cached_property
     def _metric_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """Each row's metric as an integer code, and the names the codes stand for."""
         codes, names = pd.factorize(self.frame["metric"], sort=False)
@@ -246,20 +253,65 @@ class RunSeries:
 
         return self.measured(("rows", metric), compute)
 
-    def writes(self, metric: str) -> Curve:
+    def writes(self, metric: str, role: str | None = None) -> Curve:
         """One metric's rows as logged, in source order: unlike curve(), steps may repeat or go
         back (a restarted session's rows, which the step-sorted curve overwrites, are kept). At
-        the judging resolution, as curves are; kept with the run."""
+        the judging resolution, as curves are; kept with the run. With `role`, only its rows
+        of that role (a metric logged under two roles; else the same writes)."""
 
         def compute() -> Curve:
-            rows = self.rows(metric)
+            rows = self._write_rows(metric, role)
             steps, values, wall = self._columns
             logged = steps[rows]
-            if len(logged) < 2 or bool(np.all(logged[1:] > logged[:-1])):
+            whole = len(rows) == len(self.rows(metric))
+            if whole and (len(logged) < 2 or bool(np.all(logged[1:] > logged[:-1]))):
                 return self._judged(metric)  # never overwritten: the writes are the curve
             return at_resolution(Curve(metric, logged, values[rows], wall[rows]))
 
-        return self.measured(("writes", metric), compute)
+        if role is None or self._sole_role(metric, role):
+            return self.measured(("writes", metric), compute)  # what a growing run adopts
+        return self.measured(("writes", metric, role), compute)
+
+    def write_segments(self, metric: str, role: str | None = None) -> np.ndarray:
+        """The segment of each point of `writes(metric, role)`: a block's is its last logged
+        point's, so a session that begins inside a block begins, at this resolution, at that
+        block. Reads one row a point (JUDGED_POINTS at most), not the metric's rows."""
+
+        def compute() -> np.ndarray:
+            rows = self._write_rows(metric, role)
+            block = self.writes(metric, role).block
+            last = np.minimum(np.arange(block, len(rows) + block, block), len(rows)) - 1
+            segments = self._segment_column[rows[last]]
+            segments.flags.writeable = False
+            return segments
+
+        if role is not None and self._sole_role(metric, role):
+            role = None
+        return self.measured(("write_segments", metric, role), compute)
+
+    def logged(
+        self, metric: str, start: int, stop: int, role: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Steps, values and segments of the writes `start` to `stop` (positions among
+        `writes(metric, role)`'s logged points, before blocks): what a few blocks stand for,
+        read from those rows only."""
+        rows = self._write_rows(metric, role)[max(start, 0) : max(stop, 0)]
+        steps, values, _ = self._columns
+        return steps[rows], values[rows], self._segment_column[rows]
+
+    def _sole_role(self, metric: str, role: str) -> bool:
+        """Whether every row of `metric` has `role` (from the role ranking: no row read)."""
+        return all(metric not in names for r, names in self._by_role.items() if r != role)
+
+    def _write_rows(self, metric: str, role: str | None) -> np.ndarray:
+        """Positions of the metric's rows (with `role`, of that role only), in source order."""
+        rows = self.rows(metric)
+        if role is None or self._sole_role(metric, role):
+            return rows
+        return self.measured(
+            ("rows", metric, role),
+            lambda: rows[(self.frame["role"].iloc[rows] == role).to_numpy(bool)],
+        )
 
     def raw(self, metric: str) -> pd.DataFrame:
         """One metric's rows in source order (step, value, wall_time, seq)."""

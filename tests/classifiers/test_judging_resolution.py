@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 import pytest
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnose import diagnose
@@ -15,6 +16,7 @@ from lossforensics.classifiers.diagnosis import Finding
 from lossforensics.classifiers.frame import make_frame
 from lossforensics.classifiers.incremental import IncrementalDiagnosis
 from lossforensics.classifiers.resolution import JUDGED_POINTS, Blocks, aggregate, block_size
+from lossforensics.classifiers.resume_discontinuity import ResumeDiscontinuity
 from lossforensics.classifiers.run import RunSeries
 
 K = JUDGED_POINTS
@@ -156,3 +158,78 @@ def test_rows_and_writes_handed_over_equal_runseries_after_a_resume_over_a_nan()
     full = diagnose(live.frame())
     assert tick.diagnosis.to_dict() == full.to_dict()
     assert "nan" in tick.diagnosis.labels
+
+
+def _resumed(kind: str) -> tuple[pd.DataFrame, int, int]:
+    """A run of 3.5K to 4K points resumed at one restart, the loss 0.8 above where it was right
+    after it: the counter going back (`back`), or a new segment with the counter going on
+    (`segment`). With the restart's step and the step logged before it."""
+    if kind == "back":
+        steps = np.r_[np.arange(0, 70_000), np.arange(50_000, 110_000)]
+        restart, segment = 70_000, np.zeros(len(steps), np.int64)
+    else:
+        steps = np.arange(0, 115_000)
+        restart, segment = 80_000, (np.arange(len(steps)) >= 80_000).astype(np.int64)
+    loss = _loss(len(steps), seed=4)
+    after = np.arange(len(steps)) >= restart
+    loss[after] += 0.8 * np.exp(-np.arange(after.sum()) / 3000)
+    frame = make_frame("resumed", ["loss"] * len(steps), steps, loss, segment=segment)
+    return frame, int(steps[restart]), int(steps[restart - 1])
+
+
+@pytest.mark.parametrize("kind", ["back", "segment"])
+def test_a_resume_in_a_long_run_is_found_at_its_restart_in_a_tick_and_in_full(kind: str) -> None:
+    frame, step, from_step = _resumed(kind)
+    live = IncrementalDiagnosis("resumed")
+    start = 0
+    for cut in (40_000, 70_003, 90_001, len(frame)):  # a tick just after the restart too
+        live.add_frame(frame.iloc[start:cut])
+        start = cut
+        tick = live.tick()
+        full = diagnose(frame.iloc[:cut])
+        assert tick.diagnosis.to_dict() == full.to_dict(), f"differs after {cut} points"
+    found = {f.label: f for f in tick.diagnosis.findings}["resume_discontinuity"]
+    assert found.span.start_step == step  # the logged step, not its block's
+    assert found.evidence["resumed_from_step"] == from_step
+
+
+class _Counted(np.ndarray):
+    """An array that counts the elements read out of it (handed out as plain arrays)."""
+
+    read = 0
+
+    def __getitem__(self, key: object) -> object:
+        out = super().__getitem__(key)
+        _Counted.read += int(np.size(out))
+        return out.view(np.ndarray) if isinstance(out, np.ndarray) else out
+
+
+class _NoFrame:
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"the frame was read ({name})")
+
+    def __getitem__(self, key: object) -> object:
+        raise AssertionError(f"the frame was read ({key})")
+
+
+def test_resume_reads_the_kept_writes_and_two_blocks_of_rows_not_the_run() -> None:
+    frame, step, _ = _resumed("back")
+    live = IncrementalDiagnosis("resumed", classifiers=[])
+    live.add_frame(frame.iloc[:100_000])
+    live.tick()
+    live.add_frame(frame.iloc[100_000:])
+    live.tick()
+    run = live.series()
+    assert ("writes", "loss") in run._measured  # kept by the growing run, not re-cut here
+    steps, values, wall = run._columns
+    run.__dict__["_columns"] = (steps.view(_Counted), values.view(_Counted), wall)
+    run.__dict__["_segment_column"] = run._segment_column.view(_Counted)
+    run.frame = _NoFrame()  # type: ignore[assignment]
+    _Counted.read = 0
+    measured = ResumeDiscontinuity().measure(run)
+    assert measured is not None and measured["resume_step"] == step
+    b = run.writes("loss").block
+    assert b == 4 and len(run.writes("loss")) <= K
+    # a segment a judged point, and steps, values and segments of the restart's two blocks:
+    # a quarter of the run's rows, however long it grows
+    assert _Counted.read <= len(run.writes("loss")) + 3 * 2 * b

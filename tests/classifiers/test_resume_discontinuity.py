@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 from lossforensics.classifiers.frame import make_frame
 from lossforensics.classifiers.resume_discontinuity import ResumeDiscontinuity
@@ -138,3 +139,21 @@ def test_a_schedule_restarted_with_the_counter_is_a_resume_when_the_replayed_ste
     # the same restart with the schedule carried on is a counter reset, not a finding
     kept = (steps, np.r_[lr1, np.full(len(second), 5e-5)])
     assert judge(ResumeDiscontinuity(), _run(steps, values, kept)) is None
+
+
+def test_only_the_rows_of_the_training_role_are_read():
+    # the same name logged under a second role (a hand-built frame): its rows, which go back
+    # to step 0 a loss unit higher, are not the training loss's and make no restart
+    steps, extra = np.arange(0, 6000, 10), np.arange(0, 500, 10)
+    frame = make_frame(
+        "r",
+        ["loss"] * (len(steps) + len(extra)),
+        np.r_[steps, extra],
+        np.r_[_loss(steps), _loss(extra) + 1.0],
+    )
+    role = np.r_[np.full(len(steps), "train_loss"), np.full(len(extra), "other")]
+    run = RunSeries(frame.assign(role=pd.Categorical(role, dtype=frame["role"].dtype)))
+    assert len(run.writes("loss", "train_loss")) == len(steps)
+    assert len(run.write_segments("loss", "train_loss")) == len(steps)
+    assert judge(ResumeDiscontinuity(), run) is None
+    assert judge(ResumeDiscontinuity(), RunSeries(frame)) is not None  # one role: a restart
