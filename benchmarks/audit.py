@@ -5,7 +5,9 @@ Prints, from one run of this script:
     --jobs 1;
   * the time tbparse alone needs merely to LOAD the TensorBoard runs among them (the reference:
     the audit, diagnosis included, should finish before tbparse has read its share);
-  * the audit of 100 runs vs 1,000 runs (same mix) and the ratio (linear scaling: ~10x).
+  * the audit of 100 runs vs 1,000 runs (same mix) and the ratio (linear scaling: ~10x);
+  * where a run's CPU goes, last (so its imports do not warm the pool's start): discovery,
+    reading and diagnosis of the 100 runs in this process, per format.
 
 Generation writes the files directly (no training): TFRecord event files with the scalar
 protobuf laid out by hand, CSV/JSON/JSONL text built column-wise with numpy, MLflow metric files.
@@ -295,6 +297,39 @@ def tbparse_seconds(root: Path) -> tuple[float, float, int]:
     return time.perf_counter() - start, cpu_seconds() - cpu, scalars
 
 
+def stage_split(root: Path) -> str:
+    """CPU milliseconds a run spends in discovery, reading and diagnosis, in one process (what
+    a worker does for each run), overall and per format: what the audit's figure is made of."""
+    from collections import defaultdict
+
+    from lossforensics.analysis import diagnose_read, read_source
+    from lossforensics.audit.worker import prepare_worker
+    from lossforensics.discover import discover_runs
+
+    prepare_worker()
+    start = time.process_time()
+    sources = discover_runs(root).sources
+    discovery = (time.process_time() - start) / len(sources)
+    spent: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+    for source in sources:
+        t0 = time.process_time()
+        result = read_source(source.path, format=source.format)
+        t1 = time.process_time()
+        diagnose_read(result)
+        t2 = time.process_time()
+        row = spent[source.format]
+        row[0], row[1], row[2] = row[0] + t1 - t0, row[1] + t2 - t1, row[2] + 1
+    read = sum(r[0] for r in spent.values()) / len(sources)
+    diagnose = sum(r[1] for r in spent.values()) / len(sources)
+    lines = [
+        f"CPU a run, one process, {len(sources)} runs: discovery {discovery * 1e3:.1f} ms, "
+        f"reading {read * 1e3:.1f} ms, diagnosis {diagnose * 1e3:.1f} ms"
+    ]
+    for fmt, (r, d, n) in sorted(spent.items()):
+        lines.append(f"  {fmt:14s} reading {r / n * 1e3:5.1f} ms, diagnosis {d / n * 1e3:5.1f} ms")
+    return "\n".join(lines)
+
+
 def _autogroup() -> bool:
     """Whether the kernel shares CPU time between sessions rather than between processes."""
     try:
@@ -392,6 +427,7 @@ def main() -> None:
             f"core(s) the audit's wall time would be ~{cpu_big / jobs:.0f} s vs tbparse's "
             f"~{cpu_tb:.0f} s ({cpu_big / jobs / cpu_tb:.2f})"
         )
+        print(stage_split(small))
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
         if _autogroup() and os.getloadavg()[0] > jobs:
             print(
