@@ -2,22 +2,24 @@
 same file at each size.
 
     .venv/bin/python benchmarks/watch.py [--sizes 100000 1000000 3000000] [--grow 1000]
-                                         [--ticks 5] [--json P]
+                                         [--ticks 5] [--resumed] [--json P]
 
 For each size, a JSONL run of about that many scalars (the diagnose benchmark's run: loss, LR,
-grad norm, a val loss) is written. The watcher follows it: after its first read, `--grow` more
-points are appended before each tick, and the tick's time covers reading what grew
-(`Follower.poll`), taking it in and re-diagnosing (`IncrementalDiagnosis.add_frame` + `tick`).
-After each tick the file is diagnosed in full (`load_run` + `diagnose_all`, what `diagnose`
-does): that is both the check (the tick's diagnosis must equal it) and the reference the tick
-is timed against, so the two are measured on the same points, interleaved. Wall and CPU times
-are medians over the ticks; CPU time is steadier on a shared machine. Also printed: the rows the
-tick's view upkeep touched (`IncrementalDiagnosis.touched`), which follow the new points, not
-the file, and the most points a classifier was handed a curve (the judging resolution caps it
-at JUDGED_POINTS), so a tick's cost stays about flat as the run grows while a full diagnosis
-grows with it. Targets: at every size the same findings as the full diagnosis; from 1M points a
-tick costing at most 1/5 of it; the tick at the largest size at most twice the tick at the
-smallest.
+grad norm, a val loss) is written; with `--resumed`, its log goes back once, as a run resumed
+from a checkpoint logs the same steps again (the first 60% of its lines, then the lines from 50%
+on: every metric's writes then differ from its curve). The watcher follows it: after its first
+read, `--grow` more points are appended before each tick, and the tick's time covers reading
+what grew (`Follower.poll`), taking it in and re-diagnosing (`IncrementalDiagnosis.add_frame` +
+`tick`). After each tick the file is diagnosed in full (`load_run` + `diagnose_all`, what
+`diagnose` does): that is both the check (the tick's diagnosis must equal it) and the reference
+the tick is timed against, so the two are measured on the same points, interleaved. Wall and CPU
+times are medians over the ticks; CPU time is steadier on a shared machine. Also printed: the
+rows the tick's view upkeep touched (`IncrementalDiagnosis.touched`), which follow the new
+points, not the file, and the most points a classifier was handed a curve (the judging
+resolution caps it at JUDGED_POINTS), so a tick's cost stays about flat as the run grows while a
+full diagnosis grows with it. Targets: at every size the same findings as the full diagnosis;
+from 1M points a tick costing at most 1/5 of it; the tick at the largest size at most twice the
+tick at the smallest.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ TARGET_FROM_POINTS = 1_000_000
 FLAT_GROWTH = 2.0
 
 
+# --resumed: where the log goes back, and to where, as shares of its lines
+_RESUMED_AT, _RESUMED_TO = 0.6, 0.5
+
+
 def _median(values: list[float]) -> float:
     return sorted(values)[len(values) // 2]
 
@@ -69,11 +75,13 @@ class Sizing:
     same: bool
 
 
-def measure(tmp: Path, points: int, grow: int, ticks: int) -> Sizing:
+def measure(tmp: Path, points: int, grow: int, ticks: int, resumed: bool = False) -> Sizing:
     """Follow a JSONL run of about `points` scalars for `ticks` ticks of `grow` points each."""
     source = tmp / f"source-{points}.jsonl"
     write_run(source, points + grow * (ticks + 1))
     lines = source.read_bytes().splitlines(keepends=True)
+    if resumed:  # the log goes back once: from 60% of its lines to 50%
+        lines = lines[: int(_RESUMED_AT * len(lines))] + lines[int(_RESUMED_TO * len(lines)) :]
     per_line = 3.01  # points a line of this run holds, on average
     grow_lines = max(1, int(grow / per_line))
     head = len(lines) - grow_lines * ticks
@@ -126,6 +134,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000, 3_000_000])
     parser.add_argument("--grow", type=int, default=1000)
     parser.add_argument("--ticks", type=int, default=5)
+    parser.add_argument(
+        "--resumed", action="store_true", help="the log goes back once (a resume), as it grows"
+    )
     figures.add_json_option(parser)
     args = parser.parse_args()
     print(
@@ -133,9 +144,10 @@ def main() -> None:
         f"{'tick/full':>9} {'(CPU)':>6} {'first ms':>9} {'touched':>8} {'judged':>7}  same"
     )
     sized: list[Sizing] = []
+    kind = "resumed JSONL" if args.resumed else "JSONL"
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
-            m = measure(Path(tmp), size, args.grow, args.ticks)
+            m = measure(Path(tmp), size, args.grow, args.ticks, args.resumed)
             sized.append(m)
             ratio = m.tick_s / m.full_s
             print(
@@ -147,7 +159,7 @@ def main() -> None:
             figures.record(
                 figures.Figure(
                     "watch",
-                    f"watch tick on a {m.points:,}-point JSONL growing by {m.grew:,} points "
+                    f"watch tick on a {m.points:,}-point {kind} growing by {m.grew:,} points "
                     f"(read + re-diagnose, median of {args.ticks})",
                     m.tick_s,
                     "s",
@@ -172,7 +184,7 @@ def main() -> None:
         figures.record(
             figures.Figure(
                 "watch",
-                f"watch tick CPU time at {large.points:,} points against "
+                f"watch tick CPU time at {large.points:,} points ({kind}) against "
                 f"{small.points:,} (the judging resolution keeps a tick flat)",
                 large.tick_cpu,
                 "s",

@@ -10,17 +10,17 @@ point's (exact repeats of the previous step and value, an epoch metric written t
 dropped first). Past JUDGED_POINTS points a point is a block of logged points (its mean, at the
 step of its first non-finite or else highest point, in the segment of its last point; the LR
 alike): a restart is seen where a block's step is at or below the previous block's or its
-segment differs, and its steps are read from the logged rows of those two blocks; a restart that
-goes back fewer points than about two blocks hold is not seen. At each restart the level of the
-next k points (k = 5% of the points, 1 to 50) is compared with the k points just before it
-(where training was when it stopped), less the change the curve was already making over the k
-points before those (with fewer than 2k points before it, k times the slope of those there), so
-a steady descent across the restart is not a jump; a restart that replays earlier (step, value)
-pairs exactly is the same log written twice. A counter reset that kept training shows no jump; a
-resume without its optimizer state, from a stale checkpoint, or with the weights not restored
-does. The points logged earlier at the same steps are a second reading, kept as evidence: a
-resumed loss that matches them points at a stale checkpoint, one above them at lost optimizer
-state.
+segment differs, and its steps, and whether it replays earlier pairs, are read from the logged
+rows of a few blocks around it; a restart that goes back fewer points than about two blocks hold
+is not seen. At each restart the level of the next k points (k = 5% of the points, 1 to 50) is
+compared with the k points just before it (where training was when it stopped), less the change
+the curve was already making over the k points before those (with fewer than 2k points before
+it, k times the slope of those there), so a steady descent across the restart is not a jump; a
+restart that replays earlier (step, value) pairs exactly is the same log written twice. A
+counter reset that kept training shows no jump; a resume without its optimizer state, from a
+stale checkpoint, or with the weights not restored does. The points logged earlier at the same
+steps are a second reading, kept as evidence: a resumed loss that matches them points at a stale
+checkpoint, one above them at lost optimizer state.
 Rule: some restart's jump is at least `min_z` standard errors (of that combination of k-point
 medians, from the trend-free noise of the step-sorted curve, or past JUDGED_POINTS of the block
 means the medians are taken of) and `min_rel` of the curve's robust range or of the loss level
@@ -147,12 +147,16 @@ class ResumeDiscontinuity(Classifier):
         )  # short epoch logs: the points at the restart
         se2 = _MEDIAN_SE_FACTOR * noise * np.sqrt(2.0 / k)  # of a difference of two k-point medians
         rows = [_at_restart(s, y, int(r), k, se2) for r in restarts]  # at most max_restarts
+        if loss.block > 1:  # the steps and a replay that blocks blur, from the logged rows
+            for row, r, since in zip(rows, restarts, np.r_[0, restarts[:-1]], strict=True):
+                row["step"], row["from_step"], replayed = _logged_restart(
+                    run, loss, int(r), int(since)
+                )
+                row["jump"] = 0.0 if replayed else row["jump"]
         jumps = np.array([row["jump"] for row in rows])
         nth = int(np.argmax(np.abs(jumps)))
         best = rows[nth]
         se = se2 * (np.sqrt(_DETRENDED_SE_FACTOR) if best["detrended"] else 1.0)
-        if loss.block > 1:  # the steps the restart went between, not its blocks'
-            best["step"], best["from_step"] = _logged_restart(run, loss, int(restarts[nth]))
         lr = source_order(run, "lr")
         lx, ly = lr.steps, lr.values
         return {
@@ -236,19 +240,34 @@ def _noise(loss: Logged, fin: np.ndarray) -> float:
     return detrended_noise(loss.values[np.isfinite(loss.values)])
 
 
-def _logged_restart(run: RunSeries, loss: Logged, r: int) -> tuple[int, int]:
-    """(step, from_step) of the logged restart behind point r of writes judged in blocks: the
-    first restart among the points of its block and the one before (2 blocks of rows read);
-    the blocks' own steps when none is there."""
-    b, block = loss.block, int(loss.at[r])
-    s, y, seg = run.logged(str(loss.metric), (block - 1) * b, (block + 1) * b, loss.role)
+def _logged_restart(run: RunSeries, loss: Logged, r: int, since: int) -> tuple[int, int, bool]:
+    """Point r of writes judged in blocks is a restart (`since`: the restart before it, or 0);
+    what blocks blur, from the logged rows of a few blocks: the steps it went between (the
+    first restart among the logged points of its block and the one before; the blocks' own
+    when none is there), and whether the next block's worth of logged points replays (step,
+    value) pairs logged at those steps since the restart before (the same log written twice)."""
+    b, name, role = loss.block, str(loss.metric), loss.role
+    first = (int(loss.at[r]) - 1) * b
+    s, y, seg = run.logged(name, first, first + 2 * b, role)
     same = (s[1:] == s[:-1]) & ((y[1:] == y[:-1]) | (np.isnan(y[1:]) & np.isnan(y[:-1])))
-    keep = np.r_[True, ~same]  # exact repeats dropped, as in source_order
-    s, seg = s[keep], seg[keep]
-    at = np.flatnonzero((s[1:] <= s[:-1]) | (seg[1:] != seg[:-1]))
-    if len(at) == 0:
-        return int(loss.steps[r]), int(loss.steps[r - 1])
-    return int(s[at[0] + 1]), int(s[at[0]])
+    kept = np.flatnonzero(np.r_[True, ~same])  # exact repeats dropped, as in source_order
+    ks, kseg = s[kept], seg[kept]
+    back = np.flatnonzero((ks[1:] <= ks[:-1]) | (kseg[1:] != kseg[:-1]))
+    if len(back) == 0:
+        return int(loss.steps[r]), int(loss.steps[r - 1]), False
+    at = first + int(kept[back[0] + 1])  # the restart's position among the writes
+    after_s, after_y, _ = run.logged(name, at, at + b, role)
+    # the logged points at those steps before it lie in the blocks around those steps
+    steps = loss.steps[since:r]
+    lo = since + max(int(np.searchsorted(steps, after_s.min())) - 1, 0)
+    hi = since + min(int(np.searchsorted(steps, after_s.max(), side="right")) + 1, len(steps))
+    replayed = False
+    if lo < hi:
+        start, stop = int(loss.at[lo]) * b, min((int(loss.at[hi - 1]) + 1) * b, at)
+        es, ey, _ = run.logged(name, start, stop, role)
+        with np.errstate(invalid="ignore"):  # as in _at_restart
+            replayed = bool(np.all(np.isin(after_s + 1j * after_y, es + 1j * ey)))
+    return int(ks[back[0] + 1]), int(ks[back[0]]), replayed
 
 
 def _at_restart(s: np.ndarray, y: np.ndarray, r: int, k: int, se2: float) -> dict:

@@ -193,6 +193,26 @@ def test_a_resume_in_a_long_run_is_found_at_its_restart_in_a_tick_and_in_full(ki
     assert found.evidence["resumed_from_step"] == from_step
 
 
+def test_a_log_written_again_in_a_long_run_is_not_a_resume_in_a_tick_or_in_full() -> None:
+    # 30,000 steps logged again with their values (blocks of 4 no longer aligned with the
+    # first pass's), then the run goes on: the same log written twice, not a resume
+    loss = _loss(90_000, seed=5)
+    again = np.arange(40_001, 70_000)
+    steps = np.r_[np.arange(70_000), again, np.arange(70_000, 90_000)]
+    values = np.r_[loss[:70_000], loss[again], loss[70_000:]]
+    frame = make_frame("again", ["loss"] * len(steps), steps, values)
+    live = IncrementalDiagnosis("again")
+    live.add_frame(frame.iloc[:80_000])
+    live.tick()
+    live.add_frame(frame.iloc[80_000:])
+    tick, full = live.tick(), diagnose(frame)
+    assert tick.diagnosis.to_dict() == full.to_dict()
+    assert "resume_discontinuity" not in full.labels
+    measured = ResumeDiscontinuity().measure(RunSeries(frame))
+    assert measured is not None and measured["restarts"] == 1 and measured["loss_jump"] == 0
+    assert (measured["resume_step"], measured["resumed_from_step"]) == (40_001, 69_999)
+
+
 class _Counted(np.ndarray):
     """An array that counts the elements read out of it (handed out as plain arrays)."""
 
@@ -230,6 +250,6 @@ def test_resume_reads_the_kept_writes_and_two_blocks_of_rows_not_the_run() -> No
     assert measured is not None and measured["resume_step"] == step
     b = run.writes("loss").block
     assert b == 4 and len(run.writes("loss")) <= K
-    # a segment a judged point, and steps, values and segments of the restart's two blocks:
-    # a quarter of the run's rows, however long it grows
-    assert _Counted.read <= len(run.writes("loss")) + 3 * 2 * b
+    # a segment a judged point, and steps, values and segments of a few blocks' logged rows at
+    # the restart: a quarter of the run's rows, however long it grows
+    assert _Counted.read <= len(run.writes("loss")) + 3 * 8 * b
