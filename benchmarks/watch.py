@@ -145,6 +145,7 @@ def main() -> None:
     )
     sized: list[Sizing] = []
     kind = "resumed JSONL" if args.resumed else "JSONL"
+    resumed = " (resumed)" if args.resumed else ""
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             m = measure(Path(tmp), size, args.grow, args.ticks, args.resumed)
@@ -184,7 +185,7 @@ def main() -> None:
         figures.record(
             figures.Figure(
                 "watch",
-                f"watch tick CPU time at {large.points:,} points ({kind}) against "
+                f"watch tick CPU time at {large.points:,} points{resumed} against "
                 f"{small.points:,} (the judging resolution keeps a tick flat)",
                 large.tick_cpu,
                 "s",
