@@ -79,6 +79,13 @@ def _views_equal(seeded: RunSeries, plain: RunSeries) -> None:
             np.testing.assert_array_equal(a.steps, b.steps)
             np.testing.assert_array_equal(a.values, b.values)
             np.testing.assert_array_equal(a.wall_time, b.wall_time)
+            # in source order too (kept apart from the curve once a step came again)
+            wa, wb = seeded.writes(name, role), plain.writes(name, role)
+            np.testing.assert_array_equal(wa.steps, wb.steps)
+            np.testing.assert_array_equal(wa.values, wb.values)
+            np.testing.assert_array_equal(
+                seeded.write_segments(name, role), plain.write_segments(name, role)
+            )
     assert seeded.measured("metric_infos", lambda: None) == metric_infos(plain)
 
 

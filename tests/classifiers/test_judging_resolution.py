@@ -253,3 +253,21 @@ def test_resume_reads_the_kept_writes_and_two_blocks_of_rows_not_the_run() -> No
     # a segment a judged point, and steps, values and segments of a few blocks' logged rows at
     # the restart: a quarter of the run's rows, however long it grows
     assert _Counted.read <= len(run.writes("loss")) + 3 * 8 * b
+
+
+def test_writes_kept_over_two_resumes_equal_runseries_at_every_tick() -> None:
+    # the first resume hands the curve's buffers and blocks to the writes; the second finds the
+    # writes apart from the re-cut curve, and both go on from the new rows
+    steps = np.r_[np.arange(50_000), np.arange(30_000, 60_000), np.arange(45_000, 80_000)]
+    loss = _loss(len(steps), seed=6)
+    live = IncrementalDiagnosis("twice", classifiers=[])
+    for start in range(0, len(steps), 17_000):
+        part = slice(start, start + 17_000)
+        live.add("loss", steps[part], loss[part])
+        live.tick()
+        seeded, plain = live.series(), RunSeries(live.frame())
+        a, b = seeded.writes("loss"), plain.writes("loss")
+        assert a.block == b.block
+        got, want = (a.steps, a.values, a.peaks), (b.steps, b.values, b.peaks)
+        for kept, built in zip(got, want, strict=True):
+            np.testing.assert_array_equal(kept, built)
