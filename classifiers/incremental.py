@@ -30,9 +30,10 @@ tests compare the two on every corpus run). What a tick costs:
   segments read one row a judged point, and resume_discontinuity reads the logged rows of the
   two blocks at the restart it reports: no classifier reads every row of the run.
   Their rules read proportions of the run (the last 40% for a plateau, a trend over a tenth
-  of it), so they judge every judged point again each tick; a tick's CPU time is about the
-  same at 100k, 1M and 3M points, and at 1M points, reading included, about a twentieth of a
-  full diagnosis of the file (benchmarks/watch.py);
+  of it), so they judge every judged point again each tick: a tick's CPU time follows the
+  points judged (between half of JUDGED_POINTS and all of it a curve), not the run, and at 1M
+  points, reading included, is about a thirtieth of a full diagnosis of the file
+  (benchmarks/watch.py);
 - a tick with no new points returns the last diagnosis without judging anything;
 - `due()` schedules the judging: at once when a new point is a non-finite or far-risen loss (the
   nan and exploding signals, checked on the new tail only, O(new points)), else when the points
