@@ -75,7 +75,7 @@ _CONFIDENCE_PER_DOUBLING = 0.15
 _CONFIDENCE_CAP = 0.95
 
 
-class Logged(NamedTuple):
+class Written(NamedTuple):
     """A role's primary metric in source order at the judging resolution, exact repeats
     dropped: each point's step, value and segment, and its position among the writes."""
 
@@ -88,13 +88,13 @@ class Logged(NamedTuple):
     block: int  # logged points a point stands for
 
 
-def source_order(run: RunSeries, role: str) -> Logged:
+def source_order(run: RunSeries, role: str) -> Written:
     """The role's primary metric, its rows of that role, as written (RunSeries.writes: kept
     with the run, at most JUDGED_POINTS points), exact repeats of the previous point dropped."""
     name = run.primary(role)
     if name is None:
         none = np.array([], np.int64)
-        return Logged(None, role, none, np.array([]), none, none, 1)
+        return Written(None, role, none, np.array([]), none, none, 1)
     w = run.writes(name, role)
     s, y, seg = w.steps, w.values, run.write_segments(name, role)
     at = np.arange(len(s))
@@ -103,7 +103,7 @@ def source_order(run: RunSeries, role: str) -> Logged:
         repeat &= (y[1:] == y[:-1]) | (np.isnan(y[1:]) & np.isnan(y[:-1]))
         keep = np.r_[True, ~repeat]
         s, y, seg, at = s[keep], y[keep], seg[keep], at[keep]
-    return Logged(name, role, s, y, seg, at, w.block)
+    return Written(name, role, s, y, seg, at, w.block)
 
 
 def _median(a: np.ndarray) -> float:
@@ -231,7 +231,7 @@ class ResumeDiscontinuity(Classifier):
         return None if m is None else self.judge(m)
 
 
-def _noise(loss: Logged, fin: np.ndarray) -> float:
+def _noise(loss: Written, fin: np.ndarray) -> float:
     """The noise of one point the k-point medians are taken of: the step-sorted reduced
     curve's trend-free noise; on writes judged in blocks, that of the block means themselves
     (a block mean is quieter than a point by sqrt(block))."""
@@ -240,7 +240,7 @@ def _noise(loss: Logged, fin: np.ndarray) -> float:
     return detrended_noise(loss.values[np.isfinite(loss.values)])
 
 
-def _logged_restart(run: RunSeries, loss: Logged, r: int, since: int) -> tuple[int, int, bool]:
+def _logged_restart(run: RunSeries, loss: Written, r: int, since: int) -> tuple[int, int, bool]:
     """Point r of writes judged in blocks is a restart (`since`: the restart before it, or 0);
     what blocks blur, from the logged rows of a few blocks: the steps it went between (the
     first restart among the logged points of its block and the one before; the blocks' own
