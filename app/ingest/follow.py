@@ -20,6 +20,14 @@ What is read again at each poll is only what grew:
   `version_N/`, a new checkpoint) join in; a file that cannot be read yet (empty, half-written
   JSON) is tried again at the next poll.
 
+Segments (the sessions of a run, the frame's `segment` column) continue across polls: a piece
+read alone numbers its sessions from 0, so each run keeps its last segment and each metric's
+last step, and a new piece's points are numbered on from there, a step that goes back across
+the polls' seam starting a new segment as it would in the whole file (ingest._segments' rule).
+Files rewritten in place are read whole, so their segments are already the file's. A `segment`
+or `phase` key that changes exactly between two polls is read as the same session (the
+piece alone cannot see the change; a step going back still shows it).
+
 Runs: a file is one run named as `load_run` would name it; in a folder, each TensorBoard run
 folder or each other file is a run named by its path under the folder (HF checkpoints of one
 output folder are one run).
@@ -38,6 +46,7 @@ import pandas as pd
 from lossforensics.classifiers.errors import InputError, NoLogsFoundError
 from lossforensics.classifiers.frame import concat_frames, empty_frame, make_frame
 from lossforensics.ingest._registry import READERS
+from lossforensics.ingest._segments import restart_segments
 from lossforensics.ingest._source import default_run_name
 from lossforensics.ingest._tb_decode import decode
 from lossforensics.ingest._tb_framing import HEADER, first_record_frames, walk
@@ -61,6 +70,14 @@ class Batch:
 
     def __len__(self) -> int:
         return len(self.frame)
+
+
+@dataclass
+class _Sessions:
+    """Where a followed run's segments stand after the last poll."""
+
+    last_segment: int = 0
+    last_step: dict[str, int] = field(default_factory=dict)  # metric -> its last logged step
 
 
 @dataclass
@@ -98,6 +115,7 @@ class Follower:
         self.run = run
         self._files: dict[Path, _File] = {}
         self._seen: dict[str, set[tuple[str, int, int]]] = {}  # run -> keys of rewritten points
+        self._sessions: dict[str, _Sessions] = {}  # run -> its segments so far (appended files)
         self._unsniffed: set[Path] = set()
         if not self.path.exists():
             raise NoLogsFoundError("no such file or directory", file=str(self.path))
@@ -170,9 +188,9 @@ class Follower:
         for state in self._files.values():
             try:
                 if state.fmt == "tensorboard":
-                    frame = self._tensorboard(state, warnings)
+                    frame = self._continued(state.run, self._tensorboard(state, warnings), True)
                 elif state.fmt in TAIL_FORMATS:
-                    frame = self._tail(state, warnings)
+                    frame = self._continued(state.run, self._tail(state, warnings), False)
                 else:
                     frame = self._reread(state, warnings)
             except InputError:
@@ -183,6 +201,45 @@ class Follower:
         if not frames:
             return Batch(empty_frame(), warnings, files)
         return Batch(concat_frames(frames) if len(frames) > 1 else frames[0], warnings, files)
+
+    def _continued(self, run: str, frame: pd.DataFrame, unnumbered: bool) -> pd.DataFrame:
+        """`frame` (a piece of an appended run, its segments numbered from 0 within the piece;
+        `unnumbered`: all 0) with its segments numbered on from the run's earlier pieces."""
+        if not len(frame):
+            return frame
+        sessions = self._sessions.setdefault(run, _Sessions())
+        seq = frame["seq"].to_numpy(np.int64)
+        order = np.argsort(seq, kind="stable")  # logging order
+        names = frame["metric"].astype(str).to_numpy()[order]
+        steps = frame["step"].to_numpy(np.int64)[order]
+        local = frame["segment"].to_numpy(np.int64)[order]
+        codes, uniques = pd.factorize(names)
+        # the step each metric was last logged at, as points logged just before the piece
+        before = [
+            (c, sessions.last_step[m]) for c, m in enumerate(uniques) if m in sessions.last_step
+        ]
+        context_codes = np.array([c for c, _ in before], dtype=np.int64)
+        context_steps = np.array([st for _, st in before], dtype=np.int64)
+        by_steps = restart_segments(
+            np.zeros(len(before) + len(steps), dtype=np.int64),
+            np.r_[context_codes, codes],
+            np.r_[context_steps, steps],
+        )[len(before) :]
+        if not before and not unnumbered:
+            bounds = np.r_[local[0] > 0, np.diff(local) > 0]  # the first piece: as read
+        else:
+            # the piece's own boundaries that its steps do not explain came from session
+            # labels; its step restarts are the ones read with the earlier pieces' context
+            alone = restart_segments(np.zeros(len(steps), dtype=np.int64), codes, steps)
+            labelled = (np.diff(local) > 0) & ~(np.diff(alone) > 0)
+            bounds = np.r_[by_steps[0] > 0, (np.diff(by_steps) > 0) | labelled]
+        segment = sessions.last_segment + np.cumsum(bounds)
+        sessions.last_segment = int(segment[-1])
+        last = pd.Series(steps).groupby(names, sort=False).last()
+        sessions.last_step.update({str(m): int(v) for m, v in last.items()})
+        out = np.empty(len(frame), dtype=np.int64)
+        out[order] = segment
+        return frame.assign(segment=out)
 
     def _grown(self, state: _File) -> bytes:
         """The file's bytes after the offset (b'' when it did not grow; a file that shrank was

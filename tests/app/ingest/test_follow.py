@@ -139,3 +139,46 @@ def test_follow_then_incremental_equals_a_full_diagnosis(tmp_path: Path) -> None
         live.tick().diagnosis.to_dict()["findings"]
         == (diagnose(load_run(path).frame).to_dict()["findings"])
     )
+
+
+def _resumed_jsonl() -> bytes:
+    """A run logged to step 150, resumed from step 100 (the counter goes back) with a fresh
+    optimizer (the loss jumps, then settles) and run to 200; a val loss every 25 steps."""
+    lines = []
+    for i, s in enumerate([*range(150), *range(100, 200)]):
+        jump = 0.0 if i < 150 else 1.5 * np.exp(-(s - 100) / 15)
+        row = {"step": s, "loss": 2 * np.exp(-s / 40) + 0.3 + jump}
+        if s % 25 == 0:
+            row["val_loss"] = 2 * np.exp(-s / 50) + 0.4
+        lines.append(json.dumps(row))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_segments_continue_across_polls_as_in_the_whole_file(tmp_path: Path) -> None:
+    # cut so that the resume falls inside a piece, at a piece's seam, and in the first piece
+    data = _resumed_jsonl()
+    seam = data.index(b'{"step": 100, "loss"', data.index(b'{"step": 149'))
+    for pieces in (_cut(data, 3), _cut(data, 7), [data[:seam], data[seam:]], [data]):
+        path = tmp_path / f"run{len(pieces)}.jsonl"
+        path.touch()
+        follower = Follower(path)
+        got = [f.sort_values("seq") for f in _grow(path, pieces, follower) if len(f)]
+        together = pd.concat(got, ignore_index=True)  # each piece numbers its rows from 0
+        full = load_run(path).frame.sort_values("seq", kind="stable")
+        assert together["segment"].tolist() == full["segment"].tolist()
+        assert together["segment"].max() == 1
+
+
+def test_a_resumed_run_followed_then_diagnosed_equals_a_full_diagnosis(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.jsonl"
+    path.touch()
+    follower = Follower(path)
+    live = IncrementalDiagnosis("metrics")
+    for piece in _cut(_resumed_jsonl(), 6):
+        with path.open("ab") as fh:
+            fh.write(piece)
+        live.add_frame(follower.poll().frame)
+        live.tick()
+    full = diagnose(load_run(path).frame).to_dict()["findings"]
+    assert "resume_discontinuity" in [f["label"] for f in full]
+    assert live.tick().diagnosis.to_dict()["findings"] == full
