@@ -70,6 +70,21 @@ def finite_curve(
     return run.measured(("finite_curve", name, max_points), compute)
 
 
+def train_at_evals(run: RunSeries, max_evals: int) -> np.ndarray:
+    """The train loss over the stretch leading to each val evaluation (levels_at of the
+    finite, reduced train curve at the finite val curve of at most `max_evals` points). Kept
+    with the run: overfit and distribution_mismatch read the same alignment."""
+
+    def compute() -> np.ndarray:
+        vx, _ = finite_curve(run, "val_loss", max_points=max_evals)
+        tx, ty = finite_curve(run, "train_loss")
+        train = levels_at(tx, ty, vx)
+        train.flags.writeable = False  # shared between classifiers: nobody may edit it
+        return train
+
+    return run.measured(("train_at_evals", max_evals), compute)
+
+
 def shared_axis(x_src: np.ndarray, x_at: np.ndarray) -> np.ndarray:
     """`x_at` mapped onto the axis of `x_src` when the two clearly use different units (an
     epoch index 0..19 against optimizer steps 0..15000): evaluation i is placed at the end of

@@ -55,7 +55,7 @@ val is legitimately flat); a val set so small its loss is dominated by a few exa
 from __future__ import annotations
 
 import numpy as np
-from lossforensics.classifiers._align import finite_curve, levels_at, trailing_median
+from lossforensics.classifiers._align import finite_curve, trailing_median, train_at_evals
 from lossforensics.classifiers._score_gap import score_gap
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
@@ -65,9 +65,9 @@ from lossforensics.classifiers.signals import (
     head_level,
     odd_window,
     rolling_median,
+    spearman,
     tail_level,
 )
-from scipy import stats
 
 # evaluations read at most (bucket medians beyond): a val curve is tens to hundreds of points,
 # 2000 keeps every one of them and bounds a val loss logged every step
@@ -161,7 +161,7 @@ class DistributionMismatch(Classifier):
     def measure(self, run: RunSeries) -> dict | None:
         vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
         tx, ty = finite_curve(run, "train_loss")
-        train = levels_at(tx, ty, vx)
+        train = train_at_evals(run, _MAX_EVALS)
         ok = np.isfinite(train)
         if ok.sum() < self.min_points:
             return None
@@ -176,7 +176,7 @@ class DistributionMismatch(Classifier):
             tail_level(train),
         )
         t_all_head = head_level(ty, _TRAIN_START_SHARE)
-        rho = stats.spearmanr(t_s, v_s).statistic if np.ptp(t_s) and np.ptp(v_s) else 0.0
+        rho = spearman(t_s, v_s)
         t_gain = _gain(t_head, t_tail)
         v_gain = max(_gain(float(v_all[0]), float(np.min(v_all))), 0.0)
         return {

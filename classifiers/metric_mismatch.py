@@ -70,10 +70,10 @@ from lossforensics.classifiers.signals import (
     robust_range,
     rolling_median,
     scale,
+    spearman,
     tail_level,
     trend,
 )
-from scipy import stats
 
 _HIGHER = {
     "acc",
@@ -229,7 +229,7 @@ class MetricMismatch(Classifier):
         if ok.sum() < self.min_points:
             return None
         vx, vy, score = vx[ok], vy[ok], score[ok]
-        rho = stats.spearmanr(vy, score).statistic if np.ptp(vy) and np.ptp(score) else 0.0
+        rho = spearman(vy, score)
         rho = float(np.nan_to_num(rho))
         sign, source = name_direction(score_name), "name"
         if sign == 0:

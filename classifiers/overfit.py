@@ -61,8 +61,8 @@ from lossforensics.classifiers._align import (
     detrended_noise,
     finite_curve,
     floor,
-    levels_at,
     trailing_median,
+    train_at_evals,
 )
 from lossforensics.classifiers._epochs import epoch_starts
 from lossforensics.classifiers._staircase import staircase
@@ -211,7 +211,7 @@ class Overfit(Classifier):
         late = float(np.median(after[-k:])) if len(after) else float(smooth[i_min])
         rise = late - float(smooth[i_min])
         v_scale = scale(vy)
-        train = levels_at(tx, ty, vx)
+        train = train_at_evals(run, _MAX_EVALS)
         ok = np.flatnonzero(np.isfinite(train))
         if len(ok) < 2:
             return None

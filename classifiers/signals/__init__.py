@@ -58,8 +58,10 @@ from lossforensics.classifiers.signals.spread import (
 )
 from lossforensics.classifiers.signals.trends import (
     Trend,
+    average_ranks,
     best_so_far,
     change_points,
+    spearman,
     stall_index,
     trend,
 )
@@ -72,6 +74,7 @@ __all__ = [
     "Trend",
     "all_positive",
     "autocorrelation",
+    "average_ranks",
     "best_so_far",
     "bucket",
     "change_points",
@@ -97,6 +100,7 @@ __all__ = [
     "shave_spikes",
     "smooth",
     "smoothing_frac",
+    "spearman",
     "stall_index",
     "tail_level",
     "trend",

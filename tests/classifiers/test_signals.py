@@ -141,3 +141,19 @@ def test_shave_spikes_keeps_cycles_and_drops_narrow_spikes():
     out = signals.shave_spikes(y2)
     assert out[5] == 0.0 and np.array_equal(out[8:], signals.shave_spikes(y)[8:])
     assert out[12:18].min() == 1.0  # a ten-point plateau survives
+
+
+def test_spearman_gives_scipys_number_ties_and_constants_included():
+    from lossforensics.classifiers.signals import average_ranks, spearman
+    from scipy import stats
+
+    rng = np.random.default_rng(12)
+    for i in range(300):
+        n = int(rng.integers(2, 120))
+        a, b = rng.standard_normal(n), rng.standard_normal(n)
+        if i % 3 == 0:  # ties
+            a, b = np.round(a, 1), np.round(b, 1)
+        expected = stats.spearmanr(a, b).statistic if np.ptp(a) and np.ptp(b) else 0.0
+        assert spearman(a, b) == expected
+        assert np.array_equal(average_ranks(a), stats.rankdata(a))
+    assert spearman(np.ones(5), np.arange(5.0)) == 0.0
