@@ -154,4 +154,5 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
         return 0.0
     ranked = np.empty((len(a), 2))
     ranked[:, 0], ranked[:, 1] = average_ranks(a), average_ranks(b)
-    return float(np.corrcoef(ranked, rowvar=False)[1, 0])
+    matrix = np.asarray(np.corrcoef(ranked, rowvar=False))  # 2 x 2 for two columns
+    return float(matrix[1, 0])
