@@ -160,6 +160,10 @@ class DistributionMismatch(Classifier):
 
     def measure(self, run: RunSeries) -> dict | None:
         vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
+        if not len(vy) or np.ptp(vy) == 0:
+            # a val loss that never changed measures nothing (a component that is always 0, as
+            # the class loss of a one-class detector, or a placeholder): no mismatch to read
+            return None
         tx, ty = finite_curve(run, "train_loss")
         train = train_at_evals(run, _MAX_EVALS)
         ok = np.isfinite(train)

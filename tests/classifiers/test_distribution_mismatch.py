@@ -199,3 +199,10 @@ def test_real_mobilenetv3_val_at_chance_with_nan_val_loss(real_runs_more):
     path = real_runs_more / "keras_csvlogger_mobilenetv3_val_nan_mismatch"
     d = diagnose_run(RunSeries(_load(str(path))))
     assert [f.label for f in d.findings][:2] == ["distribution_mismatch", "nan"]
+
+
+def test_a_val_loss_that_never_changes_measures_nothing():
+    # the class loss of a one-class detector is 0 at every evaluation: no mismatch to read
+    ep = np.arange(30)
+    run = run_of(loss=(ep, _train(ep)), val_loss=(ep, np.zeros(30)))
+    assert judge(DistributionMismatch(), run) is None
