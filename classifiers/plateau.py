@@ -13,18 +13,19 @@ Rule: `flat_from_start` when the whole run gained under 3% (log scale; a mild ne
 or, for losses with a value <= 0 (judged in their own units), moved less than the point-to-point
 noise; and the smoothed level stayed flat all along: within 30% (log scale, `_FLAT_WANDER_LOG`)
 or twice the noise from end to end (a level that climbed and came back is exploding's or a
-spike's, one that swings is oscillating's); `stuck_after_drop` when the run did improve (by more
-than twice the noise) and some tail of at least 40% of the run delivered under 8% of the total
-improvement, improved the loss itself by under 2.5%, AND improved at under 7% of the rate of the
-window before it; a tail whose trend rose by more than 2.5% (log scale) got worse, which is not
-flat (spikes or a slow blow-up: other labels report those). A tail's gain is the larger of its
-trend's and its new best values' (spikes hide trends); new bests count only beyond twice the
-smoothed level's own noise, which a noisy level's best-so-far finds by chance. A power law or
-exponential decay slows down gradually (rate ratios of 0.2-0.5 between adjacent windows) and is
-not a plateau; a knee followed by a flat line is. A slow creep after the drop is
-`stuck_after_drop` too when a validation loss witnesses it: train and validation each improved
-by under 2.5% (relative) from the middle of the run to its end, and training did not get worse
-by more than that.
+spike's, one that swings is oscillating's); a loss that ended under `_EARLY_DROP_KEPT` (80%) of
+its first 3 points fell inside the head's 5% and is `stuck_after_drop` instead;
+`stuck_after_drop` when the run did improve (by more than twice the noise) and some tail of at
+least 40% of the run delivered under 8% of the total improvement, improved the loss itself by
+under 2.5%, AND improved at under 7% of the rate of the window before it; a tail whose trend
+rose by more than 2.5% (log scale) got worse, which is not flat (spikes or a slow blow-up: other
+labels report those). A tail's gain is the larger of its trend's and its new best values'
+(spikes hide trends); new bests count only beyond twice the smoothed level's own noise, which a
+noisy level's best-so-far finds by chance. A power law or exponential decay slows down gradually
+(rate ratios of 0.2-0.5 between adjacent windows) and is not a plateau; a knee followed by a
+flat line is. A slow creep after the drop is `stuck_after_drop` too when a validation loss
+witnesses it: train and validation each improved by under 2.5% (relative) from the middle of the
+run to its end, and training did not get worse by more than that.
 Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
 tail is not trending down at all (Kendall's tau >= -0.2); the `_*_CONFIDENCE` constants.
 A loss that fell by a factor of 20 or more (to exactly zero included) has converged: its flat
@@ -53,6 +54,11 @@ _TREND_POINTS = 120  # Theil-Sen on 120 bucket medians a window: ample for a slo
 # the head and end levels are medians of the first and last 5% of the run: robust to spikes
 # yet close to the true start and end
 _END_SHARE = 0.05
+# the loss's first points: the median of 3 is the untrained level, one noisy batch outvoted
+_FIRST_POINTS = 3
+# an end level under 80% of those first points is a drop (twice the noise of a median of 3 on
+# a loss that jitters by 15% a point), even when it happened inside the head's 5%
+_EARLY_DROP_KEPT = 0.8
 # a floor under the noise so a noiseless constant loss (noise 0) still counts as flat
 _NOISE_FLOOR = 1e-12
 # the widest a flat level may wander end to end in log scale: ln(1.3), i.e. within 30%;
@@ -163,9 +169,15 @@ class Plateau(Classifier):
             and abs(total) <= max(noise, _NOISE_FLOOR)
             and wander <= 2 * max(noise, _NOISE_FLOOR)
         )
+        # a loss that fell well below its first points before the head's median was taken
+        # (a drop inside the first 5%) did learn: flat after that drop, not from the start
+        dropped = bool(
+            signals.all_positive(y)
+            and np.exp(end) < _EARLY_DROP_KEPT * float(np.median(y[:_FIRST_POINTS]))
+        )
         if flat or (ev["log_scale"] and total < self.flat_log and wander < _FLAT_WANDER_LOG):
             ev.update(
-                kind="flat_from_start",
+                kind="stuck_after_drop" if dropped else "flat_from_start",
                 stuck_fraction=1.0,
                 stall_step=int(x[0]),
                 tail_improvement=0.0,
@@ -215,7 +227,7 @@ class Plateau(Classifier):
             if ratio <= self.rate_ratio:
                 barely = ev["log_scale"] and total < 2 * self.flat_log and wander < _FLAT_WANDER_LOG
                 ev.update(
-                    kind="flat_from_start" if barely else "stuck_after_drop",
+                    kind="flat_from_start" if barely and not dropped else "stuck_after_drop",
                     stuck_fraction=frac,
                     stall_step=int(xs[i_cut]),
                     tail_improvement=gained / total,

@@ -10,7 +10,7 @@ per-step logs), the smoothed loss in the middle (40-60% of the run) and at the e
 chance level (ln of the number of classes for cross-entropy), so the share of the starting loss
 kept is the share of chance-level loss still unexplained.
 Rule: for positive losses, the training loss keeps at least 60% of its starting value (it fell
-less than 40%; `min_kept_stuck`, 50%, when plateau's measurement finds it stuck and validation
+less than 40%; `min_kept_stuck`, 40%, when plateau's measurement finds it stuck and validation
 ends within `tight_gap`, 5%, of training: stalled flat with no gap, it stopped learning
 high; a model too small to learn anything may not move at all, or end a little
 higher). Without the task's reachable loss "high" is a guess, and a loss that fell by 40% or
@@ -148,8 +148,9 @@ class Underfit(Classifier):
         near_start: float = 0.8,
         # a second half that rose by over 10% is not a flat line (exploding's, oscillating's)
         max_late_rise: float = 0.1,
-        # a loss stuck flat with validation right on it is underfit having kept only 50%
-        min_kept_stuck: float = 0.5,
+        # a loss stuck flat with validation right on it (no gap: nothing left to generalise,
+        # the capacity signature) is underfit having kept only 40% of its start
+        min_kept_stuck: float = 0.4,
         # validation within 5% of training is "right on it" for min_kept_stuck
         tight_gap: float = 0.05,
     ) -> None:

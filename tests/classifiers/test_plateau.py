@@ -197,3 +197,12 @@ def test_a_loss_that_reached_exactly_zero_converged():
     stuck = np.maximum(0.85 * np.exp(-x / 25.0), 0.3) + np.where(x % 7 == 0, 0.01, 0.0)
     stuck[100] = 0.0
     assert judge(Plateau(), run_of(loss=(x, stuck))) is not None
+
+
+def test_a_drop_inside_the_first_few_percent_then_flat_is_stuck_after_a_drop():
+    # per-step log: the loss halves within the first 2% of the run, then stays flat and noisy;
+    # the head's 5% median already sits after the drop, but the first points say it learned
+    steps = np.arange(10_000)
+    loss = 0.7 + 0.85 * np.exp(-steps / 60) + 0.05 * RNG.standard_normal(10_000)
+    f = judge(Plateau(), run_of(loss=(steps, loss)))
+    assert f is not None and f.evidence["kind"] == "stuck_after_drop"

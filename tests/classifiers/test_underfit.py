@@ -151,3 +151,13 @@ def test_real_rooftop_unet_stuck_near_chance_without_validation(real_runs_more):
     path = real_runs_more / "textlog_unet_rooftop_underfit"
     f = judge(Underfit(), RunSeries(_load(str(path))))
     assert f is not None and f.evidence["chance_classes"] == 2
+
+
+def test_stuck_with_validation_right_on_training_after_losing_60_percent_is_underfit():
+    # a capacity-limited model: the loss falls 60% early, then train and val sit together
+    steps = np.arange(4000)
+    train = 0.62 + 0.93 * np.exp(-steps / 80) + 0.01 * RNG.standard_normal(4000)
+    ev = np.arange(0, 4000, 200)
+    val = 0.625 + 0.9 * np.exp(-ev / 80) + 0.005 * RNG.standard_normal(len(ev))
+    f = judge(Underfit(), run_of(loss=(steps, train), val_loss=(ev, val)))
+    assert f is not None and 0.4 <= f.evidence["kept"] < 0.5 and f.evidence["plateau"]
