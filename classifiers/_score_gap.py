@@ -14,20 +14,12 @@ predicted), not a shifted input, and is not read.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from lossforensics.classifiers._align import finite_curve, levels_at
 from lossforensics.classifiers.metric_mismatch import name_direction
+from lossforensics.classifiers.roles import metric_stem
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY
-
-# the split words a score's name carries; what is left names the score itself
-_SPLIT_WORDS = {"train", "training", "val", "valid", "validation", "eval", "test", "epoch"}
-
-
-def _score_key(name: str) -> str:
-    return "_".join(t for t in re.split(r"[^a-z0-9]+", name.lower()) if t and t not in _SPLIT_WORDS)
 
 
 def score_gap(run: RunSeries, min_points: int) -> dict | None:
@@ -35,9 +27,9 @@ def score_gap(run: RunSeries, min_points: int) -> dict | None:
     over the evaluations of val / train (each evaluation against the train score over the
     stretch leading to it), with both medians; None when no such pair has `min_points`
     evaluations."""
-    train_names = {_score_key(n): n for n in run.metrics("train_score")}
+    train_names = {metric_stem(n): n for n in run.metrics("train_score")}
     for val_name in run.metrics("val_score"):
-        train_name = train_names.get(_score_key(val_name))
+        train_name = train_names.get(metric_stem(val_name))
         if train_name is None or name_direction(val_name) <= 0:
             continue
         vx, vy = finite_curve(run, "val_score", val_name)

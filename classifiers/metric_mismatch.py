@@ -38,7 +38,8 @@ Confidence: 0.5 at the thresholds, + 0.2 for each doubling of the improving side
 `min_z`, capped at 0.9.
 Evidence: direction ('loss_improves' | 'metric_improves' | 'loss_rises_metric_improves'),
 loss_min_step, loss_rise_after_min_rel, loss_rise_after_min_z, loss_trend_after_min_tau and
-loss_trend_after_min_p (Kendall's tau of the loss from its minimum on, and its p-value),
+loss_trend_after_min_p (Kendall's tau of the loss from its minimum on, and its p-value; 0 and
+1 when fewer than 20 evaluations follow the minimum, where the trend is not read),
 metric_gain_after_min_z, metric_gain_after_min_rel, evaluations_after_min, score_metric,
 score_direction ('higher' | 'lower'), direction_source ('name' | 'correlation'), loss_gain_z,
 loss_gain_rel, loss_range_z, loss_range_rel, metric_gain_z, metric_gain_rel (share of its room),
@@ -259,11 +260,14 @@ class MetricMismatch(Classifier):
             if bounded
             else max(abs(g_at_min), abs(g_tail))
         )
-        after = trend(vx[i_min:], vy[i_min:])
+        # the creep's trend is read only where the rule asks for it (20+ evaluations after the
+        # minimum): a Theil-Sen fit costs ~1 ms, most runs have too few evaluations to use it
+        read = len(vy) - 1 - i_min >= _TREND_MIN_EVALS
+        after = trend(vx[i_min:], vy[i_min:]) if read else None
         return {
             "loss_min_step": int(vx[i_min]),
-            "loss_trend_after_min_tau": after.tau,
-            "loss_trend_after_min_p": after.p_value,
+            "loss_trend_after_min_tau": after.tau if after else 0.0,
+            "loss_trend_after_min_p": after.p_value if after else 1.0,
             "loss_rise_after_min_rel": (late_loss - float(smooth[i_min]))
             / max(abs(float(smooth[i_min])), TINY),
             "loss_rise_after_min_z": (late_loss - float(smooth[i_min])) / l_noise,

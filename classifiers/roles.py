@@ -106,6 +106,17 @@ def _tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[^a-z0-9]+", spaced.lower()) if t]
 
 
+# words that say when a quantity was logged rather than what it is (`epoch_accuracy`)
+_GRANULARITY_TOKENS = {"epoch", "step"}
+
+
+def metric_stem(metric: str) -> str:
+    """The name without its split and granularity words, so a quantity's train and validation
+    logs share it: 'val_accuracy', 'validation/epoch_accuracy', 'valAccuracy' -> 'accuracy'."""
+    drop = _VAL_TOKENS | _TRAIN_TOKENS | _GRANULARITY_TOKENS
+    return "_".join(t for t in _tokens(metric) if t not in drop)
+
+
 def infer_role(metric: str, split: str | None = None) -> str:
     """Guess the role of one metric. `split` is context from the source (a Keras `validation/`
     directory, a TensorBoard run folder called `eval`): it decides train vs val when the name
