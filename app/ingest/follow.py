@@ -218,18 +218,18 @@ class Follower:
         before = [
             (c, sessions.last_step[m]) for c, m in enumerate(uniques) if m in sessions.last_step
         ]
-        context_codes = np.array([c for c, _ in before], dtype=np.int64)
-        context_steps = np.array([st for _, st in before], dtype=np.int64)
-        by_steps = restart_segments(
-            np.zeros(len(before) + len(steps), dtype=np.int64),
-            np.r_[context_codes, codes],
-            np.r_[context_steps, steps],
-        )[len(before) :]
         if not before and not unnumbered:
             bounds = np.r_[local[0] > 0, np.diff(local) > 0]  # the first piece: as read
         else:
-            # the piece's own boundaries that its steps do not explain came from session
-            # labels; its step restarts are the ones read with the earlier pieces' context
+            # the piece's step restarts read with the earlier pieces' context; its own
+            # boundaries that its steps do not explain came from session labels
+            context_codes = np.array([c for c, _ in before], dtype=np.int64)
+            context_steps = np.array([st for _, st in before], dtype=np.int64)
+            by_steps = restart_segments(
+                np.zeros(len(before) + len(steps), dtype=np.int64),
+                np.r_[context_codes, codes],
+                np.r_[context_steps, steps],
+            )[len(before) :]
             alone = restart_segments(np.zeros(len(steps), dtype=np.int64), codes, steps)
             labelled = (np.diff(local) > 0) & ~(np.diff(alone) > 0)
             bounds = np.r_[by_steps[0] > 0, (np.diff(by_steps) > 0) | labelled]
