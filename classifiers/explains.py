@@ -56,7 +56,9 @@ which of the two to trust (and to stop on) is the first question; the rise stays
 overfit beside it. distribution_mismatch leads nan when every non-finite value is in the
 validation loss (training stayed finite): the validation path is what is broken, and the NaN is
 one of its symptoms (a validation generator that skips the training rescale overflows where
-training does not).
+training does not). plateau leads overfit when both read a held-out score that stood still while
+the training loss collapsed, with no validation loss logged: the stall of the metric the run is
+for is what the log shows (stop where it stalled); the memorisation is inferred beside it.
 """
 
 from __future__ import annotations
@@ -167,6 +169,15 @@ def _val_only_nan(cause: Finding, effect: Finding) -> bool:
     return bool(effect.evidence.get("val_only"))
 
 
+def _held_out_stall(cause: Finding, effect: Finding) -> bool:
+    """plateau leads overfit when both read the same held-out score's stall (no val loss):
+    the stall is what the log measured, the memorisation is inferred beside it."""
+    return (
+        cause.evidence.get("kind") == "held_out_stall"
+        and effect.evidence.get("reading") == "held_out_stall"
+    )
+
+
 def _many_restarts(cause: Finding, effect: Finding) -> bool:
     """resume_discontinuity explains oscillating when the log holds `MANY_RESTARTS` restarts or
     more: sessions appended one after another each start their loss again, and the bounce from
@@ -246,6 +257,12 @@ LEADS: tuple[Explains, ...] = (
         "nan",
         "only the validation loss went non-finite, on data unlike the training data",
         _val_only_nan,
+    ),
+    Explains(
+        "plateau",
+        "overfit",
+        "the held-out score stopped improving; the memorisation is read beside it",
+        _held_out_stall,
     ),
 )
 

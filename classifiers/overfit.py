@@ -38,6 +38,10 @@ reason). The loss falls where examples are seen again and barely within an epoch
 memorises them. Evidence reading='staircase', epoch_boundaries, boundary_drops,
 boundary_share, climb_back_share, median_boundary_drop_rel, first_epoch_level,
 last_epoch_level; confidence `_STAIRCASE_CONFIDENCE` (0.5): inferred, not a measured val rise.
+Without a validation loss but with a held-out score (BLEU, accuracy, ...), a score that stopped
+improving after the first third of its evaluations while the training loss fell by a factor of 4
+or more is memorisation too (classifiers._score_stall): reading='held_out_stall', with that
+module's evidence, at the same confidence. Plateau reports the stall and leads the verdict.
 Confidence: a strength averages the rise in sigmas (over 2 x `rise_z`) and the rise's share of
 the val range (over 2 x `strong_rise`), each capped at 1; a clear rise scores 0.55 + 0.43 x
 strength, a stalled val 0.35 + 0.2 x strength (the `_*_CONFIDENCE` constants), capped at 0.98.
@@ -65,6 +69,7 @@ from lossforensics.classifiers._align import (
     train_at_evals,
 )
 from lossforensics.classifiers._epochs import epoch_starts
+from lossforensics.classifiers._score_stall import held_out_stall, stalled_while_memorising
 from lossforensics.classifiers._staircase import staircase
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
@@ -332,9 +337,11 @@ class Overfit(Classifier):
 
     def skip_reason(self, run: RunSeries) -> str | None:
         """Without a validation loss the run is still judged when its log marks the epochs
-        (the staircase reading needs only the training loss and the epoch boundaries)."""
-        if not run.has("val_loss") and run.has("train_loss") and len(epoch_starts(run)) >= 2:
-            return None
+        (the staircase reading needs only the training loss and the epoch boundaries) or logs a
+        held-out score (read for a stall beside a collapsing training loss)."""
+        if not run.has("val_loss") and run.has("train_loss"):
+            if run.has("val_score") or len(epoch_starts(run)) >= 2:
+                return None
         return super().skip_reason(run)
 
     def judge_staircase(self, m: dict) -> Finding:
@@ -356,9 +363,33 @@ class Overfit(Classifier):
             summary,
         )
 
+    def judge_held_out(self, m: dict) -> Finding:
+        """Memorisation read from a held-out score that stood still (no val loss)."""
+        summary = (
+            f"With no validation loss logged: the held-out {m['score_metric']} reached "
+            f"{m['score_best_early']:.4g} by step {m['stall_step']} and stood at about "
+            f"{m['score_late']:.4g} after it, while the training loss fell "
+            f"{np.exp(m['train_fall_log_after_stall']):.0f}x more "
+            f"({m['train_at_stall']:.3g} -> {m['train_end']:.3g}): the model is memorising its "
+            "training examples."
+        )
+        evidence = {"reading": "held_out_stall", **m}
+        for key in ("first_step", "last_step"):
+            evidence.pop(key)
+        return Finding(
+            self.label,
+            _STAIRCASE_CONFIDENCE,
+            Span(m["stall_step"], m["last_step"]),
+            evidence,
+            summary,
+        )
+
     def detect(self, run: RunSeries) -> Finding | None:
         if not run.has("val_loss"):
             stairs = staircase(run)
-            return None if stairs is None else self.judge_staircase(stairs)
+            if stairs is not None:
+                return self.judge_staircase(stairs)
+            stall = held_out_stall(run)
+            return self.judge_held_out(stall) if stalled_while_memorising(stall) else None
         m = self.measure(run)
         return None if m is None else self.judge(m)

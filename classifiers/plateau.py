@@ -30,6 +30,13 @@ Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, +
 tail is not trending down at all (Kendall's tau >= -0.2); the `_*_CONFIDENCE` constants.
 A loss that fell by a factor of 20 or more (to exactly zero included) has converged: its flat
 tail is the floor, not a plateau.
+`held_out_stall` when the run logs no validation loss but a held-out score, and that score
+stood still (neither gained nor lost 2.5%) after the first third of its evaluations, with room
+left to its bound, while the training loss fell by a factor of 4 or more
+(classifiers._score_stall): the training loss is no plateau, but what the
+run is for stopped improving; the training after the stall only memorised (overfit reports that
+beside it, and this finding leads the verdict). Confidence `_HELD_OUT_CONFIDENCE` (0.5): read
+from a few evaluations.
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
 Evidence: kind, stall_step, stuck_fraction, tail_improvement, rate_ratio, val_late_gain,
@@ -43,6 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers import signals
+from lossforensics.classifiers._score_stall import held_out_stall, stood_still
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
@@ -86,6 +94,8 @@ _NO_TREND_CONFIDENCE = 0.1
 _NO_TREND_TAU = -0.2
 # confidence never reaches 1: a plateau may be an intended early convergence
 _MAX_CONFIDENCE = 0.99
+# a held-out score's stall, read from a handful of evaluations: a finding at the bar
+_HELD_OUT_CONFIDENCE = 0.5
 
 
 class Plateau(Classifier):
@@ -303,9 +313,29 @@ class Plateau(Classifier):
             summary,
         )
 
+    def judge_held_out(self, m: dict) -> Finding:
+        """The held-out score's stall beside a training loss that kept collapsing."""
+        summary = (
+            f"The held-out {m['score_metric']} stopped improving at about step "
+            f"{m['stall_step']} ({m['score_best_early']:.4g}, then about {m['score_late']:.4g}) "
+            f"while the training loss fell {np.exp(m['train_fall_log_after_stall']):.0f}x more: "
+            "the training after that step did not pay off on held-out data."
+        )
+        evidence = {"kind": "held_out_stall", **m}
+        for key in ("first_step", "last_step"):
+            evidence.pop(key)
+        return Finding(
+            self.label,
+            _HELD_OUT_CONFIDENCE,
+            Span(m["stall_step"], m["last_step"]),
+            evidence,
+            summary,
+        )
+
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)
         curve = run.curve("train_loss")
         if ev is None or curve is None or ev["stuck_fraction"] < self.min_stuck:
-            return None
+            stall = held_out_stall(run)
+            return self.judge_held_out(stall) if stood_still(stall) else None
         return self.judge(ev, int(curve.steps[-1]))
