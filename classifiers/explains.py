@@ -38,6 +38,10 @@ The table, cause -> consequence, and why it holds in general:
   optimizer or scheduler state.
 - resume_discontinuity -> oscillating, when the log holds `MANY_RESTARTS` (3) restarts or more:
   appended sessions each start their loss again, and that bounce is what the swing reads.
+- overfit -> distribution_mismatch, when the val loss fell by `OVERFIT_FOLLOWED_Z` sigmas with
+  the training loss before the minimum it rose from (and the mismatch was read from the losses,
+  not the scores): the curves moved together, then apart, which is overfitting; a val set unlike
+  the training data never follows it.
 - exploding -> oscillating, when the swings' trend rose: a diverged loss bounces at the level it
   blew up to; the swings are the divergence's.
 - exploding -> vanishing_gradients, when the loss ended above where it started: gradients that
@@ -75,6 +79,9 @@ AT_START_LEVEL = 0.97
 
 # overfit's own bar for a clear rise of the val loss (Overfit's rise_z default, in sigmas)
 OVERFIT_CLEAR_Z = 2.5
+
+# overfit's own bar for a val that improved before its minimum (Overfit's _VAL_DROP_Z, sigmas)
+OVERFIT_FOLLOWED_Z = 2.0
 
 # A log with 3 restarts or more is a string of appended sessions: one restart is a resume, a
 # run of them sets the curve's up-and-down shape on its own
@@ -178,6 +185,19 @@ def _held_out_stall(cause: Finding, effect: Finding) -> bool:
     )
 
 
+def _val_followed_first(cause: Finding, effect: Finding) -> bool:
+    """overfit explains distribution_mismatch (its loss reading) when the val loss fell with the
+    training loss, by `OVERFIT_FOLLOWED_Z` sigmas, before the minimum it rose from: the two
+    curves moved together until the model began to memorise, which is overfitting's shape; a
+    mismatched val set never follows. A mismatch read from the scores stays."""
+    drop = cause.evidence.get("val_drop_before_z")
+    return (
+        drop is not None
+        and drop >= OVERFIT_FOLLOWED_Z
+        and effect.evidence.get("reading") != "scores"
+    )
+
+
 def _many_restarts(cause: Finding, effect: Finding) -> bool:
     """resume_discontinuity explains oscillating when the log holds `MANY_RESTARTS` restarts or
     more: sessions appended one after another each start their loss again, and the bounce from
@@ -227,6 +247,12 @@ EXPLAINS: tuple[Explains, ...] = (
         "overfit",
         "the val's rise is within the swings of an unstable run",
         _rise_within_swings,
+    ),
+    Explains(
+        "overfit",
+        "distribution_mismatch",
+        "the val loss fell with the training loss before it rose: it followed, then overfit",
+        _val_followed_first,
     ),
     Explains(
         "exploding",

@@ -150,3 +150,33 @@ def test_many_restarts_explain_the_swings_but_one_resume_does_not():
     assert many[0].evidence["explains"][0]["label"] == "oscillating"
     one = apply_explains([_f("resume_discontinuity", restarts=1), _f("oscillating")])
     assert sorted(f.label for f in one) == ["oscillating", "resume_discontinuity"]
+
+
+def test_a_val_that_fell_with_training_before_it_rose_is_overfit_not_a_mismatch():
+    followed = apply_explains(
+        [_f("distribution_mismatch"), _f("overfit", val_drop_before_z=2.4, val_rise_z=4.9)]
+    )
+    assert [f.label for f in followed] == ["overfit"]
+    assert followed[0].evidence["explains"][0]["label"] == "distribution_mismatch"
+    # a val that never fell before its minimum: both stay
+    never = apply_explains(
+        [_f("distribution_mismatch"), _f("overfit", val_drop_before_z=0.3, val_rise_z=9.0)]
+    )
+    assert {f.label for f in never} == {"distribution_mismatch", "overfit"}
+    # a mismatch read from the scores is not the val loss's shape: it stays
+    scores = apply_explains(
+        [_f("distribution_mismatch", reading="scores"), _f("overfit", val_drop_before_z=5.0)]
+    )
+    assert {f.label for f in scores} == {"distribution_mismatch", "overfit"}
+
+
+def test_diagnose_calls_a_val_that_followed_then_climbed_overfit():
+    # evaluated every 200 steps: the val falls 13% with training to a minimum at the second
+    # evaluation, then climbs 45% while the training loss goes to near zero
+    steps = np.arange(100, 1101)
+    train = 7.1 * np.exp(-steps / 220) + 0.05 * (1 + 0.02 * RNG.standard_normal(steps.size))
+    evals = np.arange(100, 1101, 200)
+    val = np.array([7.14, 6.22, 6.9, 7.9, 8.6, 9.0])
+    d = diagnose(frame_of(train_loss=(steps, train), val_loss=(evals, val)))
+    assert d.verdict == "overfit"
+    assert "distribution_mismatch" not in {f.label for f in d.findings}
