@@ -3,6 +3,7 @@ scipy.signal.find_peaks) and periodicity (autocorrelation: dominant period and s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +12,8 @@ from lossforensics.classifiers.signals.smoothing import (
     odd_window,
     rolling_mean,
     rolling_median,
+    rolling_median_at,
+    rolling_min,
     shave_spikes,
 )
 from lossforensics.classifiers.signals.spread import TINY, noise_level, safe_log
@@ -23,6 +26,9 @@ _SPIKE_MIN_POINTS = 3
 _LEVEL_WINDOW_DIVISOR = 20
 _LEVEL_WINDOW_MIN = 3  # at least 3 points: a median one earlier spike cannot move
 _LEVEL_WINDOW_MAX = 50  # further back the loss has moved on for its own reasons
+# the level before a point is a median only where the window's minimum leaves room for a spike,
+# unless more than 1/8 of the points do (a climbing curve): then every window is read at once
+_SORTED_LEVELS_SHARE = 8
 # a period is sought only up to a third of the series by default: three cycles to call it one
 _DEFAULT_MIN_CYCLES_IN_SERIES = 3
 # an autocorrelation over fewer than 8 points has no peak worth reading
@@ -86,6 +92,26 @@ def _block_argmax(y: np.ndarray, size: int) -> np.ndarray:
     return np.append(pos, np.argmax(y[full * size :])) if len(y) > full * size else pos
 
 
+def _level_before(
+    level: np.ndarray, k: int, peaks: np.ndarray, margin: float
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """The level before each point (the trailing median of the `k` points before it; the first
+    point's own value), exact wherever `peaks` may rise more than `margin` above it (where a
+    spike may be), and the trailing median at any indices. A median is never under its window's
+    minimum, so where `peaks` minus that minimum is not over `margin` the minimum stands in,
+    and only the other windows are sorted (a few on a trained curve)."""
+    if np.isfinite(level).all():
+        lowest = np.concatenate(([level[0]], rolling_min(level, k, center=False)[:-1]))
+        maybe = np.flatnonzero(peaks - lowest > margin)
+        if len(maybe) * _SORTED_LEVELS_SHARE <= len(level):
+            before = lowest
+            inner = maybe[maybe > 0]
+            before[inner] = rolling_median_at(level, k, inner - 1, center=False)
+            return before, lambda at: rolling_median_at(level, k, at, center=False)
+    trailing = rolling_median(level, k, center=False)
+    return np.concatenate(([level[0]], trailing[:-1])), lambda at: trailing[at]
+
+
 def find_spikes(
     y: np.ndarray,
     *,
@@ -114,8 +140,7 @@ def find_spikes(
         level, peaks, origin = y, y, np.arange(n_all)
     n = len(level)
     k = window or max(_LEVEL_WINDOW_MIN, min(_LEVEL_WINDOW_MAX, n // _LEVEL_WINDOW_DIVISOR))
-    trailing = rolling_median(level, k, center=False)
-    before = np.concatenate(([level[0]], trailing[:-1]))
+    before, trailing_at = _level_before(level, k, peaks, max(z_min * sigma, min_height))
     excess = peaks - before
     flag = (excess > z_min * sigma) & (excess > min_height)
     starts, ends = _group_runs(flag)
@@ -130,7 +155,7 @@ def find_spikes(
     top = member[is_top][first]
     base = before[starts]
     after_idx = np.minimum(ends + k, n - 1)
-    after = trailing[after_idx]
+    after = trailing_at(after_idx)
     heights = excess[top]
     # came back within half its height, with at least two points after it to show it
     recovered = ((after - base) <= 0.5 * heights) & (ends + 2 <= n)

@@ -142,6 +142,42 @@ def _ranked_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarra
     return out
 
 
+def rolling_median_at(
+    y: np.ndarray, window: int, at: np.ndarray, *, center: bool = True
+) -> np.ndarray:
+    """`rolling_median(y, window, center=center)[at]` from those windows alone: each one sorted
+    and its middle value(s) taken as pandas takes them. For the level at a few points of a long
+    series; a series holding a non-finite value goes through rolling_median whole."""
+    y = np.asarray(y, dtype=np.float64)
+    at = np.asarray(at, dtype=np.intp)
+    if window <= 1 or len(y) == 0 or not np.isfinite(y).all():
+        return rolling_median(y, window, center=center)[at]
+    n = len(y)
+    stop = at + 1 + ((window - 1) // 2 if center else 0)  # pandas' window bounds, clipped
+    start = np.clip(stop - window, 0, n)
+    stop = np.minimum(stop, n)
+    count = stop - start
+    cols = start[:, None] + np.arange(window)
+    rows = np.where(cols < stop[:, None], y[np.minimum(cols, n - 1)], np.inf)  # +inf: no point
+    rows.sort(axis=1)
+    pick = np.arange(len(at))
+    low, high = rows[pick, (count - 1) // 2], rows[pick, count // 2]
+    return np.where(count % 2 == 1, high, (low + high) / 2)
+
+
+def rolling_min(y: np.ndarray, window: int, *, center: bool = True) -> np.ndarray:
+    """The smallest value in each of rolling_median's windows (the same bounds, edges clipped):
+    a floor the rolling median never goes under, at a fraction of its cost. Finite `y`."""
+    y = np.asarray(y, dtype=np.float64)
+    if window <= 1 or len(y) == 0:
+        return y.copy()
+    # scipy's window at i starts at i - window // 2 - origin: origin 0 is pandas' centred
+    # window, (window - 1) // 2 its trailing one; 'nearest' pads with an edge value, which the
+    # clipped window holds anyway
+    origin = 0 if center else (window - 1) // 2
+    return ndimage.minimum_filter1d(y, window, mode="nearest", origin=origin)
+
+
 def rolling_mean(y: np.ndarray, window: int, *, center: bool = True) -> np.ndarray:
     """pandas' `rolling(window, center, min_periods=1).mean()`; on a finite series its kernel
     is called directly with pandas' window bounds (a Series and a Rolling cost 3x the sums)."""

@@ -88,6 +88,54 @@ def test_rolling_median_matches_pandas_on_short_windows_edges_ties_and_non_finit
         assert np.array_equal(signals.rolling_median(y, w, center=center), ref, equal_nan=True)
 
 
+def test_rolling_median_at_and_rolling_min_read_the_same_windows_as_pandas():
+    rng = np.random.default_rng(12)
+    for trial in range(600):
+        n, w, center = int(rng.integers(1, 300)), int(rng.integers(1, 80)), bool(trial % 2)
+        y = rng.normal(size=n)
+        if trial % 4 == 0:
+            y = np.round(y, 1)
+        if trial % 13 == 0:
+            y[n // 2] = np.inf  # non-finite: the whole rolling median, indexed
+        at = rng.integers(0, n, size=int(rng.integers(0, 30)))
+        whole = signals.rolling_median(y, w, center=center)
+        got = signals.smoothing.rolling_median_at(y, w, at, center=center)
+        assert np.array_equal(got, whole[at], equal_nan=True)
+        if np.isfinite(y).all():
+            ref = pd.Series(y).rolling(w, center=center, min_periods=1).min().to_numpy()
+            assert np.array_equal(signals.smoothing.rolling_min(y, w, center=center), ref)
+
+
+def test_find_spikes_sorting_only_the_windows_a_spike_could_use_finds_the_same(monkeypatch):
+    from lossforensics.classifiers.signals import events
+
+    rng = np.random.default_rng(13)
+    cases = []
+    for trial in range(300):
+        n = int(rng.integers(3, 3000))
+        x = np.arange(n) / n
+        kind = trial % 4
+        if kind == 0:
+            y = 2 * np.exp(-3 * x) + 0.05 * rng.normal(size=n)  # a trained curve
+        elif kind == 1:
+            y = np.exp(5 * x) + rng.normal(size=n)  # climbing: every window read
+        elif kind == 2:
+            y = np.round(rng.normal(size=n), 1)
+        else:
+            y = rng.normal(size=n)
+        hit = rng.integers(0, n, size=int(rng.integers(1, 10)))
+        y[hit] += 3 * rng.exponential(size=len(hit))
+        if trial % 10 == 0:
+            y[int(rng.integers(0, n))] = np.nan
+        cases.append((y, {"min_height": 0.3} if trial % 3 == 0 else {}))
+    fast = [events.find_spikes(y, **kw) for y, kw in cases]
+    monkeypatch.setattr(events, "_SORTED_LEVELS_SHARE", 10**9)  # every window's median
+    for (y, kw), got in zip(cases, fast, strict=True):
+        ref = events.find_spikes(y, **kw)
+        for field in ("indices", "heights", "z", "before", "widths", "recovered"):
+            assert np.array_equal(getattr(got, field), getattr(ref, field), equal_nan=True)
+
+
 def test_a_run_smooths_each_curve_once_and_no_caller_can_edit_it():
     x = np.arange(2000, dtype=float)
     y = np.exp(-x / 500) + 0.01 * np.random.default_rng(5).normal(size=2000)
