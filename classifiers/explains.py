@@ -60,7 +60,10 @@ which of the two to trust (and to stop on) is the first question; the rise stays
 overfit beside it. distribution_mismatch leads nan when every non-finite value is in the
 validation loss (training stayed finite): the validation path is what is broken, and the NaN is
 one of its symptoms (a validation generator that skips the training rescale overflows where
-training does not). plateau leads overfit when both read a held-out score that stood still while
+training does not). loss_spikes leads overfit: spikes are bad batches (corrupt or atypical
+samples), a data problem, and the data is looked at before the training procedure and the
+hyper-parameters that overfitting points to; each spike also kicks the weights that the next
+evaluation measures, so a val rise beside spikes is read after them. plateau leads overfit when both read a held-out score that stood still while
 the training loss collapsed, with no validation loss logged: the stall of the metric the run is
 for is what the log shows (stop where it stalled); the memorisation is inferred beside it.
 """
@@ -289,6 +292,12 @@ LEADS: tuple[Explains, ...] = (
         "overfit",
         "the held-out score stopped improving; the memorisation is read beside it",
         _held_out_stall,
+    ),
+    Explains(
+        "loss_spikes",
+        "overfit",
+        "bad batches are a data problem, looked at before the training procedure; each spike "
+        "also moves the weights the validation loss is measured on",
     ),
 )
 

@@ -180,3 +180,11 @@ def test_diagnose_calls_a_val_that_followed_then_climbed_overfit():
     d = diagnose(frame_of(train_loss=(steps, train), val_loss=(evals, val)))
     assert d.verdict == "overfit"
     assert "distribution_mismatch" not in {f.label for f in d.findings}
+
+
+def test_spikes_lead_an_overfit_beside_them_and_both_stay():
+    ordered = apply_leads([_f("overfit"), _f("plateau"), _f("loss_spikes")])
+    assert [f.label for f in ordered] == ["loss_spikes", "overfit", "plateau"]
+    # a more severe label still comes first
+    ordered = apply_leads([_f("exploding"), _f("overfit"), _f("loss_spikes")])
+    assert [f.label for f in ordered] == ["exploding", "loss_spikes", "overfit"]
