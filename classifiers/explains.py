@@ -63,9 +63,10 @@ one of its symptoms (a validation generator that skips the training rescale over
 training does not). loss_spikes leads overfit: spikes are bad batches (corrupt or atypical
 samples), a data problem, and the data is looked at before the training procedure and the
 hyper-parameters that overfitting points to; each spike also kicks the weights that the next
-evaluation measures, so a val rise beside spikes is read after them. plateau leads overfit when both read a held-out score that stood still while
-the training loss collapsed, with no validation loss logged: the stall of the metric the run is
-for is what the log shows (stop where it stalled); the memorisation is inferred beside it.
+evaluation measures, so a val rise beside spikes is read after them. plateau leads overfit when
+both read a held-out score that stood still while the training loss collapsed, with no
+validation loss logged: the stall of the metric the run is for is what the log shows (stop
+where it stalled); the memorisation is inferred beside it.
 """
 
 from __future__ import annotations
