@@ -27,8 +27,8 @@ from lossforensics.classifiers.metric_mismatch import name_direction
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, tail_level
 
-# evaluations of the score needed: thirds of at least 2 evaluations each
-MIN_EVALS = 6
+# evaluations of the score needed: a first and a last third of 2 evaluations each, one between
+MIN_EVALS = 5
 # the late score gained under 2.5% of its level (plateau's own bar for a late gain) ...
 STALL_GAIN = 0.025
 # ... and under 10% of the room it had left: 92% -> 93% accuracy is an eighth of what was left
