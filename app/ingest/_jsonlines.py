@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, repeat
 from pathlib import Path
 
 import numpy as np
@@ -76,7 +76,7 @@ class _Parser:
         try:
             joined = b",".join(pending.texts).decode("utf-8", errors="replace")
             records = _DECODER.decode("[" + joined + "]")
-            if all(isinstance(r, dict) for r in records) and len(records) == len(pending.texts):
+            if len(records) == len(pending.texts) and all(map(isinstance, records, repeat(dict))):
                 self.parsed += len(records)
                 return RecordChunk(records, pending.numbers)
         except (ValueError, RecursionError):
@@ -163,7 +163,7 @@ def _whole_block(body: bytes) -> list[dict] | None:
     except (ValueError, RecursionError):
         return None
     lines = text.count(b"\n") + 1 if text else 0
-    if len(records) != lines or not all(isinstance(r, dict) for r in records):
+    if len(records) != lines or not all(map(isinstance, records, repeat(dict))):
         return None
     return records
 
