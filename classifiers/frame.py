@@ -26,6 +26,7 @@ from typing import Any, cast
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from lossforensics.classifiers.errors import InvalidFrameError
 from lossforensics.classifiers.roles import ROLES, infer_role, override_role
 
@@ -40,6 +41,7 @@ COLUMNS: tuple[str, ...] = (
     "segment",
 )
 ROLE_DTYPE = pd.CategoricalDtype(categories=list(ROLES), ordered=False)
+_ROLE_CODES = {role: code for code, role in enumerate(ROLE_DTYPE.categories)}
 DTYPES: dict[str, pd.api.extensions.ExtensionDtype | np.dtype] = {
     "run": pd.StringDtype(),
     "metric": pd.StringDtype(),
@@ -78,19 +80,26 @@ def _roles(
     roles = [
         override_role(str(m), infer_role(str(m), (splits or {}).get(m)), overrides) for m in names
     ]
-    lookup = np.append(
-        ROLE_DTYPE.categories.get_indexer(pd.Index(roles)), ROLES.index("other")
-    ).astype(np.int8)
+    # each name's role code (-1: not a role, refused by validate_frame), then 'other' for -1
+    lookup = np.array([_ROLE_CODES.get(r, -1) for r in roles] + [_ROLE_CODES["other"]], np.int8)
     return pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE)
 
 
 def _string_column(values: object, n: int) -> pd.api.extensions.ExtensionArray:
     """A string column of length `n`, built without a Python object per row where it can be: one
     string broadcast, or a Categorical's categories taken by its codes (1M rows in milliseconds)."""
-    if isinstance(values, str):
-        return pd.array([values], dtype="string").take(np.zeros(n, dtype=np.intp))
     if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
         values = values.array
+    if isinstance(values, pd.Categorical) and len(values.categories) == 1 and n:
+        only = values.categories[0]
+        if isinstance(only, str) and (values.codes == 0).all():  # one name: a reader's run
+            values = only
+    if isinstance(values, str):
+        column = pd.array([values], dtype="string")
+        if isinstance(column, pd.arrays.ArrowStringArray):  # arrow repeats it: no take of n
+            repeated = pa.repeat(column.__arrow_array__()[0], n)
+            return pd.arrays.ArrowStringArray(pa.chunked_array([repeated]))
+        return column.take(np.zeros(n, dtype=np.intp))
     if isinstance(values, pd.Categorical):
         categories = pd.array(np.asarray(values.categories, dtype=object), dtype="string")
         return categories.take(values.codes.astype(np.intp), allow_fill=True)
