@@ -30,7 +30,12 @@ from lossforensics.classifiers.signals.events import (
     find_spikes,
     loss_cycle,
 )
-from lossforensics.classifiers.signals.reduce import bucket, finite_points, group_medians
+from lossforensics.classifiers.signals.reduce import (
+    bucket,
+    finite_points,
+    group_medians,
+    nan_row_medians,
+)
 from lossforensics.classifiers.signals.smoothing import (
     ewma,
     odd_window,
@@ -87,6 +92,7 @@ __all__ = [
     "span_median",
     "log_ratio",
     "loss_cycle",
+    "nan_row_medians",
     "noise_level",
     "odd_window",
     "relative_change",

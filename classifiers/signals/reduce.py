@@ -97,6 +97,24 @@ def median(y: np.ndarray) -> float:
     return float(mid)
 
 
+def nan_row_medians(rows: np.ndarray) -> np.ndarray:
+    """np.nanmedian(rows, axis=1) of a 2-D float64 array, bit for bit (a zero's sign aside;
+    NaN, without its warning, for a row of NaN only), from one sort of the rows: each row's
+    middle value, or its two middle values halved, among those that are not NaN (sorted
+    last). np.nanmedian masks the NaNs and sorts the masked array, ~20x the cost on a few
+    short rows."""
+    rows = np.asarray(rows, dtype=np.float64)
+    if rows.ndim != 2 or rows.shape[1] == 0:
+        return np.nanmedian(rows, axis=1)
+    ordered = np.sort(rows, axis=1)
+    count = rows.shape[1] - np.count_nonzero(np.isnan(rows), axis=1)
+    pick = np.arange(len(rows))
+    low = ordered[pick, np.maximum(count - 1, 0) // 2]
+    high = ordered[pick, count // 2 - (count == 0)]
+    out = np.where(count % 2 == 1, high, (low + high) / 2)
+    return np.where(count == 0, np.nan, out)
+
+
 def _blocks(y: np.ndarray, size: int) -> np.ndarray:
     """y as rows of `size` points, the last row padded with NaN."""
     n = len(y)

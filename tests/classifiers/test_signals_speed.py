@@ -136,6 +136,24 @@ def test_find_spikes_sorting_only_the_windows_a_spike_could_use_finds_the_same(m
             assert np.array_equal(getattr(got, field), getattr(ref, field), equal_nan=True)
 
 
+def test_nan_row_medians_are_numpys_nanmedian_bit_for_bit():
+    rng = np.random.default_rng(14)
+    for trial in range(800):
+        rows = rng.normal(size=(int(rng.integers(1, 12)), int(rng.integers(1, 120))))
+        if trial % 3 == 0:
+            rows = np.round(rows, 1)  # tied middles
+        if trial % 5 == 0:
+            rows[rng.random(rows.shape) < 0.3] = np.nan
+        if trial % 7 == 0:
+            rows[int(rng.integers(0, len(rows)))] = np.nan  # a row of NaN only: NaN
+        if trial % 11 == 0:
+            rows[rng.random(rows.shape) < 0.05] = np.inf * rng.choice([-1, 1])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = np.nanmedian(rows, axis=1)
+        assert np.array_equal(signals.nan_row_medians(rows), ref, equal_nan=True)
+
+
 def test_a_run_smooths_each_curve_once_and_no_caller_can_edit_it():
     x = np.arange(2000, dtype=float)
     y = np.exp(-x / 500) + 0.01 * np.random.default_rng(5).normal(size=2000)
