@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers._align import finite_curve, trailing_median
+from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.metric_mismatch import name_direction
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, tail_level
@@ -133,3 +134,15 @@ def stalled_while_memorising(m: dict | None) -> bool:
 def stood_still(m: dict | None) -> bool:
     """A stall in which the score also did not fall (by under `STALL_GAIN`): plateau's reading."""
     return stalled_while_memorising(m) and m is not None and m["score_late_gain_rel"] > -STALL_GAIN
+
+
+def stall_finding(label: str, tag: dict, confidence: float, summary: str, m: dict) -> Finding:
+    """A finding from the stall to the run's end, the measurement as its evidence after `tag`
+    (plateau's kind, overfit's reading)."""
+    evidence = {**tag, **{k: v for k, v in m.items() if k not in ("first_step", "last_step")}}
+    return Finding(label, confidence, Span(m["stall_step"], m["last_step"]), evidence, summary)
+
+
+def train_fall_factor(m: dict) -> float:
+    """How many times lower the training loss ended than at the stall."""
+    return float(np.exp(m["train_fall_log_after_stall"]))

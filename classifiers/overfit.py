@@ -69,7 +69,12 @@ from lossforensics.classifiers._align import (
     train_at_evals,
 )
 from lossforensics.classifiers._epochs import epoch_starts
-from lossforensics.classifiers._score_stall import held_out_stall, stalled_while_memorising
+from lossforensics.classifiers._score_stall import (
+    held_out_stall,
+    stall_finding,
+    stalled_while_memorising,
+    train_fall_factor,
+)
 from lossforensics.classifiers._staircase import staircase
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
@@ -369,20 +374,12 @@ class Overfit(Classifier):
             f"With no validation loss logged: the held-out {m['score_metric']} reached "
             f"{m['score_best_early']:.4g} by step {m['stall_step']} and stood at about "
             f"{m['score_late']:.4g} after it, while the training loss fell "
-            f"{np.exp(m['train_fall_log_after_stall']):.0f}x more "
+            f"{train_fall_factor(m):.0f}x more "
             f"({m['train_at_stall']:.3g} -> {m['train_end']:.3g}): the model is memorising its "
             "training examples."
         )
-        evidence = {"reading": "held_out_stall", **m}
-        for key in ("first_step", "last_step"):
-            evidence.pop(key)
-        return Finding(
-            self.label,
-            _STAIRCASE_CONFIDENCE,
-            Span(m["stall_step"], m["last_step"]),
-            evidence,
-            summary,
-        )
+        tag = {"reading": "held_out_stall"}
+        return stall_finding(self.label, tag, _STAIRCASE_CONFIDENCE, summary, m)
 
     def detect(self, run: RunSeries) -> Finding | None:
         if not run.has("val_loss"):

@@ -50,7 +50,12 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers import signals
-from lossforensics.classifiers._score_stall import held_out_stall, stood_still
+from lossforensics.classifiers._score_stall import (
+    held_out_stall,
+    stall_finding,
+    stood_still,
+    train_fall_factor,
+)
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
@@ -318,19 +323,11 @@ class Plateau(Classifier):
         summary = (
             f"The held-out {m['score_metric']} stopped improving at about step "
             f"{m['stall_step']} ({m['score_best_early']:.4g}, then about {m['score_late']:.4g}) "
-            f"while the training loss fell {np.exp(m['train_fall_log_after_stall']):.0f}x more: "
+            f"while the training loss fell {train_fall_factor(m):.0f}x more: "
             "the training after that step did not pay off on held-out data."
         )
-        evidence = {"kind": "held_out_stall", **m}
-        for key in ("first_step", "last_step"):
-            evidence.pop(key)
-        return Finding(
-            self.label,
-            _HELD_OUT_CONFIDENCE,
-            Span(m["stall_step"], m["last_step"]),
-            evidence,
-            summary,
-        )
+        tag = {"kind": "held_out_stall"}
+        return stall_finding(self.label, tag, _HELD_OUT_CONFIDENCE, summary, m)
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)
