@@ -387,6 +387,6 @@ class Overfit(Classifier):
             if stairs is not None:
                 return self.judge_staircase(stairs)
             stall = held_out_stall(run)
-            return self.judge_held_out(stall) if stalled_while_memorising(stall) else None
+            return self.judge_held_out(stall) if stall and stalled_while_memorising(stall) else None
         m = self.measure(run)
         return None if m is None else self.judge(m)
