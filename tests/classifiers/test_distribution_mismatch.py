@@ -206,3 +206,27 @@ def test_a_val_loss_that_never_changes_measures_nothing():
     ep = np.arange(30)
     run = run_of(loss=(ep, _train(ep)), val_loss=(ep, np.zeros(30)))
     assert judge(DistributionMismatch(), run) is None
+
+
+def test_a_fine_tunes_val_that_starts_learned_and_falls_with_training_follows_it():
+    # a fine-tune evaluated each epoch: train 0.64 -> 0.26 (memorising), the val already at
+    # 0.555 when first measured (below the untrained 0.64) then down 12% before flattening:
+    # it went with the training loss, by far more than its noise, however small next to it
+    ep = np.arange(1, 6)
+    train = np.array([0.642, 0.448, 0.364, 0.299, 0.264])
+    val = np.array([0.555, 0.494, 0.485, 0.491, 0.492])
+    run = run_of(loss=(ep * 1000, train), val_loss=(ep * 1000 + 98, val))
+    m = DistributionMismatch().measure(run)
+    assert m is not None and m["val_first_untrained"] is False and m["val_drop_z"] >= 2.0
+    # by the follow ratio alone (a val that kept its small gain may follow up to 20%) it would
+    # be a mismatch
+    assert m["val_follow_ratio"] <= 0.2 and m["val_rebound"] <= 0.5
+    assert judge(DistributionMismatch(), run) is None
+
+
+def test_a_val_at_the_untrained_level_that_dips_a_little_is_still_a_mismatch():
+    # the same dip from a first evaluation at the untrained level: nothing had reached the val
+    ep = np.arange(1, 31)
+    val = 2.3 - 0.08 * np.exp(-((ep - 6.0) ** 2) / 8) + 0.005 * RNG.standard_normal(30)
+    f = judge(DistributionMismatch(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val)))
+    assert f is not None and f.evidence["val_first_untrained"] is True
