@@ -22,11 +22,11 @@ by under `_NEVER_LEARNED_FLAT` (5%) of its level: worse than a model that learne
 where it started, it never generalised however late it was first measured (the train's
 improvement is then read over the whole run); the val's
 best improvement is at most `follow` of the train's (twice that when the val kept what little
-it gained: no overfit-shaped rebound of more than half of it). A val that had already learned
-at its first evaluation (`first_eval_gain` below the untrained loss) and then fell by
-`_FOLLOWED_Z` (2) sigmas of its noise and `_FOLLOWED_FALL` (5%) of its level went down with the
-training loss: it follows it, however small its fall next to a memorising train loss (a
-fine-tune's val starts near its floor), and is not a mismatch.
+it gained: no overfit-shaped rebound of more than half of it); and the first evaluation is at
+the untrained level (not `first_eval_gain` below it): a val that had already learned when first
+measured improved before anyone measured it, so it was not flat or high from the start (flat
+after that is a val that converged early; climbing, overfit's, which splits on the same test);
+read for positive losses (val_first_learned).
 Second reading, from the scores (classifiers._score_gap), when the loss reading finds nothing:
 a bounded val score (accuracy, F1) at `_SCORE_FAR_BELOW` (a quarter) or less of the same score
 on the training data at the typical evaluation, while the train loss improved by `train_drop`
@@ -51,8 +51,7 @@ val_follow_ratio, train_improvement_pct, val_improvement_pct, coverage, val_rebo
 val_first_untrained, train_done_before_eval, val_never_learned, val_change_rel,
 train_run_improvement_pct, val_metric (the validation loss read), val_head / val_tail and
 train_head / train_tail (each curve's level at the start and the end of the evaluated span),
-val_rise_vs_train (the val's rise over the train's fall on that span), val_drop_z (the val's fall
-from its first evaluation to its best, in sigmas of its noise).
+val_rise_vs_train (the val's rise over the train's fall on that span), val_first_learned.
 Known false positives: a pre-trained model fine-tuned on data the val set does not measure (the
 val is legitimately flat); a val set so small its loss is dominated by a few examples.
 """
@@ -60,13 +59,7 @@ val is legitimately flat); a val set so small its loss is dominated by a few exa
 from __future__ import annotations
 
 import numpy as np
-from lossforensics.classifiers._align import (
-    detrended_noise,
-    finite_curve,
-    floor,
-    trailing_median,
-    train_at_evals,
-)
+from lossforensics.classifiers._align import finite_curve, trailing_median, train_at_evals
 from lossforensics.classifiers._score_gap import score_gap
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
@@ -76,7 +69,6 @@ from lossforensics.classifiers.signals import (
     head_level,
     odd_window,
     rolling_median,
-    scale,
     spearman,
     tail_level,
 )
@@ -132,13 +124,6 @@ def _first_eval_train(tx: np.ndarray, ty: np.ndarray, at: float, start: float) -
 # model that learned nothing: it did not dip below that level before a late first evaluation and
 # climb back (an overfit before anyone measured it stays near what it had learned)
 _FAR_ABOVE_UNTRAINED = 2.0
-# a val that had learned before its first evaluation and then fell by 2 sigmas of its noise
-# (overfit's bar for a val that improved) ...
-_FOLLOWED_Z = 2.0
-# ... and by 5% of its level (the lowest of many evaluations of a flat val sits a couple of
-# sigmas under its first by chance, a few percent at the 1-2% noise of an evaluation) went
-# down with the training loss: it follows it
-_FOLLOWED_FALL = 0.05
 # a val that never got below the untrained level and moved by under 5% of its level over its
 # evaluations is flat where it started (one that climbs steadily is overfit's: a fine-tune whose
 # log starts after the pre-trained model's loss was already low)
@@ -218,6 +203,14 @@ class DistributionMismatch(Classifier):
             "val_first_untrained": bool(
                 v_all[0] >= (1.0 - self.first_eval_gain) * max(float(ty[0]), t_all_head)
             ),
+            # a positive val loss already `first_eval_gain` below that untrained level at its
+            # first evaluation had learned before anyone measured it (for a loss that can be
+            # zero or negative a share of its level says nothing)
+            "val_first_learned": bool(
+                v_all[0] > 0
+                and t_all_head > 0
+                and v_all[0] < (1.0 - self.first_eval_gain) * max(float(ty[0]), t_all_head)
+            ),
             # every evaluation sits far above that untrained level (worse than a model that
             # learned nothing): nothing learned ever reached the val set, early or late
             "val_never_learned": bool(
@@ -236,8 +229,6 @@ class DistributionMismatch(Classifier):
             "val_tail": v_tail,
             "train_head": t_head,
             "train_tail": t_tail,
-            # the val's fall from its first evaluation to its best, in sigmas of its noise
-            "val_drop_z": float((v_all[0] - np.min(v_all)) / floor(detrended_noise(vy), scale(vy))),
             # how much of its best improvement the val gave back by the end (overfit's shape)
             "val_rebound": float(
                 (v_all[-1] - np.min(v_all)) / max(float(v_all[0] - np.min(v_all)), TINY)
@@ -260,14 +251,10 @@ class DistributionMismatch(Classifier):
         )
         if train_gain < _PERCENT * self.train_drop or not covered:
             return None
-        # a val that had already learned at its first evaluation and went on falling with the
-        # training loss follows it, however little next to the training loss's fall (a
-        # fine-tune's val starts near its floor and memorisation drives the train far lower)
-        followed = (
-            m.get("val_drop_z", 0.0) >= _FOLLOWED_Z
-            and m["val_improvement_pct"] >= _PERCENT * _FOLLOWED_FALL
-        )
-        if followed and not m.get("val_first_untrained", True):
+        # a val that had already learned at its first evaluation improved before anyone
+        # measured it: it was not flat or high from the start, whatever follows (a flat val is
+        # one that converged early, a climbing one overfit's)
+        if m.get("val_first_learned", False):
             return None
         # a val that improved a little and kept it (no overfit-shaped rebound) may have
         # followed twice as much and still be "high from the start"
