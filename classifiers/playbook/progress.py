@@ -14,11 +14,33 @@ def _stuck(ev: Evidence) -> bool:
     return ev.get("kind") == "stuck_after_drop"
 
 
+def _held_out(ev: Evidence) -> bool:
+    """The stall is a held-out score's, beside a training loss that kept falling: the training
+    loop works, the extra training did not generalise."""
+    return ev.get("kind") == "held_out_stall"
+
+
 # Priors: near even (0.15-0.3): the kind of plateau decides. Flat from the start points at a
 # training loop that does not update (+0.45), labels, or an LR so high it sits at a trivial
 # solution; stuck after a drop at capacity and an LR too low, all the more when the LR ended
-# below 5% of its peak.
+# below 5% of its peak. A held-out score's stall beside a training loss still falling puts
+# training past the point where it stopped paying off first (+0.6) and the causes of a flat
+# training loss last (-0.2: that loss did fall).
 PLATEAU = (
+    Rule(
+        "training went on after the held-out metric stopped improving: the model only "
+        "memorises its training examples from there",
+        "procedure",
+        0.0,
+        (
+            "Keep the checkpoint where the held-out metric peaked and stop on that metric "
+            "(early stopping).",
+            "Log a validation loss beside the metric: the train-val gap opens where it stalled.",
+            "More data, augmentation or regularisation if the metric must go higher.",
+        ),
+        None,
+        lambda ev: 0.6 * _held_out(ev),
+    ),
     Rule(
         "labels that do not match the inputs (shuffled apart, wrong column, wrong mapping)",
         "data",
@@ -28,7 +50,7 @@ PLATEAU = (
             "Overfit one small batch: the loss must go to about 0.",
         ),
         "overfit_one_batch",
-        lambda ev: 0.15 * _flat_start(ev),
+        lambda ev: 0.15 * _flat_start(ev) - 0.2 * _held_out(ev),
     ),
     Rule(
         "no gradient reaches the weights (detached graph, frozen parameters, optimizer "
@@ -41,7 +63,7 @@ PLATEAU = (
             "Overfit one small batch: if the loss does not move, the wiring is broken.",
         ),
         "overfit_one_batch",
-        lambda ev: 0.45 * _flat_start(ev) - 0.1 * _stuck(ev),
+        lambda ev: 0.45 * _flat_start(ev) - 0.1 * _stuck(ev) - 0.2 * _held_out(ev),
     ),
     Rule(
         "dead or saturated units (dead ReLUs, saturated sigmoids), or a capacity limit",
@@ -52,7 +74,7 @@ PLATEAU = (
             "Try a wider or deeper model on a small subset.",
         ),
         "activation_health",
-        lambda ev: 0.15 * _stuck(ev),
+        lambda ev: 0.15 * _stuck(ev) - 0.2 * _held_out(ev),
     ),
     Rule(
         "learning rate too low, or the schedule already decayed it",
@@ -60,7 +82,9 @@ PLATEAU = (
         0.25,
         ("Plot the LR; run an LR range test and restart from the stalled checkpoint.",),
         "lr_range_test",
-        lambda ev: 0.2 * _stuck(ev) + 0.25 * below(ev, "lr_final_ratio", 0.05),
+        lambda ev: (
+            0.2 * _stuck(ev) + 0.25 * below(ev, "lr_final_ratio", 0.05) - 0.2 * _held_out(ev)
+        ),
     ),
     Rule(
         "learning rate so high that the model sits at a trivial solution",
@@ -68,7 +92,7 @@ PLATEAU = (
         0.15,
         ("Divide the LR by 10 and compare the first few hundred steps.",),
         "lr_drop",
-        lambda ev: 0.1 * _flat_start(ev),
+        lambda ev: 0.1 * _flat_start(ev) - 0.2 * _held_out(ev),
     ),
 )
 

@@ -39,6 +39,13 @@ def test_plateau_ranking_follows_its_kind():
     assert flat[0].probe == "overfit_one_batch" and "gradient" in flat[0].cause
     stuck = rank_causes("plateau", {"kind": "stuck_after_drop", "lr_final_ratio": 0.001})
     assert stuck[0].probe == "lr_range_test"
+    # a held-out score's stall beside a falling training loss: the loop works, stop earlier
+    held = rank_causes("plateau", {"kind": "held_out_stall"})
+    assert "held-out metric stopped improving" in held[0].cause
+    assert "early stopping" in held[0].checks[0]
+    assert all("gradient" not in c.cause for c in held[:2])
+    # the cause is not offered for a flat training loss
+    assert "held-out" not in rank_causes("plateau", {"kind": "flat_from_start"})[0].cause
 
 
 def test_spikes_in_validation_only_point_at_eval_mode():
