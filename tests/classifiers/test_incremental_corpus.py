@@ -7,12 +7,9 @@ from __future__ import annotations
 import tarfile
 from pathlib import Path
 
-import numpy as np
 import pytest
-from lossforensics.classifiers.diagnose import diagnose
-from lossforensics.classifiers.incremental import IncrementalDiagnosis
-from lossforensics.classifiers.run import split_runs
-from lossforensics.ingest import load_run
+
+from tests.classifiers._ticks import assert_ticks_equal_full
 
 CORPUS = Path(__file__).resolve().parents[2] / "benchmarks" / "corpus" / "corpus.tar.xz"
 with tarfile.open(CORPUS) as _tar:
@@ -31,12 +28,4 @@ def corpus_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", RUNS)
 def test_every_corpus_run_ticks_equal_full_diagnosis(corpus_root: Path, name: str) -> None:
-    for run in split_runs(load_run(corpus_root / name).frame):
-        frame = run.frame.reset_index(drop=True)
-        live = IncrementalDiagnosis(run.name)
-        cuts = np.linspace(0, len(frame), CHUNKS + 1).astype(int)
-        for start, stop in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-            live.add_frame(frame.iloc[start:stop])
-            tick = live.tick()
-            full = diagnose(frame.iloc[:stop], strict=True)
-            assert tick.diagnosis.to_dict() == full.to_dict(), f"{name}: differs at {stop}"
+    assert_ticks_equal_full(corpus_root / name, CHUNKS)
