@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from lossforensics.classifiers.signals.reduce import bucket
+from lossforensics.classifiers.signals.reduce import bucket, nan_row_medians
 from scipy import ndimage
 from scipy import signal as sps
 
@@ -145,8 +145,8 @@ def _ranked_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarra
 def rolling_median_at(
     y: np.ndarray, window: int, at: np.ndarray, *, center: bool = True
 ) -> np.ndarray:
-    """`rolling_median(y, window, center=center)[at]` from those windows alone: each one sorted
-    and its middle value(s) taken as pandas takes them. For the level at a few points of a long
+    """`rolling_median(y, window, center=center)[at]` from those windows alone (pandas' bounds,
+    each window's median by reduce.nan_row_medians). For the level at a few points of a long
     series; a series holding a non-finite value goes through rolling_median whole."""
     y = np.asarray(y, dtype=np.float64)
     at = np.asarray(at, dtype=np.intp)
@@ -156,13 +156,9 @@ def rolling_median_at(
     stop = at + 1 + ((window - 1) // 2 if center else 0)  # pandas' window bounds, clipped
     start = np.clip(stop - window, 0, n)
     stop = np.minimum(stop, n)
-    count = stop - start
     cols = start[:, None] + np.arange(window)
-    rows = np.where(cols < stop[:, None], y[np.minimum(cols, n - 1)], np.inf)  # +inf: no point
-    rows.sort(axis=1)
-    pick = np.arange(len(at))
-    low, high = rows[pick, (count - 1) // 2], rows[pick, count // 2]
-    return np.where(count % 2 == 1, high, (low + high) / 2)
+    # a clipped window's missing places are NaN, which the row median leaves out
+    return nan_row_medians(np.where(cols < stop[:, None], y[np.minimum(cols, n - 1)], np.nan))
 
 
 def rolling_min(y: np.ndarray, window: int, *, center: bool = True) -> np.ndarray:
