@@ -103,7 +103,6 @@ def _measure(run: RunSeries) -> dict | None:
             "score_metric": name,
             "score_evaluations": int(len(good)),
             "stall_step": int(sx[third - 1]),
-            "first_step": int(sx[0]),
             "last_step": int(max(sx[-1], tx[-1])),
             "score_best_early": float(sign * best),
             "score_late": float(sign * late),
@@ -117,11 +116,9 @@ def _measure(run: RunSeries) -> dict | None:
     return None
 
 
-def stalled_while_memorising(m: dict | None) -> bool:
+def stalled_while_memorising(m: dict) -> bool:
     """The score did not improve (under both gain bars) from a level with room left, while the
     training loss fell by a factor of at least e^`MEMORISED_FALL`: overfit's reading."""
-    if m is None:
-        return False
     room = m["score_room_at_stall"]
     return (
         m["score_late_gain_rel"] < STALL_GAIN
@@ -131,15 +128,15 @@ def stalled_while_memorising(m: dict | None) -> bool:
     )
 
 
-def stood_still(m: dict | None) -> bool:
+def stood_still(m: dict) -> bool:
     """A stall in which the score also did not fall (by under `STALL_GAIN`): plateau's reading."""
-    return stalled_while_memorising(m) and m is not None and m["score_late_gain_rel"] > -STALL_GAIN
+    return stalled_while_memorising(m) and m["score_late_gain_rel"] > -STALL_GAIN
 
 
 def stall_finding(label: str, tag: dict, confidence: float, summary: str, m: dict) -> Finding:
     """A finding from the stall to the run's end, the measurement as its evidence after `tag`
     (plateau's kind, overfit's reading)."""
-    evidence = {**tag, **{k: v for k, v in m.items() if k not in ("first_step", "last_step")}}
+    evidence = {**tag, **{k: v for k, v in m.items() if k != "last_step"}}
     return Finding(label, confidence, Span(m["stall_step"], m["last_step"]), evidence, summary)
 
 

@@ -187,6 +187,9 @@ class DistributionMismatch(Classifier):
         rho = spearman(t_s, v_s)
         t_gain = _gain(t_head, t_tail)
         v_gain = max(_gain(float(v_all[0]), float(np.min(v_all))), 0.0)
+        # the untrained model's loss: the train's first value or its start level
+        untrained = max(float(ty[0]), t_all_head)
+        first_untrained = bool(v_all[0] >= (1.0 - self.first_eval_gain) * untrained)
         return {
             "val_metric": run.primary("val_loss"),
             "start_step": int(vx[0]),
@@ -200,22 +203,14 @@ class DistributionMismatch(Classifier):
             # the first evaluation still at the untrained model's loss (not `first_eval_gain`
             # below the train's start), however much training came before it: nothing learned
             # so far reached the val set
-            "val_first_untrained": bool(
-                v_all[0] >= (1.0 - self.first_eval_gain) * max(float(ty[0]), t_all_head)
-            ),
+            "val_first_untrained": first_untrained,
             # a positive val loss already `first_eval_gain` below that untrained level at its
             # first evaluation had learned before anyone measured it (for a loss that can be
             # zero or negative a share of its level says nothing)
-            "val_first_learned": bool(
-                v_all[0] > 0
-                and t_all_head > 0
-                and v_all[0] < (1.0 - self.first_eval_gain) * max(float(ty[0]), t_all_head)
-            ),
+            "val_first_learned": bool(not first_untrained and v_all[0] > 0 and t_all_head > 0),
             # every evaluation sits far above that untrained level (worse than a model that
             # learned nothing): nothing learned ever reached the val set, early or late
-            "val_never_learned": bool(
-                np.min(v_all) >= _FAR_ABOVE_UNTRAINED * max(float(ty[0]), t_all_head)
-            ),
+            "val_never_learned": bool(np.min(v_all) >= _FAR_ABOVE_UNTRAINED * untrained),
             # the val's net move over its evaluations, relative to its level (flat: small)
             "val_change_rel": abs(v_tail - v_head) / max(abs(v_head), TINY),
             # the train's improvement over the whole run, from its first points

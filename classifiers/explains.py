@@ -38,7 +38,7 @@ The table, cause -> consequence, and why it holds in general:
   optimizer or scheduler state.
 - resume_discontinuity -> oscillating, when the log holds `MANY_RESTARTS` (3) restarts or more:
   appended sessions each start their loss again, and that bounce is what the swing reads.
-- overfit -> distribution_mismatch, when the val loss fell by `OVERFIT_FOLLOWED_Z` sigmas with
+- overfit -> distribution_mismatch, when the val loss fell by overfit's `VAL_DROP_Z` (2) sigmas with
   the training loss before the minimum it rose from (and the mismatch was read from the losses,
   not the scores): the curves moved together, then apart, which is overfitting; a val set unlike
   the training data never follows it.
@@ -76,6 +76,7 @@ from dataclasses import dataclass, replace
 
 from lossforensics.classifiers._spikes import SPIKE_WIDTH
 from lossforensics.classifiers.diagnosis import SCORE_DECIMALS, Finding
+from lossforensics.classifiers.overfit import VAL_DROP_Z
 
 # A loss whose best level kept at least this share of the first logged loss (the untrained model's,
 # chance level for a classifier) learned nothing: 1 - plateau's 3% "no real change" in log terms
@@ -83,9 +84,6 @@ AT_START_LEVEL = 0.97
 
 # overfit's own bar for a clear rise of the val loss (Overfit's rise_z default, in sigmas)
 OVERFIT_CLEAR_Z = 2.5
-
-# overfit's own bar for a val that improved before its minimum (Overfit's _VAL_DROP_Z, sigmas)
-OVERFIT_FOLLOWED_Z = 2.0
 
 # A log with 3 restarts or more is a string of appended sessions: one restart is a resume, a
 # run of them sets the curve's up-and-down shape on its own
@@ -191,15 +189,11 @@ def _held_out_stall(cause: Finding, effect: Finding) -> bool:
 
 def _val_followed_first(cause: Finding, effect: Finding) -> bool:
     """overfit explains distribution_mismatch (its loss reading) when the val loss fell with the
-    training loss, by `OVERFIT_FOLLOWED_Z` sigmas, before the minimum it rose from: the two
+    training loss, by `VAL_DROP_Z` sigmas, before the minimum it rose from: the two
     curves moved together until the model began to memorise, which is overfitting's shape; a
     mismatched val set never follows. A mismatch read from the scores stays."""
     drop = cause.evidence.get("val_drop_before_z")
-    return (
-        drop is not None
-        and drop >= OVERFIT_FOLLOWED_Z
-        and effect.evidence.get("reading") != "scores"
-    )
+    return drop is not None and drop >= VAL_DROP_Z and effect.evidence.get("reading") != "scores"
 
 
 def _many_restarts(cause: Finding, effect: Finding) -> bool:

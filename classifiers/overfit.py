@@ -37,7 +37,7 @@ rate did not step at the boundaries (a per-epoch schedule drops the loss there f
 reason). The loss falls where examples are seen again and barely within an epoch: the model
 memorises them. Evidence reading='staircase', epoch_boundaries, boundary_drops,
 boundary_share, climb_back_share, median_boundary_drop_rel, first_epoch_level,
-last_epoch_level; confidence `_STAIRCASE_CONFIDENCE` (0.5): inferred, not a measured val rise.
+last_epoch_level; confidence `_INFERRED_CONFIDENCE` (0.5): inferred, not a measured val rise.
 Without a validation loss but with a held-out score (BLEU, accuracy, ...), a score that stopped
 improving after the first third of its evaluations while the training loss fell by a factor of 4
 or more is memorisation too (classifiers._score_stall): reading='held_out_stall', with that
@@ -104,7 +104,7 @@ _PERCENT = 100.0
 # at least two evaluations must follow the minimum: one higher eval is noise, not a rise
 _MIN_EVALS_AFTER = 2
 # the val improved before its minimum when it fell by 2 sigmas of its detrended noise
-_VAL_DROP_Z = 2.0
+VAL_DROP_Z = 2.0
 # a stalled val (the second path) still rose by half a sigma at least: not a flat line
 _STALL_RISE_Z = 0.5
 # ... over at least 3 evaluations after the minimum: a stall needs a stretch to be seen
@@ -127,9 +127,10 @@ _STALLED_CONFIDENCE = 0.35
 _STALLED_STRENGTH_CONFIDENCE = 0.2
 # confidence never reaches 1: a val set re-sampled between evaluations looks the same
 _MAX_CONFIDENCE = 0.98
-# memorisation inferred from the train loss's epoch staircase, with no val curve to measure the
-# gap: a finding at the bar, below any measured rise
-_STAIRCASE_CONFIDENCE = 0.5
+# memorisation inferred without a val loss (the train loss's epoch staircase, or a held-out score
+# that stood still), with no val curve to measure the gap: a finding at the bar, below any
+# measured rise
+_INFERRED_CONFIDENCE = 0.5
 
 
 def _log_drop(before: float, after: float) -> float:
@@ -287,7 +288,7 @@ class Overfit(Classifier):
             else self.late_first_eval
         )
         memorised = m.get("train_fall_log", 0.0) >= self.memorised_log
-        if m["val_drop_before_z"] < _VAL_DROP_Z and m["train_done_before_eval"] < before:
+        if m["val_drop_before_z"] < VAL_DROP_Z and m["train_done_before_eval"] < before:
             # a minimum at the first evaluation is still a minimum when that evaluation had
             # already learned (below the untrained loss) and train went on to memorise
             first = m["val_min_fraction"] == 0.0 and m.get("val_first_below_train_start")
@@ -362,7 +363,7 @@ class Overfit(Classifier):
         evidence = {k: v for k, v in m.items() if k not in ("first_step", "last_step")}
         return Finding(
             self.label,
-            _STAIRCASE_CONFIDENCE,
+            _INFERRED_CONFIDENCE,
             Span(m["first_step"], m["last_step"]),
             evidence,
             summary,
@@ -379,7 +380,7 @@ class Overfit(Classifier):
             "training examples."
         )
         tag = {"reading": "held_out_stall"}
-        return stall_finding(self.label, tag, _STAIRCASE_CONFIDENCE, summary, m)
+        return stall_finding(self.label, tag, _INFERRED_CONFIDENCE, summary, m)
 
     def detect(self, run: RunSeries) -> Finding | None:
         if not run.has("val_loss"):
@@ -387,6 +388,10 @@ class Overfit(Classifier):
             if stairs is not None:
                 return self.judge_staircase(stairs)
             stall = held_out_stall(run)
-            return self.judge_held_out(stall) if stall and stalled_while_memorising(stall) else None
+            return (
+                self.judge_held_out(stall)
+                if stall is not None and stalled_while_memorising(stall)
+                else None
+            )
         m = self.measure(run)
         return None if m is None else self.judge(m)

@@ -334,5 +334,5 @@ class Plateau(Classifier):
         curve = run.curve("train_loss")
         if ev is None or curve is None or ev["stuck_fraction"] < self.min_stuck:
             stall = held_out_stall(run)
-            return self.judge_held_out(stall) if stall and stood_still(stall) else None
+            return self.judge_held_out(stall) if stall is not None and stood_still(stall) else None
         return self.judge(ev, int(curve.steps[-1]))
