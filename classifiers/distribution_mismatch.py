@@ -306,8 +306,19 @@ class DistributionMismatch(Classifier):
             summary,
         )
 
+    def measured(self, run: RunSeries) -> dict | None:
+        """`measure(run)`, computed once per run: overfit reads the follow ratio too."""
+        return run.measured(("distribution_mismatch", repr(self)), lambda: self.measure(run))
+
+    @property
+    def widest_follow(self) -> float:
+        """The largest share of the train's improvement a val may follow and still be read as
+        not following (`follow`, doubled for a val that kept its gain): beyond it, the val
+        learned with the train."""
+        return self.follow * _KEPT_FOLLOW_FACTOR
+
     def detect(self, run: RunSeries) -> Finding | None:
-        m = self.measure(run)
+        m = self.measured(run)
         if m is None:
             return None
         found = self.judge(m)

@@ -13,7 +13,12 @@ it did and that first evaluation was already `first_eval_gain` (10%) below the t
 loss (the val had improved before it was measured: a fine-tune evaluated every N steps; a first
 evaluation at the untrained level learned nothing that transfers), or the minimum IS that
 learned first evaluation and the train went on to memorise (fell by `memorised_log`, a factor of
-20: a minimum at the first evaluation is still a minimum); at least
+20) or the val rose clearly (`rise_z` sigmas and `strong_rise` of its range): a minimum at the
+first evaluation is still a minimum; or the minimum came within the first third of the
+evaluations (`_EARLY_MIN_SHARE`: too early for the drop before it to stand out of the noise),
+the val had followed the train's improvement further than distribution_mismatch allows a val
+that did not follow (its `val_follow_ratio` above `widest_follow`, 20%: the two labels split a
+val rising from its first evaluations on the same measure), and it rose clearly; at least
 two evaluations follow the minimum; the late val level (median of the last third of them, at
 least 3 when there are 3) stands `rise_z` detrended-noise sigmas above the minimum; train
 improved by at least `train_drop` of its level over the evaluated span and has not risen since
@@ -51,8 +56,9 @@ train_fall_after (train fall after the val minimum / train range), train_fall_lo
 start / end), train_fall_log_after (ln of train at the val minimum / end), evaluations_after,
 val_drop_before_z, train_done_before_eval (share of the train's improvement before the first
 evaluation), val_first_below_train_start, val_ever_below_train_start, score_gain_after_min_z
-and score_metric (when a val score is logged), val_metric (the validation loss read),
-train_drop (the train loss's fall from its first to its last level, relative).
+and score_metric (when a val score is logged), val_follow_ratio (distribution_mismatch's: the
+val's best improvement over the train's on the evaluated span), val_metric (the validation loss
+read), train_drop (the train loss's fall from its first to its last level, relative).
 Known false positives: a val curve that drifts up by noise over a long converged tail while the
 train loss still creeps down; a val set re-sampled between evaluations (its level moves without
 the model changing).
@@ -78,6 +84,7 @@ from lossforensics.classifiers._score_stall import (
 from lossforensics.classifiers._staircase import staircase
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.distribution_mismatch import DistributionMismatch
 from lossforensics.classifiers.metric_mismatch import MetricMismatch
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, head_level, odd_window, rolling_median, scale
@@ -131,6 +138,12 @@ _MAX_CONFIDENCE = 0.98
 # that stood still), with no val curve to measure the gap: a finding at the bar, below any
 # measured rise
 _INFERRED_CONFIDENCE = 0.5
+# a minimum within the first third of the evaluations rises "from the start": too early for the
+# drop before it to stand out of the noise; a later one with no drop before it stood still first
+_EARLY_MIN_SHARE = 1 / 3
+# distribution_mismatch at its defaults: its measurement (shared through the run) gives the val's
+# follow ratio, and its bar says how far a val that did not follow may still have followed
+_MISMATCH = DistributionMismatch()
 
 
 def _log_drop(before: float, after: float) -> float:
@@ -280,20 +293,20 @@ class Overfit(Classifier):
         if m["train_fall_after"] < -self.train_fall:  # train rose too: not a train-val split
             return None
         # the val must have improved before its minimum, unless most of the training happened
-        # before the first evaluation (the minimum then predates it); a val curve that rises
-        # from an early first evaluation never generalised: distribution_mismatch
+        # before the first evaluation (the minimum then predates it) or the minimum came early
+        # in a val that had learned (_early_minimum); a val curve that rises from an early first
+        # evaluation without having learned never generalised: distribution_mismatch
         before = (
             self.learned_first_eval
             if m.get("val_first_below_train_start")
             else self.late_first_eval
         )
-        memorised = m.get("train_fall_log", 0.0) >= self.memorised_log
-        if m["val_drop_before_z"] < VAL_DROP_Z and m["train_done_before_eval"] < before:
-            # a minimum at the first evaluation is still a minimum when that evaluation had
-            # already learned (below the untrained loss) and train went on to memorise
-            first = m["val_min_fraction"] == 0.0 and m.get("val_first_below_train_start")
-            if not (memorised and first):
-                return None
+        if (
+            m["val_drop_before_z"] < VAL_DROP_Z
+            and m["train_done_before_eval"] < before
+            and not self._early_minimum(m)
+        ):
+            return None
         if not m.get("val_ever_below_train_start", True) and m["val_rise_pct"] < _FLAT_PCT:
             # a flat val that never got below the untrained loss never generalised: nothing to
             # overfit, however late its first evaluation (distribution_mismatch's)
@@ -350,6 +363,23 @@ class Overfit(Classifier):
                 return None
         return super().skip_reason(run)
 
+    def _early_minimum(self, m: dict) -> bool:
+        """A minimum with no significant drop before it is still a minimum when the val had
+        learned by then and what followed is unmistakable: the minimum is the first evaluation,
+        already below the untrained loss, and the train went on to memorise (fell by
+        `memorised_log`) or the val rose clearly (`rise_z` sigmas and `strong_rise` of its
+        range); or the minimum came within `_EARLY_MIN_SHARE` of the evaluations, the val had
+        followed the train's improvement further than distribution_mismatch allows a val that
+        did not follow (`val_follow_ratio`), and it rose clearly."""
+        clear = m["val_rise_z"] >= self.rise_z and m["val_rise_frac"] >= self.strong_rise
+        memorised = m.get("train_fall_log", 0.0) >= self.memorised_log
+        first = m["val_min_fraction"] == 0.0 and bool(m.get("val_first_below_train_start"))
+        followed = (
+            m["val_min_fraction"] <= _EARLY_MIN_SHARE
+            and m.get("val_follow_ratio", 0.0) > _MISMATCH.widest_follow
+        )
+        return (first and (memorised or clear)) or (followed and clear)
+
     def judge_staircase(self, m: dict) -> Finding:
         """Memorisation inferred from the training loss's epoch staircase (no val loss)."""
         summary = (
@@ -394,4 +424,9 @@ class Overfit(Classifier):
                 else None
             )
         m = self.measure(run)
-        return None if m is None else self.judge(m)
+        if m is None:
+            return None
+        follow = _MISMATCH.measured(run)
+        if follow is not None:
+            m["val_follow_ratio"] = follow["val_follow_ratio"]
+        return self.judge(m)

@@ -166,6 +166,41 @@ def test_minimum_at_a_learned_first_evaluation_is_still_a_minimum():
     assert f.span.start_step == 400
 
 
+def test_a_learned_first_evaluation_then_a_clear_rise_is_overfit_without_memorisation():
+    # per-epoch log whose val never improved after its first evaluation: train falls 11x (not
+    # the 20x of memorisation), the val climbs 70% on every evaluation from a first one that
+    # had already learned (well below the train's start)
+    ep = np.arange(1, 21)
+    train = 2.6 * np.exp(-ep / 8.5)
+    val = 1.79 + 1.28 * ((ep - 1) / 19) ** 1.5
+    f = judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.evidence["val_min_fraction"] == 0.0
+    # near miss: the same val creeping up 4% is no clear rise from an unmeasured minimum
+    creep = 1.79 + 0.07 * (ep - 1) / 19 + 0.01 * np.sin(ep)
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, creep))) is None
+
+
+def test_an_early_minimum_after_a_val_that_followed_the_train_is_overfit():
+    # a Keras fine-tune whose first evaluation is gone (the real deepfake Xception log without
+    # epoch 0): the val's smoothed minimum is its third evaluation, the dip before it is within
+    # its noise, but the val had followed the train's fall (over 20% of it, more than
+    # distribution_mismatch allows a val that did not), then rose 2.6x
+    ep = np.arange(1, 12)
+    train = np.array([22.1, 17.4, 14.4, 12.3, 10.7, 9.39, 8.16, 7.26, 6.34, 5.73, 5.22]) * 1e-3
+    val = np.array([76.5, 141.7, 82.9, 106.0, 112.2, 138.7, 185.2, 206.8, 218.6, 210.1, 237.3])
+    run = run_of(loss=(ep, train), val_loss=(ep, val * 1e-3))
+    f = judge(Overfit(), run)
+    assert f is not None and f.evidence["val_follow_ratio"] > 0.2
+    # near misses: the same minimum past the first third of the evaluations (the val stood
+    # still first), or a val that followed no more than distribution_mismatch allows
+    m = {**f.evidence, "val_end_step": 11}
+    assert Overfit().judge({**m, "val_min_fraction": 0.5}) is None
+    assert Overfit().judge({**m, "val_follow_ratio": 0.15}) is None
+    # ... and a val that stood still from its first evaluation, then rose
+    still = np.concatenate((0.14 + 0.001 * np.sin(ep[:5]), val[5:] * 1e-3))
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, still))) is None
+
+
 def test_val_climbing_from_the_untrained_level_is_not_overfit():
     # the first evaluation sits at the untrained loss: nothing transferred (distribution_mismatch)
     steps = np.arange(1, 2001)
