@@ -4,8 +4,12 @@ attached.
     diagnosis = diagnose(frame)                  # a frame holding exactly one run
     diagnoses = diagnose_all(frame)              # one Diagnosis per run, in order of appearance
 
-For each registered classifier: `skip_reason(run)` decides whether it can judge the run (the
-reason goes to `skipped`), else `detect(run)` may return a Finding. Findings are ordered by
+For each registered classifier: `skip_reason(run)` decides whether it can judge the run, else
+`detect(run)` may return a Finding. A run whose primary series is too short for a classifier
+but that logs the same quantity more finely (Lightning's `train_loss_step` beside a few
+`train_loss_epoch` means) is judged on the finer series (classifiers.run.finest_view), and the
+finding's evidence says so under `read_finer` (finer metric -> the primary it stood in for);
+otherwise the reason goes to `skipped`. Findings are ordered by
 severity (classifiers.labels.SEVERITY) then confidence; a finding another one explains
 (classifiers.explains.EXPLAINS: an LR cut explains the plateau after it) becomes evidence of that
 one, and a cause moves before a more severe consequence it leads (LEADS: a blow-up before the
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -38,7 +43,7 @@ from lossforensics.classifiers.frame import validate_frame
 from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE, severity_rank
 from lossforensics.classifiers.playbook import attach_causes
 from lossforensics.classifiers.registry import all_classifiers
-from lossforensics.classifiers.run import RunSeries, split_runs
+from lossforensics.classifiers.run import RunSeries, finest_view, split_runs
 
 log = logging.getLogger("lossforensics.classifiers")
 
@@ -92,6 +97,16 @@ def diagnose_all(
     ]
 
 
+def _read_finer(finding: Finding, run: RunSeries, finer: RunSeries) -> Finding:
+    """Say in the evidence which finer series the finding read, in place of which primary."""
+    swapped = {
+        finer.primary(role): run.primary(role)
+        for role in run.roles()
+        if finer.primary(role) != run.primary(role)
+    }
+    return replace(finding, evidence={**finding.evidence, "read_finer": swapped})
+
+
 def diagnose_run(
     run: RunSeries,
     *,
@@ -105,12 +120,16 @@ def diagnose_run(
     skipped: list[Skipped] = []
     chosen = list(classifiers) if classifiers is not None else all_classifiers()
     for clf in chosen:
+        view = run
         reason = clf.skip_reason(run)
         if reason is not None:
-            skipped.append(Skipped(clf.label, reason))
-            continue
+            finer = finest_view(run)
+            if finer is None or clf.skip_reason(finer) is not None:
+                skipped.append(Skipped(clf.label, reason))
+                continue
+            view = finer
         try:
-            finding = clf.detect(run)
+            finding = clf.detect(view)
         except Exception as exc:
             if strict:
                 raise
@@ -125,6 +144,8 @@ def diagnose_run(
             )
             continue
         if finding is not None:
+            if view is not run:
+                finding = _read_finer(finding, run, view)
             findings.append(calibrate(attach_causes(finding)))
     # one problem, one finding: its cause; a cause leads the consequence it stands beside
     findings = apply_leads(apply_explains(order_findings(findings)))

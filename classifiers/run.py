@@ -241,6 +241,10 @@ class RunSeries:
         """Metric names with this role, the primary first."""
         return list(self._by_role.get(role, ()))
 
+    def roles(self) -> list[str]:
+        """The roles some metric of this run has."""
+        return list(self._by_role)
+
     def has(self, role: str) -> bool:
         return role in self._by_role
 
@@ -366,6 +370,28 @@ class RunSeries:
         same = [m for m in self.metrics(role) if _GRANULARITY.sub("", m.lower()) == stem]
         curves = [c for c in (self.curve(role, m) for m in same) if c is not None]
         return max(curves, key=len) if curves else None
+
+
+def finest_view(run: RunSeries) -> RunSeries | None:
+    """The run with each role's primary at its finest logging (RunSeries.detailed): a
+    Lightning log's `train_loss_step` in place of its `train_loss_epoch`, where the finer series
+    has more points. None when no role has a finer series. Read where the primary is too short
+    to judge: a run of a few epochs has a handful of epoch means but many logged steps, and the
+    step series holds the same quantity. Computed once per run."""
+
+    def compute() -> RunSeries | None:
+        order: dict[str, list[str]] = {}
+        for role, names in run._by_role.items():
+            finest, primary = run.detailed(role), run.curve(role)
+            if finest is not None and primary is not None and len(finest) > len(primary):
+                order[role] = [finest.metric, *(n for n in names if n != finest.metric)]
+        if not order:
+            return None
+        view = RunSeries(run.frame, run.name, in_order=True)
+        view.__dict__["_by_role"] = {**run._by_role, **order}  # the cached_property's slot
+        return view
+
+    return run.measured(("finest_view",), compute)
 
 
 def at_resolution(curve: Curve) -> Curve:

@@ -168,3 +168,37 @@ def test_a_short_run_a_course_check_could_judge_can_be_healthy():
     d = diagnose(make_frame("r", ["loss"] * 6, range(6), [1.0, 0.8, 0.65, 0.55, 0.5, 0.47]))
     assert d.verdict == "healthy"
     assert not any(w.startswith("inconclusive:") for w in d.warnings)
+
+
+def _short_lightning(epochs: int, steps_per_epoch: int = 10):
+    """A Lightning metrics.csv's two granularities of one flat loss (stuck at a unigram level):
+    `train_loss_step` every step, `train_loss_epoch` once an epoch."""
+    from tests.classifiers._labelled import frame_of
+
+    steps = np.arange(epochs * steps_per_epoch)
+    step_loss = 7.43 + 0.03 * RNG.standard_normal(len(steps))
+    ends = np.arange(steps_per_epoch - 1, len(steps), steps_per_epoch)
+    epoch_loss = step_loss.reshape(epochs, steps_per_epoch).mean(axis=1)
+    return frame_of(train_loss_step=(steps, step_loss), train_loss_epoch=(ends, epoch_loss))
+
+
+def test_a_primary_too_short_to_judge_is_read_at_its_finest_logging():
+    # 4 epoch means are too few for plateau (5); the 40 logged steps of the same loss are not
+    d = diagnose(_short_lightning(4))
+    assert d.verdict == "plateau"
+    plateau = next(f for f in d.findings if f.label == "plateau")
+    assert plateau.evidence["read_finer"] == {"train_loss_step": "train_loss_epoch"}
+    # a label the epoch means already suffice for reads them, as before
+    d = diagnose(_short_lightning(8))
+    plateau = next(f for f in d.findings if f.label == "plateau")
+    assert "read_finer" not in plateau.evidence
+
+
+def test_a_run_without_a_finer_series_keeps_its_skip_reasons():
+    from tests.classifiers._labelled import frame_of
+
+    ep = np.arange(4)
+    d = diagnose(frame_of(train_loss_epoch=(ep, 7.43 + 0.001 * ep)))
+    skipped = {s.label: s.reason for s in d.skipped}
+    assert skipped["plateau"] == "training loss has 4 point(s); plateau needs at least 5"
+    assert "plateau" not in {f.label for f in d.findings}
