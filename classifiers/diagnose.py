@@ -123,7 +123,8 @@ def diagnose_run(
         view = run
         reason = clf.skip_reason(run)
         if reason is not None:
-            finer = finest_view(run)
+            # a finer series helps a series too short, not a role the run does not log
+            finer = finest_view(run) if all(run.has(r) for r in clf.needs) else None
             if finer is None or clf.skip_reason(finer) is not None:
                 skipped.append(Skipped(clf.label, reason))
                 continue

@@ -363,13 +363,18 @@ class RunSeries:
         """The primary quantity at its finest logging: of the role's metrics that name the same
         thing as the primary but for a `_step`/`_epoch` suffix, the one with the most points.
         Spikes, swings and per-epoch cycles live in the per-step series."""
+        named = (self.curve(role, m) for m in self.granularities(role))
+        curves = [c for c in named if c is not None]
+        return max(curves, key=len) if curves else None
+
+    def granularities(self, role: str) -> list[str]:
+        """The role's metrics that name the same quantity as its primary but for a `_step` or
+        `_epoch` suffix, the primary first (only the primary when it is logged one way)."""
         primary = self.primary(role)
         if primary is None:
-            return None
+            return []
         stem = _GRANULARITY.sub("", primary.lower())
-        same = [m for m in self.metrics(role) if _GRANULARITY.sub("", m.lower()) == stem]
-        curves = [c for c in (self.curve(role, m) for m in same) if c is not None]
-        return max(curves, key=len) if curves else None
+        return [m for m in self.metrics(role) if _GRANULARITY.sub("", m.lower()) == stem]
 
 
 def finest_view(run: RunSeries) -> RunSeries | None:
@@ -382,6 +387,8 @@ def finest_view(run: RunSeries) -> RunSeries | None:
     def compute() -> RunSeries | None:
         order: dict[str, list[str]] = {}
         for role, names in run._by_role.items():
+            if len(run.granularities(role)) < 2:
+                continue
             finest, primary = run.detailed(role), run.curve(role)
             if finest is not None and primary is not None and len(finest) > len(primary):
                 order[role] = [finest.metric, *(n for n in names if n != finest.metric)]
