@@ -2,7 +2,9 @@
 escape codes removed, Windows line ends normalised, and each carriage-return-updated line (a
 tqdm, Lightning or Keras progress bar) reduced to its final state: the last redraw, found with
 `rfind`, unless a percentage on the line may drop (found for a whole block at once on its bytes),
-when the line is read redraw by redraw."""
+when the line is read redraw by redraw. A Python warning that stderr wrote into the middle of a
+printed line (`iter 10 || Loss: 10.47 || /x/aug.py:238: UserWarning: ...`: stdout had not ended
+its line yet) goes to a line of its own, so its prose does not hide the metrics before it."""
 
 from __future__ import annotations
 
@@ -14,12 +16,18 @@ import numpy as np
 
 BLOCK = 1 << 20
 ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+# the `warnings` module's `path.py:LINE: CategoryWarning: message`, after text on the same line
+_MIDLINE_WARNING = re.compile(
+    r"^(?P<out>[^\n]*?\S)[ \t]+(?P<warn>(?:[A-Za-z]:)?[^\s:]+\.py:\d+: [A-Z]\w*Warning: )", re.M
+)
 
 
 def clean(text: str) -> str:
     """One block of text with ANSI codes gone and progress-bar updates reduced to the last."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
+    if "Warning: " in text:
+        text = _MIDLINE_WARNING.sub("\\g<out>\n\\g<warn>", text)
     if "\x08" in text:  # Keras 3 backspaces over its bar before redrawing it after a \r
         text = text.replace("\x08", "")
     if "\r" in text:

@@ -119,6 +119,27 @@ def test_prose_is_refused_with_what_was_looked_at(tmp_path):
         read_stream(io.BytesIO(path.read_bytes()), name="notes.txt")
 
 
+def test_a_warning_stderr_wrote_into_a_printed_line_does_not_hide_its_metrics():
+    """ssd.pytorch prints `iter N || Loss: x || ` without ending the line, so the next stderr
+    warning lands after it: the warning goes to a line of its own, the loss stays."""
+    warn = (
+        "/code/utils/augmentations.py:238: VisibleDeprecationWarning: Creating an ndarray from "
+        "ragged nested sequences (which is a list-or-tuple of lists-or-tuples-or ndarrays with "
+        "different lengths or shapes) is deprecated.\n  mode = random.choice(self.sample_options)\n"
+    )
+    text = "".join(
+        f"timer: 0.35 sec.\niter {i * 10} || Loss: {9.0 - i:.4f} || {warn}" for i in range(4)
+    )
+    steps, values = _series(_read(text), "Loss")
+    assert steps == [0, 10, 20, 30] and values == [9.0, 8.0, 7.0, 6.0]
+    assert (
+        clean("loss: 1.5 C:\\x\\a.py:3: UserWarning: old")
+        == "loss: 1.5\nC:\\x\\a.py:3: UserWarning: old"
+    )
+    alone = "/code/a.py:3: UserWarning: old API\n  x = f()"
+    assert clean(alone) == alone  # a warning on its own line stays as it is
+
+
 # ---------------------------------------------------------------------- properties
 
 _LINES = [
