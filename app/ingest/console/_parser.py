@@ -43,6 +43,7 @@ from lossforensics.ingest.console._plan import (
     classify,
     compile_line,
     find_pairs,
+    repeat_splits,
     skeletons,
     words_between,
 )
@@ -329,7 +330,8 @@ class Parser:
         elif st.needs_counter:
             return False
         kind, prefix_of = classify(st, text, rest[: found[0][0]])
-        pairs = [(prefix_of(p[2]) + p[2], p[3]) for p in found]
+        repeats = repeat_splits(rest, found)
+        pairs = [((r or prefix_of(p[2])) + p[2], p[3]) for p, r in zip(found, repeats, strict=True)]
         self._explicit[len(self._r_num)] = (ctr, kind, wall, pairs)
         self._r_num.append(number)
         self._r_raw.append(None)

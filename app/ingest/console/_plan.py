@@ -38,6 +38,11 @@ _HAS_SPLIT = re.compile(
     r"(?:[^a-z]|$)|^(?:Val|Train|Test|Eval|Valid)[A-Z_]",
     re.I,
 )
+# a split word anywhere in a key or between keys (`Val Loss`, `val_loss`, `ValLoss`, `| test:`)
+_REPEAT_SPLIT = re.compile(
+    r"(?<![A-Za-z])([Vv]al(?:id(?:ation)?)?|VAL|[Ee]val(?:uation)?|EVAL|[Tt]est|TEST|[Dd]ev|DEV)"
+    r"(?![a-z])"
+)
 TRAIN, EVAL, SUMMARY = 0, 1, 2
 
 
@@ -102,15 +107,16 @@ def compile_line(style: Style, raw: str) -> Plan | None:
     if words_between(rest, found) > (style.max_words if own else CONTEXT_MAX_WORDS):
         return Plan(NOTHING, ends)
     kind, prefix_of = classify(style, text, rest[: found[0][0]])
+    repeats = repeat_splits(rest, found)
     metrics = []
-    for pair in found:
+    for pair, again in zip(found, repeats, strict=True):
         key, val = pair[2], pair[3]
         printed = pair[4] >= 0  # the key is on the line (not a column of a keyless table)
         kspan = _span(pos, pair[4], pair[4] + len(key)) if printed else (0, 0)
         vspan = _span(pos, pair[5], pair[5] + len(val))
         if kspan is None or vspan is None or (printed and raw[kspan[0] : kspan[1]] != key):
             return None
-        prefix = prefix_of(key)
+        prefix = again or prefix_of(key)
         name = None if printed and _ASCII_DIGIT.search(key) else prefix + key
         metrics.append(Metric(name, kspan, vspan, prefix))
     stamp = _stamp_spans(raw) if wall == wall else None  # a NaN wall: no timestamp
@@ -175,6 +181,23 @@ def words_between(rest: str, found: list[tuple[int, int, str, str, int, int]]) -
     gaps = [rest[: found[0][0]], rest[found[-1][1] :]]
     gaps += [rest[a[1] : b[0]] for a, b in zip(found, found[1:], strict=False)]
     return sum(len(WORD.findall(g)) for g in gaps)
+
+
+def repeat_splits(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> list[str]:
+    """Per metric, the split a key printed twice on one line is under the second time
+    (`Train Loss: 11.2 | Acc: 0.05 | Val Loss: 10.9 | Acc: 0.07`: the second `Acc` is the val
+    one): the last split word (val, test, ...) written between the two, as `val/`; '' for the
+    rest. Without one the repeat keeps its name."""
+    out = [""] * len(found)
+    last: dict[str, int] = {}  # key -> where its previous printing ends
+    for i, pair in enumerate(found):
+        key = pair[2]
+        if key in last and not _HAS_SPLIT.search(key):
+            words = _REPEAT_SPLIT.findall(rest, last[key], pair[0])
+            if words:
+                out[i] = f"{words[-1]}/"
+        last[key] = pair[1]
+    return out
 
 
 def classify(st: Style, text: str, head: str) -> tuple[int, Callable[[str], str]]:

@@ -140,6 +140,24 @@ def test_a_warning_stderr_wrote_into_a_printed_line_does_not_hide_its_metrics():
     assert clean(alone) == alone  # a warning on its own line stays as it is
 
 
+def test_a_key_printed_again_after_a_split_word_is_that_splits():
+    """`Train Loss | Token Acc | Val Loss | Token Acc` on one line: the second Token Acc is the
+    validation one, not a second train point that would double the epoch's steps."""
+    text = "".join(
+        f"Epoch {e} |    Train Loss: {9 - e}.1 | Token Acc: 0.{e}1 | Seq Acc: 0.0 |"
+        f"    Val Loss: {9 - e}.5 | Token Acc: 0.{e}2 | Seq Acc: 0.0\n"
+        for e in range(4)
+    )
+    result = _read(text)
+    assert _series(result, "Token Acc") == ([0, 1, 2, 3], [0.01, 0.11, 0.21, 0.31])
+    assert _series(result, "Val/Token Acc") == ([0, 1, 2, 3], [0.02, 0.12, 0.22, 0.32])
+    assert _series(result, "Train Loss")[0] == [0, 1, 2, 3]
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["Val/Token Acc"] == "val_score" and roles["Token Acc"] == "train_score"
+    steps, values = _series(_read("step 1 loss: 0.5 acc: 0.8 loss: 0.6\n" * 2), "loss")
+    assert values == [0.5, 0.6, 0.5, 0.6]  # no split word between: the repeat keeps its name
+
+
 # ---------------------------------------------------------------------- properties
 
 _LINES = [
