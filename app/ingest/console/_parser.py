@@ -43,6 +43,7 @@ from lossforensics.ingest.console._plan import (
     classify,
     compile_line,
     find_pairs,
+    opens_record,
     repeat_splits,
     skeletons,
     words_between,
@@ -116,6 +117,7 @@ class Parser:
         self._shapes: dict[str, int] = {}  # skeleton -> plan index, -1: read with the patterns
         self._plans: list[Plan] = []
         self._days: dict[int, float] = {}  # yyyymmdd -> its first second
+        self._opened = False  # set by `line` on a counter line that opens a record
 
     # ------------------------------------------------------------------ reading
 
@@ -226,7 +228,8 @@ class Parser:
                 self._context, self._context_line = ctx, ctx_line
                 self._run, self._segment = run, seg
                 prose = len(WORD.findall(strip_prefix(raw)[0]))  # not counting a rank tag
-                if not self.line(raw, number) and prose >= CONTEXT_MAX_WORDS:
+                self._opened = False
+                if not self.line(raw, number) and prose >= CONTEXT_MAX_WORDS and not self._opened:
                     self._context = None
                 ctx, ctx_line = self._context, self._context_line
                 run, seg = self._run, self._segment
@@ -318,6 +321,7 @@ class Parser:
         if not found:
             if own:
                 self._context, self._context_line = ctr, number
+                self._opened = opens_record(st, text)
             return False
         if words_between(rest, found) > (st.max_words if own else CONTEXT_MAX_WORDS):
             return False

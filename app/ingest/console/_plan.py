@@ -103,7 +103,9 @@ def compile_line(style: Style, raw: str) -> Plan | None:
     found = find_pairs(style, rest, own)
     spans = sum((counters.get(k, (-1, -1)) for k in ("epoch", "step", "batch")), ())
     if not found:
-        return Plan(COUNTERS, ends, spans) if own else Plan(NOTHING, ends)
+        if not own:
+            return Plan(NOTHING, ends)
+        return Plan(COUNTERS, ends and not opens_record(style, text), spans)
     if words_between(rest, found) > (style.max_words if own else CONTEXT_MAX_WORDS):
         return Plan(NOTHING, ends)
     kind, prefix_of = classify(style, text, rest[: found[0][0]])
@@ -123,6 +125,12 @@ def compile_line(style: Style, raw: str) -> Plan | None:
     if wall == wall and stamp is None:
         return None
     return Plan(OWN if own else BORROW, ends, spans, tuple(metrics), kind, stamp=stamp)
+
+
+def opens_record(style: Style, text: str) -> bool:
+    """Whether a line of counters and no metrics opens a record for the lines after it, however
+    many words it has (the style's `opens`)."""
+    return style.opens is not None and style.opens.search(text) is not None
 
 
 def _span(pos: list[int], a: int, b: int) -> tuple[int, int] | None:

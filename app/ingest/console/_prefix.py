@@ -1,7 +1,8 @@
 """The prefixes loggers put before a message: MPI / torchrun rank tags (`[1,0]<stdout>:`,
 `[rank0]:`), a timestamp (kept as the wall time) or a bracketed time of day, a level (`INFO`,
-`| INFO     |`), a loguru `module:function:line -` (or `module:line -`, as YOLOX prints it) and
-Python logging's `INFO:root:`. What is left is the message."""
+`| INFO     |`), a loguru `module:function:line -` (or `module:line -`, as YOLOX prints it),
+Python logging's `INFO:root:` and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] ` (Caffe,
+PaddlePaddle, TensorFlow's C++ side; no year, so no wall time). What is left is the message."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ _LEVEL = re.compile(
 # a time of day alone, `[03:23:49.951215] ` (the MAE / DeiT scripts' print): no date, so no
 # wall time is taken from it
 _CLOCK = re.compile(r"^\s*\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]\s*")
+# glog: severity, month and day, time of day, thread id, file:line]
+_GLOG = re.compile(r"^\s*[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\d+\s+[\w.\-]+:\d+\]\s?")
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}
 
@@ -72,6 +75,8 @@ def strip_prefix(line: str) -> tuple[str, float]:
         if c == "[" and (m := _CLOCK.match(line)):
             line = line[m.end() :]
             c = line[:1]
+    if c in "IWEF" and (g := _GLOG.match(line)):
+        return line[g.end() :], wall
     if c in "IDWEC" and (lv := _LEVEL.match(line)) and lv.end() > 0:
         line = line[lv.end() :]
     return line, wall

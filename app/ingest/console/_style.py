@@ -5,7 +5,8 @@ on a line (their span is cut out before the metrics are read), `pairs` reads the
 (`key: value`, `key=value`, `'key': value`, ...), `eval` marks a line as an evaluation line (its
 metrics are kept apart from the training ones under `prefix_eval`), `summary` marks end-of-epoch
 or end-of-run averages (kept under `summary/`, role other), `restart` and `trial` headers split a
-file into segments and runs, `skip` drops a line outright, `roles` are the style's role hints
+file into segments and runs, `skip` drops a line outright, `opens` marks a counter line whose
+counters the next lines take even though it reads as a message, `roles` are the style's role hints
 for names the general inference cannot know (`Train-SmoothL1` is a loss), `note` says what
 the style takes when a line prints two numbers for one metric, and `columns` names the values of
 a table printed without keys, in order.
@@ -64,6 +65,9 @@ class Style:
     restart: re.Pattern[str] | None = None
     trial: re.Pattern[str] | None = None
     skip: re.Pattern[str] | None = None
+    # a counter line that opens a record spread over the lines after it, whatever its prose
+    # (`Iteration 3000, Testing net (#0)`): it lends its counters instead of ending the record
+    opens: re.Pattern[str] | None = None
     roles: dict[str, str] = field(default_factory=dict)
     ignore: frozenset[str] = frozenset()  # keys that are not metrics (v_num, ETA, ...)
     context: bool = True  # a line of metrics without a counter takes the last one seen

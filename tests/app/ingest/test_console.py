@@ -15,6 +15,7 @@ from lossforensics.ingest import detect_format, load_run
 from lossforensics.ingest.console import STYLES, read_stream
 from lossforensics.ingest.console._engine import Parser, to_points
 from lossforensics.ingest.console._plan import skeletons
+from lossforensics.ingest.console._prefix import strip_prefix
 from lossforensics.ingest.console._text import _states, clean
 
 FIXTURES = Path(__file__).parent / "console_fixtures"
@@ -156,6 +157,40 @@ def test_a_key_printed_again_after_a_split_word_is_that_splits():
     assert roles["Val/Token Acc"] == "val_score" and roles["Token Acc"] == "train_score"
     steps, values = _series(_read("step 1 loss: 0.5 acc: 0.8 loss: 0.6\n" * 2), "loss")
     assert values == [0.5, 0.6, 0.5, 0.6]  # no split word between: the repeat keeps its name
+
+
+def _caffe(it: int, loss: float, test: tuple[float, float] | None = None) -> str:
+    pre = "I1117 21:57:48.058338 33463 solver.cpp:191] "
+    out = ""
+    if test is not None:
+        out += f"{pre}Iteration {it}, Testing net (#0)\n"
+        out += f"{pre}    Test net output #0: accuracy = {test[0]}\n"
+        out += f"{pre}    Test net output #1: loss = {test[1]} (* 1 = {test[1]} loss)\n"
+    out += f"{pre}Iteration {it}, loss = {loss}\n"
+    out += f"{pre}    Train net output #0: loss = {loss + 0.01} (* 1 = {loss + 0.01} loss)\n"
+    return out + f"I1117 21:57:48.058395 33463 sgd_solver.cpp:106] Iteration {it}, lr = 0.001\n"
+
+
+def test_caffe_glog_lines_give_the_train_loss_lr_and_test_outputs():
+    """glog's `I1117 ... solver.cpp:191] ` prefix is no metric; the test net's outputs after
+    `Iteration N, Testing net (#0)` sit at N under test/; `Train net output` repeats the loss."""
+    text = "".join(
+        _caffe(i * 100, 2.0 - i / 10, (0.5 + i / 20, 1.5 - i / 10) if i % 2 == 0 else None)
+        for i in range(6)
+    )
+    result = _read(text)
+    assert result.source["detail"].startswith("console log, caffe;")
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles == {
+        "loss": "train_loss",
+        "lr": "lr",
+        "test/accuracy": "val_score",
+        "test/loss": "val_loss",
+    }
+    assert _series(result, "loss") == ([0, 100, 200, 300, 400, 500], [2.0, 1.9, 1.8, 1.7, 1.6, 1.5])
+    assert _series(result, "test/loss") == ([0, 200, 400], [1.5, 1.3, 1.1])
+    line, wall = strip_prefix("I0728 23:55:39.066728  4259 solver.cpp:218] Iteration 0, lr = 0.01")
+    assert line == "Iteration 0, lr = 0.01" and wall != wall  # glog prints no year: no wall time
 
 
 # ---------------------------------------------------------------------- properties

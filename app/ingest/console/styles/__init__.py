@@ -17,6 +17,7 @@ _MODULES = (
     "meters",
     "timm",
     "detectron2",
+    "caffe",
     "mmengine",
     "fairseq",
     "nanogpt",
