@@ -1,6 +1,7 @@
 """Records -> points, with the step axis chosen once per file, after reading: the logged
-step/iteration when there is one; else epoch x batches-per-epoch + batch; else the epoch (a
-metric printed several times within one epoch gets consecutive sub-steps). Reading lines into
+step/iteration when there is one (a step that starts again at each new epoch is a batch
+counter); else epoch x batches-per-epoch + batch; else the epoch (a metric printed several
+times within one epoch gets consecutive sub-steps). Reading lines into
 records is `_parser`'s job; a record's metric values are kept as logged.
 """
 
@@ -137,6 +138,8 @@ def _steps(
     if not len(p_rec):
         return np.empty(0, np.int64), "none", p_key, names
     epoch, step, batch, run = rec["epoch"], rec["step"], rec["batch"], rec["run"]
+    if _counts_within_epoch(epoch, step, batch, run):
+        step, batch = np.full(len(step), -1, dtype=np.int64), step  # read as a batch counter
     if (step >= 0).any():
         return _ffill(step, run)[p_rec], "the logged step/iteration", p_key, names
     if (batch >= 0).any():
@@ -167,6 +170,20 @@ def _steps(
     ordinal = np.maximum(np.cumsum(rec["kind"] == TRAIN) - 1, 0)
     axis = "the order of the train lines (no step, iteration or epoch)"
     return ordinal[p_rec], axis, p_key, names
+
+
+def _counts_within_epoch(
+    epoch: np.ndarray, step: np.ndarray, batch: np.ndarray, run: np.ndarray
+) -> bool:
+    """Whether the logged step counts within each epoch (`Epoch [2/5], Step [100/600]`): it goes
+    back, and only ever where the epoch goes forward. Such a step is the batch counter; a step
+    that goes back anywhere else is a restart (left to `_segments`)."""
+    if not (epoch >= 0).any() or not (step >= 0).any() or (batch >= 0).any():
+        return False
+    ep, st = _ffill(epoch, run), _ffill(step, run)
+    same_run = run[1:] == run[:-1]
+    back = (st[1:] < st[:-1]) & same_run
+    return bool(back.any()) and bool((ep[1:][back] > ep[:-1][back]).all())
 
 
 def _place_in_block(block: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, int]:

@@ -193,6 +193,25 @@ def test_caffe_glog_lines_give_the_train_loss_lr_and_test_outputs():
     assert line == "Iteration 0, lr = 0.01" and wall != wall  # glog prints no year: no wall time
 
 
+def test_a_step_that_starts_again_each_epoch_counts_batches_not_restarts():
+    """`Epoch [2/3], Step [100/200]`: the step goes back only where the epoch goes forward, so it
+    counts within the epoch; read as global it made every epoch a restart."""
+    text = "".join(
+        f"Epoch [{e}/3], Step [{b}/200], Loss: {1 / (e + b / 200):.4f}\n"
+        for e in (1, 2, 3)
+        for b in (100, 200)
+    )
+    result = _read(text)
+    steps, _ = _series(result, "Loss")
+    assert steps == sorted(steps) and len(set(steps)) == 6
+    assert result.frame["segment"].nunique() == 1
+    assert not any("several sessions" in w.message for w in result.warnings)
+    resumed = _read(
+        "epoch 1 step 10 loss: 0.9\nepoch 2 step 20 loss: 0.8\nepoch 2 step 10 loss: 0.85\n"
+    )
+    assert _series(resumed, "loss")[0] == [10, 20, 10]  # back within an epoch: a restart, as before
+
+
 # ---------------------------------------------------------------------- properties
 
 _LINES = [
