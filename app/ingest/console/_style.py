@@ -50,6 +50,8 @@ STEP = re.compile(
 BATCH = re.compile(
     rf"\bbatch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)(?:\s*/\s*(?P<batches>\d+))?\s*\]?{_END}", re.I
 )
+# `[1,  2000] loss: 2.203` at the head of a line (PyTorch's CIFAR-10 tutorial): epoch, batch
+EPOCH_BATCH_PAIR = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*,\s*(?P<batch>\d+)\s*\]")
 
 
 @dataclass(frozen=True)

@@ -212,6 +212,17 @@ def test_a_step_that_starts_again_each_epoch_counts_batches_not_restarts():
     assert _series(resumed, "loss")[0] == [10, 20, 10]  # back within an epoch: a restart, as before
 
 
+def test_an_epoch_and_batch_pair_in_brackets_is_read_as_counters():
+    """PyTorch's CIFAR-10 tutorial prints `[1,  2000] loss: 2.203`: epoch 1, batch 2000."""
+    text = "".join(
+        f"[{e}, {b:5d}] loss: {2.3 - e / 10 - b / 40000:.3f}\n"
+        for e in (1, 2)
+        for b in (2000, 4000)
+    )
+    steps, values = _series(_read(text + "Finished Training\n"), "loss")
+    assert values == [2.15, 2.1, 2.05, 2.0] and steps == sorted(steps) and len(set(steps)) == 4
+
+
 # ---------------------------------------------------------------------- properties
 
 _LINES = [

@@ -1,22 +1,24 @@
-"""The fallback: any line of `key: value`, `key=value`, `key is value` or `key value` pairs
-that carries an epoch, step, iteration or batch (`Epoch [003/30] TrainLoss=1.87 ValLoss=1.30`,
-`epoch:0 || iter:10 || Loss:19.45`, `Epoch 1/200 | Loss: 0.6924`), values in quotes or
-E-notation included. A line of `key: value` pairs with no counter belongs to the last counter
-printed (a record spread over several lines); `key value` pairs count only on a line with its
-own counter, and a line with more prose than metrics is not a record. A line whose text before
-its metrics names a split (`test epoch:3 || Loss:2.4`, `Validation BLEU: ...`) is an evaluation
-line: its metrics are kept under that word. A mixed-precision loss scale and a perplexity
-(`loss scale: 65536.0`, `lm loss PPL: 150`) carry the word loss but are not losses. fairseq's
-end-of-epoch averages (`| epoch 008 | loss 6.326 | ...`, `| train | epoch 001 | loss ...`) are
-summaries, not train points: read as train points they would outnumber the fairseq style's."""
+"""The fallback: any line of `key: value`, `key=value`, `key is value` or `key value` pairs that
+carries an epoch, step, iteration or batch (`Epoch [003/30] TrainLoss=1.87 ValLoss=1.30`,
+`epoch:0 || iter:10 || Loss:19.45`, `Epoch 1/200 | Loss: 0.6924`, `[1, 2000] loss: 2.203`),
+values in quotes or E-notation included. A line of `key: value` pairs with no counter belongs to
+the last counter printed (a record spread over several lines); `key value` pairs count only on a
+line with its own counter, and a line with more prose than metrics is not a record. A line whose
+text before its metrics names a split (`test epoch:3 || Loss:2.4`, `Validation BLEU: ...`) is an
+evaluation line: its metrics are kept under that word. A mixed-precision loss scale and a
+perplexity (`loss scale: 65536.0`, `lm loss PPL: 150`) carry the word loss but are not losses.
+fairseq's end-of-epoch averages (`| epoch 008 | loss 6.326 | ...`, `| train | epoch 001 | loss
+...`) are summaries, not train points: read as train points they would outnumber the fairseq
+style's."""
 
 import re
 
-from lossforensics.ingest.console._style import Style
+from lossforensics.ingest.console._style import BATCH, EPOCH, EPOCH_BATCH_PAIR, STEP, Style
 
 STYLE = Style(
     name="generic key-value lines",
     specific=False,
+    counters=(EPOCH, STEP, BATCH, EPOCH_BATCH_PAIR),
     summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d+ \| (?!valid on)"),
     roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
 )
