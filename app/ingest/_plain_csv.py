@@ -1,13 +1,14 @@
 """Any other per-step CSV, and the long table `convert --to csv` writes.
 
-Indexed: a history table with no step column but a loss column (a Keras `history.history`
-saved with pandas): its rows are the steps, in order, and a warning says so.
-Wide: a header with a step-like column (`step`, `iter`, `iteration`, `epoch`, ... matched
-case-insensitively, padding ignored), one metric per other column. This is how Ultralytics /
-YOLOv5 `results.csv` is read: its header and cells are right-aligned with spaces, the step is
-the `epoch` column, and its `metrics/*` columns are validation scores. Long: columns `metric`,
-`step`, `value` (optional `run`, `role`, `wall_time`, `seq`, `segment`): one point per row,
-so the normalised frame round-trips through CSV.
+Indexed: a history table with no step column but a loss column (a Keras `history.history` saved
+with pandas): its rows are the steps, in order, and a warning says so. Wide: a header with a
+step-like column (`step`, `iter`, `iteration`, `epoch`, ... matched case-insensitively, padding
+ignored), one metric per other column. This is how Ultralytics / YOLOv5 `results.csv` is read:
+its header and cells are right-aligned with spaces, the step is the `epoch` column, and its
+`metrics/*` columns are validation scores; the Trainer's printed table (`Epoch Training Loss
+Validation Loss Accuracy`) names its validation scores without a prefix. Long: columns `metric`,
+`step`, `value` (optional `run`, `role`, `wall_time`, `seq`, `segment`): one point per row, so
+the normalised frame round-trips through CSV.
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ def read(
         step_col=step_col,
         roles=roles,
         na_values=("", "NA"),
-        default_roles=ultralytics_roles(header.stripped),
+        default_roles={**ultralytics_roles(header.stripped), **hf_table_roles(header.stripped)},
     )
 
 
@@ -150,3 +151,16 @@ def ultralytics_roles(names: tuple[str, ...]) -> dict[str, str]:
     if not any(n.startswith("val/") for n in names):
         return {}
     return {n: "val_score" for n in names if n.startswith("metrics/")}
+
+
+_HF_TABLE_LOSSES = frozenset({"Training Loss", "Validation Loss"})
+
+
+def hf_table_roles(names: tuple[str, ...]) -> dict[str, str]:
+    """The Trainer's printed table (`Epoch  Training Loss  Validation Loss  Accuracy  F1`, the
+    notebook's progress table pasted as text, or a model card's training results) names its
+    evaluation metrics without their `eval_` prefix: beside its `Training Loss` and `Validation
+    Loss` columns every score is a validation score."""
+    if not _HF_TABLE_LOSSES <= set(names):
+        return {}
+    return {n: "val_score" for n in names if infer_role(n) == "train_score"}

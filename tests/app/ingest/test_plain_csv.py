@@ -66,3 +66,27 @@ def test_a_summary_table_keyed_by_model_is_not_a_history(tmp_path):
     path = tmp_path / "results.csv"
     path.write_text("model,loss,acc\nresnet,0.3,0.9\nvit,0.25,0.92\n")
     assert not _plain_csv.sniff(path)
+
+
+def test_the_trainer_s_printed_table_keeps_its_scores_on_the_validation_side(tmp_path):
+    """The Trainer's progress table pasted as text names its eval metrics without `eval_`:
+    beside `Training Loss` and `Validation Loss`, Accuracy and F1 are validation scores."""
+    path = tmp_path / "results.tsv"
+    path.write_text(
+        "Epoch\tTraining Loss\tValidation Loss\tAccuracy\tF1\n"
+        "1\tNo log\t0.693147\t0.500000\t0.333333\n"
+        "2\t0.350000\t0.610000\t0.580000\t0.500000\n"
+        "3\t0.233333\t0.560000\t0.620000\t0.550000\n"
+    )
+    result = load_run(path)
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles == {
+        "Training Loss": "train_loss",
+        "Validation Loss": "val_loss",
+        "Accuracy": "val_score",
+        "F1": "val_score",
+    }
+    plain = tmp_path / "history.csv"  # without the Trainer's two loss names: as before
+    plain.write_text("epoch,loss,accuracy,val_loss\n1,0.5,0.7,0.6\n2,0.4,0.8,0.5\n")
+    roles = dict(zip(*(load_run(plain).frame[c] for c in ("metric", "role")), strict=True))
+    assert roles["accuracy"] == "train_score"
