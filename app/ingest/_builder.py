@@ -132,6 +132,21 @@ class FrameBuilder:
             )
         self.points += n
 
+    def added_steps(self) -> np.ndarray:
+        """The steps of every point added so far, in the order added."""
+        if not self._parts:
+            return np.zeros(0, dtype=np.int64)
+        return np.concatenate([part[2] for part in self._parts])
+
+    def replace_steps(self, steps: np.ndarray) -> None:
+        """Give every point added so far a new step, in the order added (a reader that knows
+        its step axis only once the whole file is read)."""
+        at = 0
+        for i, part in enumerate(self._parts):
+            n = len(part[2])
+            self._parts[i] = (*part[:2], np.asarray(steps[at : at + n], dtype=np.int64), *part[3:])
+            at += n
+
     def build(
         self,
         roles: Mapping[str, str] | None = None,

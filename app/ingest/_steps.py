@@ -34,3 +34,15 @@ def integral_steps(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ok = np.isfinite(raw) & (np.abs(raw) < _INT64_MAX)
     ok &= np.floor(np.where(ok, raw, 0.0)) == np.where(ok, raw, 0.0)
     return np.where(ok, raw, 0).astype(np.int64), ok
+
+
+def counts_within_epoch(epoch: np.ndarray, step: np.ndarray, run: np.ndarray) -> bool:
+    """Whether a logged step counts within each epoch (`Epoch [2/5], Step [100/600]`, mmdet's
+    `{"epoch": 2, "iter": 100}`): in logging order it goes back, and only ever where the epoch
+    (of the same run) goes forward. Such a step is a batch counter; a step that goes back
+    anywhere else is a restart."""
+    if len(step) < 2:
+        return False
+    same_run = run[1:] == run[:-1]
+    back = (step[1:] < step[:-1]) & same_run
+    return bool(back.any()) and bool((epoch[1:][back] > epoch[:-1][back]).all())

@@ -8,6 +8,11 @@ step seen. Long lines (`{"metric": "loss", "step": 3, "value": 2.1}`, also `tag`
 for `metric`, optional `run`, `role`, `wall_time`, `segment`) are one point each; that is also what
 `lossforensics convert --to jsonl` writes, so the normalised frame round-trips.
 
+A `mode` or `split` key (mmdetection's `log.json`: `"mode": "val"`) names a line's split: the
+metrics of a line of any split but train are named under it (`val/bbox_mAP`), its `lr` dropped
+(it repeats the train lines'). A step key that starts again at every epoch (mmdetection's `iter`
+beside `epoch`) counts within the epoch: steps become epoch x (largest step + 1) + step.
+
 Runs and segments, in wide lines: a `run`, `experiment` or `trial` key names separate runs
 (each value its own `run`, named `<key>-<value>` when the value is not text); a `segment` or
 `phase` key, or a metric's step that goes back below its previous step, starts a new segment
@@ -29,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError
-from lossforensics.classifiers.roles import ROLES
+from lossforensics.classifiers.roles import ROLES, infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._jsonlines import RecordChunk, flat_frame, iter_records, parse_json
 from lossforensics.ingest._segments import RUN_KEYS, SEGMENT_KEYS
@@ -40,7 +45,7 @@ from lossforensics.ingest._source import (
     head_text,
     require_nonempty,
 )
-from lossforensics.ingest._steps import choose_step_key, integral_steps
+from lossforensics.ingest._steps import choose_step_key, counts_within_epoch, integral_steps
 from lossforensics.ingest._values import json_cells
 from lossforensics.ingest.base import IngestResult
 
@@ -48,6 +53,7 @@ FORMAT = "jsonl"
 _METRIC_KEYS = ("metric", "tag", "key", "name")
 _WALL_KEYS = ("_timestamp", "wall_time", "walltime", "timestamp")
 _DROPPED_PREFIXES = ("_wandb",)
+_SPLIT_KEYS = ("mode", "split")  # a line's split: mmdetection's "mode": "train" / "val"
 
 
 def sniff(path: Path) -> bool:
@@ -97,6 +103,12 @@ class _State:
         self.unstepped = 0
         self.run_key: str | None = None
         self.segment_key: str | None = None
+        self.split_key: str | None = None
+        # per point added: its line's epoch (-1: none); per train line: step, epoch, run
+        self.point_epochs: list[np.ndarray] = []
+        self.line_steps: list[np.ndarray] = []
+        self.line_epochs: list[np.ndarray] = []
+        self.line_runs: list[np.ndarray] = []
 
     def run_codes(self, col: pd.Series | None) -> np.ndarray:
         """Each line's run code: its run/experiment/trial value, else the file's run."""
@@ -142,6 +154,7 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
         state.wall_key = next((k for k in _WALL_KEYS if k in frame.columns), None)
         state.run_key = next((k for k in RUN_KEYS if k in frame.columns), None)
         state.segment_key = next((k for k in SEGMENT_KEYS if k in frame.columns), None)
+        state.split_key = next((k for k in _SPLIT_KEYS if k in frame.columns), None)
         if state.step_key is not None and _fractional(frame[state.step_key]):
             state.warns.add(
                 f"{state.step_key!r} has fractional values: the line order is "
@@ -171,7 +184,7 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
         if state.segment_key in frame.columns
         else None
     )
-    skip = {state.step_key, state.wall_key, state.run_key, state.segment_key}
+    skip = {state.step_key, state.wall_key, state.run_key, state.segment_key, state.split_key}
     columns = [
         c for c in frame.columns if c not in skip and not str(c).startswith(_DROPPED_PREFIXES)
     ]
@@ -183,15 +196,83 @@ def _wide(state: _State, chunk: RecordChunk) -> None:
         values[:, j], keep[:, j] = cells.values, cells.keep
         state.note_bad(cells.bad & ok, lines, str(col))
     keep &= ok[:, None]
+    split = _splits(frame[state.split_key] if state.split_key in frame.columns else None, n)
+    names = [str(c) for c in columns]
+    for j, name in enumerate(names):  # a split line's lr repeats the train lines' lr
+        if infer_role(name) == "lr":
+            keep[:, j] &= split == ""
     rows, cols = np.nonzero(keep)
-    codes = np.array([state.builder.metrics.code(str(c)) for c in columns], dtype=np.int32)
+    codes = _split_codes(state, names, split, rows, cols)
+    epochs = _epochs(frame, state.step_key, n)
+    state.point_epochs.append(epochs[rows])
+    train = ok & (split == "")
+    state.line_steps.append(steps[train])
+    state.line_epochs.append(epochs[train])
+    state.line_runs.append(runs[train])
     state.builder.add(
         runs[rows],
-        codes[cols],
+        codes,
         steps[rows],
         values[rows, cols],
         None if wall is None else wall[rows],
         None if labels is None else labels[rows],
+    )
+
+
+def _splits(col: pd.Series | None, n: int) -> np.ndarray:
+    """Each line's split from a `mode`/`split` key (mmdetection's `"mode": "val"`): '' for a
+    train line or none, else the split's name."""
+    if col is None:
+        return np.full(n, "", dtype=object)
+    text = col.map(lambda v: v.strip() if isinstance(v, str) else "").to_numpy(dtype=object)
+    return np.where(np.isin(text, ("train", "training", "")), "", text)
+
+
+def _split_codes(
+    state: _State, names: list[str], split: np.ndarray, rows: np.ndarray, cols: np.ndarray
+) -> np.ndarray:
+    """Each point's metric code: a split line's metrics are named under the split (`val/`)."""
+    plain = np.array([state.builder.metrics.code(n) for n in names], dtype=np.int32)
+    codes = plain[cols]
+    tagged = split[rows] != ""
+    if tagged.any():
+        pairs = pd.DataFrame({"s": split[rows][tagged], "c": cols[tagged]})
+        lookup = {
+            (sp, c): state.builder.metrics.code(f"{sp}/{names[c]}")
+            for sp, c in pairs.drop_duplicates().itertuples(index=False)
+        }
+        codes[tagged] = [lookup[p] for p in zip(pairs["s"], pairs["c"], strict=True)]
+    return codes
+
+
+def _epochs(frame: pd.DataFrame, step_key: str | None, n: int) -> np.ndarray:
+    """Each line's whole epoch (-1: none), when the step is another key."""
+    col = next((c for c in frame.columns if str(c).lower() == "epoch"), None)
+    if col is None or col == step_key:
+        return np.full(n, -1, dtype=np.int64)
+    cells = json_cells(frame[col])
+    epochs, ok = integral_steps(np.where(cells.keep, cells.values, np.nan))
+    return np.where(ok, epochs, -1)
+
+
+def _fold_epochs(state: _State) -> None:
+    """A step that counts within each epoch (mmdetection's `iter`, reset every epoch) becomes
+    epoch x (largest step + 1) + step, so a new epoch is no restart."""
+    if not state.line_steps:
+        return
+    epoch = np.concatenate(state.line_epochs)
+    if len(epoch) == 0 or (epoch < 0).any():
+        return
+    step, run = np.concatenate(state.line_steps), np.concatenate(state.line_runs)
+    if not counts_within_epoch(epoch, step, run):
+        return
+    steps = state.builder.added_steps()
+    epochs = np.concatenate(state.point_epochs)
+    per = int(max(steps.max(), step.max())) + 1
+    state.builder.replace_steps(np.where(epochs >= 0, epochs * per + steps, steps))
+    state.warns.add(
+        f"{state.step_key!r} starts again at every epoch: steps are epoch x {per} + "
+        f"{state.step_key}"
     )
 
 
@@ -248,6 +329,8 @@ def read(
             )
         (_long if state.long else _wide)(state, chunk)
         state.records += len(chunk.records)
+    if not state.long:
+        _fold_epochs(state)
     if state.unstepped:
         state.warns.add(
             f"{state.unstepped} line(s) before the first {state.step_key!r} "

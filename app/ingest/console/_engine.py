@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.roles import infer_role
+from lossforensics.ingest._steps import counts_within_epoch
 from lossforensics.ingest.console._columns import is_constant, release_freed_memory
 from lossforensics.ingest.console._parser import REC_FIELDS as _REC_FIELDS
 from lossforensics.ingest.console._parser import Parsed, Parser
@@ -175,15 +176,11 @@ def _steps(
 def _counts_within_epoch(
     epoch: np.ndarray, step: np.ndarray, batch: np.ndarray, run: np.ndarray
 ) -> bool:
-    """Whether the logged step counts within each epoch (`Epoch [2/5], Step [100/600]`): it goes
-    back, and only ever where the epoch goes forward. Such a step is the batch counter; a step
-    that goes back anywhere else is a restart (left to `_segments`)."""
+    """Whether the logged step counts within each epoch (`_steps.counts_within_epoch`), with no
+    batch counter of its own: then it is the batch counter."""
     if not (epoch >= 0).any() or not (step >= 0).any() or (batch >= 0).any():
         return False
-    ep, st = _ffill(epoch, run), _ffill(step, run)
-    same_run = run[1:] == run[:-1]
-    back = (st[1:] < st[:-1]) & same_run
-    return bool(back.any()) and bool((ep[1:][back] > ep[:-1][back]).all())
+    return counts_within_epoch(_ffill(epoch, run), _ffill(step, run), run)
 
 
 def _place_in_block(block: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, int]:

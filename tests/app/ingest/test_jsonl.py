@@ -180,3 +180,47 @@ def test_no_points_says_what_the_reader_saw(tmp_path):
         EmptyInputError, match=r"no numeric points in 2 JSON object\(s\) \(.*'step'"
     ):
         jsonl.read(path)
+
+
+def test_mmdetection_log_json_iter_per_epoch_and_val_lines(tmp_path):
+    """mmdetection 2's `*.log.json`: an env-info first line, `"mode": "train"` lines whose `iter`
+    starts again every epoch, and `"mode": "val"` lines: one session, val metrics apart."""
+    lines = [json.dumps({"env_info": "sys.platform: linux", "seed": 0})]
+    for e in (1, 2, 3):
+        for it in (50, 100):
+            row = {"mode": "train", "epoch": e, "iter": it, "lr": 0.02, "loss": 1.0 / e - it / 1e4}
+            lines.append(json.dumps(row))
+        lines.append(
+            json.dumps({"mode": "val", "epoch": e, "iter": 500, "lr": 0.02, "bbox_mAP": e / 10})
+        )
+    path = tmp_path / "20220101_120000.log.json"
+    path.write_text("\n".join(lines) + "\n")
+    result = load_run(path)
+    f = result.frame
+    roles = dict(zip(f["metric"], f["role"], strict=False))
+    assert roles["val/bbox_mAP"] == "val_score" and roles["loss"] == "train_loss"
+    assert "bbox_mAP" not in roles and "val/lr" not in roles and "mode" not in roles
+    loss = f[f["metric"] == "loss"].sort_values("seq")
+    assert loss["step"].is_monotonic_increasing and f["segment"].nunique() == 1
+    assert not any("restart" in w.message for w in result.warnings)
+    val = f[f["metric"] == "val/bbox_mAP"].sort_values("seq")
+    assert list(val["value"]) == [0.1, 0.2, 0.3]
+    assert (val["step"].to_numpy() > loss["step"].to_numpy()[1::2]).all()  # after its epoch
+
+
+def test_an_iter_that_goes_back_within_an_epoch_is_still_a_restart(tmp_path):
+    path = tmp_path / "log.jsonl"
+    rows = [(1, 10), (1, 20), (2, 10), (2, 20), (2, 5), (2, 15)]  # back within epoch 2: resumed
+    path.write_text(
+        "".join(json.dumps({"epoch": e, "iter": i, "loss": 1.0}) + "\n" for e, i in rows)
+    )
+    f = load_run(path).frame
+    assert list(f[f["metric"] == "loss"]["step"]) == [10, 20, 10, 20, 5, 15]
+    assert f["segment"].nunique() == 3
+    resumed = tmp_path / "resumed.jsonl"  # each epoch restarts its iter, then epoch 1 again
+    rows = [(1, 10), (1, 20), (2, 10), (1, 10)]
+    resumed.write_text(
+        "".join(json.dumps({"epoch": e, "iter": i, "loss": 1.0}) + "\n" for e, i in rows)
+    )
+    f = load_run(resumed).frame
+    assert f["segment"].nunique() == 2  # folded by epoch, the resume still goes back
