@@ -17,6 +17,10 @@ above half the cycle's peak for under `spike_width` (8%) of the period
 (classifiers._spikes.excursion_width) is a recurring spike, loss_spikes' finding, unless the
 period is the epoch an `epoch` metric logs (a fixed place in every epoch needs a fixed data
 order: a shuffled loader moves a bad sample around).
+Not judged when the training loss is logged once an epoch or less often (the epoch length,
+logged or hinted, under `_MIN_POINTS_PER_EPOCH` (2) logging intervals: Keras, YOLO and
+Lightning epoch logs): a fixed order shows inside the epoch, which one point an epoch cannot
+trace.
 Staircase veto: a sawtooth climbs back within each cycle. A loss that drops at every epoch
 boundary and stays down (multi-epoch memorisation: a permanent step each time the examples are
 seen again) is also epoch-periodic once detrended, but never climbs back: when the largest
@@ -121,6 +125,10 @@ def _multiple(a: float, b: float) -> bool:
     return bool(np.any(np.abs(a - multiples * b) <= _MULTIPLE_TOLERANCE * b))
 
 
+# a sawtooth inside the epoch needs at least two logged points of it
+_MIN_POINTS_PER_EPOCH = 2
+
+
 class Unshuffled(Classifier):
     label = "unshuffled"
     needs = frozenset({"train_loss"})
@@ -145,6 +153,27 @@ class Unshuffled(Classifier):
         self.min_cycles = min_cycles
         self.max_p = max_p
         self.spike_width = spike_width
+
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """Also skipped when the training loss is logged once an epoch or less often: a fixed
+        data order shows only inside an epoch, and an epoch's one point (its mean, or one batch
+        at the same place every epoch) cannot trace it; a cycle over several epochs is some
+        other rhythm."""
+        reason = super().skip_reason(run)
+        if reason is not None:
+            return reason
+        curve = run.detailed("train_loss")
+        epoch, source = epoch_length(run)
+        if curve is None or not epoch or len(curve) < 2:
+            return None
+        interval = float(np.median(np.diff(curve.steps)))
+        if epoch < _MIN_POINTS_PER_EPOCH * interval:
+            where = "the epoch metric" if source == "epoch" else "the validation cadence"
+            return (
+                f"the training loss is logged about once an epoch ({where} says so): a fixed "
+                "data order shows only inside an epoch"
+            )
+        return None
 
     def measure(self, run: RunSeries, *, vetoes: bool = True) -> dict | None:
         """The cycle and the epoch fold and, with `vetoes`, what can turn them down (the

@@ -37,6 +37,21 @@ def test_epoch_length_from_the_validation_cadence():
     assert epoch_length(run) == (SPE, "val_cadence")
 
 
+def test_a_loss_logged_once_an_epoch_is_not_judged_for_a_data_order():
+    # a YOLO/Keras epoch log: train and val once an epoch, the train loss cycling over 6 epochs
+    ep = np.arange(1, 31)
+    train = 1.3 - 0.004 * ep + 0.02 * np.sin(2 * np.pi * ep / 6)
+    run = run_of(loss=(ep, train), val_loss=(ep, 1.25 + 0.003 * ep))
+    reason = Unshuffled().skip_reason(run)
+    assert reason is not None and "once an epoch (the validation cadence says so)" in reason
+    # the epoch metric says the same for a per-epoch log that counts its steps in batches
+    run = run_of(loss=(ep * 50, train), epoch=(ep * 50, ep.astype(float)))
+    assert "the epoch metric says so" in Unshuffled().skip_reason(run)
+    # near miss: the per-step loss of the same kind of run, 48 points an epoch, is still read
+    run = run_of(loss=(STEPS, _sorted_by_class(k=1)), epoch=(STEPS, STEPS / SPE))
+    assert Unshuffled().skip_reason(run) is None and judge(Unshuffled(), run) is not None
+
+
 def test_shuffled_noise_is_not_unshuffled():
     loss = 0.5 + np.exp(-STEPS / 200) + 0.05 * RNG.standard_normal(len(STEPS))
     assert judge(Unshuffled(), run_of(loss=(STEPS, loss), epoch=(STEPS, STEPS / SPE))) is None
