@@ -7,7 +7,7 @@ attached.
 For each registered classifier: `skip_reason(run)` decides whether it can judge the run, else
 `detect(run)` may return a Finding. A run whose primary series is too short for a classifier
 but that logs the same quantity more finely (Lightning's `train_loss_step` beside a few
-`train_loss_epoch` means) is judged on the finer series (classifiers.run.finest_view), and the
+`train_loss_epoch` means) is judged on the finer series (RunSeries.finest_view), and the
 finding's evidence says so under `read_finer` (finer metric -> the primary it stood in for);
 otherwise the reason goes to `skipped`. Findings are ordered by
 severity (classifiers.labels.SEVERITY) then confidence; a finding another one explains
@@ -43,7 +43,7 @@ from lossforensics.classifiers.frame import validate_frame
 from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE, severity_rank
 from lossforensics.classifiers.playbook import attach_causes
 from lossforensics.classifiers.registry import all_classifiers
-from lossforensics.classifiers.run import RunSeries, finest_view, split_runs
+from lossforensics.classifiers.run import RunSeries, split_runs
 
 log = logging.getLogger("lossforensics.classifiers")
 
@@ -124,7 +124,7 @@ def diagnose_run(
         reason = clf.skip_reason(run)
         if reason is not None:
             # a finer series helps a series too short, not a role the run does not log
-            finer = finest_view(run) if all(run.has(r) for r in clf.needs) else None
+            finer = run.finest_view() if all(run.has(r) for r in clf.needs) else None
             if finer is None or clf.skip_reason(finer) is not None:
                 skipped.append(Skipped(clf.label, reason))
                 continue

@@ -376,29 +376,28 @@ class RunSeries:
         stem = _GRANULARITY.sub("", primary.lower())
         return [m for m in self.metrics(role) if _GRANULARITY.sub("", m.lower()) == stem]
 
+    def finest_view(self) -> RunSeries | None:
+        """This run with each role's primary at its finest logging (`detailed`): a Lightning
+        log's `train_loss_step` in place of its `train_loss_epoch`, where the finer series has
+        more points. None when no role has a finer series. Read where the primary is too short
+        to judge: a run of a few epochs has a handful of epoch means but many logged steps, and
+        the step series holds the same quantity. Computed once per run."""
 
-def finest_view(run: RunSeries) -> RunSeries | None:
-    """The run with each role's primary at its finest logging (RunSeries.detailed): a
-    Lightning log's `train_loss_step` in place of its `train_loss_epoch`, where the finer series
-    has more points. None when no role has a finer series. Read where the primary is too short
-    to judge: a run of a few epochs has a handful of epoch means but many logged steps, and the
-    step series holds the same quantity. Computed once per run."""
+        def compute() -> RunSeries | None:
+            order: dict[str, list[str]] = {}
+            for role, names in self._by_role.items():
+                if len(self.granularities(role)) < 2:
+                    continue
+                finest, primary = self.detailed(role), self.curve(role)
+                if finest is not None and primary is not None and len(finest) > len(primary):
+                    order[role] = [finest.metric, *(n for n in names if n != finest.metric)]
+            if not order:
+                return None
+            view = RunSeries(self.frame, in_order=True)
+            view.__dict__["_by_role"] = {**self._by_role, **order}  # `_by_role`, ranked anew
+            return view
 
-    def compute() -> RunSeries | None:
-        order: dict[str, list[str]] = {}
-        for role, names in run._by_role.items():
-            if len(run.granularities(role)) < 2:
-                continue
-            finest, primary = run.detailed(role), run.curve(role)
-            if finest is not None and primary is not None and len(finest) > len(primary):
-                order[role] = [finest.metric, *(n for n in names if n != finest.metric)]
-        if not order:
-            return None
-        view = RunSeries(run.frame, run.name, in_order=True)
-        view.__dict__["_by_role"] = {**run._by_role, **order}  # the cached_property's slot
-        return view
-
-    return run.measured(("finest_view",), compute)
+        return self.measured(("finest_view",), compute)
 
 
 def at_resolution(curve: Curve) -> Curve:
