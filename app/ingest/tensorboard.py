@@ -34,8 +34,9 @@ from lossforensics.classifiers.errors import (
     UnknownFormatError,
 )
 from lossforensics.classifiers.frame import make_frame
-from lossforensics.ingest._builder import check_points
+from lossforensics.ingest._builder import check_points, merge_roles
 from lossforensics.ingest._limits import check_name
+from lossforensics.ingest._plain_csv import ultralytics_roles
 from lossforensics.ingest._segments import restart_segments
 from lossforensics.ingest._tb_decode import FilePoints, decode
 from lossforensics.ingest._tb_framing import HEADER, file_bytes, first_record_frames, walk
@@ -219,13 +220,15 @@ def _build_frame(
     segment = restart_segments(run_codes, metric_codes, step)
     run = pd.Categorical.from_codes(run_codes, categories=pd.Index(_distinct(run_names)))
     metric = pd.Categorical.from_codes(metric_codes, categories=pd.Index(list(metric_index)))
+    # YOLOv5/v8 write their results to TensorBoard too: its `metrics/*` are validation scores
+    defaults = ultralytics_roles(tuple(metric_index))
     return make_frame(
         run,
         metric,
         step,
         cat(cols.value, np.float64),
         wall,
-        roles=roles,
+        roles=merge_roles(metric_index, roles, defaults),
         splits=splits,
         segment=segment,
     )

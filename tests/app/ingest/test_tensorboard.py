@@ -100,6 +100,23 @@ def test_roles_override(torch_file: Path) -> None:
     assert set(frame.loc[frame["metric"] == "val/loss", "role"]) == {"other"}
 
 
+def test_ultralytics_metrics_beside_val_losses_are_validation_scores(tmp_path: Path) -> None:
+    # YOLOv5/v8 write results.csv and the same results to TensorBoard: `metrics/*` (precision,
+    # recall, mAP) are computed on the validation set, as the CSV reader reads them
+    epochs = [(e, 0.1 - 0.01 * e) for e in range(5)]
+    torch_run(
+        tmp_path,
+        {"train/box_loss": epochs, "val/box_loss": epochs, "metrics/mAP_0.5": epochs},
+    )
+    roles = tensorboard.read(tmp_path).frame.groupby("metric", observed=True)["role"].first()
+    assert roles["metrics/mAP_0.5"] == "val_score" and roles["val/box_loss"] == "val_loss"
+    # near miss: without validation losses beside them, `metrics/*` keep their inferred role
+    other = tmp_path / "other"
+    torch_run(other, {"train/loss": epochs, "metrics/accuracy": epochs})
+    roles = tensorboard.read(other).frame.groupby("metric", observed=True)["role"].first()
+    assert roles["metrics/accuracy"] == "train_score"
+
+
 # --- TF2 tensor summaries ----------------------------------------------------------------------
 
 
