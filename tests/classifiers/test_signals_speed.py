@@ -88,6 +88,17 @@ def test_rolling_median_matches_pandas_on_short_windows_edges_ties_and_non_finit
         assert np.array_equal(signals.rolling_median(y, w, center=center), ref, equal_nan=True)
 
 
+def test_rolling_median_of_a_long_series_matches_pandas_for_every_window_width():
+    rng = np.random.default_rng(13)  # past the stacked sort's size: scipy's rank filter
+    for trial in range(60):
+        n, w, center = int(rng.integers(400, 3000)), int(rng.integers(2, 60)), bool(trial % 2)
+        y = rng.normal(size=n)
+        if trial % 3 == 0:
+            y = np.round(y, 1)  # tied middles in full and edge windows
+        ref = pd.Series(y).rolling(w, center=center, min_periods=1).median().to_numpy()
+        assert np.array_equal(signals.rolling_median(y, w, center=center), ref)
+
+
 def test_rolling_median_at_and_rolling_min_read_the_same_windows_as_pandas():
     rng = np.random.default_rng(12)
     for trial in range(600):
