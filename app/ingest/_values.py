@@ -38,8 +38,11 @@ def text_cells(col: pd.Series) -> Cells:
         keep = ~np.isnan(values)
         return Cells(values, keep, np.zeros(len(values), bool))
     missing = col.isna().to_numpy()
-    num = pd.to_numeric(_without_nan_tokens(col), errors="coerce").to_numpy(
-        dtype=np.float64, na_value=np.nan
+    parsed = pd.to_numeric(_without_nan_tokens(col), errors="coerce")
+    num = (
+        parsed.to_numpy(dtype=np.float64, na_value=np.nan)
+        if isinstance(parsed, pd.Series)
+        else np.asarray(parsed, dtype=np.float64)
     )
     unparsed = np.isnan(num) & ~missing
     bad = unparsed.copy()
@@ -49,15 +52,24 @@ def text_cells(col: pd.Series) -> Cells:
     return Cells(num, ~missing & ~bad, bad)
 
 
-def _without_nan_tokens(col: pd.Series) -> pd.Series:
+def _without_nan_tokens(col: pd.Series) -> pd.Series | np.ndarray:
     """A text column with its NaN tokens made missing: pd.to_numeric gives them NaN either way,
     but after a failed parse per cell (~0.5 us each, so a diverged run's tail of 'NaN' cost
     more than its numbers). The tokens are found by the string kernels here; the caller still
-    decides which unparsed cells are NaN tokens, so a cell these kernels miss is only slower."""
+    decides which unparsed cells are NaN tokens, so a cell these kernels miss is only slower.
+    With tokens in a NaN-valued string column (what read_csv gives), the cells come back as
+    the object array pd.to_numeric would parse, the tokens missing (NaN) too: Series.mask costs
+    as much again as the parse. (A pd.NA-valued column is parsed to a masked array: masked.)"""
     if not isinstance(col.dtype, pd.StringDtype):
         return col
     token = col.str.strip().str.lower().isin(_NAN_TOKENS).to_numpy(dtype=bool, na_value=False)
-    return col.mask(token) if token.any() else col
+    if not token.any():
+        return col
+    if col.dtype.na_value is pd.NA:
+        return col.mask(token)
+    cells = col.to_numpy(dtype=object, na_value=np.nan)
+    cells[token] = np.nan
+    return cells
 
 
 def json_cells(col: pd.Series) -> Cells:
