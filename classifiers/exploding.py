@@ -124,7 +124,7 @@ class Exploding(Classifier):
     def measure(self, run: RunSeries, *, grad: bool = True) -> dict | None:
         """The loss's course from its best to its end and, with `grad`, the gradient norm's
         growth (read only for the confidence and the evidence: a median over every logged
-        norm, the costliest part on a long run)."""
+        norm, `_grad_growth`)."""
         curve = run.detailed("train_loss")
         if curve is None:
             return None
@@ -164,18 +164,26 @@ class Exploding(Classifier):
         )
         if ev["sudden"]:
             ev.update(self._across_jump(run, xs, level, i_min + int(np.argmax(jumps)) + 1))
-        norm = run.curve("grad_norm") if grad else None
-        if norm is not None:
-            gx, gy = signals.finite_points(norm.steps, norm.values)
-            early_g, late_g = (
-                gy[gx <= ev["min_step"]],
-                gy[gx >= xs[-1] - _GRAD_LATE_SHARE * np.ptp(xs)],
-            )
-            # (reduce.median: np.median's numbers from one partition, each taken once)
-            early_med = median(early_g) if len(early_g) and len(late_g) else 0.0
-            if early_med > 0:
-                ev["grad_norm_growth"] = float(median(late_g) / early_med)
+        if grad:
+            ev.update(self._grad_growth(run, ev))
         return ev
+
+    @staticmethod
+    def _grad_growth(run: RunSeries, ev: dict) -> dict:
+        """The gradient norm's median over the last `_GRAD_LATE_SHARE` of the run over its
+        median up to the loss's best (`grad_norm_growth`), when both are there; else nothing."""
+        norm = run.curve("grad_norm")
+        if norm is None:
+            return {}
+        xs, _ = run.smoothed("train_loss", per_step=True)  # the run's, kept: no new smoothing
+        gx, gy = signals.finite_points(norm.steps, norm.values)
+        early_g, late_g = (
+            gy[gx <= ev["min_step"]],
+            gy[gx >= xs[-1] - _GRAD_LATE_SHARE * np.ptp(xs)],
+        )
+        # (reduce.median: np.median's numbers from one partition, each taken once)
+        early_med = median(early_g) if len(early_g) and len(late_g) else 0.0
+        return {"grad_norm_growth": float(median(late_g) / early_med)} if early_med > 0 else {}
 
     @staticmethod
     def _across_jump(run: RunSeries, xs: np.ndarray, level: np.ndarray, i: int) -> dict:
@@ -270,12 +278,11 @@ class Exploding(Classifier):
         return Finding(self.label, float(confidence), Span(ev["min_step"], last_step), ev, summary)
 
     def detect(self, run: RunSeries) -> Finding | None:
-        # the verdict does not read the gradient norm: most runs are ruled out without it
+        # the verdict does not read the gradient norm: most runs are ruled out without it, and
+        # a run that exploded has it added to the course already measured
         ev = self.measure(run, grad=False)
         curve = run.curve("train_loss")
         if ev is None or curve is None or not self.exploded(ev):
             return None
-        ev = self.measure(run)
-        if ev is None or not self.exploded(ev):
-            return None
+        ev.update(self._grad_growth(run, ev))
         return self.judge(ev, int(curve.steps[-1]))
