@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from pathlib import Path
 
 import numpy as np
@@ -41,8 +41,11 @@ def parse_json(text: str | bytes) -> object:
 
 def flat_frame(records: list[dict]) -> pd.DataFrame:
     """JSON objects as columns; nested objects flattened with '/' (json_normalize is ~4x slower
-    on flat records, so only when an object column actually holds a dict)."""
-    frame = pd.DataFrame.from_records(records)
+    on flat records, so only when an object column actually holds a dict). The columns, every
+    key in order of first appearance, are gathered here in one C-level pass (pandas' own pass
+    builds a list of keys per record: ~1 ms on 10k records)."""
+    keys = list(dict.fromkeys(chain.from_iterable(records)))
+    frame = pd.DataFrame.from_records(records, columns=keys or None)
     nested = any(
         frame[c].map(lambda v: isinstance(v, dict)).any()
         for c in frame.columns
