@@ -40,6 +40,7 @@ import re
 
 import numpy as np
 from lossforensics.classifiers import _spikes, signals
+from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._epochs import epoch_fold, epoch_length
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
@@ -47,6 +48,12 @@ from lossforensics.classifiers.run import Curve, RunSeries
 from lossforensics.classifiers.signals.smoothing import SMOOTH_FRAC
 
 _RUNNING_MEAN = re.compile(r"(^|/)batch_")
+
+
+def _reads_peaks(curve: Curve) -> bool:
+    """Whether a curve is read on its block maxima (judged on blocks) rather than its values."""
+    return curve.block > 1 and curve.peaks is not None
+
 
 # a positive loss's jump must also be this share of the smoothed curve's robust range on its own
 # scale: a large factor on a loss near zero (one quantum of a rounded log) is not a bad batch
@@ -140,14 +147,20 @@ class LossSpikes(Classifier):
         self.spike_width = spike_width
 
     def measure_curve(
-        self, curve: Curve, epoch: float | None = None, *, level: np.ndarray | None = None
+        self,
+        curve: Curve,
+        epoch: float | None = None,
+        *,
+        level: np.ndarray | None = None,
+        noise: float | None = None,
     ) -> dict | None:
         """The recovered, large excursions of one curve; None when there are none. `level` is
-        the curve's smoothed level when the caller has it (the run's, RunSeries.smoothed).
+        the curve's smoothed level and `noise` its noise (_curve_noise.curve_noise) when the
+        caller has them (the run's, kept with it).
         A curve judged on blocks (over JUDGED_POINTS points) is read on its block maxima: a
         spike is a point or two high, which a block's mean divides by the block size while its
         maximum keeps; the other blocks' maxima set the local noise the spike must beat."""
-        peaks = curve.peaks if curve.block > 1 and curve.peaks is not None else None
+        peaks = curve.peaks if _reads_peaks(curve) else None
         x, y = signals.finite_points(curve.steps, curve.values if peaks is None else peaks)
         if len(y) < self.min_points:
             return None
@@ -155,7 +168,7 @@ class LossSpikes(Classifier):
         # positive losses are read in log scale: a jump is a factor, and the noise it must beat
         # is the curve's own relative noise (a loss near zero jitters by large factors)
         ly = np.log(y) if positive else y
-        sp = signals.find_spikes(ly, z_min=self.z_min)
+        sp = signals.find_spikes(ly, z_min=self.z_min, noise=noise)
         if not len(sp):
             return None
         level = signals.smooth(x, y)[1] if level is None else level
@@ -240,7 +253,8 @@ class LossSpikes(Classifier):
                 continue  # a running mean turns a spike into a slow decay: nothing to read
             # the full window at any length: a spike is judged against the level around it
             level = run.smoothed(role, SMOOTH_FRAC, per_step=True)[1]
-            ev = self.measure_curve(curve, epoch, level=level)
+            noise = curve_noise(run, curve, peaks=_reads_peaks(curve))  # plateau's, on train
+            ev = self.measure_curve(curve, epoch, level=level, noise=noise)
             if ev is None:
                 continue
             found.append({"series": series, **ev})

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers import signals
+from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._score_stall import (
     held_out_stall,
     stall_finding,
@@ -153,11 +154,7 @@ class Plateau(Classifier):
         t = signals.safe_log(level) if signals.all_positive(y) else level
         head, end = signals.head_level(t, _END_SHARE), signals.tail_level(t, _END_SHARE)
         total = head - end
-        noise = (
-            signals.noise_level(signals.safe_log(y))
-            if signals.all_positive(y)
-            else signals.noise_level(y)
-        )
+        noise = curve_noise(run, curve)  # in log scale when positive (loss_spikes reads it too)
         ev: dict = {
             "points": len(y),
             "total_improvement": total,

@@ -121,15 +121,17 @@ def find_spikes(
     window: int | None = None,
     # block maxima beyond this many points: a one-point spike survives, the cost stays flat
     max_points: int = 20000,
+    noise: float | None = None,
 ) -> Spikes:
     """Points that jump above the level of the `window` points before them by at least `z_min`
     noise sigmas and `min_height`, grouped into excursions. A long series is reduced to block
-    maxima first (the threshold rises by the expected maximum of a block's noise)."""
+    maxima first (the threshold rises by the expected maximum of a block's noise). `noise` is
+    `noise_level(y)` when the caller has it already."""
     y = np.asarray(y, dtype=np.float64)
     n_all = len(y)
     if n_all < _SPIKE_MIN_POINTS:
         return _no_spikes()
-    sigma = max(noise_level(y), TINY)
+    sigma = max(noise_level(y) if noise is None else noise, TINY)
     size = max(1, -(-n_all // max_points))
     if size > 1:
         level = _reduce_blocks(y, size, "median")
