@@ -73,29 +73,16 @@ def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _order_stats(values: np.ndarray, ranks: list[int]) -> list[float]:
-    """The values at these positions of sorted(values) (NaN for a position outside it): one
-    partial sort around the middle rank, then each other rank from the half it falls in
-    (a multi-kth partition of the whole array costs twice as much on a few thousand slopes)."""
+    """The values at these positions of sorted(values) (NaN for a position outside it), from
+    one partition at all of them (numpy's introselect: on the slopes of 300 points ~4x faster
+    than a partition at the middle rank alone, which goes to its SIMD quickselect, and then
+    one in each half)."""
     n = len(values)
-    inside = [r for r in ranks if 0 <= r < n]
+    inside = sorted({r for r in ranks if 0 <= r < n})
     if not inside:
         return [float("nan")] * len(ranks)
-    mid = sorted(inside)[len(inside) // 2]
-    part = np.partition(values, mid)
-    below, above = part[:mid], part[mid + 1 :]
-    found = {mid: float(part[mid])}
-    for r in inside:
-        if r in found:
-            continue
-        if r == mid - 1:
-            found[r] = float(below.max())
-        elif r == mid + 1:
-            found[r] = float(above.min())
-        elif r < mid:
-            found[r] = float(np.partition(below, r)[r])
-        else:
-            found[r] = float(np.partition(above, r - mid - 1)[r - mid - 1])
-    return [found.get(r, float("nan")) for r in ranks]
+    part = np.partition(values, inside)
+    return [float(part[r]) if 0 <= r < n else float("nan") for r in ranks]
 
 
 def theil_kendall(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, float]:
