@@ -132,12 +132,18 @@ class BadCells:
 
 @dataclass
 class Chunk:
-    """A block of rows and the 1-based file line of its first row."""
+    """A block of rows and the 1-based file line of its first row; `lines`, each row's line,
+    where the rows are not consecutive lines (a table printed among other text)."""
 
     frame: pd.DataFrame
     first_line: int
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    lines: np.ndarray | None = None
     _cells: dict[int, Cells] = field(default_factory=dict, repr=False)
+
+    def line_of(self, row: int) -> int:
+        """The file line of the chunk's `row`-th row."""
+        return self.first_line + row if self.lines is None else int(self.lines[row])
 
     def cells(self, col: int) -> Cells:
         """The column's cells (`text_cells`), converted once however many readers ask (a W&B
@@ -255,7 +261,7 @@ def melt_chunk(
         bad_rows = np.flatnonzero(cells.bad & row_ok)
         if len(bad_rows):
             bad.count += len(bad_rows)
-            line = chunk.first_line + int(bad_rows[0])
+            line = chunk.line_of(int(bad_rows[0]))
             if bad.first is None or line < bad.first[0]:
                 bad.first = (line, header.stripped[col], str(chunk.frame[col].iloc[bad_rows[0]]))
     keep &= row_ok[:, None]

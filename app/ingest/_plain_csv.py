@@ -153,7 +153,7 @@ def ultralytics_roles(names: tuple[str, ...]) -> dict[str, str]:
     return {n: "val_score" for n in names if n.startswith("metrics/")}
 
 
-_HF_TABLE_LOSSES = frozenset({"Training Loss", "Validation Loss"})
+_HF_TABLE_LOSSES = frozenset({"training loss", "validation loss"})
 
 
 def hf_table_roles(names: tuple[str, ...]) -> dict[str, str]:
@@ -161,6 +161,17 @@ def hf_table_roles(names: tuple[str, ...]) -> dict[str, str]:
     notebook's progress table pasted as text, or a model card's training results) names its
     evaluation metrics without their `eval_` prefix: beside its `Training Loss` and `Validation
     Loss` columns every score is a validation score."""
-    if not _HF_TABLE_LOSSES <= set(names):
+    return scores_beside_losses(names, _HF_TABLE_LOSSES)
+
+
+def scores_beside_losses(names: tuple[str, ...], losses: frozenset[str]) -> dict[str, str]:
+    """`val_score` for each bare score (`Accuracy`, `f1_score`) of a results table that holds
+    the `losses` columns (lower-case names) of a writer that computes its metrics on the
+    validation set; {} for any other table."""
+    if not losses <= {n.lower() for n in names}:
         return {}
-    return {n: "val_score" for n in names if infer_role(n) == "train_score"}
+    return {
+        n: "val_score"
+        for n in names
+        if infer_role(n) == "train_score" and infer_role(n, "validation") == "val_score"
+    }

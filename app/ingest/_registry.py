@@ -9,7 +9,8 @@ from types import ModuleType
 
 from lossforensics.classifiers.errors import UnknownFormatError
 
-# Detection order: the most specific content test first; `csv` (any per-step table), then
+# Detection order: the most specific content test first; `csv` (any per-step table), then a
+# results table printed among other text (`printed_table`: fastai's, a markdown table), then
 # `console` (printed text, taken only where a loss series is found in it) last.
 MODULES: dict[str, str] = {
     "tensorboard": "lossforensics.ingest.tensorboard",
@@ -20,6 +21,7 @@ MODULES: dict[str, str] = {
     "lightning_csv": "lossforensics.ingest.lightning_csv",
     "keras_csv": "lossforensics.ingest.keras_csv",
     "csv": "lossforensics.ingest._plain_csv",
+    "printed_table": "lossforensics.ingest.printed_table",
     "console": "lossforensics.ingest.console",
 }
 

@@ -1,0 +1,158 @@
+"""Results tables printed as text, wherever they sit among other lines (`_text_tables`):
+fastai's fit table (`epoch  train_loss  valid_loss  accuracy  time`, aligned with spaces) and
+markdown pipe tables (a Hugging Face model card's "Training results", a pasted table).
+
+A header names the columns, so this is a table reader, not a console style: a style names a
+fixed set of columns, while fastai prints whatever metrics were passed and a model card
+whatever the Trainer computed. The rows go through the CSV readers' melt, cell checks and role
+inference. The step is the table's step column (`Step` when there is one, else `Epoch`).
+`#na#`, `None` and `No log` cells are missing values (a metric fastai did not compute, a
+training loss the Trainer had not logged yet), not errors; a clock `00:12` or `1:02:03` (fastai's
+`time` column, an epoch's duration) is read as seconds. Beside the train and validation losses
+of fastai (`train_loss`, `valid_loss`) or of the Trainer (`Training Loss`, `Validation Loss`),
+bare scores (`accuracy`, `F1`) are validation scores: both compute their metrics on the
+validation set. Each table is a session of the run, in the order printed: `fine_tune` or a
+second `fit` prints a new table whose epochs start again at 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+import pandas as pd
+from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._csv import BadCells, Chunk, CsvHeader, melt_chunk
+from lossforensics.ingest._plain_csv import hf_table_roles, scores_beside_losses
+from lossforensics.ingest._source import HEAD_BYTES, default_run_name, head_text, require_nonempty
+from lossforensics.ingest._steps import choose_step_key, integral_steps
+from lossforensics.ingest._text_tables import TextTable, find_tables
+from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.console._text import clean
+
+FORMAT = "printed_table"
+
+_MISSING = ("", "#na#", "none", "no log")  # lower-case
+_CLOCK = r"^(?:(\d+):)?(\d+):(\d\d)$"  # [h:]mm:ss
+_FASTAI_LOSSES = frozenset({"train_loss", "valid_loss"})
+_KIND = {"aligned": "printed table (aligned columns)", "markdown": "markdown table"}
+
+
+def sniff(path: Path) -> bool:
+    """Text whose first bytes hold a results table with at least one row."""
+    path = Path(path)
+    text = head_text(path, HEAD_BYTES)
+    if not text or ("loss" not in text.lower() and "nll" not in text.lower()):
+        return False
+    lines = clean(text).split("\n")
+    if path.stat().st_size > HEAD_BYTES:
+        lines = lines[:-1]  # the last line may be cut by the read size
+    return next(find_tables(lines), None) is not None
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    path = Path(path)
+    require_nonempty(path)
+    with open(path, "rb") as fh:
+        tables = list(find_tables(_text_lines(fh)))
+    if not tables:
+        raise UnknownFormatError(
+            "no results table: no header naming a step and a loss column (fastai's `epoch  "
+            "train_loss  valid_loss ...`, a markdown table with `Step` or `Epoch` and "
+            "`Training Loss`) followed by a row",
+            file=str(path),
+        )
+    warns = Warnings(str(path))
+    builder = FrameBuilder()
+    run_code = builder.runs.code(run or default_run_name(path))
+    bad = BadCells()
+    default_roles: dict[str, str] = {}
+    for index, table in enumerate(tables):
+        _add_table(table, index, run_code, builder, bad, warns)
+        default_roles.update(_table_roles(table.names))
+    bad.report(warns)
+    rows = sum(len(t.rows) for t in tables)
+    if builder.points == 0:
+        raise EmptyInputError(
+            f"no numeric points in {rows} table row(s){_bad_detail(bad)}",
+            file=str(path),
+            line=bad.first[0] if bad.first else tables[0].header_line,
+        )
+    detail = " and ".join(dict.fromkeys(_KIND[t.kind] for t in tables))
+    headers = ", ".join(str(t.header_line) for t in tables)
+    warns.add(
+        f"read as a {detail}: {len(tables)} table(s) (header on line {headers}), {rows} row(s); "
+        f"steps are the {choose_step_key(tables[0].names)!r} column"
+    )
+    frame = builder.build(roles, default_roles=default_roles, warns=warns)
+    result = IngestResult(frame, warns.finish(), format=FORMAT, files=[str(path)])
+    result.detail = f"{detail}; {len(tables)} table(s), {rows} row(s)"
+    return result
+
+
+def _text_lines(stream: BinaryIO) -> Iterator[str]:
+    """The stream's lines as text, one per `\\n` (so line numbers are the file's), each with
+    colour codes removed and a carriage-return redraw reduced to its last state."""
+    for raw in stream:
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if "\r" in line or "\x1b" in line:
+            line = clean(line).rsplit("\n", 1)[-1]
+        yield line
+
+
+def _add_table(
+    table: TextTable,
+    index: int,
+    run_code: int,
+    builder: FrameBuilder,
+    bad: BadCells,
+    warns: Warnings,
+) -> None:
+    """The table's cells as points, its rows labelled as session `index`."""
+    for line, why in table.skipped:
+        warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong number of cells)")
+    names = table.names
+    step_col = names.index(choose_step_key(names))
+    chunk = Chunk(_cell_values(table), table.lines[0], lines=np.asarray(table.lines))
+    step_cells = chunk.cells(step_col)
+    steps, ok = integral_steps(np.where(step_cells.keep, step_cells.values, np.nan))
+    if not ok.all():
+        first = chunk.line_of(int(np.flatnonzero(~ok)[0]))
+        warns.add(
+            f"{int((~ok).sum())} row(s) without a whole-number {names[step_col]!r} skipped",
+            line=first,
+        )
+    columns = [j for j in range(len(names)) if j != step_col and names[j]]
+    codes = np.array([builder.metrics.code(names[j]) for j in columns], dtype=np.int32)
+    labels = builder.label_codes(np.full(len(table.rows), index))
+    header = CsvHeader("|" if table.kind == "markdown" else " ", names, False, len(table.rows))
+    melt_chunk(chunk, header, columns, codes, run_code, steps, ok, builder, bad, labels=labels)
+
+
+def _cell_values(table: TextTable) -> pd.DataFrame:
+    """The table's cells by column position: missing tokens as NA, clocks as seconds, the rest
+    as printed (numbers are read by the melt)."""
+    frame = pd.DataFrame(table.rows, dtype=object)
+    for j in frame.columns:
+        col = frame[j].str.strip()
+        col = col.mask(col.str.lower().isin(_MISSING))
+        clock = col.str.extract(_CLOCK).astype(float)
+        seconds = clock[0].fillna(0) * 3600 + clock[1] * 60 + clock[2]
+        frame[j] = col.mask(seconds.notna(), seconds)
+    return frame
+
+
+def _bad_detail(bad: BadCells) -> str:
+    if not bad.first:
+        return ""
+    _, column, text = bad.first
+    return f" ({bad.count} non-numeric cell(s), the first {text[:40]!r} in {column!r})"
+
+
+def _table_roles(names: tuple[str, ...]) -> dict[str, str]:
+    return {**scores_beside_losses(names, _FASTAI_LOSSES), **hf_table_roles(names)}

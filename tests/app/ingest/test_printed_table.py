@@ -1,0 +1,275 @@
+"""Results tables printed as text: fastai's fit table and markdown pipe tables (a Hugging Face
+model card's training results), among the prose around them; and what is not one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
+from lossforensics.ingest import detect_format, load_run, printed_table
+
+CONSOLE_FIXTURES = Path(__file__).parent / "console_fixtures"
+
+# fastai pads every cell to its column's width, the last one too
+FASTAI = (
+    "epoch     train_loss  valid_loss  accuracy  time    \n"
+    "0         1.000000    1.100000    0.500000  00:12     \n"
+    "1         0.500000    0.777817    0.550000  00:13     \n"
+    "2         0.333333    0.635085    0.600000  01:02:03  \n"
+)
+
+MODEL_CARD = """\
+---
+license: apache-2.0
+tags:
+- generated_from_trainer
+---
+
+# bert-base-cased-finetuned
+
+It achieves the following results on the evaluation set:
+- Loss: 0.3532
+- Accuracy: 0.855
+
+| Hyperparameter | Value |
+|:---------------|:------|
+| learning_rate  | 2e-05 |
+
+### Training results
+
+| Training Loss | Epoch | Step | Validation Loss | Accuracy | F1     |
+|:-------------:|:-----:|:----:|:---------------:|:--------:|:------:|
+| No log        | 1.0   | 125  | 0.4177          | 0.82     | 0.8188 |
+| 0.3813        | 2.0   | 250  | 0.3532          | 0.855    | 0.8547 |
+| 0.2101        | 3.0   | 375  | 0.3710          | 0.86     | 0.8590 |
+
+
+### Framework versions
+
+- Transformers 4.17.0
+"""
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _series(result, metric):
+    f = result.frame
+    part = f[f["metric"] == metric].sort_values("seq")
+    return part["step"].tolist(), part["value"].tolist()
+
+
+def _roles(result) -> dict[str, str]:
+    return dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+
+
+def test_fastai_table_reads_each_column_by_its_header(tmp_path):
+    result = load_run(_write(tmp_path, "fit.log", FASTAI))
+    assert result.format == "printed_table"
+    assert result.source["detail"].startswith("printed table (aligned columns); 1 table(s)")
+    assert _series(result, "train_loss") == ([0, 1, 2], [1.0, 0.5, 0.333333])
+    assert _series(result, "valid_loss")[1] == [1.1, 0.777817, 0.635085]
+    assert _series(result, "time")[1] == [12.0, 13.0, 3723.0]  # mm:ss and h:mm:ss as seconds
+    # fastai computes its metrics on the validation set
+    assert _roles(result) == {
+        "train_loss": "train_loss",
+        "valid_loss": "val_loss",
+        "accuracy": "val_score",
+        "time": "other",
+    }
+    assert (result.frame["segment"] == 0).all()
+    assert any("steps are the 'epoch' column" in w.message for w in result.warnings)
+
+
+def test_fastai_missing_values_are_missing_and_a_logged_nan_is_kept(tmp_path):
+    text = (
+        "epoch     train_loss  valid_loss  error_rate  f1_score  time\n"
+        "0         0.900000    None        #na#        0.400000  00:10\n"
+        "1         0.700000    0.650000    0.300000    #na#      00:10\n"
+        "2         nan         nan         0.310000    0.420000  00:10\n"
+    )
+    result = load_run(_write(tmp_path, "fit.log", text))
+    assert _series(result, "valid_loss")[0] == [1, 2]
+    assert _series(result, "error_rate")[0] == [1, 2]
+    steps, values = _series(result, "train_loss")
+    assert steps == [0, 1, 2] and np.isnan(values[2])
+    assert _roles(result)["f1_score"] == "val_score"
+    assert not any("non-numeric" in w.message for w in result.warnings)
+
+
+def test_fastai_fit_called_twice_gives_a_second_segment(tmp_path):
+    """`fine_tune` prints a table for the frozen epoch, then one whose epochs start again at 0:
+    each table is a session of the run, its steps as printed."""
+    text = (
+        "epoch     train_loss  valid_loss  error_rate  time\n"
+        "0         1.189305    0.313405    0.096752    00:20\n"
+        "epoch     train_loss  valid_loss  error_rate  time\n"
+        "0         0.482411    0.277135    0.084573    00:24\n"
+        "1         0.334287    0.232441    0.073072    00:24\n"
+    )
+    result = load_run(_write(tmp_path, "fine_tune.log", text))
+    loss = result.frame[result.frame["metric"] == "train_loss"].sort_values("seq")
+    assert loss["step"].tolist() == [0, 0, 1]
+    assert loss["segment"].tolist() == [0, 1, 1]
+    assert any("header on line 1, 3" in w.message for w in result.warnings)
+    assert any("restart" in w.message for w in result.warnings)
+
+
+def test_fastai_table_among_other_output(tmp_path):
+    """What a script printed around and between the rows: setup lines, a callback's message
+    between rows, a progress bar redrawn before a row, a report after the table."""
+    text = (
+        "Loading pretrained model\n"
+        "Training lm from random weights\n"
+        "epoch     train_loss  valid_loss  accuracy  time\n"
+        "0         0.571278    1.090870    0.156250  00:23\n"
+        "Better model found at epoch 0 with valid_loss value: 1.0908700227737427.\n"
+        "Epoch 2/3 : |#####-----| 50.00% [1/2 00:10<00:10]\r"
+        "1         0.377181    0.990721    0.406250  00:22\n"
+        "2         0.322664    0.900471    0.468750  00:22\n"
+        "Total time: 01:07\n"
+        "\n"
+        "              precision    recall  f1-score   support\n"
+        "           0       0.61      0.60      0.61      1000\n"
+    )
+    result = load_run(_write(tmp_path, "train.out", text))
+    assert result.format == "printed_table"
+    assert _series(result, "valid_loss") == ([0, 1, 2], [1.09087, 0.990721, 0.900471])
+    assert set(result.frame["metric"]) == {"train_loss", "valid_loss", "accuracy", "time"}
+    assert not any(w.line == 12 for w in result.warnings)
+
+
+def test_a_malformed_fastai_row_is_skipped_and_named(tmp_path):
+    text = (
+        "epoch     train_loss  valid_loss  accuracy  time\n"
+        "0         1.000000    1.100000    0.500000  00:12\n"
+        "1         0.500000    0.777817    00:12\n"
+        "2         0.333333    oops        0.600000  00:12\n"
+        "3         0.250000    0.550000    0.650000  00:12\n"
+    )
+    result = load_run(_write(tmp_path, "fit.log", text))
+    assert _series(result, "train_loss")[0] == [0, 2, 3]
+    assert _series(result, "valid_loss")[0] == [0, 3]
+    by_line = {w.line: w.message for w in result.warnings}
+    assert "4 cell(s) where the header has 5" in by_line[3]
+    assert "non-numeric" in by_line[4] and "'valid_loss'" in by_line[4]
+
+
+def test_model_card_training_results_among_prose_and_other_tables(tmp_path):
+    result = load_run(_write(tmp_path, "README.md", MODEL_CARD))
+    assert result.format == "printed_table"
+    assert result.source["detail"].startswith("markdown table; 1 table(s), 3 row(s)")
+    # the step is `Step` when there is one; `No log` is a training loss not logged yet
+    assert _series(result, "Training Loss") == ([250, 375], [0.3813, 0.2101])
+    assert _series(result, "Validation Loss")[0] == [125, 250, 375]
+    assert _series(result, "Epoch")[1] == [1.0, 2.0, 3.0]
+    assert _roles(result) == {
+        "Training Loss": "train_loss",
+        "Epoch": "other",
+        "Validation Loss": "val_loss",
+        "Accuracy": "val_score",
+        "F1": "val_score",
+    }
+    assert not any("non-numeric" in w.message or w.line for w in result.warnings)
+    assert any("header on line 19" in w.message for w in result.warnings)
+
+
+def test_markdown_table_with_epochs_only_and_a_diverged_run(tmp_path):
+    """The Keras callback's model card: `Train Loss | Validation Loss | Epoch`, no Step; a
+    logged nan is evidence and is kept."""
+    text = (
+        "### Training results\n\n"
+        "| Train Loss | Train Accuracy | Validation Loss | Epoch |\n"
+        "|:----------:|:--------------:|:---------------:|:-----:|\n"
+        "| 2.4667     | 0.41           | 2.1935          | 0     |\n"
+        "| nan        | 0.10           | nan             | 1     |\n"
+    )
+    result = load_run(_write(tmp_path, "card.md", text))
+    steps, values = _series(result, "Train Loss")
+    assert steps == [0, 1] and values[0] == 2.4667 and np.isnan(values[1])
+    # not the Trainer's or fastai's loss names: the scores keep the roles their names give
+    assert _roles(result)["Train Accuracy"] == "train_score"
+
+
+def test_a_malformed_markdown_row_is_skipped_and_named(tmp_path):
+    text = (
+        "| Epoch | Training Loss | Validation Loss |\n"
+        "|---|---|---|\n"
+        "| 1 | 2.0000 | 1.5000 |\n"
+        "| 2 | 1.0000 |\n"
+        "| 3 | 0.6667 | 0.8660 |\n"
+    )
+    result = load_run(_write(tmp_path, "table.md.log", text))
+    assert _series(result, "Validation Loss") == ([1, 3], [1.5, 0.866])
+    skipped = [w for w in result.warnings if "row skipped" in w.message]
+    assert [w.line for w in skipped] == [4]
+    assert "2 cell(s) where the header has 3" in skipped[0].message
+
+
+def test_several_markdown_tables_are_sessions_in_order(tmp_path):
+    table = "| Step | Training Loss |\n|---|---|\n| 100 | {} |\n| 200 | {} |\n"
+    text = "First run:\n\n" + table.format(2.0, 1.5) + "\nResumed:\n\n" + table.format(1.4, 1.2)
+    result = load_run(_write(tmp_path, "runs.md", text))
+    loss = result.frame.sort_values("seq")
+    assert loss["step"].tolist() == [100, 200, 100, 200]
+    assert loss["segment"].tolist() == [0, 0, 1, 1]
+
+
+def test_a_markdown_table_without_a_loss_is_not_a_training_log(tmp_path):
+    path = _write(
+        tmp_path,
+        "results.md",
+        "| Epoch | Accuracy |\n|---|---|\n| 1 | 0.8 |\n| 2 | 0.9 |\n",
+    )
+    assert not printed_table.sniff(path)
+    with pytest.raises(UnknownFormatError) as err:
+        load_run(path)
+    assert err.value.file == str(path)
+
+
+def test_a_summary_table_without_steps_is_not_a_training_log(tmp_path):
+    path = _write(
+        tmp_path, "models.md", "| Model | Loss | F1 |\n|---|---|---|\n| bert | 0.35 | 0.85 |\n"
+    )
+    assert not printed_table.sniff(path)
+
+
+def test_prose_is_refused_with_the_file_named(tmp_path):
+    path = _write(
+        tmp_path,
+        "notes.md",
+        "# Notes\n\nThe training loss went down | then up.\n\n---\n\nepoch loss was fine\n",
+    )
+    with pytest.raises(UnknownFormatError) as err:
+        detect_format(path)
+    assert err.value.file == str(path)
+    with pytest.raises(UnknownFormatError, match="no results table") as err:
+        printed_table.read(path)
+    assert err.value.file == str(path)
+
+
+def test_a_table_of_text_only_is_an_empty_input_naming_the_line(tmp_path):
+    """A model card translated with decimal commas: nothing is a number."""
+    text = (
+        "| Training loss | Epoch | Step | Validation loss |\n"
+        "|---|---|---|---|\n"
+        "| No log | 1,0 | 250 | 2,5810 |\n"
+        "| 2,9258 | 2,0 | 500 | 1,8591 |\n"
+    )
+    path = _write(tmp_path, "es.md", text)
+    with pytest.raises(EmptyInputError, match="non-numeric") as err:
+        load_run(path)
+    assert err.value.file == str(path) and err.value.line == 3
+
+
+def test_no_console_fixture_is_taken_for_a_printed_table():
+    """Console logs with column headers (YOLO's `Epoch GPU_mem box_loss ...`) stay console
+    logs: their rows do not line up under the header."""
+    logs = [p for p in sorted(CONSOLE_FIXTURES.iterdir()) if p.suffix != ".md"]
+    assert logs
+    assert [p.name for p in logs if printed_table.sniff(p)] == []
