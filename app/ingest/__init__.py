@@ -5,7 +5,7 @@
     result.frame, result.warnings, result.format, result.files
 
 One reader module a format (`READERS`: tensorboard, mlflow, hf_trainer, jsonl, wandb_csv,
-lightning_csv, keras_csv, csv), each with `FORMAT`, `sniff(path)` and
+lightning_csv, keras_csv, csv, printed_table, console), each with `FORMAT`, `sniff(path)` and
 `read(path, *, run=None, roles=None)`. `detect_format` picks one by content; `load_run`
 detects, plans a directory, reads, and names the runs.
 """
