@@ -19,7 +19,9 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from lossforensics.classifiers.errors import LimitExceededError
 from lossforensics.classifiers.roles import infer_role
+from lossforensics.ingest._limits import current
 from lossforensics.ingest._steps import choose_step_key
 
 # more lines than this of other text after the last row: the aligned table has ended
@@ -82,13 +84,27 @@ def _markdown_header(previous: str | None, line: str) -> tuple[str, ...] | None:
 
 
 def find_tables(lines: Iterable[str]) -> Iterator[TextTable]:
-    """The results tables among `lines` (numbered from 1) that hold a row, in order."""
+    """The results tables among `lines` (numbered from 1) that hold a row, in order; past the
+    read limit on cells (a hostile line of a million pipes), LimitExceededError at that line."""
     table: TextTable | None = None
     previous: str | None = None
     since_row = 0  # lines of other text since the aligned table's last row
+    seen, limits = 0, current()
     for number, line in enumerate(lines, start=1):
+        if table is not None:
+            seen += len(table.names)
+            if seen > limits.max_cells:
+                raise LimitExceededError(
+                    f"tables of more than {limits.max_cells} cells (the limit on cells read)",
+                    line=number,
+                )
         header = _header(previous, line, number)
         previous = line
+        if header is not None and len(header.names) > limits.max_columns:
+            raise LimitExceededError(
+                f"a table of {len(header.names)} columns; the limit is {limits.max_columns}",
+                line=header.header_line,
+            )
         if header is not None or (table is not None and _ended(table, line, since_row)):
             if table is not None and table.rows:
                 yield table
@@ -98,8 +114,8 @@ def find_tables(lines: Iterable[str]) -> Iterator[TextTable]:
             continue
         if table.kind == "markdown":
             _add_row(table, markdown_cells(line), number)
-        elif _NUMBER_FIRST.match(line) and len(cells := line.split()) > 1:
-            _add_row(table, cells, number)
+        elif _NUMBER_FIRST.match(line) and len(fields := line.split()) > 1:
+            _add_row(table, fields, number)
             since_row = 0
         else:
             since_row += 1

@@ -17,13 +17,17 @@ second `fit` prints a new table whose epochs start again at 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
-from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
+from lossforensics.classifiers.errors import (
+    EmptyInputError,
+    LimitExceededError,
+    UnknownFormatError,
+)
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, Chunk, CsvHeader, melt_chunk
 from lossforensics.ingest._plain_csv import hf_table_roles, scores_beside_losses
@@ -50,7 +54,7 @@ def sniff(path: Path) -> bool:
     lines = clean(text).split("\n")
     if path.stat().st_size > HEAD_BYTES:
         lines = lines[:-1]  # the last line may be cut by the read size
-    return next(find_tables(lines), None) is not None
+    return next(_tables_of(path, lines), None) is not None
 
 
 def read(
@@ -59,7 +63,7 @@ def read(
     path = Path(path)
     require_nonempty(path)
     with open(path, "rb") as fh:
-        tables = list(find_tables(_text_lines(fh)))
+        tables = list(_tables_of(path, _text_lines(fh)))
     if not tables:
         raise UnknownFormatError(
             "no results table: no header naming a step and a loss column (fastai's `epoch  "
@@ -93,6 +97,15 @@ def read(
     result = IngestResult(frame, warns.finish(), format=FORMAT, files=[str(path)])
     result.detail = f"{detail}; {len(tables)} table(s), {rows} row(s)"
     return result
+
+
+def _tables_of(path: Path, lines: Iterable[str]) -> Iterator[TextTable]:
+    """`find_tables`, a read limit it meets said against the file."""
+    try:
+        yield from find_tables(lines)
+    except LimitExceededError as exc:
+        exc.file = str(path)
+        raise
 
 
 def _text_lines(stream: BinaryIO) -> Iterator[str]:

@@ -7,8 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
+from lossforensics.classifiers.errors import (
+    EmptyInputError,
+    LimitExceededError,
+    UnknownFormatError,
+)
 from lossforensics.ingest import detect_format, load_run, printed_table
+from lossforensics.ingest._limits import reading_with
 
 CONSOLE_FIXTURES = Path(__file__).parent / "console_fixtures"
 
@@ -273,3 +278,13 @@ def test_no_console_fixture_is_taken_for_a_printed_table():
     logs = [p for p in sorted(CONSOLE_FIXTURES.iterdir()) if p.suffix != ".md"]
     assert logs
     assert [p.name for p in logs if printed_table.sniff(p)] == []
+
+
+def test_the_read_limits_hold_and_name_the_file_and_line(tmp_path):
+    path = _write(tmp_path, "fit.log", FASTAI)
+    with reading_with(max_cells=8), pytest.raises(LimitExceededError) as err:
+        load_run(path)
+    assert err.value.file == str(path) and err.value.line == 3
+    with reading_with(max_columns=4), pytest.raises(LimitExceededError) as err:
+        printed_table.read(path)
+    assert err.value.file == str(path) and err.value.line == 1
