@@ -11,8 +11,11 @@ training loss the Trainer had not logged yet), not errors; a clock `00:12` or `1
 `time` column, an epoch's duration) is read as seconds. Beside the train and validation losses
 of fastai (`train_loss`, `valid_loss`) or of the Trainer (`Training Loss`, `Validation Loss`),
 bare scores (`accuracy`, `F1`) are validation scores: both compute their metrics on the
-validation set. Each table is a session of the run, in the order printed: `fine_tune` or a
-second `fit` prints a new table whose epochs start again at 0.
+validation set. Each table is one `fit` call with its own schedule, often its own stage or
+model (`fine_tune` prints the frozen epoch's table, then the unfrozen ones'; ULMFiT a language
+model's fits, then a classifier's): a file of several tables holds one run per table, named
+`<run> (table N)`, each judged on its own. Joined into one run, the epochs starting again at 0
+and the levels of different stages would read as a resume or a blow-up.
 """
 
 from __future__ import annotations
@@ -73,11 +76,12 @@ def read(
         )
     warns = Warnings(str(path))
     builder = FrameBuilder()
-    run_code = builder.runs.code(run or default_run_name(path))
+    name = run or default_run_name(path)
     bad = BadCells()
     default_roles: dict[str, str] = {}
     for index, table in enumerate(tables):
-        _add_table(table, index, run_code, builder, bad, warns)
+        table_run = name if len(tables) == 1 else f"{name} (table {index + 1})"
+        _add_table(table, builder.runs.code(table_run), builder, bad, warns)
         default_roles.update(_table_roles(table.names))
     bad.report(warns)
     rows = sum(len(t.rows) for t in tables)
@@ -120,13 +124,12 @@ def _text_lines(stream: BinaryIO) -> Iterator[str]:
 
 def _add_table(
     table: TextTable,
-    index: int,
     run_code: int,
     builder: FrameBuilder,
     bad: BadCells,
     warns: Warnings,
 ) -> None:
-    """The table's cells as points, its rows labelled as session `index`."""
+    """The table's cells as points of run `run_code`."""
     for line, why in table.skipped:
         warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong number of cells)")
     names = table.names
@@ -142,9 +145,8 @@ def _add_table(
         )
     columns = [j for j in range(len(names)) if j != step_col and names[j]]
     codes = np.array([builder.metrics.code(names[j]) for j in columns], dtype=np.int32)
-    labels = builder.label_codes(np.full(len(table.rows), index))
     header = CsvHeader("|" if table.kind == "markdown" else " ", names, False, len(table.rows))
-    melt_chunk(chunk, header, columns, codes, run_code, steps, ok, builder, bad, labels=labels)
+    melt_chunk(chunk, header, columns, codes, run_code, steps, ok, builder, bad)
 
 
 def _cell_values(table: TextTable) -> pd.DataFrame:

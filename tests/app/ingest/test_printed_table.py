@@ -107,9 +107,9 @@ def test_fastai_missing_values_are_missing_and_a_logged_nan_is_kept(tmp_path):
     assert not any("non-numeric" in w.message for w in result.warnings)
 
 
-def test_fastai_fit_called_twice_gives_a_second_segment(tmp_path):
+def test_fastai_fit_called_twice_gives_a_run_per_table(tmp_path):
     """`fine_tune` prints a table for the frozen epoch, then one whose epochs start again at 0:
-    each table is a session of the run, its steps as printed."""
+    each table is one fit, its own run, its steps as printed."""
     text = (
         "epoch     train_loss  valid_loss  error_rate  time\n"
         "0         1.189305    0.313405    0.096752    00:20\n"
@@ -120,9 +120,10 @@ def test_fastai_fit_called_twice_gives_a_second_segment(tmp_path):
     result = load_run(_write(tmp_path, "fine_tune.log", text))
     loss = result.frame[result.frame["metric"] == "train_loss"].sort_values("seq")
     assert loss["step"].tolist() == [0, 0, 1]
-    assert loss["segment"].tolist() == [0, 1, 1]
+    assert loss["run"].tolist() == ["fine_tune (table 1)"] + ["fine_tune (table 2)"] * 2
+    assert (loss["segment"] == 0).all()
     assert any("header on line 1, 3" in w.message for w in result.warnings)
-    assert any("restart" in w.message for w in result.warnings)
+    assert not any("restart" in w.message for w in result.warnings)
 
 
 def test_fastai_table_among_other_output(tmp_path):
@@ -216,13 +217,14 @@ def test_a_malformed_markdown_row_is_skipped_and_named(tmp_path):
     assert "2 cell(s) where the header has 3" in skipped[0].message
 
 
-def test_several_markdown_tables_are_sessions_in_order(tmp_path):
+def test_several_markdown_tables_are_runs_in_order(tmp_path):
     table = "| Step | Training Loss |\n|---|---|\n| 100 | {} |\n| 200 | {} |\n"
     text = "First run:\n\n" + table.format(2.0, 1.5) + "\nResumed:\n\n" + table.format(1.4, 1.2)
     result = load_run(_write(tmp_path, "runs.md", text))
     loss = result.frame.sort_values("seq")
     assert loss["step"].tolist() == [100, 200, 100, 200]
-    assert loss["segment"].tolist() == [0, 0, 1, 1]
+    suffixes = [run[run.rindex("(") :] for run in loss["run"]]  # the name is the folder's
+    assert suffixes == ["(table 1)"] * 2 + ["(table 2)"] * 2
 
 
 def test_a_markdown_table_without_a_loss_is_not_a_training_log(tmp_path):
