@@ -22,6 +22,7 @@ from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
 from lossforensics.classifiers.roles import ROLES, infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, CsvHeader, is_long_form, iter_chunks, sniff_header
+from lossforensics.ingest._score_roles import hf_table_roles, ultralytics_roles
 from lossforensics.ingest._source import apply_run_name, default_run_name, require_nonempty
 from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._table import read_step_table
@@ -143,35 +144,3 @@ def read(
         na_values=("", "NA"),
         default_roles={**ultralytics_roles(header.stripped), **hf_table_roles(header.stripped)},
     )
-
-
-def ultralytics_roles(names: tuple[str, ...]) -> dict[str, str]:
-    """Ultralytics computes `metrics/*` (precision, recall, mAP50, mAP50-95) on the validation
-    set after each epoch: they are validation scores, whatever their names say."""
-    if not any(n.startswith("val/") for n in names):
-        return {}
-    return {n: "val_score" for n in names if n.startswith("metrics/")}
-
-
-_HF_TABLE_LOSSES = frozenset({"training loss", "validation loss"})
-
-
-def hf_table_roles(names: tuple[str, ...]) -> dict[str, str]:
-    """The Trainer's printed table (`Epoch  Training Loss  Validation Loss  Accuracy  F1`, the
-    notebook's progress table pasted as text, or a model card's training results) names its
-    evaluation metrics without their `eval_` prefix: beside its `Training Loss` and `Validation
-    Loss` columns every score is a validation score."""
-    return scores_beside_losses(names, _HF_TABLE_LOSSES)
-
-
-def scores_beside_losses(names: tuple[str, ...], losses: frozenset[str]) -> dict[str, str]:
-    """`val_score` for each bare score (`Accuracy`, `f1_score`) of a results table that holds
-    the `losses` columns (lower-case names) of a writer that computes its metrics on the
-    validation set; {} for any other table."""
-    if not losses <= {n.lower() for n in names}:
-        return {}
-    return {
-        n: "val_score"
-        for n in names
-        if infer_role(n) == "train_score" and infer_role(n, "validation") == "val_score"
-    }

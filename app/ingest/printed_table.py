@@ -33,7 +33,7 @@ from lossforensics.classifiers.errors import (
 )
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, Chunk, CsvHeader, melt_chunk
-from lossforensics.ingest._plain_csv import hf_table_roles, scores_beside_losses
+from lossforensics.ingest._score_roles import hf_table_roles, scores_beside_losses
 from lossforensics.ingest._source import HEAD_BYTES, default_run_name, head_text, require_nonempty
 from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._text_tables import TextTable, find_tables

@@ -36,7 +36,7 @@ from lossforensics.classifiers.errors import (
 from lossforensics.classifiers.frame import make_frame
 from lossforensics.ingest._builder import check_points, merge_roles
 from lossforensics.ingest._limits import check_name
-from lossforensics.ingest._plain_csv import ultralytics_roles
+from lossforensics.ingest._score_roles import ultralytics_roles
 from lossforensics.ingest._segments import restart_segments
 from lossforensics.ingest._tb_decode import FilePoints, decode
 from lossforensics.ingest._tb_framing import HEADER, file_bytes, first_record_frames, walk
