@@ -45,6 +45,8 @@ score_direction ('higher' | 'lower'), direction_source ('name' | 'correlation'),
 loss_gain_rel, loss_range_z, loss_range_rel, metric_gain_z, metric_gain_rel (share of its room),
 correlation (Spearman, loss vs score), loss_metric, loss_head / loss_tail and score_head /
 score_tail (each curve's level at the start and the end).
+A validation loss that never changed (a one-class detector's class loss, always 0) is not
+read: there is nothing to compare the metric with.
 Known false positives: a saturated metric (accuracy already at 100%) while the loss still falls;
 a metric on a different eval subset than the loss.
 """
@@ -225,6 +227,10 @@ class MetricMismatch(Classifier):
             return None
         vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
         sx, sy = finite_curve(run, "val_score", score_name, max_points=_MAX_EVALS)
+        if not len(vy) or np.ptp(vy) == 0:
+            # a val loss that never changed measures nothing to compare the metric with (the
+            # class loss of a one-class detector, always 0): as distribution_mismatch reads it
+            return None
         score = levels_at(sx, sy, vx)
         ok = np.isfinite(score)
         if ok.sum() < self.min_points:

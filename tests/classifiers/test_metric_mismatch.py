@@ -36,6 +36,18 @@ def test_metric_improves_while_loss_stays_flat():
     assert f is not None and f.evidence["direction"] == "metric_improves"
 
 
+def test_a_val_loss_that_never_changed_is_not_read():
+    # a one-class detector's class loss is 0 at every evaluation while its mAP climbs: the
+    # loss measures nothing, so the two cannot disagree
+    map50 = 0.3 + 0.5 * (1 - np.exp(-EP / 10))
+    run = run_of(**{"val/cls_loss": (EP, np.zeros(len(EP))), "val/mAP_0.5": (EP, map50)})
+    assert MetricMismatch().measure(run) is None
+    # near miss: a val loss that barely moves at all beside the same climb still is one
+    flat = np.full(len(EP), 0.5) + 1e-4 * np.sin(EP)
+    f = judge(MetricMismatch(), run_of(val_loss=(EP, flat), val_mAP=(EP, map50)))
+    assert f is not None and f.evidence["direction"] == "metric_improves"
+
+
 def test_a_noisy_val_loss_that_went_nowhere_beside_a_strongly_improving_wer():
     # Whisper fine-tune: the val loss wanders 0.21-0.27 (its noise) with no net move, while WER
     # falls 14 -> 10 (33 sigmas, 22% of its room): labelled metric_mismatch by inspection
