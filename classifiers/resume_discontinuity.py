@@ -130,6 +130,19 @@ class ResumeDiscontinuity(Classifier):
         self.min_rel = min_rel
         self.max_restarts = max_restarts
 
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """Points are counted as written, every session's: the step-sorted curve keeps only
+        the run's course since its last restart, and the restarts are what this reads."""
+        if not run.has("train_loss"):
+            return super().skip_reason(run)
+        n = len(source_order(run, "train_loss").steps)
+        if n < self.min_points:
+            return (
+                f"training loss has {n} point(s) as written; {self.label} needs at least "
+                f"{self.min_points}"
+            )
+        return None
+
     def measure(self, run: RunSeries) -> dict | None:
         loss = source_order(run, "train_loss")
         s, y, seg = loss.steps, loss.values, loss.segments

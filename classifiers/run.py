@@ -3,7 +3,8 @@
 A role can hold several metrics (`loss` and `loss_cls`; Keras `batch_loss` and `epoch_loss`;
 six `eval_gN_loss` sets). `primary(role)` picks the one a person would plot first: a canonical
 name, else the non-component metric with the most points. `curve()` gives it as step-sorted
-arrays where a repeated step keeps its last write (a resumed run overwrites), at the judging
+arrays of the run's course (a session that restarted the counter supersedes what earlier ones
+logged from its first step on; a repeated step keeps its last write), at the judging
 resolution (classifiers.resolution: a curve over JUDGED_POINTS points is judged on block means,
 each block's highest value in `peaks`); `writes()` keeps the source order, at the same
 resolution, for the classifiers that need restarts and repeats (nan, resume_discontinuity), with
@@ -347,11 +348,17 @@ class RunSeries:
         return self._curves[metric]
 
     def step_sorted(self, metric: str) -> Curve:
-        """Every point of one metric, step-sorted, a repeated step keeping its last write: the
-        curve before the judging resolution (not kept with the run)."""
+        """The run's course in one metric, step-sorted: the curve before the judging resolution
+        (not kept with the run). A session that restarted the step counter at step s took the
+        run back there, so what earlier sessions logged from s on is of a course it abandoned
+        and is left out (an aborted restart shorter than the session before it must not leave
+        that session's later points on its tail); a step logged again keeps its last write."""
         rows = self.rows(metric)
         all_steps, all_values, all_wall = self._columns
         steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
+        if len(steps) > 1 and not np.all(steps[1:] > steps[:-1]):
+            keep = _not_superseded(steps, self._segment_column[rows])
+            steps, values, wall = steps[keep], values[keep], wall[keep]
         if len(steps) > 1 and not np.all(steps[1:] > steps[:-1]):
             # last write wins for a repeated step: a resumed run overwrites what it re-logs
             _, first_from_end = np.unique(steps[::-1], return_index=True)
@@ -398,6 +405,18 @@ class RunSeries:
             return view
 
         return self.measured(("finest_view",), compute)
+
+
+def _not_superseded(steps: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """Which writes (in source order) no later session superseded: a write is superseded when
+    a later session began at its step or before it."""
+    if segments[-1] == segments[0]:
+        return np.ones(len(steps), dtype=bool)
+    starts = np.flatnonzero(np.r_[True, segments[1:] != segments[:-1]])
+    # per session, the lowest step any later session began at (no later session: none)
+    began = steps[starts]
+    later = np.r_[np.minimum.accumulate(began[::-1])[::-1][1:], np.iinfo(np.int64).max]
+    return steps < np.repeat(later, np.diff(np.r_[starts, len(steps)]))
 
 
 def at_resolution(curve: Curve) -> Curve:

@@ -1,0 +1,58 @@
+"""RunSeries.curve is the run's course: a session that restarted the step counter supersedes
+what earlier sessions logged from its first step on."""
+
+import numpy as np
+from lossforensics.classifiers.diagnose import diagnose
+from lossforensics.classifiers.frame import make_frame
+from lossforensics.classifiers.run import RunSeries
+
+
+def _sessions(*sessions: tuple[np.ndarray, np.ndarray]):
+    """One run's train loss written in `sessions` (steps, values), one segment each."""
+    steps = np.concatenate([s for s, _ in sessions])
+    values = np.concatenate([v for _, v in sessions])
+    segment = np.concatenate([np.full(len(s), i) for i, (s, _) in enumerate(sessions)])
+    return make_frame("r", ["loss"] * len(steps), steps, values, segment=segment)
+
+
+def test_a_shorter_restart_supersedes_the_tail_of_the_session_before_it():
+    # a session ran to step 280, then a restart from step 10 was aborted at step 50: the run's
+    # course is the restart's, not the restart followed by the old session's steps 60-280
+    old, new = np.arange(10, 290, 10), np.arange(10, 60, 10)
+    run = RunSeries(_sessions((old, np.full(len(old), 8.0)), (new, np.full(len(new), 0.7))))
+    curve = run.curve("train_loss")
+    assert curve.steps.tolist() == new.tolist() and np.all(curve.values == 0.7)
+    # the writes keep every session, for the checks that read restarts
+    assert len(run.writes("loss", "train_loss")) == len(old) + len(new)
+
+
+def test_a_resume_from_a_checkpoint_keeps_the_course_before_it():
+    first, resumed = np.arange(0, 101), np.arange(50, 201)
+    run = RunSeries(_sessions((first, np.full(101, 2.0)), (resumed, np.full(151, 1.0))))
+    curve = run.curve("train_loss")
+    assert curve.steps.tolist() == list(range(201))
+    assert np.all(curve.values[:50] == 2.0) and np.all(curve.values[50:] == 1.0)
+
+
+def test_a_new_segment_that_kept_counting_supersedes_nothing():
+    a, b = np.arange(0, 50), np.arange(50, 100)
+    run = RunSeries(_sessions((a, np.full(50, 2.0)), (b, np.full(50, 1.0))))
+    assert run.curve("train_loss").steps.tolist() == list(range(100))
+
+
+def test_appended_aborted_runs_are_no_blow_up():
+    # three launches appended to one log, each restarting its step at 10: two stuck near 8,
+    # the last aborted after five points at chance (ln 2); its 0.68 and the second launch's
+    # 7.8 at later steps are two courses, not a rise from one to the other
+    rng = np.random.default_rng(3)
+    a = np.arange(10, 290, 10)
+    b = np.arange(10, 290, 10)
+    c = np.arange(10, 60, 10)
+    frame = _sessions(
+        (a, 8.5 + 0.8 * rng.standard_normal(len(a))),
+        (b, 8.0 + 0.8 * rng.standard_normal(len(b))),
+        (c, np.array([0.707, 0.698, 0.683, 0.688, 0.699])),
+    )
+    d = diagnose(frame)
+    labels = {f.label for f in d.findings}
+    assert "exploding" not in labels and "resume_discontinuity" in labels
