@@ -90,7 +90,12 @@ class Written(NamedTuple):
 
 def source_order(run: RunSeries, role: str) -> Written:
     """The role's primary metric, its rows of that role, as written (RunSeries.writes: kept
-    with the run, at most JUDGED_POINTS points), exact repeats of the previous point dropped."""
+    with the run, at most JUDGED_POINTS points), exact repeats of the previous point dropped.
+    Computed once per run and role (the skip counts them, the measurement reads them)."""
+    return run.measured(("source_order", role), lambda: _source_order(run, role))
+
+
+def _source_order(run: RunSeries, role: str) -> Written:
     name = run.primary(role)
     if name is None:
         none = np.array([], np.int64)
