@@ -21,24 +21,27 @@ counter reset that kept training shows no jump; a resume without its optimizer s
 stale checkpoint, or with the weights not restored does. The points logged earlier at the same
 steps are a second reading, kept as evidence: a resumed loss that matches them points at a stale
 checkpoint, one above them at lost optimizer state.
-Rule: some restart's jump is at least `min_z` standard errors (of that combination of k-point
+Rule: some restart's jump up is at least `min_z` standard errors (of that combination of k-point
 medians, from the trend-free noise of the step-sorted curve, or past JUDGED_POINTS of the block
 means the medians are taken of) and `min_rel` of the curve's robust range or of the loss level
-before the restart, whichever is smaller. A schedule restarted with the counter (the LR moved by
-`_LR_JUMP`, 2x, or more across the restart) is a resume too when the steps logged again sit that
-far from what the earlier run logged at them (`replay_gap`): the resumed run is not in the state
-that produced them, though the loss did not jump against the last point before the restart. A
-counter that goes back with no jump, no schedule restart or no replay gap (an epoch field reset
-each session) is not a finding. More restarts than `max_restarts` or 5% of the points means
-interleaved writers (ranks, processes), not resumes: no finding.
+before the restart, whichever is smaller. Only a rise counts: every resume failure (lost optimizer,
+scheduler or sampler state, a stale checkpoint, weights not restored) leaves the loss worse than
+where it stopped; one that fell at a counter reset kept training (a second `fit()` after few logged
+epochs, where the trend before the restart cannot be measured). A schedule restarted with the
+counter (the LR moved by `_LR_JUMP`, 2x, or more across the restart) is a resume too when the steps
+logged again sit that far from what the earlier run logged at them (`replay_gap`): the resumed run
+is not in the state that produced them, though the loss did not jump against the last point before
+the restart. A counter that goes back with no jump, no schedule restart or no replay gap (an epoch
+field reset each session) is not a finding. More restarts than `max_restarts` or 5% of the points
+means interleaved writers (ranks, processes), not resumes: no finding.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
-Evidence: restarts, resume_step, resumed_from_step, loss_jump (signed, in standard errors),
-loss_jump_rel (share of the robust range or of the level before,
-whichever is smaller), loss_before, loss_after, loss_same_steps_earlier
-(NaN when those steps were never logged before), matches_earlier_run (bool: the resumed loss
-is within 2 standard errors of it), lr_jump (bool: the LR differs by more than 2x across the
-restart, e.g. the scheduler restarted), replay_gap and replay_gap_rel (the resumed loss against
-the earlier run's at the same steps, in standard errors and relative).
+Evidence: restarts, resume_step, resumed_from_step, loss_jump (signed, in standard errors: the
+largest rise among the restarts), loss_jump_rel (share of the robust range or of the level before,
+whichever is smaller), loss_before, loss_after, loss_same_steps_earlier (NaN when those steps were
+never logged before), matches_earlier_run (bool: the resumed loss is within 2 standard errors of
+it), lr_jump (bool: the LR differs by more than 2x across the restart, e.g. the scheduler
+restarted), replay_gap and replay_gap_rel (the resumed loss against the earlier run's at the same
+steps, in standard errors and relative).
 Known false positives: two different runs appended to one log under one name (a restart to
 step 0 with a different model); a restart exactly at an LR milestone.
 """
@@ -172,7 +175,7 @@ class ResumeDiscontinuity(Classifier):
                 )
                 row["jump"] = 0.0 if replayed else row["jump"]
         jumps = np.array([row["jump"] for row in rows])
-        nth = int(np.argmax(np.abs(jumps)))
+        nth = int(np.argmax(jumps))  # the largest rise: a loss that fell there kept training
         best = rows[nth]
         se = se2 * (np.sqrt(_DETRENDED_SE_FACTOR) if best["detrended"] else 1.0)
         lr = source_order(run, "lr")
@@ -197,7 +200,7 @@ class ResumeDiscontinuity(Classifier):
         }
 
     def jumped(self, m: dict) -> bool:
-        return abs(m["loss_jump"]) >= self.min_z and abs(m["loss_jump_rel"]) >= self.min_rel
+        return m["loss_jump"] >= self.min_z and m["loss_jump_rel"] >= self.min_rel
 
     def replayed_apart(self, m: dict) -> bool:
         """The scheduler restarted at the restart and the steps logged again sit `min_z`

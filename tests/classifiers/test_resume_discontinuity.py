@@ -116,6 +116,16 @@ def test_second_fit_call_that_continues_the_descent_is_not_a_resume():
     assert judge(ResumeDiscontinuity(), _epoch_log(steps, loss)) is None
 
 
+def test_a_restart_where_the_loss_drops_is_not_a_resume():
+    # fit() called again after one logged epoch: the counter restarts at 0 with the trained
+    # weights, and the loss, logged once before the restart, is already far lower after it.
+    # Every resume failure (lost optimizer, scheduler or sampler state, a stale checkpoint,
+    # weights not restored) leaves the loss worse than where it stopped, never better
+    loss = 7.3 * np.exp(-0.09 * np.arange(0, 100, 2)) + 0.2
+    steps = [0] + list(range(49))
+    assert judge(ResumeDiscontinuity(), _epoch_log(steps, loss)) is None
+
+
 def test_early_restart_with_a_jump_up_is_a_resume():
     loss = 7.3 * np.exp(-0.09 * np.arange(50)) + 0.2
     loss[2:] += 3.0  # the optimizer state was lost: the loss jumps up and stays up
