@@ -30,8 +30,9 @@ The table, cause -> consequence, and why it holds in general:
   the class prior, often after an early blow-up) learned nothing, whatever the val does.
 - oscillating -> underfit, plateau: the trend is flat and high because the loss swings.
 - oscillating -> overfit, when overfit saw only a stall (its val rose by under `OVERFIT_CLEAR_Z`
-  sigmas): an unstable run's val goes up and down with its weights; a gap read from that is the
-  swing's. A clear rise stays overfit.
+  sigmas) or read the rise from 3-4 evaluations, too few to measure their noise: an unstable
+  run's val goes up and down with its weights; a gap read from that is the swing's. A clear rise
+  stays overfit.
 - unshuffled -> loss_spikes, when the sawtooth stays raised over its own period (at least
   `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
 - resume_discontinuity -> exploding, loss_spikes: the jump sits at a restart; the restart lost
@@ -146,8 +147,11 @@ def _at_a_restart(cause: Finding, effect: Finding) -> bool:
 
 def _rise_within_swings(cause: Finding, effect: Finding) -> bool:
     """oscillating explains overfit when overfit saw only a stall, no clear rise (its val rose
-    by under `OVERFIT_CLEAR_Z` sigmas): an unstable run's val goes up and down with its weights,
-    and a widening gap read from that is the swing's."""
+    by under `OVERFIT_CLEAR_Z` sigmas), or read the rise from a few evaluations whose noise it
+    could not measure: an unstable run's val goes up and down with its weights, and a widening
+    gap read from that is the swing's."""
+    if effect.evidence.get("reading") == "few_evaluations":  # no noise to measure a rise by
+        return True
     rise = effect.evidence.get("val_rise_z")
     return rise is not None and rise < OVERFIT_CLEAR_Z
 

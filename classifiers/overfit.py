@@ -33,6 +33,10 @@ A val that stopped improving for the last `stall_share` (25%) of the span while 
 falling is a weaker finding (a stall: the gap widens although the rise is within a sigma or
 two), unless the val loss crept up by under `_CREEP_PCT` (2%) while a val score (accuracy,
 ROUGE, ...) gained at least a sigma after the loss's minimum: generalisation is still improving.
+With only 3 or 4 evaluations (a short fine-tune evaluated once an epoch), too few to measure
+their noise, a val that rose at every evaluation after its best by `_few_evals.MIN_RISE` (20%,
+about 3x the noise of a noisy real val) while the training loss kept falling is overfit at
+`_INFERRED_CONFIDENCE` (classifiers._few_evals; evidence reading='few_evaluations').
 Without a validation loss, a log that marks its epochs is read for the memorisation staircase
 (classifiers._staircase): the per-step training loss drops by `_MIN_DROP_REL` (5%) or more at
 2+ epoch boundaries, those drops hold `_BOUNDARY_SHARE` (two thirds) of its fall over the epochs
@@ -75,6 +79,8 @@ from lossforensics.classifiers._align import (
     train_at_evals,
 )
 from lossforensics.classifiers._epochs import epoch_starts
+from lossforensics.classifiers._few_evals import MIN_EVALS as FEW_EVALS
+from lossforensics.classifiers._few_evals import few_evals_rise, rose_while_training_fell
 from lossforensics.classifiers._score_stall import (
     held_out_stall,
     stall_finding,
@@ -361,6 +367,10 @@ class Overfit(Classifier):
         if not run.has("val_loss") and run.has("train_loss"):
             if run.has("val_score") or len(epoch_starts(run)) >= 2:
                 return None
+        val, train = run.curve("val_loss"), run.curve("train_loss")
+        if val is not None and train is not None and len(train) >= 2:
+            if FEW_EVALS <= len(val) < self.min_points:  # a short fine-tune's evaluations
+                return None
         return super().skip_reason(run)
 
     def _early_minimum(self, m: dict) -> bool:
@@ -412,6 +422,24 @@ class Overfit(Classifier):
         tag = {"reading": "held_out_stall"}
         return stall_finding(self.label, tag, _INFERRED_CONFIDENCE, summary, m)
 
+    def judge_few_evals(self, m: dict) -> Finding:
+        """Overfit read from 3-4 evaluations (classifiers._few_evals): inferred, at the bar."""
+        summary = (
+            f"Validation loss rose at every evaluation after its best ({m['val_min']:.4g} at "
+            f"step {m['val_min_step']}), {m['val_rise_pct']:.0f}% to {m['val_last']:.4g}, "
+            f"while the training loss kept falling ({m['train_at_min']:.3g} -> "
+            f"{m['train_at_last']:.3g}); read from {m['evaluations']} evaluations, too few to "
+            "measure their noise."
+        )
+        evidence = {k: v for k, v in m.items() if k != "val_end_step"}
+        return Finding(
+            self.label,
+            _INFERRED_CONFIDENCE,
+            Span(m["val_min_step"], m["val_end_step"]),
+            evidence,
+            summary,
+        )
+
     def detect(self, run: RunSeries) -> Finding | None:
         if not run.has("val_loss"):
             stairs = staircase(run)
@@ -425,7 +453,13 @@ class Overfit(Classifier):
             )
         m = self.measure(run)
         if m is None:
-            return None
+            few = few_evals_rise(
+                run,
+                below_evals=self.min_points,
+                first_eval_gain=self.first_eval_gain,
+                late_first_eval=self.late_first_eval,
+            )
+            return self.judge_few_evals(few) if few and rose_while_training_fell(few) else None
         follow = _MISMATCH.measured(run)
         if follow is not None:
             m["val_follow_ratio"] = follow["val_follow_ratio"]

@@ -134,6 +134,9 @@ def test_swings_explain_a_stalled_val_but_not_a_clear_rise():
     assert [f.label for f in apply_explains([stall, swings])] == ["oscillating"]
     clear = _f("overfit", 0.8, val_rise_z=6.0)
     assert {f.label for f in apply_explains([clear, swings])} == {"oscillating", "overfit"}
+    # 3-4 evaluations cannot measure their noise: beside swings, the rise is the swing's
+    few = _f("overfit", 0.5, reading="few_evaluations")
+    assert [f.label for f in apply_explains([few, swings])] == ["oscillating"]
 
 
 def test_a_blow_up_explains_the_bouncing_at_its_new_level_but_not_swings_that_fell():

@@ -90,8 +90,53 @@ def test_negative_losses_work():
 
 def test_skips_without_enough_evaluations():
     ep = np.arange(20)
-    run = run_of(loss=(ep, _train(ep)), val_loss=(ep[:3], np.array([1.0, 0.9, 1.2])))
+    run = run_of(loss=(ep, _train(ep)), val_loss=(ep[:2], np.array([1.0, 1.2])))
     assert "needs at least" in Overfit().skip_reason(run)
+    three = run_of(loss=(ep, _train(ep)), val_loss=(ep[:3], np.array([1.0, 0.9, 1.2])))
+    assert Overfit().skip_reason(three) is None  # read as a short fine-tune's evaluations
+
+
+def _epochs_of_steps(per_epoch=100, epochs=3, start=0.39, end=0.11):
+    """A fine-tune's per-step training loss over `epochs` epochs, and the epoch-end steps."""
+    steps = np.arange(1, per_epoch * epochs + 1)
+    loss = end + (start - end) * np.exp(-3 * steps / steps[-1])
+    return steps, loss + 0.01 * RNG.standard_normal(len(steps)), steps[per_epoch - 1 :: per_epoch]
+
+
+def test_three_epochs_whose_val_rises_at_each_evaluation_are_overfit():
+    # a 3-epoch BERT fine-tune evaluated once an epoch: 0.318, 0.320, 0.443 while the training
+    # loss falls 0.39 -> 0.11 (a real Keras CSVLogger log, 3 rows)
+    steps, loss, evals = _epochs_of_steps()
+    run = run_of(loss=(steps, loss), val_loss=(evals, np.array([0.318, 0.320, 0.443])))
+    f = judge(Overfit(), run)
+    assert f is not None and f.evidence["reading"] == "few_evaluations"
+    assert f.evidence["evaluations"] == 3 and f.span.start_step == evals[0]
+    assert f.evidence["val_rise_pct"] == pytest.approx(39.3, abs=0.1)
+    assert f.confidence == 0.5  # inferred: the rise is beyond real val noise, not measured
+
+
+def test_few_evaluations_within_real_val_noise_or_with_a_dip_are_not_read():
+    steps, loss, evals = _epochs_of_steps(epochs=4)
+    for val in ([0.40, 0.32, 0.35, 0.37], [0.40, 0.30, 0.39, 0.37]):  # 16% rise; a dip after
+        run = run_of(loss=(steps, loss), val_loss=(evals, np.array(val)))
+        assert judge(Overfit(), run) is None, val
+
+
+def test_few_evaluations_of_a_val_that_never_learned_are_not_overfit():
+    # the val starts above the untrained training loss and only climbs, while training had
+    # barely begun at the first evaluation: it never followed (distribution_mismatch's)
+    steps = np.arange(1, 301)
+    loss = 0.1 + 2.2 * np.exp(-steps / 100)
+    run = run_of(loss=(steps, loss), val_loss=(np.array([10, 150, 300]), np.array([2.5, 3.1, 3.8])))
+    assert judge(Overfit(), run) is None
+
+
+def test_few_evaluations_beside_a_blow_up_after_the_last_are_not_overfit():
+    steps, loss, evals = _epochs_of_steps()
+    loss = loss.copy()
+    loss[-20:] = 50.0  # the training loss blew up after the last evaluation's stretch
+    run = run_of(loss=(steps, loss), val_loss=(evals, np.array([0.318, 0.40, 0.50])))
+    assert judge(Overfit(), run) is None
 
 
 def test_judge_is_separate_from_measure():

@@ -43,7 +43,8 @@ def test_a_new_segment_that_kept_counting_supersedes_nothing():
 def test_appended_aborted_runs_are_no_blow_up():
     # three launches appended to one log, each restarting its step at 10: two stuck near 8,
     # the last aborted after five points at chance (ln 2); its 0.68 and the second launch's
-    # 7.8 at later steps are two courses, not a rise from one to the other
+    # 7.8 at later steps are two courses, not a rise from one to the other; and a launch that
+    # started far lower than the one before it is no failed resume: the stuck launches remain
     rng = np.random.default_rng(3)
     a = np.arange(10, 290, 10)
     b = np.arange(10, 290, 10)
@@ -55,4 +56,5 @@ def test_appended_aborted_runs_are_no_blow_up():
     )
     d = diagnose(frame)
     labels = {f.label for f in d.findings}
-    assert "exploding" not in labels and "resume_discontinuity" in labels
+    assert "exploding" not in labels and "resume_discontinuity" not in labels
+    assert labels == {"plateau"}

@@ -1,0 +1,101 @@
+"""A validation loss read at only 3 or 4 evaluations: a short fine-tune evaluated once an epoch.
+
+Three epochs of fine-tuning with an evaluation at the end of each is the most common shape of a
+Hugging Face run, and the classic overfit there is a val loss that rises at every evaluation
+after its best while the training loss keeps falling. A log this short cannot measure its own
+evaluation noise (the detrended noise needs more points), so the rise is judged against the
+noise that validation losses show where it can be measured: on the labelled real runs the
+evaluation-to-evaluation noise is a median 2% of the level and 6-7% at the 90th percentile. A
+rise of `MIN_RISE` (20%) of the minimum, at every evaluation after it, is about three times
+the noise of a noisy val, and more than ten times a typical one.
+
+Rule: 3 or 4 finite evaluations; the minimum is not the last; each evaluation after it is
+higher than the one before, and the last stands `MIN_RISE` above the minimum; the val had
+learned: it fell by `MIN_RISE` before its minimum (it followed training), or its minimum is
+`first_eval_gain` below the training loss's start, or `late_first_eval` of the training loss's
+fall came before the first evaluation (the minimum predates it; overfit's own bars). A val that
+never got below the untrained loss and did not follow it never generalised
+(distribution_mismatch's). The training loss at the
+last evaluation, and at its own last points, is `TRAIN_FALL` below its level at the minimum
+(the gap still widens; a loss that blew up meanwhile did not fall). The
+finding is inferred, so it stands at the bar whatever the size of the rise.
+Evidence: reading='few_evaluations', evaluations, val_min_step, val_min, val_last, val_rise_pct,
+train_at_min, train_at_last, train_fall_after_rel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from lossforensics.classifiers._align import finite_curve, trailing_median, train_at_evals
+from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals import TINY, head_level, tail_level
+
+# the fewest evaluations read here: a minimum with one before or after it and a second after
+MIN_EVALS = 3
+# the last evaluation 20% above the minimum: about 3x the noise of a noisy real val (6-7% of its
+# level at the 90th percentile), which a log of 3-4 evaluations cannot measure for itself
+MIN_RISE = 0.2
+# the training loss at the last evaluation 10% below its level at the val minimum: still falling
+TRAIN_FALL = 0.1
+# the train's starting level is the median of its first 2% of points (as overfit's)
+_TRAIN_START_SHARE = 0.02
+# the train level at the first evaluation is the median of the 3 train points up to it
+_TRAIN_AT_EVAL_POINTS = 3
+# the alignment's evaluation cap (overfit's _MAX_EVALS): the shared train_at_evals entry
+_MAX_EVALS = 2000
+# val_rise_pct is in percent of the minimum, as overfit's own evidence
+_PERCENT = 100.0
+
+
+def few_evals_rise(
+    run: RunSeries, *, below_evals: int, first_eval_gain: float, late_first_eval: float
+) -> dict | None:
+    """The measurement of a val loss with MIN_EVALS to `below_evals` - 1 finite evaluations
+    that rose at every evaluation after its minimum; None when the log is not that short or the
+    shape is not there."""
+    vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
+    tx, ty = finite_curve(run, "train_loss")
+    if not MIN_EVALS <= len(vy) < below_evals or len(ty) < 2:
+        return None
+    i_min = int(np.argmin(vy))
+    if i_min == len(vy) - 1 or not np.all(np.diff(vy[i_min:]) > 0):
+        return None
+    train = train_at_evals(run, _MAX_EVALS)
+    # where training ended: the worse of its level leading to the last evaluation and its last
+    # points (a loss that blew up after the last evaluation did not keep falling)
+    t_min, t_last = float(train[i_min]), max(float(train[-1]), tail_level(ty))
+    if not (np.isfinite(t_min) and np.isfinite(t_last)):
+        return None
+    val_min, val_last = float(vy[i_min]), float(vy[-1])
+    t_start = head_level(ty, _TRAIN_START_SHARE)
+    t_first = trailing_median(tx, ty, vx[0], _TRAIN_AT_EVAL_POINTS)
+    if not np.isfinite(t_first):  # an evaluation before any training step
+        t_first = t_start
+    # the val had learned: it fell clearly before its minimum (it followed training), its best
+    # beat the untrained loss, or training had converged before the first evaluation
+    fell_before = i_min > 0 and float(np.max(vy[:i_min])) >= (1.0 + MIN_RISE) * val_min
+    below_start = val_min < (1.0 - first_eval_gain) * t_start
+    trained_before = (t_start - t_first) >= late_first_eval * max(t_start - t_last, TINY)
+    return {
+        "reading": "few_evaluations",
+        "evaluations": int(len(vy)),
+        "val_min_step": int(vx[i_min]),
+        "val_end_step": int(vx[-1]),
+        "val_min": val_min,
+        "val_last": val_last,
+        "val_rise_pct": _PERCENT * (val_last - val_min) / max(abs(val_min), TINY),
+        "val_learned": bool(fell_before or below_start or trained_before),
+        "train_at_min": t_min,
+        "train_at_last": t_last,
+        "train_fall_after_rel": (t_min - t_last) / max(abs(t_min), TINY),
+    }
+
+
+def rose_while_training_fell(m: dict) -> bool:
+    """The few-evaluation overfit: a clear rise after a minimum the val had learned to, beside a
+    training loss still falling."""
+    return (
+        m["val_learned"]
+        and m["val_rise_pct"] >= _PERCENT * MIN_RISE
+        and m["train_fall_after_rel"] >= TRAIN_FALL
+    )
