@@ -43,6 +43,7 @@ import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.numbers import times
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals.reduce import median
 
@@ -265,7 +266,7 @@ class Exploding(Classifier):
             _CONFIDENCE_BASE + _CONFIDENCE_SIZE_WEIGHT * min(1.0, size) + _CONFIDENCE_BOOST * boost,
         )
         factor = (
-            f"{np.exp(ev['rise_log']):.1f}x"
+            times(float(np.exp(ev["rise_log"])))
             if ev["rise_log"] is not None
             else f"by {ev['end_level'] - ev['min_level']:.3g}"
         )

@@ -30,3 +30,20 @@ def change(fraction: float, *, fall: str = "fell", rise: str = "rose") -> str:
     (a positive fraction is an improvement of a loss: a fall)."""
     verb = fall if fraction >= 0 else rise
     return f"{verb} {abs(fraction):.0%}"
+
+
+# a factor of a million or more is said with an exponent: its digits would say nothing
+_TIMES_PLAIN_MAX = 1e6
+# a factor keeps 3 significant digits: 11.5x, 29,800x; more would be noise in a blow-up's size
+_TIMES_DIGITS = 3
+
+
+def times(ratio: float) -> str:
+    """A factor as words: 3 significant digits, thousands grouped, an exponent from a million:
+    times(2.0) -> '2x', times(11.49) -> '11.5x', times(29784) -> '29,800x',
+    times(1.79e29) -> '1.79e+29x'."""
+    if not math.isfinite(ratio) or abs(ratio) >= _TIMES_PLAIN_MAX:
+        return f"{num(ratio, _TIMES_DIGITS)}x"
+    decimals = max(0, _TIMES_DIGITS - 1 - math.floor(math.log10(abs(ratio) or 1)))
+    text = f"{round_sig(ratio, _TIMES_DIGITS):,.{decimals}f}"
+    return (text.rstrip("0").rstrip(".") if "." in text else text) + "x"
