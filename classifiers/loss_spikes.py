@@ -44,6 +44,7 @@ from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._epochs import epoch_fold, epoch_length
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.numbers import rise
 from lossforensics.classifiers.run import Curve, RunSeries
 from lossforensics.classifiers.signals.smoothing import SMOOTH_FRAC
 
@@ -271,8 +272,7 @@ class LossSpikes(Classifier):
         )
         summary = (
             f"{ev['count']} spike(s) in the {ev['series']} loss ({ev['metric']}) that "
-            f"recovered; the largest rose {ev['max_rise_ratio']:.0%} above the level "
-            "before it."
+            f"recovered; the largest rose {rise(ev['max_rise_ratio'])} the level before it."
         )
         return Finding(
             self.label,

@@ -47,3 +47,10 @@ def times(ratio: float) -> str:
     decimals = max(0, _TIMES_DIGITS - 1 - math.floor(math.log10(abs(ratio) or 1)))
     text = f"{round_sig(ratio, _TIMES_DIGITS):,.{decimals}f}"
     return (text.rstrip("0").rstrip(".") if "." in text else text) + "x"
+
+
+def rise(fraction: float) -> str:
+    """How far a level rose, as words: under a doubling in percent ('45% above'), from a
+    doubling on as a factor of the level before ('to 4,530x'): rise(0.45) -> '45% above',
+    rise(4525.8) -> 'to 4,530x'."""
+    return f"{fraction:.0%} above" if fraction < 1 else f"to {times(1.0 + fraction)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from lossforensics.classifiers.diagnosis import Finding, Span
-from lossforensics.classifiers.numbers import change, num, round_sig, times
+from lossforensics.classifiers.numbers import change, num, rise, round_sig, times
 
 
 def test_round_sig_drops_float_noise():
@@ -28,6 +28,8 @@ def test_times_reads_like_a_person_wrote_it():
     # a blown-up loss's factor: no float tail, no 30-digit integer, grouped thousands
     assert [times(v) for v in (2.0, 11.49, 180.4, 29784.0)] == ["2x", "11.5x", "180x", "29,800x"]
     assert times(1.788e29) == "1.79e+29x"
+    # a spike's height: percent under a doubling, a factor from one on
+    assert rise(0.45) == "45% above" and rise(4525.75) == "to 4,530x"
 
 
 def test_evidence_is_rounded_in_the_json():
