@@ -1,10 +1,13 @@
 """Splitting a JSON-lines file into parsed records, in chunks, with the line number and byte
 offset of everything that could not be parsed: the one place that knows about lines.
 
-Speed: a block of lines is parsed as one JSON array by one C-accelerated `decode` call, its
-newlines turned into commas, without splitting it into lines; a block that does not parse that
-way (a blank or bad line) is split, and parsed a chunk of lines at a time; only a chunk holding a
-bad line is parsed again line by line, to say which line it was.
+Speed: a block whose every line opens with `{` is read a chunk at a time by pyarrow's C++ JSON
+reader into the chunk's frame (`_jsonlines_arrow`), when that gives the frame the standard
+library's parse would; otherwise, or for any other block, the lines are parsed as one JSON array
+by one C-accelerated `decode` call, their newlines turned into commas, without splitting them
+into lines; a block that does not parse that way (a blank or bad line) is split, and parsed a
+chunk of lines at a time; only a chunk holding a bad line is parsed again line by line, to say
+which line it was.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import numpy as np
 import pandas as pd
 from lossforensics.classifiers.errors import CorruptInputError
 from lossforensics.ingest._builder import Warnings
+from lossforensics.ingest._jsonlines_arrow import arrow_frame, object_line_starts
 from lossforensics.ingest._values import LOGGED_NAN
 
 CHUNK_LINES = 50_000
@@ -58,6 +62,29 @@ def flat_frame(records: list[dict]) -> pd.DataFrame:
 class RecordChunk:
     records: list[dict] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)  # 1-based line of each record
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The records as columns (`flat_frame`)."""
+        return flat_frame(self.records)
+
+
+class FrameChunk:
+    """A chunk pyarrow read straight into its frame (`_jsonlines_arrow`); its records, for a
+    reader that wants the objects themselves, parsed from its text on first use."""
+
+    def __init__(self, frame: pd.DataFrame, text: bytes, lines: list[int]) -> None:
+        self.frame = frame
+        self.lines = lines
+        self._text = text
+        self._records: list[dict] | None = None
+
+    @property
+    def records(self) -> list[dict]:
+        if self._records is None:
+            joined = self._text.rstrip(b"\n").replace(b"\n", b",")
+            self._records = _DECODER.decode("[" + joined.decode("utf-8", errors="replace") + "]")
+        return self._records
 
 
 @dataclass
@@ -191,9 +218,35 @@ class _ChunkSizes:
             a, self.size = b, self.chunk_lines
 
 
+def _arrow_chunks(
+    parser: _Parser,
+    sizes: _ChunkSizes,
+    body: bytes,
+    starts: np.ndarray,
+    number: int,
+    offset: int,
+) -> Iterator[RecordChunk | FrameChunk]:
+    """A block of lines that each open with `{`, in the chunks the other paths cut: each read
+    by pyarrow when `arrow_frame` vouches for it, else parsed as the split path parses it."""
+    ends = np.append(starts[1:], len(body))
+    for a, b in sizes.bounds(len(starts)):
+        b = min(b, len(starts))
+        text = body[starts[a] : ends[b - 1]]
+        lines = list(range(number + a, number + b))
+        frame = arrow_frame(text, b - a)
+        if frame is not None:
+            parser.parsed += b - a
+            yield FrameChunk(frame, text, lines)
+            continue
+        texts = [line.strip() for line in text.split(b"\n")[:-1]]
+        chunk = parser.chunk(_Pending(texts, lines, (offset + starts[a:b]).tolist()))
+        if chunk.records:
+            yield chunk
+
+
 def iter_records(
     path: Path, warns: Warnings, chunk_lines: int | None = None
-) -> Iterator[RecordChunk]:
+) -> Iterator[RecordChunk | FrameChunk]:
     """Parsed JSON objects in chunks. A bad middle line is a warning with its line and byte; a
     cut last line (a run still writing) is a warning; a file whose first lines are all not JSON
     is a CorruptInputError (it is something else: a CSV named .jsonl, a binary file). Chunk
@@ -201,6 +254,10 @@ def iter_records(
     parser = _Parser(path, warns)
     sizes = _ChunkSizes(chunk_lines or CHUNK_LINES)
     for body, number, offset, at_end in _blocks(path):
+        starts = None if at_end else object_line_starts(body)
+        if starts is not None:
+            yield from _arrow_chunks(parser, sizes, body, starts, number, offset)
+            continue
         records = _whole_block(body)
         if records is not None:  # no blank line before the last record: line = number + index
             parser.parsed += len(records)

@@ -36,7 +36,7 @@ import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError
 from lossforensics.classifiers.roles import ROLES, infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
-from lossforensics.ingest._jsonlines import RecordChunk, flat_frame, iter_records, parse_json
+from lossforensics.ingest._jsonlines import FrameChunk, RecordChunk, iter_records, parse_json
 from lossforensics.ingest._segments import RUN_KEYS, SEGMENT_KEYS
 from lossforensics.ingest._source import (
     apply_run_name,
@@ -146,8 +146,8 @@ class _State:
         return steps, ok
 
 
-def _wide(state: _State, chunk: RecordChunk) -> None:
-    frame = flat_frame(chunk.records)
+def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
+    frame = chunk.frame
     lines = np.asarray(chunk.lines)
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key(list(frame.columns))
@@ -276,7 +276,7 @@ def _fold_epochs(state: _State) -> None:
     )
 
 
-def _long(state: _State, chunk: RecordChunk) -> None:
+def _long(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     frame = pd.DataFrame.from_records(chunk.records)
     lines = np.asarray(chunk.lines)
     key = next(k for k in _METRIC_KEYS if k in frame.columns)
@@ -328,7 +328,7 @@ def read(
                 isinstance(first.get(k), str) for k in _METRIC_KEYS
             )
         (_long if state.long else _wide)(state, chunk)
-        state.records += len(chunk.records)
+        state.records += len(chunk.lines)
     if not state.long:
         _fold_epochs(state)
     if state.unstepped:
