@@ -42,9 +42,12 @@ class CsvHeader:
 
 
 # a first line that is a log message, not column names: it starts with a date and time, or
-# carries a decimal number (`Epoch:0, mask loss is 0.1411`); such files are console text
+# carries a decimal number (`Epoch:0, mask loss is 0.1411`), bare or printed in the object
+# that holds it (`loss: [0.69]`, `tensor(0.69, device='cuda:0')`); such files are console text
 _LOG_LINE = re.compile(r"^\s*\[?\d{4}[-/]\d{2}[-/]\d{2}[ T_]\d{2}:\d{2}")
-_DECIMAL = re.compile(r"(?:^|[\s=])[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
+_DECIMAL = re.compile(
+    r"(?:^|[\s=])(?:(?:tensor|array|np\.float\d*)\()?\[?\s*[-+]?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])"
+)
 
 
 _QUOTED = re.compile(r'"[^"]*"')

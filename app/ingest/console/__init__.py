@@ -12,7 +12,10 @@ hand and the lines not yet packed are kept as text, so memory grows with the poi
 (packed into arrays as they are read), not with the size of the file. Logger prefixes
 (timestamps, levels, rank tags) are removed from every line first (with several ranks
 interleaved, only rank 0's lines are read), ANSI codes stripped and
-progress-bar redraws reduced to their last state (the last before each reset of the bar).
+progress-bar redraws reduced to their last state (the last before each reset of the bar). A
+value printed inside the object that holds it is read as its number: a one-element list or
+numpy array (`loss: [0.6931]`, `Loss [ 0.69]`), a tensor (`tensor(0.69, device='cuda:0')`), a
+numpy scalar (`np.float64(0.69)`); an array of several values is not one value and is not read.
 
 No silent guesses: a text is taken only when the style finds a loss-like series (a train or
 val loss with at least two points); otherwise UnknownFormatError says that no training metrics

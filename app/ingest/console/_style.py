@@ -23,18 +23,27 @@ _END = r"(?![\w.:/])"  # a number ends here: not '0s', not '0:10:00', not '3/20'
 # a key of up to four words; `is` is not one of them (`Total loss is 0.5`: the separator)
 _KEY = r"[A-Za-z_][\w\-/.@]*(?:\(\w+\))?(?: (?!is\b)[A-Za-z_][\w\-/.@]*){0,3}"
 
+# A value printed as the object that holds it, read as the number inside: a one-element list or
+# numpy array (`[0.6931]`, `[ 0.69]`), a tensor (`tensor(0.69, device='cuda:0', grad_fn=<..>)`,
+# `tensor([0.69])`), a numpy scalar or array (`np.float64(0.69)`, `array([0.69], dtype=float32)`).
+# Two or more elements (`[0.69 0.71]`) are not one value: no match.
+_OPEN = r"(?P<wrap>(?:tensor|array|np\.float\d*|float\d*)\()?(?P<list>\[\s*)?"
+_CLOSE = r"(?(list)\s*\])(?(wrap)(?:,[^()\n]*)?\))"
+
 # `key: value`, `key=value`, `key = "value"`, `key is value`, `key value` (the last only when
 # the line carries its own step: see Style.spaced)
 PAIRS = re.compile(
-    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s+|\s+)['\"]?(?P<val>{NUM})['\"]?%?{_END}"
+    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s+|\s+)['\"]?{_OPEN}(?P<val>{NUM}){_CLOSE}"
+    rf"['\"]?%?{_END}"
 )
 # a PyTorch meter: `Loss 0.52 (0.61)` / `loss: 0.52 (0.61)`: the value before the brackets
 METER_PAIRS = re.compile(
-    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]?\s*)(?P<val>{NUM})(?:\s*\(\s*(?:{NUM})\s*\))?{_END}"
+    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]?\s*){_OPEN}(?P<val>{NUM}){_CLOSE}"
+    rf"(?:\s*\(\s*(?:{NUM})\s*\))?{_END}"
 )
 # `'loss': 0.51` / `"eval_loss": 0.3` / `'loss': '0.6932'` (transformers 5) in a printed dict
 DICT_PAIRS = re.compile(
-    rf"['\"](?P<key>[^'\"]{{1,200}})['\"]\s*:\s*(?:tensor\()?(?P<sep>)['\"]?(?P<val>{NUM})"
+    rf"['\"](?P<key>[^'\"]{{1,200}})['\"]\s*:\s*(?P<sep>)['\"]?{_OPEN}(?P<val>{NUM}){_CLOSE}"
 )
 
 # counters most logs print: Epoch 3/20, epoch:3, Epoch [003/30], Epoch[3], iter: 19,

@@ -1,0 +1,72 @@
+"""Line shapes met in real training logs that the console reader must read as the numbers they
+print: values printed inside the object that holds them, logger prefixes before the message."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from lossforensics.classifiers.errors import UnknownFormatError
+from lossforensics.ingest import load_run
+from lossforensics.ingest.console import STYLES, read_stream
+from lossforensics.ingest.console._engine import Parser, to_points
+from lossforensics.ingest.console._plan import skeletons
+
+
+def _read(text: str):
+    return read_stream(io.BytesIO(text.encode()), name="pasted")
+
+
+def _series(result, metric):
+    f = result.frame
+    part = f[f["metric"] == metric].sort_values("seq")
+    return part["step"].tolist(), part["value"].round(6).tolist()
+
+
+def _same_with_and_without_plans(text: str) -> None:
+    lines = text.split("\n")
+    for style in STYLES:
+        slow = Parser(style, plans=False)
+        slow.feed_block(lines, skeletons(text))
+        fast = Parser(style)
+        fast.feed_block(lines, skeletons(text))
+        a, b = to_points(slow.finish()), to_points(fast.finish())
+        assert a.names == b.names and a.value.tolist() == b.value.tolist(), style.name
+
+
+@pytest.mark.parametrize(
+    ("line", "metric"),
+    [
+        ("Epoch {e} Loss [ {v}]", "Loss"),  # a one-element numpy array, printed with its pad
+        ("epoch: {e}, loss: [{v}], lr: [0.001]", "loss"),  # a one-element list
+        ("epoch={e} loss=[{v}]", "loss"),
+        ("epoch {e} | loss: np.float64({v})", "loss"),  # a numpy 2 scalar
+        ("Epoch {e} loss: array([{v}], dtype=float32)", "loss"),
+        ("Epoch {e} loss = tensor({v}, device='cuda:0', grad_fn=<NllLossBackward0>)", "loss"),
+        ("{{'epoch': {e}, 'loss': [{v}]}}", "loss"),  # a printed dict
+    ],
+)
+def test_a_value_printed_in_its_holder_is_read_as_the_number(line, metric):
+    values = [0.6931, 0.52, 0.4811, 0.45]
+    text = "".join(line.format(e=e, v=v) + "\n" for e, v in enumerate(values, 1))
+    result = _read(text)
+    assert _series(result, metric)[1] == values
+    assert "device" not in set(result.frame["metric"])  # the tensor's arguments are no metric
+    _same_with_and_without_plans(text)
+
+
+def test_a_file_of_comma_separated_bracketed_values_is_console_not_csv(tmp_path):
+    """`epoch: 1, loss: [0.69], val_loss: [0.71]` has a comma count a CSV header would have;
+    its bracketed decimals make it a log line, so the console reader gets it."""
+    path = tmp_path / "train.log"
+    path.write_text(
+        "".join(f"epoch: {e}, loss: [0.{9 - e}1], val_loss: [0.{9 - e}5]\n" for e in range(1, 6))
+    )
+    result = load_run(path)
+    assert result.format == "console"
+    assert _series(result, "val_loss") == ([1, 2, 3, 4, 5], [0.85, 0.75, 0.65, 0.55, 0.45])
+
+
+def test_an_array_of_several_values_is_not_one_value():
+    with pytest.raises(UnknownFormatError):
+        _read("".join(f"Epoch {e} loss: [0.{9 - e}1 0.{9 - e}3]\n" for e in range(1, 5)))
