@@ -1,8 +1,12 @@
 """The prefixes loggers put before a message: MPI / torchrun rank tags (`[1,0]<stdout>:`,
 `[rank0]:`), a timestamp (kept as the wall time) or a bracketed time of day, a level (`INFO`,
 `| INFO     |`), a loguru `module:function:line -` (or `module:line -`, as YOLOX prints it),
-Python logging's `INFO:root:` and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] ` (Caffe,
-PaddlePaddle, TensorFlow's C++ side; no year, so no wall time). What is left is the message."""
+Python logging's `INFO:root:`, the place the logger was called from, after a timestamp or a
+level (`train.py:88`, `[train.py:88:main]`, `(train.py:88)`, `[train.py][line:88]`: a file name
+and line number, never a metric), and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] `
+(Caffe, PaddlePaddle, TensorFlow's C++ side; no year, so no wall time). What is left is the
+message; a prefix printed on a line of its own (a logging format ending in a newline) leaves an
+empty message, and the metrics on the next line are read as any other line."""
 
 from __future__ import annotations
 
@@ -25,6 +29,12 @@ _LEVEL = re.compile(
 _CLOCK = re.compile(r"^\s*\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]\s*")
 # glog: severity, month and day, time of day, thread id, file:line]
 _GLOG = re.compile(r"^\s*[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\d+\s+[\w.\-]+:\d+\]\s?")
+# where the logger was called: a Python file, its line and function, bare or bracketed
+_PY = r"[\w.<>\-/\\]+\.py"
+_SOURCE = re.compile(
+    rf"^[\s|\-]*(?:\[{_PY}(?::\d+)?(?::[\w.<>]+)?\]|\({_PY}(?::\d+)?(?::[\w.<>]+)?\)"
+    rf"|{_PY}:\d+(?::[\w.<>]+)?|\[line:?\s*\d+\])(?![\w.])[\s|:\-]*"
+)
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}
 
@@ -68,15 +78,25 @@ def strip_prefix(line: str) -> tuple[str, float]:
         m = _STAMP.match(line)
         if m:
             wall = _seconds(m)
-            line = line[m.end() :]
-            lv = _LEVEL.match(line)
-            line = line[lv.end() :] if lv else _SEP.sub("", line)
-            return line, wall
+            rest = _level_and_source(line[m.end() :])
+            return (rest if rest is not None else _SEP.sub("", line[m.end() :])), wall
         if c == "[" and (m := _CLOCK.match(line)):
             line = line[m.end() :]
             c = line[:1]
     if c in "IWEF" and (g := _GLOG.match(line)):
         return line[g.end() :], wall
     if c in "IDWEC" and (lv := _LEVEL.match(line)) and lv.end() > 0:
-        line = line[lv.end() :]
+        line = _level_and_source(line) or ""
     return line, wall
+
+
+def _level_and_source(line: str) -> str | None:
+    """`line` without the level and the source location at its head, in either order
+    (`[INFO] train.py:88 - `, `[train.py][line:88][INFO] `); None when it has neither."""
+    rest = line
+    for _ in range(3):
+        m = _LEVEL.match(rest) or _SOURCE.match(rest)
+        if m is None:
+            break
+        rest = rest[m.end() :]
+    return rest if rest is not line else None

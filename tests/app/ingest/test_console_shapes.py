@@ -70,3 +70,23 @@ def test_a_file_of_comma_separated_bracketed_values_is_console_not_csv(tmp_path)
 def test_an_array_of_several_values_is_not_one_value():
     with pytest.raises(UnknownFormatError):
         _read("".join(f"Epoch {e} loss: [0.{9 - e}1 0.{9 - e}3]\n" for e in range(1, 5)))
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "2023-01-01 12:00:0{e} INFO train.py:88\n",  # the prefix alone, the message below it
+        "2023-01-01 12:00:0{e} INFO train.py:88 - ",
+        "[2023-01-01 12:00:0{e},123] INFO (train.py:88)\n",
+        "2023-01-01 12:00:0{e} [INFO] train.py:88 - ",
+        "2023-01-01 12:00:0{e},123 INFO     [train.py:88] ",
+        "[2023-01-01 12:00:0{e},123][train.py][line:88][INFO] ",
+        "INFO train.py:88 ",
+    ],
+)
+def test_where_the_logger_was_called_is_no_metric(prefix):
+    text = "".join(f"{prefix.format(e=e)}epoch {e} loss {1 / e:.4f}\n" for e in range(1, 6))
+    result = _read(text)
+    assert set(result.frame["metric"]) == {"loss"}
+    assert _series(result, "loss") == ([1, 2, 3, 4, 5], [1.0, 0.5, 0.3333, 0.25, 0.2])
+    _same_with_and_without_plans(text)
