@@ -90,3 +90,18 @@ def test_where_the_logger_was_called_is_no_metric(prefix):
     assert set(result.frame["metric"]) == {"loss"}
     assert _series(result, "loss") == ([1, 2, 3, 4, 5], [1.0, 0.5, 0.3333, 0.25, 0.2])
     _same_with_and_without_plans(text)
+
+
+def test_an_epoch_ending_in_a_colon_counts_the_metrics_after_it():
+    """`Epoch 3: train loss = 0.52, val loss = 0.61`: the colon ends the counter, as a space
+    would; a time of day (`Epoch 0:10:00`) is still no epoch."""
+    text = "".join(
+        f"Epoch {e}: train loss = {1 / e:.4f}, val loss = {1.2 / e:.4f}\n" for e in range(1, 5)
+    )
+    result = _read(text)
+    assert _series(result, "train loss") == ([1, 2, 3, 4], [1.0, 0.5, 0.3333, 0.25])
+    assert _series(result, "val loss")[0] == [1, 2, 3, 4]
+    batches = _read("".join(f"Epoch 1 Batch {b}: loss {1 / b:.2f}\n" for b in range(1, 4)))
+    assert _series(batches, "loss")[1] == [1.0, 0.5, 0.33]
+    with pytest.raises(UnknownFormatError):
+        _read("".join(f"epoch 0:1{e}:00 loss: 0.{9 - e}\n" for e in range(4)))
