@@ -14,6 +14,13 @@ stop at the first bad entry: symlink loops, unreadable directories and files bec
 and the walk goes on. The order is deterministic (entries sorted by name) so two audits of the
 same folder list runs identically.
 
+Markdown files are never candidates, though the printed-table reader reads a model card's
+"Training results" table when the card is given itself: a card summarises the run whose logs
+usually sit beside it (the Trainer's `runs/` event files, trainer_state.json), so walked it would
+count that run twice, at the grain of its evaluations only; and a project folder holds many
+markdown files (READMEs, docs, tables of results across models) that are no run's log, which
+an audit must neither list as runs nor report as problems.
+
 Which format a file holds is ingest's answer (`ingest.detect.sniff_file`, the registered
 readers' own `sniff`), so discovery and `load_run` never disagree; the readers' sniffs read only
 a file's head.

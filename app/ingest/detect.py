@@ -6,9 +6,10 @@ A directory is planned as a whole: an MLflow store or run folder; else TensorBoa
 anywhere below (the TensorBoard reader walks its run folders itself); else every file of the
 first format found in detection order (a Lightning `lightning_logs/` with several
 `version_N/metrics.csv`, a folder of JSONL runs; a Keras `training.csv` + `validation.csv` pair
-is one source, their folder). Files of other formats are reported, not
-mixed in: one run logged twice (HF Trainer's TensorBoard files and its trainer_state.json;
-YOLOv5's event file and results.csv) must not be counted twice.
+is one source, their folder). Markdown is skipped, as discovery skips it (`discover`'s
+docstring says why): a model card is read when it is given itself. Files of other formats are
+reported, not mixed in: one run logged twice (HF Trainer's TensorBoard files and its
+trainer_state.json; YOLOv5's event file and results.csv) must not be counted twice.
 """
 
 from __future__ import annotations
