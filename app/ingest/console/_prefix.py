@@ -1,6 +1,7 @@
 """The prefixes loggers put before a message: MPI / torchrun rank tags (`[1,0]<stdout>:`,
 `[rank0]:`), a timestamp (kept as the wall time) or a bracketed time of day, a level (`INFO`,
-`| INFO     |`), a loguru `module:function:line -` (or `module:line -`, as YOLOX prints it),
+`| INFO     |`, also at the head of a line, as loguru prints it without its time), a loguru
+`module:function:line -` (or `module:line -`, as YOLOX prints it),
 Python logging's `INFO:root:`, the place the logger was called from, after a timestamp or a
 level (`train.py:88`, `[train.py:88:main]`, `(train.py:88)`, `[train.py][line:88]`: a file name
 and line number, never a metric), and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] `
@@ -85,7 +86,7 @@ def strip_prefix(line: str) -> tuple[str, float]:
             c = line[:1]
     if c in "IWEF" and (g := _GLOG.match(line)):
         return line[g.end() :], wall
-    if c in "IDWEC" and (lv := _LEVEL.match(line)) and lv.end() > 0:
+    if c in "IDWEC|" and (lv := _LEVEL.match(line)) and lv.end() > 0:
         line = _level_and_source(line) or ""
     return line, wall
 

@@ -105,3 +105,15 @@ def test_an_epoch_ending_in_a_colon_counts_the_metrics_after_it():
     assert _series(batches, "loss")[1] == [1.0, 0.5, 0.33]
     with pytest.raises(UnknownFormatError):
         _read("".join(f"epoch 0:1{e}:00 loss: 0.{9 - e}\n" for e in range(4)))
+
+
+def test_a_loguru_line_without_its_time_is_cut_at_its_level():
+    """loguru's format without `{time}` starts the line with `| INFO     | module:func:line - `:
+    the line number after the function is no metric."""
+    text = "".join(
+        f"| INFO     | __main__:train:82 - [Step {s}/6644] Loss: {1 / (s + 1):.4f} Speed: 6.5\n"
+        for s in range(0, 50, 10)
+    )
+    result = _read(text)
+    assert set(result.frame["metric"]) == {"Loss", "Speed"}
+    assert _series(result, "Loss")[0] == [0, 10, 20, 30, 40]
