@@ -135,7 +135,8 @@ def _steps(
 ) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
     """Per point: the step, a phrase saying which axis it is, each point's metric code and the
     metric names (epoch-end train lines of a batch-level log are renamed `epoch/...` so they do
-    not mix with the batches; evaluation lines already carry their split's name)."""
+    not mix with the batches; evaluation lines already carry their split's name, and so does a
+    held-out metric printed only on the epoch-end lines)."""
     if not len(p_rec):
         return np.empty(0, np.int64), "none", p_key, names
     epoch, step, batch, run = rec["epoch"], rec["step"], rec["batch"], rec["run"]
@@ -150,6 +151,7 @@ def _steps(
         s = np.where(end_of_epoch, ep * per_epoch + per_epoch - 1, ep * per_epoch + batch)
         s = _eval_at_last_train(s, rec)
         at_end = end_of_epoch[p_rec] & (rec["kind"][p_rec] != EVAL)  # eval keeps its split
+        at_end &= ~_held_out_only_at_end(p_key, at_end, names)
         epoch_keys = np.unique(p_key[at_end])
         p_key = p_key.copy()
         new_code = np.full(len(names), -1, dtype=np.int32)
@@ -171,6 +173,15 @@ def _steps(
     ordinal = np.maximum(np.cumsum(rec["kind"] == TRAIN) - 1, 0)
     axis = "the order of the train lines (no step, iteration or epoch)"
     return ordinal[p_rec], axis, p_key, names
+
+
+def _held_out_only_at_end(p_key: np.ndarray, at_end: np.ndarray, names: list[str]) -> np.ndarray:
+    """Per point: whether its metric names a held-out split (`Validation Loss`, `test_acc`)
+    and is printed only on epoch-end lines (`Epoch: 3  Training Loss: 0.9  Validation Loss: 1.1`
+    after the batch lines): the evaluation, with no batch-level series to keep apart from."""
+    held_out = np.asarray([infer_role(n).startswith("val_") for n in names], dtype=bool)
+    held_out[np.unique(p_key[~at_end])] = False
+    return held_out[p_key]
 
 
 def _counts_within_epoch(

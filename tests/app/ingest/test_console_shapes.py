@@ -117,3 +117,30 @@ def test_a_loguru_line_without_its_time_is_cut_at_its_level():
     result = _read(text)
     assert set(result.frame["metric"]) == {"Loss", "Speed"}
     assert _series(result, "Loss")[0] == [0, 10, 20, 30, 40]
+
+
+def test_a_validation_loss_printed_only_at_each_epoch_end_stays_the_validation_loss():
+    """Batch lines, then `Epoch: N  Training Loss: x  Validation Loss: y` (a course notebook's
+    loop): the epoch-end training loss is kept apart from the batch losses, but the validation
+    loss, printed nowhere else, is the run's validation curve, not an `epoch/` aside."""
+    text = ""
+    for e, (train, val) in enumerate([(2.497172, 0.806791), (1.271454, 0.589309)], 1):
+        text += "".join(f"\tEpoch {e}, Batch {b} loss: {3 / (e + b / 300):.6f}\n" for b in (1, 101))
+        text += f"\tEpoch: {e} \tTraining Loss: {train} \tValidation Loss: {val}\n"
+        text += f"\tValidation loss decreased (inf --> {val}).  Saving model ...\n"
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles == {
+        "loss": "train_loss",
+        "epoch/Training Loss": "other",
+        "Validation Loss": "val_loss",
+    }
+    assert _series(result, "Validation Loss")[1] == [0.806791, 0.589309]
+    both = _read(
+        "".join(
+            f"Epoch {e} Batch 1 loss: 0.{9 - e} val_loss: 0.{8 - e}\n"
+            f"Epoch {e} loss: 0.{9 - e}5 val_loss: 0.{8 - e}5\n"
+            for e in range(1, 4)
+        )
+    )
+    assert "epoch/val_loss" in set(both.frame["metric"])  # printed on batch lines too: kept apart
