@@ -16,6 +16,8 @@ progress-bar redraws reduced to their last state (the last before each reset of 
 value printed inside the object that holds it is read as its number: a one-element list or
 numpy array (`loss: [0.6931]`, `Loss [ 0.69]`), a tensor (`tensor(0.69, device='cuda:0')`), a
 numpy scalar (`np.float64(0.69)`); an array of several values is not one value and is not read.
+A score printed after a held-out loss on a line of no training metric (`Epoch: 3  Validation
+Loss: 0.41, Accuracy: 0.87`) is that split's score (`Validation/Accuracy`).
 
 No silent guesses: a text is taken only when the style finds a loss-like series (a train or
 val loss with at least two points); otherwise UnknownFormatError says that no training metrics

@@ -43,8 +43,8 @@ from lossforensics.ingest.console._plan import (
     classify,
     compile_line,
     find_pairs,
+    line_prefixes,
     opens_record,
-    repeat_splits,
     skeletons,
     words_between,
 )
@@ -334,7 +334,7 @@ class Parser:
         elif st.needs_counter:
             return False
         kind, prefix_of = classify(st, text, rest[: found[0][0]])
-        repeats = repeat_splits(rest, found)
+        repeats = line_prefixes(rest, found)
         pairs = [((r or prefix_of(p[2])) + p[2], p[3]) for p, r in zip(found, repeats, strict=True)]
         self._explicit[len(self._r_num)] = (ctr, kind, wall, pairs)
         self._r_num.append(number)

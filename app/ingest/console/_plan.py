@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from lossforensics.ingest.console._line_split import held_out_prefixes
 from lossforensics.ingest.console._prefix import stamp_match, strip_prefix
 from lossforensics.ingest.console._style import Style
 
@@ -109,7 +110,7 @@ def compile_line(style: Style, raw: str) -> Plan | None:
     if words_between(rest, found) > (style.max_words if own else CONTEXT_MAX_WORDS):
         return Plan(NOTHING, ends)
     kind, prefix_of = classify(style, text, rest[: found[0][0]])
-    repeats = repeat_splits(rest, found)
+    repeats = line_prefixes(rest, found)
     metrics = []
     for pair, again in zip(found, repeats, strict=True):
         key, val = pair[2], pair[3]
@@ -206,6 +207,14 @@ def repeat_splits(rest: str, found: list[tuple[int, int, str, str, int, int]]) -
                 out[i] = f"{words[-1]}/"
         last[key] = pair[1]
     return out
+
+
+def line_prefixes(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> list[str]:
+    """Per metric, the split its key is under though the key does not say it: a key printed
+    again after a split word (`repeat_splits`), a score on a held-out split's line
+    (`_line_split`); '' for the rest."""
+    held_out = held_out_prefixes([pair[2] for pair in found])
+    return [a or b for a, b in zip(repeat_splits(rest, found), held_out, strict=True)]
 
 
 def classify(st: Style, text: str, head: str) -> tuple[int, Callable[[str], str]]:

@@ -144,3 +144,29 @@ def test_a_validation_loss_printed_only_at_each_epoch_end_stays_the_validation_l
         )
     )
     assert "epoch/val_loss" in set(both.frame["metric"])  # printed on batch lines too: kept apart
+
+
+def test_a_score_on_a_validation_line_is_the_validation_score():
+    """`Epoch: 3  Validation Loss: 0.41, Accuracy: 0.87` (train and validation on their own
+    lines): the accuracy is the validation one; beside a training loss it stays training's."""
+    text = "".join(
+        f"Epoch: {e} \tTraining Loss: {1 / e:.6f}\n"
+        f"Epoch: {e} \tValidation Loss: {1.2 / e:.6f}, Accuracy: {0.8 + e / 100:.6f}\n"
+        for e in range(1, 5)
+    )
+    _same_with_and_without_plans(text)
+    roles = dict(zip(_read(text).frame["metric"], _read(text).frame["role"], strict=True))
+    assert roles == {
+        "Training Loss": "train_loss",
+        "Validation Loss": "val_loss",
+        "Validation/Accuracy": "val_score",
+    }
+    both = _read(
+        "".join(
+            f"Epoch {e}: loss 0.{9 - e}, val_loss 0.{8 - e}, acc 0.{e}, lr 0.1\n"
+            for e in range(1, 4)
+        )
+    )
+    assert set(both.frame["metric"]) == {"loss", "val_loss", "acc", "lr"}
+    lr = _read("".join(f"Epoch {e}: val_loss 0.{8 - e}, lr 0.1\n" for e in range(1, 4)))
+    assert set(lr.frame["metric"]) == {"val_loss", "lr"}  # a learning rate has no split
