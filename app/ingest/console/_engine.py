@@ -1,8 +1,10 @@
 """Records -> points, with the step axis chosen once per file, after reading: the logged
 step/iteration when there is one (a step that starts again at each new epoch is a batch
 counter); else epoch x batches-per-epoch + batch; else the epoch (a metric printed several
-times within one epoch gets consecutive sub-steps). Reading lines into
-records is `_parser`'s job; a record's metric values are kept as logged.
+times within one epoch gets consecutive sub-steps). A line with an epoch and no step or batch in
+a log of step or batch lines (`[Epoch 1] Loss: 0.21` after `[Epoch 1 | Step 111/111] Loss:
+0.26`) is the epoch's summary: its training values are their own series, `epoch/<name>`. Reading
+lines into records is `_parser`'s job; a record's metric values are kept as logged.
 """
 
 from __future__ import annotations
@@ -134,15 +136,18 @@ def _steps(
     rec: dict[str, np.ndarray], p_rec: np.ndarray, p_key: np.ndarray, names: list[str]
 ) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
     """Per point: the step, a phrase saying which axis it is, each point's metric code and the
-    metric names (epoch-end train lines of a batch-level log are renamed `epoch/...` so they do
-    not mix with the batches; evaluation lines already carry their split's name, and so does a
-    held-out metric printed only on the epoch-end lines)."""
+    metric names (epoch-end train lines of a batch- or step-level log are renamed `epoch/...` so
+    they do not mix with the batches; evaluation lines already carry their split's name, and so
+    does a held-out metric printed only on the epoch-end lines)."""
     if not len(p_rec):
         return np.empty(0, np.int64), "none", p_key, names
     epoch, step, batch, run = rec["epoch"], rec["step"], rec["batch"], rec["run"]
     if _counts_within_epoch(epoch, step, batch, run):
         step, batch = np.full(len(step), -1, dtype=np.int64), step  # read as a batch counter
     if (step >= 0).any():
+        epoch_level = (step < 0) & (epoch >= 0) & (rec["kind"] != EVAL)
+        if epoch_level.any():  # `[Epoch 1] Loss: 0.21` after `[Epoch 1 | Step 10/111] Loss: ..`
+            p_key, names = _epoch_lines_apart(p_key, epoch_level[p_rec], names)
         return _ffill(step, run)[p_rec], "the logged step/iteration", p_key, names
     if (batch >= 0).any():
         per_epoch = int(batch.max()) + 1
@@ -151,13 +156,7 @@ def _steps(
         s = np.where(end_of_epoch, ep * per_epoch + per_epoch - 1, ep * per_epoch + batch)
         s = _eval_at_last_train(s, rec)
         at_end = end_of_epoch[p_rec] & (rec["kind"][p_rec] != EVAL)  # eval keeps its split
-        at_end &= ~_held_out_only_at_end(p_key, at_end, names)
-        epoch_keys = np.unique(p_key[at_end])
-        p_key = p_key.copy()
-        new_code = np.full(len(names), -1, dtype=np.int32)
-        new_code[epoch_keys] = len(names) + np.arange(len(epoch_keys), dtype=np.int32)
-        p_key[at_end] = new_code[p_key[at_end]]  # epoch-end lines: their own series
-        names = [*names, *(f"epoch/{names[k]}" for k in epoch_keys)]
+        p_key, names = _epoch_lines_apart(p_key, at_end, names)
         axis = f"epoch x {per_epoch} + batch (batches per epoch taken as the largest logged + 1)"
         return s[p_rec], axis, p_key, names
     if (epoch >= 0).any():
@@ -173,6 +172,23 @@ def _steps(
     ordinal = np.maximum(np.cumsum(rec["kind"] == TRAIN) - 1, 0)
     axis = "the order of the train lines (no step, iteration or epoch)"
     return ordinal[p_rec], axis, p_key, names
+
+
+def _epoch_lines_apart(
+    p_key: np.ndarray, at_end: np.ndarray, names: list[str]
+) -> tuple[np.ndarray, list[str]]:
+    """The points of epoch-level lines (`at_end`) in a log of batch or step lines renamed
+    `epoch/<name>`: an epoch's average is not one more batch of the batch series, and a second
+    training curve beside it. A held-out metric printed only there keeps its name."""
+    at_end = at_end & ~_held_out_only_at_end(p_key, at_end, names)
+    if not at_end.any():
+        return p_key, names
+    epoch_keys = np.unique(p_key[at_end])
+    p_key = p_key.copy()
+    new_code = np.full(len(names), -1, dtype=np.int32)
+    new_code[epoch_keys] = len(names) + np.arange(len(epoch_keys), dtype=np.int32)
+    p_key[at_end] = new_code[p_key[at_end]]  # epoch-end lines: their own series
+    return p_key, [*names, *(f"epoch/{names[k]}" for k in epoch_keys)]
 
 
 def _held_out_only_at_end(p_key: np.ndarray, at_end: np.ndarray, names: list[str]) -> np.ndarray:

@@ -170,3 +170,16 @@ def test_a_score_on_a_validation_line_is_the_validation_score():
     assert set(both.frame["metric"]) == {"loss", "val_loss", "acc", "lr"}
     lr = _read("".join(f"Epoch {e}: val_loss 0.{8 - e}, lr 0.1\n" for e in range(1, 4)))
     assert set(lr.frame["metric"]) == {"val_loss", "lr"}  # a learning rate has no split
+
+
+def test_an_epoch_summary_after_step_lines_is_not_one_more_step():
+    """`[Epoch 1 | Step 10/111] Loss:` lines, then `[Epoch 1] Loss: 0.2147 | Val AUC: 0.93`: the
+    epoch's average is its own series, not the loss at step 111; the validation AUC, printed
+    only there, keeps its name."""
+    text = "".join(f"[Epoch 1 | Step {s}/111] Loss: {1 / s:.4f}\n" for s in (10, 20, 111))
+    text += "[Epoch 1] Loss: 0.2147 | Val AUC: 0.9300\n"
+    result = _read(text)
+    assert _series(result, "Loss") == ([10, 20, 111], [0.1, 0.05, 0.009])
+    assert _series(result, "epoch/Loss")[1] == [0.2147]
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["Val AUC"] == "val_score" and roles["epoch/Loss"] == "other"
