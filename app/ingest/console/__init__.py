@@ -18,6 +18,8 @@ numpy array (`loss: [0.6931]`, `Loss [ 0.69]`), a tensor (`tensor(0.69, device='
 numpy scalar (`np.float64(0.69)`); an array of several values is not one value and is not read.
 A score printed after a held-out loss on a line of no training metric (`Epoch: 3  Validation
 Loss: 0.41, Accuracy: 0.87`) is that split's score (`Validation/Accuracy`).
+A key holds no sentence end: the words before one are prose (`Epoch 3 finished. Avg loss: 0.5`
+and `Training done. Best AUC: 0.95` read `Avg loss` and `Best AUC`).
 
 No silent guesses: a text is taken only when the style finds a loss-like series (a train or
 val loss with at least two points); otherwise UnknownFormatError says that no training metrics

@@ -178,10 +178,14 @@ def find_pairs(st: Style, rest: str, own: bool) -> list[tuple[int, int, str, str
         if spaced and m["sep"] and not (st.spaced and own):
             continue
         key = _KEY_SUFFIX.sub("", raw_key.strip())
+        key_at = m.start("key") + len(raw_key) - len(raw_key.lstrip())
+        start = m.start()
+        if (cut := key.rfind(". ")) >= 0:  # `Training done. Best AUC`: the key is `Best AUC`
+            start = key_at = key_at + cut + 2
+            key = key[cut + 2 :]
         if key in st.ignore or key.lower() in st.ignore:
             continue
-        key_at = m.start("key") + len(raw_key) - len(raw_key.lstrip())
-        found.append((m.start(), m.end(), key, m["val"], key_at, m.start("val")))
+        found.append((start, m.end(), key, m["val"], key_at, m.start("val")))
     return found
 
 

@@ -183,3 +183,14 @@ def test_an_epoch_summary_after_step_lines_is_not_one_more_step():
     assert _series(result, "epoch/Loss")[1] == [0.2147]
     roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
     assert roles["Val AUC"] == "val_score" and roles["epoch/Loss"] == "other"
+
+
+def test_a_sentence_before_a_metric_is_not_part_of_its_name():
+    """`Epoch 3 finished. Avg loss: 0.5`, `Training done. Best AUC: 0.95`: a key holds no
+    sentence end; the metric is named by the words after the last one."""
+    text = "".join(f"Epoch {e} finished. Avg loss: {1 / e:.4f}\n" for e in range(1, 4))
+    _same_with_and_without_plans(text)
+    result = _read(text)
+    assert _series(result, "Avg loss") == ([1, 2, 3], [1.0, 0.5, 0.3333])
+    done = _read(text + "Training done. Best AUC: 0.9488\n")
+    assert set(done.frame["metric"]) == {"Avg loss", "Best AUC"}
