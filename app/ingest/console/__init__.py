@@ -6,13 +6,13 @@ Keras verbose 1 and 2, tqdm/Lightning bars, MXNet, PyTorch meters, timm, detectr
 mmengine, fairseq, nanoGPT, Megatron, YOLOv5, and a generic key-value fallback); `_parser`
 reads lines with one of them (each shape of line once with the patterns, then by position:
 `_plan`) and `_engine` turns the records into points. The style is chosen on the file's first
-bytes (the one that finds the most loss points; a specific style wins a tie with the
-fallback), then the whole file is streamed through it, a block at a time: only the block in
-hand and the lines not yet packed are kept as text, so memory grows with the points found
-(packed into arrays as they are read), not with the size of the file. Logger prefixes
-(timestamps, levels, rank tags) are removed from every line first (with several ranks
-interleaved, only rank 0's lines are read), ANSI codes stripped and
-progress-bar redraws reduced to their last state (the last before each reset of the bar). A
+bytes (the one that finds the most loss points; a specific style wins a tie with the fallback,
+and the fallback wins only with longer curves too: `_choose`), then the whole file is streamed
+through it, a block at a time: only the block in hand and the lines not yet packed are kept as
+text, so memory grows with the points found (packed into arrays as they are read), not with
+the size of the file. Logger prefixes (timestamps, levels, rank tags) are removed from every
+line first (with several ranks interleaved, only rank 0's lines are read), ANSI codes stripped
+and progress-bar redraws reduced to their last state (the last before each reset of the bar). A
 value printed inside the object that holds it is read as its number: a one-element list or
 numpy array (`loss: [0.6931]`, `Loss [ 0.69]`), a tensor (`tensor(0.69, device='cuda:0')`), a
 numpy scalar (`np.float64(0.69)`); an array of several values is not one value and is not read.
@@ -53,6 +53,7 @@ from lossforensics.ingest._source import (
     require_nonempty,
 )
 from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.console._choose import choose_style
 from lossforensics.ingest.console._columns import release_freed_memory
 from lossforensics.ingest.console._engine import (
     RELEASE_AFTER_POINTS,
@@ -76,23 +77,6 @@ __all__ = ["FORMAT", "STYLES", "read", "read_stream", "sniff"]
 def _head_lines(text: str) -> list[str]:
     lines = clean(text).split("\n")
     return lines[:-1] if len(lines) > 1 else lines  # the last may be cut by the read size
-
-
-def choose_style(lines: list[str]) -> tuple[Style | None, dict[str, int]]:
-    """The style that finds the most loss points in these lines (None when none finds a
-    loss-like series), and each style's count."""
-    scores: dict[str, int] = {}
-    best: Style | None = None
-    best_score = 0
-    for style in STYLES:
-        parser = Parser(style)
-        parser.feed(lines)
-        score = loss_points(to_points(parser.finish()))
-        scores[style.name] = score
-        if score > best_score or (score and score == best_score and style.specific):
-            if best is None or score > best_score or not best.specific:
-                best, best_score = style, score
-    return best, scores
 
 
 def sniff(path: Path) -> bool:

@@ -47,11 +47,10 @@ DICT_PAIRS = re.compile(
 )
 
 # counters most logs print: Epoch 3/20, epoch:3, Epoch [003/30], Epoch[3], iter: 19,
-# iteration 100/ 5000, step 250, Batch [20], global_step=100; an epoch or batch may end in a
-# colon before the metrics (`Epoch 3: loss=0.5`; not `0:10:00`, a time, nor `Epoch 3:  40%|`,
-# a progress bar, which its own style reads). A step may not: `iter 100: loss 2.5` is
-# nanoGPT's, whose style reads its evaluation's `train loss` as no training curve; read by this
-# counter, the fallback would count it as one and win the file
+# iteration 100/ 5000, step 250, Batch [20], global_step=100; a counter may end in a colon
+# before the metrics (`Epoch 3: loss=0.5`, `Step 100: loss 2.1`; not `0:10:00`, a time, nor
+# `Epoch 3:  40%|`, a progress bar, which its own style reads). nanoGPT's `iter 100: loss 2.5`
+# is read by the fallback too, but its own style still reads it (`_choose`)
 _COUNTER_END = r"(?![\w./]|:\d|:\s*\d+%)"
 EPOCH = re.compile(
     rf"\bepoch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?\s*\]?{_COUNTER_END}",
@@ -59,7 +58,7 @@ EPOCH = re.compile(
 )
 STEP = re.compile(
     rf"\b(?:global_step|step|iteration|iter|it|num_updates)\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
-    rf"(?:\s*/\s*(?P<steps>\d+))?\s*\]?{_END}",
+    rf"(?:\s*/\s*(?P<steps>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
 BATCH = re.compile(

@@ -194,3 +194,31 @@ def test_a_sentence_before_a_metric_is_not_part_of_its_name():
     assert _series(result, "Avg loss") == ([1, 2, 3], [1.0, 0.5, 0.3333])
     done = _read(text + "Training done. Best AUC: 0.9488\n")
     assert set(done.frame["metric"]) == {"Avg loss", "Best AUC"}
+
+
+@pytest.mark.parametrize("counter", ["Step", "Iteration", "step", "it"])
+def test_a_step_ending_in_a_colon_counts_the_metrics_after_it(counter):
+    """`Step 100: loss 2.1` (print(f'Step {s}: ...')): the colon ends the step counter."""
+    text = "".join(f"{counter} {s}: loss {2 / (s + 1):.4f}, lr 0.001\n" for s in (0, 100, 200))
+    result = _read(text)
+    assert _series(result, "loss") == ([0, 100, 200], [2.0, 0.0198, 0.01])
+
+
+def test_nanogpt_lines_stay_with_the_nanogpt_style():
+    """nanoGPT's `iter N: loss` and `step N: train loss, val loss` lines are read by the fallback
+    too (its evaluation's `train loss` counted as one more curve), but its own style, which
+    knows that estimate is no training curve, reads them; evaluation lines alone have no other
+    training curve, and the fallback keeps reading them."""
+    text = "".join(
+        f"step {s}: train loss {4 - s / 100:.4f}, val loss {4.1 - s / 100:.4f}\n"
+        + "".join(
+            f"iter {i}: loss {4 - i / 100:.4f}, time 30.12ms, mfu 10.50%\n" for i in (s, s + 10)
+        )
+        for s in (0, 100, 200)
+    )
+    assert "nanogpt" in _read(text).detail
+    evals_only = "".join(f"step {s}: train loss 0.{9 - s}, val loss 0.{8 - s}\n" for s in range(4))
+    result = _read(evals_only)
+    assert "generic" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles == {"train loss": "train_loss", "val loss": "val_loss"}

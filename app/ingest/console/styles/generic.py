@@ -1,8 +1,8 @@
 """The fallback: any line of `key: value`, `key=value`, `key is value` or `key value` pairs that
 carries an epoch, step, iteration or batch (`Epoch [003/30] TrainLoss=1.87 ValLoss=1.30`,
-`Epoch 3: train loss = 0.52`, `epoch:0 || iter:10 || Loss:19.45`, `Epoch 1/200 | Loss: 0.6924`,
-`[1, 2000] loss: 2.203`),
-values in quotes or E-notation included. A line of `key: value` pairs with no counter belongs to
+`Epoch 3: train loss = 0.52`, `Step 100: loss 2.1`, `epoch:0 || iter:10 || Loss:19.45`,
+`Epoch 1/200 | Loss: 0.6924`, `[1, 2000] loss: 2.203`), values in quotes or E-notation
+included. A line of `key: value` pairs with no counter belongs to
 the last counter printed (a record spread over several lines); `key value` pairs count only on a
 line with its own counter, and a line with more prose than metrics is not a record. A line whose
 text before its metrics names a split (`test epoch:3 || Loss:2.4`, `Validation BLEU: ...`) is an

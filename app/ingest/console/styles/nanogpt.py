@@ -1,7 +1,8 @@
 """nanoGPT's `train.py`: `iter 100: loss 2.5012, time 30.12ms, mfu 10.50%` and at each
-evaluation `step 250: train loss 1.9000, val loss 2.0000`. The iteration is the step (the
-general step counter does not take a number followed by a colon, which is how nanoGPT prints
-it)."""
+evaluation `step 250: train loss 1.9000, val loss 2.0000`. The iteration is the step; the
+evaluation's `train loss` is an estimate beside the iteration losses, no second training curve.
+The fallback reads these lines too, counting that estimate as a curve: it does not win the file
+with it (`_choose`)."""
 
 import re
 
