@@ -4,7 +4,9 @@ tqdm, Lightning or Keras progress bar) reduced to its final state: the last redr
 `rfind`, unless a percentage on the line may drop (found for a whole block at once on its bytes),
 when the line is read redraw by redraw. A Python warning that stderr wrote into the middle of a
 printed line (`iter 10 || Loss: 10.47 || /x/aug.py:238: UserWarning: ...`: stdout had not ended
-its line yet) goes to a line of its own, so its prose does not hide the metrics before it."""
+its line yet) goes to a line of its own, so its prose does not hide the metrics before it. A
+printed dict written over a tqdm bar (`tqdm.write`: the HF Trainer's logs) keeps the bar's last
+state before it on its line (`  12%|#2  | 2/16 [00:02<00:14] {'loss': 0.69, ...}`)."""
 
 from __future__ import annotations
 
@@ -37,12 +39,16 @@ def clean(text: str) -> str:
             resets = _maybe_reset(text)
             for i in [i for i, ln in enumerate(lines) if "\r" in ln]:
                 line = lines[i]
-                lines[i] = _states(line) if i in resets else _last_drawn(line, len(line))
+                if i in resets:
+                    lines[i] = _states(line)
+                else:
+                    lines[i] = _over_bar(line, _last_drawn(line, len(line)))
             text = "\n".join(lines)
     return text
 
 
 _PERCENT = re.compile(r"(\d+)%\|")
+_BAR_POSITION = re.compile(r"\d+%\|[^|]*\|\s*\d+/\d+\s*\[")
 
 
 def _states(line: str) -> str:
@@ -60,7 +66,18 @@ def _states(line: str) -> str:
         if 0 <= now < pct and last:
             states.append(last)
         last, pct = part, now if m else pct
-    return "\n".join([*states, last])
+    return "\n".join([*states, _over_bar(line, last)])
+
+
+def _over_bar(line: str, text: str) -> str:
+    """A printed dict written over a tqdm bar (tqdm.write clears the bar with a blank redraw,
+    then prints: how the HF Trainer prints its logs) with the bar's last state before it on its
+    line: the bar's position is the step the dict was logged at."""
+    if not text.startswith("{", len(text) - len(text.lstrip())):
+        return text
+    start = line.rfind(text)
+    bar = _last_drawn(line, start - 1) if start > 0 else ""
+    return f"{bar.rstrip()} {text.lstrip()}" if _BAR_POSITION.search(bar) else text
 
 
 def _last_drawn(line: str, end: int) -> str:

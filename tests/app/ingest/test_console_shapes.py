@@ -222,3 +222,22 @@ def test_nanogpt_lines_stay_with_the_nanogpt_style():
     assert "generic" in result.detail
     roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
     assert roles == {"train loss": "train_loss", "val loss": "val_loss"}
+
+
+def test_hf_dicts_written_over_the_training_bar_are_at_its_position():
+    """The HF Trainer writes each log dict over its tqdm bar (`tqdm.write`: a blank redraw, then
+    the dict): the bar's last position is the global step; the evaluation, written after its
+    own bar closed, sits at the train log before it. Without a bar the step is the log's index."""
+    blank = "\r" + " " * 46 + "\r"
+    text = ""
+    for s in (2, 4):
+        text += f"\r {s * 6}%|#  | {s - 1}/16 [00:01<00:19]\r {s * 6}%|#  | {s}/16 [00:02<00:14]"
+        text += f"{blank}{{'loss': 0.69{s}, 'learning_rate': 4e-05, 'epoch': {s / 8}}}\n"
+    text += "\r100%|##########| 2/2 [00:00<00:00,  6.62it/s]\x1b[A\n"
+    text += f"{blank}{{'eval_loss': 0.7, 'epoch': 0.5}}\n"
+    result = _read(text)
+    assert _series(result, "loss") == ([2, 4], [0.692, 0.694])
+    assert _series(result, "eval_loss")[0] == [4]
+    assert _series(result, "epoch") == ([2, 4, 4], [0.25, 0.5, 0.5])
+    plain = _read("".join(f"{{'loss': 0.6{i}, 'epoch': 0.{i}}}\n" for i in range(3)))
+    assert _series(plain, "loss")[0] == [0, 1, 2]

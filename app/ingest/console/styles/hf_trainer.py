@@ -1,19 +1,23 @@
 """Hugging Face `Trainer` printed logs: one dict a log call, `{'loss': 0.51, 'grad_norm': 1.2,
 'learning_rate': 5e-05, 'epoch': 0.1}`, evaluation dicts `{'eval_loss': ...}`, and the final
-`{'train_runtime': ...}` summary (skipped: whole-run averages). The dicts carry no step: the
-step is the log call's index, and an evaluation sits at the train log before it. `predict_*`
-entries (a test split) are kept with role other, apart from `eval_*`."""
+`{'train_runtime': ...}` summary (skipped: whole-run averages). The dicts carry no step: printed
+over the training bar (tqdm.write, the bar's last state kept before the dict by `_text`), the
+bar's position is the global step it was logged at; without a bar the step is the log call's
+index. An evaluation sits at the train log before it. `predict_*` entries (a test split) are
+kept with role other, apart from `eval_*`; `epoch` is kept as a metric (role other)."""
 
 import re
 
 from lossforensics.ingest.console._style import DICT_PAIRS, Style
 
+_BAR = r"\s*(?:\d+%\|[^|]*\|\s*\d+/\d+\s*\[[^\]]*\]\s*)?"  # the training bar it was written over
+
 STYLE = Style(
     name="hf trainer printed dicts",
-    signature=re.compile(r"^\s*\{\s*['\"][A-Za-z_]"),
-    counters=(),
+    signature=re.compile(rf"^{_BAR}\{{\s*['\"][A-Za-z_]"),
+    counters=(re.compile(r"^\s*\d+%\|[^|]*\|\s*(?P<step>\d+)/\d+\s*\[[^\]]*\]\s*(?=\{)"),),
     pairs=DICT_PAIRS,
-    eval=re.compile(r"^\s*\{\s*['\"](?:eval|predict|test)_"),
+    eval=re.compile(rf"^{_BAR}\{{\s*['\"](?:eval|predict|test)_"),
     skip=re.compile(r"['\"]train_runtime['\"]"),
     prefix_eval="",
     roles={"predict_*": "other", "test_*": "other"},
