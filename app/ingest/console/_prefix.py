@@ -5,7 +5,9 @@
 Python logging's `INFO:root:`, the place the logger was called from, after a timestamp or a
 level (`train.py:88`, `[train.py:88:main]`, `(train.py:88)`, `[train.py][line:88]`: a file name
 and line number, never a metric), and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] `
-(Caffe, PaddlePaddle, TensorFlow's C++ side; no year, so no wall time). What is left is the
+(Caffe, PaddlePaddle, TensorFlow's C++ side; no year, so no wall time), a level before the
+timestamp (`INFO 2023-01-01 12:00:00,123 train.py:88] `) and syslog's `Jan 01 12:00:00 host
+train[123]: ` (no year: no wall time). What is left is the
 message; a prefix printed on a line of its own (a logging format ending in a newline) leaves an
 empty message, and the metrics on the next line are read as any other line."""
 
@@ -30,11 +32,16 @@ _LEVEL = re.compile(
 _CLOCK = re.compile(r"^\s*\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]\s*")
 # glog: severity, month and day, time of day, thread id, file:line]
 _GLOG = re.compile(r"^\s*[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\d+\s+[\w.\-]+:\d+\]\s?")
+# syslog / journald: month, day, time of day, host, program[pid]:
+_SYSLOG = re.compile(
+    r"^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \S+ "
+    r"[\w.\-/]+(?:\[\d+\])?: "
+)
 # where the logger was called: a Python file, its line and function, bare or bracketed
 _PY = r"[\w.<>\-/\\]+\.py"
 _SOURCE = re.compile(
     rf"^[\s|\-]*(?:\[{_PY}(?::\d+)?(?::[\w.<>]+)?\]|\({_PY}(?::\d+)?(?::[\w.<>]+)?\)"
-    rf"|{_PY}:\d+(?::[\w.<>]+)?|\[line:?\s*\d+\])(?![\w.])[\s|:\-]*"
+    rf"|{_PY}:\d+(?::[\w.<>]+)?\]?|\[line:?\s*\d+\])(?![\w.])[\s|:\-]*"
 )
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}
@@ -65,6 +72,10 @@ def stamp_match(line: str) -> tuple[re.Match[str], int] | None:
         m = _STAMP.match(line[start:])
         if m:
             return m, start
+    if c in "IDWEC|" and (lv := _LEVEL.match(line, start)) and lv.end() > start:
+        at = lv.end()
+        if line[at : at + 1].isdigit() and (m := _STAMP.match(line[at:])):
+            return m, at
     return None
 
 
@@ -87,7 +98,13 @@ def strip_prefix(line: str) -> tuple[str, float]:
     if c in "IWEF" and (g := _GLOG.match(line)):
         return line[g.end() :], wall
     if c in "IDWEC|" and (lv := _LEVEL.match(line)) and lv.end() > 0:
+        after = line[lv.end() :]
+        if after[:1].isdigit() and (m := _STAMP.match(after)):  # `INFO 2023-01-01 12:00:00 `
+            rest = _level_and_source(after[m.end() :])
+            return (rest if rest is not None else _SEP.sub("", after[m.end() :])), _seconds(m)
         line = _level_and_source(line) or ""
+    elif c in "JFMASOND" and (sy := _SYSLOG.match(line)):
+        return line[sy.end() :], wall
     return line, wall
 
 

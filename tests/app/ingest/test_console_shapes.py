@@ -241,3 +241,18 @@ def test_hf_dicts_written_over_the_training_bar_are_at_its_position():
     assert _series(result, "epoch") == ([2, 4, 4], [0.25, 0.5, 0.5])
     plain = _read("".join(f"{{'loss': 0.6{i}, 'epoch': 0.{i}}}\n" for i in range(3)))
     assert _series(plain, "loss")[0] == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "INFO 2023-01-01 12:00:{s:02d},123 train.py:88] ",  # the level before the timestamp
+        "Jan 01 12:00:{s:02d} gpu-node3 train[4321]: ",  # syslog / journald
+    ],
+)
+def test_a_logger_layout_with_the_level_first_or_syslog_is_cut(prefix):
+    text = "".join(prefix.format(s=e) + f"epoch {e} loss: {1 / e:.4f}\n" for e in range(1, 4))
+    _same_with_and_without_plans(text)
+    result = _read(text)
+    assert set(result.frame["metric"]) == {"loss"}
+    assert _series(result, "loss") == ([1, 2, 3], [1.0, 0.5, 0.3333])
