@@ -351,6 +351,8 @@ class Overfit(Classifier):
             f"{m['val_late']:.4g} over the next {m['evaluations_after']} evaluations "
             "while the training loss kept " + ("falling." if falling else "low.")
         )
+        if m.get("score_gain_after_min_z", 0.0) >= _SCORE_STILL_IMPROVING_Z:
+            summary += f" {m['score_metric']} still improved after that minimum."
         evidence = {k: v for k, v in m.items() if k != "val_end_step"}
         return Finding(
             self.label,

@@ -246,7 +246,8 @@ class Underfit(Classifier):
             + _CLOSE_GAP_CONFIDENCE * (abs(ev["gap_ratio"]) < _CLOSE_GAP)
         )
         if ev.get("val_logged", True):
-            beside = f"validation ends close to it ({num(ev['val_end'])})"
+            where = "close to" if ev["gap_ratio"] >= -self.max_gap else "below"
+            beside = f"validation ends {where} it ({num(ev['val_end'])})"
         else:
             beside = (
                 f"it started at the chance level of {ev['chance_classes']} classes "

@@ -7,8 +7,23 @@ from lossforensics.classifiers.playbook._rules import Rule, above, below, flag
 
 # Priors: too little data (0.45) first, then model size and training too long (0.35). A val
 # minimum in the first quarter of the run points at data; one past the middle at a missing
-# early stop.
+# early stop. A validation metric that kept improving by a sigma after the loss's minimum
+# (score_gain_after_min_z) puts over-confidence first: the loss minimum is then the wrong
+# checkpoint, and stopping there would throw away the metric the run is for.
 OVERFIT = (
+    Rule(
+        "the model grows over-confident: the validation metric still improves while the loss rises",
+        "procedure",
+        0.0,
+        (
+            "Keep the checkpoint where the validation metric you care about is best, not the "
+            "one at the loss minimum; stop early on that metric.",
+            "Plot a reliability diagram at both checkpoints; try label smoothing or "
+            "temperature scaling if the loss matters downstream.",
+        ),
+        None,
+        lambda ev: 0.7 * above(ev, "score_gain_after_min_z", 1.0),
+    ),
     Rule(
         "too little training data for the model (memorisation)",
         "data",

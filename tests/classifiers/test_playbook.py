@@ -58,6 +58,13 @@ def test_b_labels_read_the_keys_their_classifiers_emit():
     late = rank_causes("overfit", {"val_min_fraction": 0.8})[0]
     assert "data" in early.cause and "early stopping" in late.cause
     assert "scheduler" in rank_causes("resume_discontinuity", {"lr_jump": True})[0].cause.lower()
+    # a val metric still improving after the loss minimum: stop on the metric, not the loss
+    confident = rank_causes("overfit", {"val_min_fraction": 0.2, "score_gain_after_min_z": 9.8})
+    assert (
+        "over-confident" in confident[0].cause
+        and "not the one at the loss" in (confident[0].checks[0])
+    )
+    assert "over-confident" not in rank_causes("overfit", {"score_gain_after_min_z": -2.0})[0].cause
     assert "plateau" in rank_causes("lr_decayed_too_early", {"cuts": 4})[0].cause
 
 

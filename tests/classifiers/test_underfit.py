@@ -19,6 +19,14 @@ def test_both_high_and_close_after_an_early_knee():
     assert f is not None and f.span.end_step == 19 and f.span.start_step <= 10
     assert 0.6 < f.evidence["kept"] < 0.8 and abs(f.evidence["gap_ratio"]) < 0.05
     assert f.confidence > 0.7
+    assert "validation ends close to it" in f.summary
+
+
+def test_a_validation_far_below_training_is_said_to_be_below_it():
+    train, val = _knee(1.6, 1.1), _knee(0.8, 0.55)
+    f = judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, val)))
+    assert f is not None and f.evidence["gap_ratio"] < -0.4
+    assert "validation ends below it" in f.summary
 
 
 def test_per_step_train_with_sparse_val():
