@@ -29,6 +29,8 @@ The table, cause -> consequence, and why it holds in general:
   best level is at least `AT_START_LEVEL` of it): a loss pinned at chance level (the entropy of
   the class prior, often after an early blow-up) learned nothing, whatever the val does.
 - oscillating -> underfit, plateau: the trend is flat and high because the loss swings.
+- nan -> underfit, when the training loss went non-finite and stayed so: the run was cut short,
+  so where its loss stood before is no verdict on what the model could fit.
 - oscillating -> overfit, when overfit saw only a stall (its val rose by under `OVERFIT_CLEAR_Z`
   sigmas) or read the rise from 3-4 evaluations, too few to measure their noise: an unstable
   run's val goes up and down with its weights; a gap read from that is the swing's. A clear rise
@@ -109,6 +111,13 @@ def _flat_from_start(cause: Finding, effect: Finding) -> bool:
 
 def _stuck_after_drop(cause: Finding, effect: Finding) -> bool:
     return not _learned_nothing(effect)
+
+
+def _ended_non_finite(cause: Finding, effect: Finding) -> bool:
+    """nan explains underfit when the training loss went non-finite and stayed so (not only
+    the validation loss): the run was cut short, so where its loss stood before is no verdict
+    on what the model could fit."""
+    return not cause.evidence.get("recovered", True) and not cause.evidence.get("val_only")
 
 
 def _stuck_at_start_level(cause: Finding, effect: Finding) -> bool:
@@ -234,6 +243,7 @@ EXPLAINS: tuple[Explains, ...] = (
         _stuck_at_start_level,
     ),
     Explains("oscillating", "underfit", "the trend is high because the loss swings"),
+    Explains("nan", "underfit", "the run ended non-finite: it was cut short", _ended_non_finite),
     Explains("oscillating", "plateau", "the trend is flat because the loss swings"),
     Explains("unshuffled", "loss_spikes", "the jumps are the sawtooth's edges", _broad_sawtooth),
     Explains("resume_discontinuity", "exploding", "the jump is at a restart", _at_a_restart),

@@ -53,6 +53,16 @@ def test_exploding_leads_the_nan_that_ends_a_blow_up_and_both_stay():
     assert [f.label for f in apply_leads([nan, tail_only])] == ["nan", "exploding"]
 
 
+def test_a_run_that_ended_non_finite_is_no_underfit_verdict():
+    # nanoGPT on shakespeare_char: the usual early stall near 3.3, then NaN at iter 425 for good
+    ended = apply_explains([_f("nan", recovered=False, val_only=False), _f("underfit")])
+    assert [f.label for f in ended] == ["nan"]
+    assert ended[0].evidence["explains"][0]["label"] == "underfit"
+    # a NaN the run recovered from, or one only in the validation loss, explains nothing
+    for nan in (_f("nan", recovered=True), _f("nan", recovered=False, val_only=True)):
+        assert {f.label for f in apply_explains([nan, _f("underfit")])} == {"nan", "underfit"}
+
+
 def test_resume_explains_a_jump_at_its_restart_only():
     resume = _f("resume_discontinuity", resume_step=5000)
     at = _f("exploding", span=(4990, 9000), min_step=4990)
