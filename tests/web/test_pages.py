@@ -38,6 +38,16 @@ def test_upload_a_folder_through_the_page_then_table_and_run_page(web_server, op
     assert page.locator("#title").inner_text().startswith("overfit_keras_csv")
     assert page.locator(".finding").count() >= 1
     assert page.locator(".finding[data-label='overfit']").count() == 1
+    # evidence values as logged: a flag reads true/false (not a number), a number stays one
+    evidence = page.locator(".finding[data-label='overfit'] dl.evidence")
+    flag = evidence.locator(
+        "xpath=.//dt[normalize-space()='val_first_below_train_start']/following-sibling::dd[1]"
+    )
+    assert flag.text_content(timeout=5_000) in ("true", "false")
+    rise = evidence.locator(
+        "xpath=.//dt[normalize-space()='val_rise_pct']/following-sibling::dd[1]"
+    )
+    assert re.fullmatch(r"[0-9.]+", rise.text_content(timeout=5_000))
     assert page.locator("#picker input[type=checkbox]").count() >= 2
     assert page.locator("#downloads a").count() == 4
     page.check("#log-scale")

@@ -45,6 +45,12 @@ export function h(tag, attrs = {}, ...children) {
 
 export function fmtNum(x) {
   if (typeof x === "string") return x;
+  if (typeof x === "boolean") return String(x);
+  // evidence holds lists (spike steps) and small maps (other series): each value formatted
+  if (Array.isArray(x)) return x.map(fmtNum).join(", ");
+  if (x !== null && typeof x === "object") {
+    return Object.entries(x).map(([k, v]) => `${k}: ${fmtNum(v)}`).join(", ");
+  }
   if (x === null || x === undefined || Number.isNaN(x)) return "–";
   if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
   if (Number.isInteger(x)) return x.toLocaleString("en-US");

@@ -47,7 +47,7 @@ function picker() {
 }
 
 function evidence(ev) {
-  return h("dl", { class: "evidence" }, Object.entries(ev || {}).map(([k, v]) => [h("dt", {}, k), h("dd", {}, fmtNum(v))]));
+  return h("dl", { class: "evidence" }, Object.entries(ev || {}).flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, fmtNum(v))]));
 }
 
 function findings(d) {
