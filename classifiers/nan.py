@@ -22,7 +22,8 @@ Evidence: series (the metric that went non-finite), grad_norm_only (only the gra
 val_only (every non-finite value is in the validation loss: training stayed finite), kind
 ('nan' | 'inf': the first bad value), first_nonfinite_step, last_nonfinite_step,
 first_nonfinite_fraction (0..1 of the run), nonfinite_count, nonfinite_fraction, recovered (the
-last value is finite). early (within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm /
+last value is finite), also_nonfinite (each other loss that went non-finite, with its first
+non-finite step). early (within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm /
 loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sample). On a
 curve judged in blocks (over JUDGED_POINTS points, classifiers.resolution) the label and
 first_nonfinite_step stay exact, while the counts, last_nonfinite_step and recovered are read
@@ -176,6 +177,11 @@ class NaN(Classifier):
             "kind": "nan" if np.isnan(curve.values[first]) else "inf",
             "recovered": bool(np.isfinite(curve.values[-1])),
             "early": first < max(_EARLY_POINTS, self.early_fraction * n),
+            # the other losses that went non-finite: a validation NaN beside a training one is
+            # a second fact, not a detail of the first
+            "also_nonfinite": {
+                c.metric: int(c.steps[b[0]]) for c, b in hits if c.metric != curve.metric
+            },
         }
         before = curve.values[:first]
         before = before[np.isfinite(before)]
@@ -212,6 +218,15 @@ class NaN(Classifier):
             f"{ev['series']} became {ev['kind'].upper()} {where} "
             f"({ev['nonfinite_count']} non-finite point(s)) {tail}."
         )
+        others = ev.get("also_nonfinite") or {}
+        if others:
+            summary += (
+                " Also non-finite: "
+                + ", ".join(
+                    f"{metric} (from step {step})" for metric, step in sorted(others.items())
+                )
+                + "."
+            )
         return Finding(
             self.label,
             confidence,

@@ -57,6 +57,20 @@ def test_validation_nan_counts_and_a_finite_run_is_healthy():
     assert judge(NaN(), run_of(loss=(STEPS, _loss()))) is None
 
 
+def test_a_validation_nan_beside_a_training_one_is_reported_too():
+    # a Keras log: the loss is NaN for one epoch (26), the val loss at the last (30)
+    ep = np.arange(21, 31)
+    loss = 2.2 - 0.04 * (ep - 21)
+    loss[5] = np.nan
+    val = 3.8 + 0.07 * (ep - 21)
+    val[-1] = np.nan
+    f = judge(NaN(), run_of(loss=(ep, loss), val_loss=(ep, val)))
+    assert f.evidence["series"] == "loss" and f.evidence["also_nonfinite"] == {"val_loss": 30}
+    assert "Also non-finite: val_loss (from step 30)." in f.summary
+    alone = judge(NaN(), run_of(loss=(ep, loss), val_loss=(ep, 3.8 + 0.07 * (ep - 21))))
+    assert alone.evidence["also_nonfinite"] == {} and "Also" not in alone.summary
+
+
 def test_near_miss_a_single_inf_grad_norm_from_a_loss_scaler_is_not_nan():
     grad = 1.0 + 0.05 * RNG.standard_normal(len(STEPS))
     grad[[100, 400]] = np.inf
