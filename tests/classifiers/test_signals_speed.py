@@ -99,6 +99,16 @@ def test_rolling_median_of_a_long_series_matches_pandas_for_every_window_width()
         assert np.array_equal(signals.rolling_median(y, w, center=center), ref)
 
 
+def test_rolling_median_past_the_stacked_sort_matches_pandas_where_windows_outgrow_the_series():
+    rng = np.random.default_rng(15)  # scipy's rank filter inside, pandas' kernel at the edges
+    for n in (41, 100, 257, 1000):
+        for w in (n // 2, n // 2 + 1, n - 1, n, n + 1, 2 * n, 2 * n + 1):
+            for center in (True, False):
+                y = np.round(rng.normal(size=n), 1)  # tied middles
+                ref = pd.Series(y).rolling(w, center=center, min_periods=1).median().to_numpy()
+                assert np.array_equal(signals.rolling_median(y, w, center=center), ref)
+
+
 def test_rolling_median_at_and_rolling_min_read_the_same_windows_as_pandas():
     rng = np.random.default_rng(12)
     for trial in range(600):
