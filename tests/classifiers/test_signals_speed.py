@@ -189,3 +189,23 @@ def test_a_run_smooths_each_curve_once_and_no_caller_can_edit_it():
         level[0] = -1.0  # shared between labels: read-only
     assert RunSeries(run.frame).smoothed("train_loss")[1] is not level  # nothing outlives a run
     assert all(len(a) == 0 for a in run.smoothed("val_loss"))
+
+
+def test_narrow_row_medians_and_means_are_numpys_bit_for_bit():
+    from lossforensics.classifiers.signals import _narrow_rows, reduce
+
+    rng = np.random.default_rng(16)
+    for rows_n in (1, 2, 3, 7, 8, 33, 1000, 5000):
+        for width in range(2, _narrow_rows.NARROW_MAX + 1):
+            rows = rng.normal(size=(rows_n, width)) * rng.lognormal(3.0, 3.0, (rows_n, width))
+            if rows_n % 2:
+                rows = np.round(rows)  # tied middles
+            assert np.array_equal(_narrow_rows.narrow_row_medians(rows), np.median(rows, axis=1))
+            assert np.array_equal(_narrow_rows.narrow_row_means(rows), np.mean(rows, axis=1))
+            for how, ref in (("median", np.median), ("mean", np.mean)):
+                y = rows.ravel()[: rows.size - 1]  # a shorter last block
+                full = (len(y) // width) * width
+                want = ref(y[:full].reshape(-1, width), axis=1)
+                if len(y) > full:
+                    want = np.append(want, ref(y[full:]))
+                assert np.array_equal(reduce._reduce_blocks(y, width, how), want)
