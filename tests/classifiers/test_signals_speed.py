@@ -209,3 +209,14 @@ def test_narrow_row_medians_and_means_are_numpys_bit_for_bit():
                 if len(y) > full:
                     want = np.append(want, ref(y[full:]))
                 assert np.array_equal(reduce._reduce_blocks(y, width, how), want)
+
+
+def test_epoch_fold_f_test_p_value_is_scipys_bit_for_bit():
+    from lossforensics.classifiers._epochs import f_test_p
+
+    rng = np.random.default_rng(17)
+    for trial in range(3000):
+        dfn, dfd = int(rng.integers(1, 500)), int(rng.integers(1, 30000))
+        f = float(rng.lognormal(0.0, 2.0)) if trial % 50 else [0.0, np.inf, np.nan][trial % 3]
+        ref = float(stats.f.sf(f, dfn, dfd))
+        assert np.array_equal(f_test_p(f, dfn, dfd), ref, equal_nan=True), (f, dfn, dfd)
