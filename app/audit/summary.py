@@ -14,6 +14,10 @@ from lossforensics.classifiers.labels import severity_rank
 from lossforensics.discover import Problem
 
 
+# verdicts that are no finding: not repeated among the labels found
+_NO_FINDING = ("healthy", "inconclusive")
+
+
 def severity_key(r: RunAudit) -> tuple:
     """Most severe verdict first, then the most confident, then by name; errors last."""
     return (r.verdict == ERROR, severity_rank(r.verdict), -(r.confidence or 0.0), r.name)
@@ -77,7 +81,22 @@ class AuditSummary:
         wanted = set(labels)
         return [r for r in self.runs if wanted & {r.verdict, *r.labels}]
 
+    def verdict_counts(self) -> dict[str, int]:
+        """Runs by verdict (each run once), most severe first; 'error' for unreadable runs."""
+        counts = Counter(ERROR if r.diagnosis is None else r.verdict for r in self.runs)
+        return dict(
+            sorted(counts.items(), key=lambda kv: (kv[0] == ERROR, severity_rank(kv[0]), kv[0]))
+        )
+
     def headline(self) -> str:
-        parts = [f"{n:,} {label}" for label, n in self.label_counts().items()]
+        """Runs by verdict (the counts add up to the runs); when some run carries labels beside
+        its verdict, the runs with each label follow, so a secondary finding is not lost."""
         total = len(self.runs)
-        return f"{total:,} run{'s' if total != 1 else ''}: " + ", ".join(parts)
+        verdicts = self.verdict_counts()
+        line = f"{total:,} run{'s' if total != 1 else ''} by verdict: " + ", ".join(
+            f"{n:,} {label}" for label, n in verdicts.items()
+        )
+        found = {k: n for k, n in self.label_counts().items() if k not in (ERROR, *_NO_FINDING)}
+        if any(found.get(k, 0) != verdicts.get(k, 0) for k in found):
+            line += "; runs with each label: " + ", ".join(f"{n:,} {k}" for k, n in found.items())
+        return line

@@ -37,7 +37,11 @@ def test_table_sorted_by_severity_with_sweep_effect(sweep: Path) -> None:
     assert all(r[0].startswith(("sweep/lr-0.01/", "sweep/lr-0.03/")) for r in rows[:6])
     assert "all runs with lr >= 0.01 went NaN (6/6); none below (0/12)" in out
     assert "all runs with lr >= 0.01 exploded (6/6); none below (0/12)" in out
-    assert "19 runs: 6 nan, 6 exploding, 12 healthy, 1 error" in out
+    # the verdicts add up to the runs; the NaN that ended each blow-up is still counted
+    assert (
+        "19 runs by verdict: 6 exploding, 12 healthy, 1 error; "
+        "runs with each label: 6 nan, 6 exploding"
+    ) in out
     assert "[empty_input]" in out  # the unreadable run says why, and the audit went on
     assert "audited 19/19 sources (19 runs)" in err  # plain progress lines without a terminal
 
@@ -112,6 +116,6 @@ def test_a_run_no_check_could_judge_is_inconclusive_in_the_audit(tmp_path: Path)
     code, out, _ = _run(tmp_path, jobs=1)
     assert code == 0  # inconclusive is not a failure unless asked for
     assert "inconclusive" in out and "not judged:" in out
-    assert "1 run: 1 inconclusive" in out and "healthy" not in out
+    assert "1 run by verdict: 1 inconclusive" in out and "healthy" not in out
     code, _, err = _run(tmp_path, jobs=1, fail_on=("inconclusive",))
     assert code == 1 and "1 run(s) have inconclusive" in err
