@@ -55,11 +55,14 @@ if _bad_probes:  # pragma: no cover
 
 
 def rank_causes(label: str, evidence: dict | None = None) -> tuple[Cause, ...]:
-    """The label's causes, scored from `evidence`, best first (empty for an unknown label)."""
+    """The label's causes, scored from `evidence`, best first (empty for an unknown label).
+    A cause that scores 0 is left out: it holds only when its evidence is there (a validation
+    metric still improving, a held-out score's stall), and this run's evidence rules it out."""
     ev = dict(evidence or {})
     scored = [
-        (rule.score(ev), TIERS.index(rule.tier), i, rule)
+        (score, TIERS.index(rule.tier), i, rule)
         for i, rule in enumerate(PLAYBOOK.get(label, ()))
+        if (score := rule.score(ev)) > 0.0
     ]
     scored.sort(key=lambda t: (-t[0], t[1], t[2]))
     return tuple(
