@@ -13,7 +13,6 @@ from lossforensics.audit.worker import ERROR, RunAudit
 from lossforensics.classifiers.labels import severity_rank
 from lossforensics.discover import Problem
 
-
 # verdicts that are no finding: not repeated among the labels found
 _NO_FINDING = ("healthy", "inconclusive")
 

@@ -62,12 +62,13 @@ def arrow_frame(text: bytes, rows: int) -> pd.DataFrame | None:
     options = pa_json.ReadOptions(use_threads=False, block_size=len(text) + 1)
     try:
         table = pa_json.read_json(pa.BufferReader(text), read_options=options)
+        names = table.column_names  # a key that is not UTF-8 fails here, not in the read
     except (pa.ArrowException, ValueError):
         return None
     if table.num_rows != rows or table.num_columns == 0:
         return None
     columns: dict[str, np.ndarray] = {}
-    for name, column in zip(table.column_names, table.columns, strict=True):
+    for name, column in zip(names, table.columns, strict=True):
         values = _numbers(column)
         if values is None:
             return None

@@ -125,6 +125,18 @@ def test_odd_line_reads_the_same(tmp_path, monkeypatch, odd, fast_reads):
     assert (read == 2) is fast_reads  # two chunks: the first 20 lines, then the rest
 
 
+def test_a_key_that_is_not_utf8_takes_the_exact_path(tmp_path, monkeypatch):
+    # a corrupt byte inside a key (a flipped bit on disk): pyarrow reads the table but cannot
+    # name the column; the exact path says what is wrong, where, and reads the rest
+    text = "\n".join(_plain(60)).encode() + b"\n"
+    bad = text.replace(b'"lr"', b'"l\xffr"', 1)
+    assert arrow_frame(bad, 60) is None
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(bad)
+    fast, exact, _ = _read_both(path, monkeypatch)
+    _assert_same(fast, exact)
+
+
 @pytest.mark.parametrize(
     "layout",
     [
