@@ -10,8 +10,10 @@ bytes (the one that finds the most loss points; a specific style wins a tie with
 and the fallback wins only with longer curves too: `_choose`), then the whole file is streamed
 through it, a block at a time: only the block in hand and the lines not yet packed are kept as
 text, so memory grows with the points found (packed into arrays as they are read), not with
-the size of the file. Logger prefixes (timestamps, levels, rank tags) are removed from every
-line first (with several ranks interleaved, only rank 0's lines are read), ANSI codes stripped
+the size of the file. A margin that most lines share (a README code block's indentation, the
+`# ` of a log pasted as comments, a `> ` quote: `_margin`) is taken off first. Logger prefixes
+(timestamps, levels, rank tags) are removed from every line first (with several ranks
+interleaved, only rank 0's lines are read), ANSI codes stripped
 and progress-bar redraws reduced to their last state (the last before each reset of the bar). A
 value printed inside the object that holds it is read as its number: a one-element list or
 numpy array (`loss: [0.6931]`, `Loss [ 0.69]`), a tensor (`tensor(0.69, device='cuda:0')`), a
@@ -62,6 +64,7 @@ from lossforensics.ingest.console._engine import (
     loss_points,
     to_points,
 )
+from lossforensics.ingest.console._margin import find_margin, margin_remover
 from lossforensics.ingest.console._plan import skeletons
 from lossforensics.ingest.console._style import Style
 from lossforensics.ingest.console._text import blocks, clean, iter_blocks
@@ -74,9 +77,16 @@ _SPLIT_STEMS = {"val", "valid", "validation", "eval", "test", "dev"}
 __all__ = ["FORMAT", "STYLES", "read", "read_stream", "sniff"]
 
 
-def _head_lines(text: str) -> list[str]:
+def _clean_lines(text: str) -> list[str]:
     lines = clean(text).split("\n")
     return lines[:-1] if len(lines) > 1 else lines  # the last may be cut by the read size
+
+
+def _head_lines(text: str) -> list[str]:
+    """The head's cleaned lines, without their margin (`_margin`)."""
+    lines = _clean_lines(text)
+    margin = margin_remover(find_margin(lines))
+    return [margin.sub("", line) for line in lines] if margin else lines
 
 
 def sniff(path: Path) -> bool:
@@ -180,10 +190,15 @@ def read_stream(
     text = head.decode("utf-8", errors="replace")
     if "\x00" in text:
         raise UnknownFormatError("binary content, not console text", file=name, line=1, byte=0)
+    margin = margin_remover(find_margin(_clean_lines(text)))
+    if margin:
+        text = margin.sub("", text)
     others = other_ranks(text)
-    style, scores = choose_style(_head_lines(others.sub("", text) if others else text))
+    style, scores = choose_style(_clean_lines(others.sub("", text) if others else text))
     parser = Parser(style or STYLES[-1])
     for text in iter_blocks(_chain(head, stream)):
+        if margin:
+            text = margin.sub("", text)
         if others:
             text = others.sub("", text)
         parser.feed_block(text.split("\n"), skeletons(text))

@@ -3,7 +3,7 @@
 torchvision's `MetricLogger` `Epoch: [0]  [ 10/500]  eta: 0:10:00  lr: 0.1  loss: 6.9 (6.9)`.
 Each meter prints its latest value and, in brackets, a running average; the latest is taken
 (MetricLogger's first number is the median of its last 20 values). `Test:` lines and the
-`* Acc@1 ..` summary are evaluation."""
+`* Acc@1 ..` summary are evaluation; the epoch's `Epoch: [0] Total time: 0:00:08` is no metric."""
 
 import re
 
@@ -17,6 +17,7 @@ STYLE = Style(
         re.compile(r"Test: ?\[\s*(?P<tbatch>\d+)\s*/\s*\d+\]"),
     ),
     pairs=METER_PAIRS,
+    skip=re.compile(r"\] Total time: "),
     eval=re.compile(r"^(?:Test|\s*\*)"),
     prefix_eval="test/",
     ignore=frozenset({"eta", "max mem"}),
