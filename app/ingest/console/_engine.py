@@ -90,6 +90,10 @@ def to_points(parsed: Parsed) -> Points:
         fresh = _not_carried(_take(rec["run"], p_rec), p_key, p_val)
         p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
         heads = None  # a record may have lost its points
+    if parsed.style.last_in_epoch and len(p_rec):
+        last = _last_in_epoch(rec["epoch"], rec["run"], p_rec, p_key)
+        p_rec, p_key, p_val = p_rec[last], p_key[last], p_val[last]
+        heads = None
     if len(p_val) >= RELEASE_AFTER_POINTS:
         release_freed_memory()  # the chunks joined above
     names = parsed.key_names()
@@ -118,6 +122,17 @@ def _not_carried(run: np.ndarray, key: np.ndarray, val: np.ndarray) -> np.ndarra
     frame = pd.DataFrame({"run": run, "key": key, "val": val})
     before = frame.groupby(["run", "key"], sort=False)["val"].shift()
     return ~(before.to_numpy() == val)
+
+
+def _last_in_epoch(
+    epoch: np.ndarray, run: np.ndarray, p_rec: np.ndarray, key: np.ndarray
+) -> np.ndarray:
+    """False for a point whose metric is printed again later in the same row of records of one
+    epoch (a bar's redraw left on its own line); records without an epoch keep every point."""
+    epoch = np.broadcast_to(epoch, run.shape) if is_constant(epoch) else epoch
+    block = np.r_[0, np.cumsum((np.diff(epoch) != 0) | (np.diff(run) != 0))]
+    frame = pd.DataFrame({"block": block[p_rec], "key": key})
+    return ~frame.duplicated(keep="last").to_numpy() | (epoch[p_rec] < 0)
 
 
 def _ffill(values: np.ndarray, groups: np.ndarray) -> np.ndarray:

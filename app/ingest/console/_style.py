@@ -9,7 +9,8 @@ file into segments and runs, `skip` drops a line outright, `opens` marks a count
 counters the next lines take even though it reads as a message, `roles` are the style's role hints
 for names the general inference cannot know (`Train-SmoothL1` is a loss), `note` says what
 the style takes when a line prints two numbers for one metric, and `columns` names the values of
-a table printed without keys, in order.
+a table printed without keys, in order; `carried` and `last_in_epoch` drop a bar's values
+that are a redraw, not a new measurement.
 """
 
 from __future__ import annotations
@@ -100,3 +101,7 @@ class Style:
     # a bar's postfix keeps showing a value until it is updated: a value equal to its metric's
     # previous one is carried over, not measured again, and is dropped
     carried: bool = False
+    # a bar whose redraws were left on lines of their own (a callback printed mid-epoch, a log
+    # pasted without its carriage returns): of the records in a row of one epoch, each metric's
+    # last value is the epoch's, the ones before it are redraws and are dropped
+    last_in_epoch: bool = False

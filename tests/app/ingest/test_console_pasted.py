@@ -67,3 +67,66 @@ def test_lines_without_the_margin_keep_their_text():
     assert find_margin(lines) == "# "
     assert find_margin(["  a 1", "    b 2", "  c 3", "d 4"]) == "  "
     assert find_margin(["a 1", "  b 2", "c 3"]) == ""
+
+
+KERAS2_CHECKPOINT = """\
+Epoch 1/3
+54976/55000 [============================>.] - ETA: 0s - loss: 0.5747 - acc: 0.7886
+Epoch 00001: val_loss improved from inf to 0.34005, saving model to cnn.best.hdf5
+55000/55000 [=====] - 1s - loss: 0.5747 - acc: 0.7886 - val_loss: 0.3400 - val_acc: 0.8788
+Epoch 2/3
+54976/55000 [============================>.] - ETA: 0s - loss: 0.3650 - acc: 0.8660
+Epoch 00002: val_loss did not improve from 0.34005
+55000/55000 [=====] - 1s - loss: 0.3649 - acc: 0.8660 - val_loss: 0.3500 - val_acc: 0.8972
+Epoch 3/3
+54976/55000 [============================>.] - ETA: 0s - loss: 0.3206 - acc: 0.8813
+Epoch 00003: ReduceLROnPlateau reducing learning rate to 0.00010000000474974513.
+55000/55000 [=====] - 1s - loss: 0.3206 - acc: 0.8813 - val_loss: 0.3539 - val_acc: 0.9044
+Epoch 00003: early stopping
+10000/10000 [==============================] - 2s 232us/step
+Test loss: 0.22195505007505417
+Test accuracy: 0.9202
+"""
+
+KERAS3_CHECKPOINT = """\
+Epoch 1/50
+4825/4825 \u2501\u2501\u2501\u2501\u2501\u2501 0s 25ms/step - loss: 0.3367
+Epoch 1: val_loss improved from inf to 0.06764, saving model to best.weights.h5
+4825/4825 \u2501\u2501\u2501 140s - loss: 0.3366 - val_loss: 0.0676 - learning_rate: 0.0010
+Epoch 2/50
+4824/4825 \u2501\u2501\u2501\u2501\u2501\u2501 0s 26ms/step - loss: 0.0895
+Epoch 2: val_loss did not improve from 0.06764
+4825/4825 \u2501\u2501\u2501 140s - loss: 0.0894 - val_loss: 0.0691 - learning_rate: 0.0010
+"""
+
+
+def test_keras_callbacks_leave_one_point_per_epoch_from_the_completed_bar():
+    """ModelCheckpoint / ReduceLROnPlateau / EarlyStopping with verbose=1 print mid-epoch: the
+    bar's state before the message stays on a line of its own. Each epoch is one train and one
+    val point, from the completed bar; the messages are no metrics, `Test loss` is not a val
+    loss."""
+    result = _read(KERAS2_CHECKPOINT)
+    detail, series = _reading(result)
+    assert detail == "console log, keras verbose 1"
+    assert series == {
+        "acc": ([1, 2, 3], repr([0.7886, 0.866, 0.8813])),
+        "loss": ([1, 2, 3], repr([0.5747, 0.3649, 0.3206])),
+        "val_acc": ([1, 2, 3], repr([0.8788, 0.8972, 0.9044])),
+        "val_loss": ([1, 2, 3], repr([0.34, 0.35, 0.3539])),
+    }
+
+
+def test_keras3_callback_lines_leave_one_point_per_epoch():
+    detail, series = _reading(_read(_with_margin(KERAS3_CHECKPOINT, "# ")))
+    assert detail == "console log, keras verbose 1"
+    assert series["loss"] == ([1, 2], repr([0.3366, 0.0894]))
+    assert series["val_loss"] == ([1, 2], repr([0.0676, 0.0691]))
+    assert set(series) == {"loss", "val_loss", "learning_rate"}
+
+
+def test_a_keras_run_fitted_twice_keeps_both_fits():
+    """Only the bar lines in a row of one epoch are redraws: a second `fit` that counts its
+    epochs from 1 again keeps its own points."""
+    once = KERAS3_CHECKPOINT
+    f = _read(once + once.replace("0.3366", "0.2").replace("0.0894", "0.1")).frame
+    assert f[f["metric"] == "loss"]["value"].tolist() == [0.3366, 0.0894, 0.2, 0.1]

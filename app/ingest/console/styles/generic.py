@@ -10,16 +10,19 @@ evaluation line: its metrics are kept under that word. A mixed-precision loss sc
 perplexity (`loss scale: 65536.0`, `lm loss PPL: 150`) carry the word loss but are not losses.
 fairseq's end-of-epoch averages (`| epoch 008 | loss 6.326 | ...`, `| train | epoch 001 | loss
 ...`) are summaries, not train points: read as train points they would outnumber the fairseq
-style's."""
+style's. A Keras progress bar's line (`12/12 [=====] - 1s - loss: 0.41`) is the Keras style's
+to read: it knows which of an epoch's bar lines is the epoch's value."""
 
 import re
 
 from lossforensics.ingest.console._style import BATCH, EPOCH, EPOCH_BATCH_PAIR, STEP, Style
+from lossforensics.ingest.console.styles.keras_verbose1 import BAR as KERAS_BAR
 
 STYLE = Style(
     name="generic key-value lines",
     specific=False,
     counters=(EPOCH, STEP, BATCH, EPOCH_BATCH_PAIR),
     summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d+ \| (?!valid on)"),
+    skip=KERAS_BAR,
     roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
 )
