@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from lossforensics.ingest.console._plan import COUNTER_NAMES
 
 MAX_BYTES = 1 << 24  # a larger group is read with float/int, not as one matrix
 _DECIMAL = re.compile(r"([-+]?)(0*)(?:\.(0*))?(?:([eE])([-+]?)(0+))?")
@@ -112,15 +113,16 @@ class Group:
 def line_counters(
     lines: Sequence[str], pid: np.ndarray, at: np.ndarray, plans: Sequence[Any]
 ) -> np.ndarray:
-    """(epoch, step, batch) printed on lines[at] (-1 where a counter is not printed), read at
-    each line's plan's counter spans, the lines of one plan together."""
-    out = np.full((len(at), 3), -1, dtype=np.int64)
+    """The counters (`_plan.COUNTER_NAMES`) printed on lines[at] (-1 where one is not
+    printed), read at each line's plan's counter spans, the lines of one plan together."""
+    width = len(COUNTER_NAMES)
+    out = np.full((len(at), width), -1, dtype=np.int64)
     of = pid[at]
     for p in np.unique(of).tolist():
         rows = np.flatnonzero(of == p)
         group = Group([lines[i] for i in at[rows].tolist()])
         spans = plans[p].counters
-        for k in range(3):
+        for k in range(width):
             a, b = spans[2 * k], spans[2 * k + 1]
             if a >= 0:
                 out[rows, k] = group.ints(a, b)

@@ -1,10 +1,12 @@
 """Records -> points, with the step axis chosen once per file, after reading: the logged
 step/iteration when there is one (a step that starts again at each new epoch is a batch
-counter); else epoch x batches-per-epoch + batch; else the epoch (a metric printed several
-times within one epoch gets consecutive sub-steps). A line with an epoch and no step or batch in
-a log of step or batch lines (`[Epoch 1] Loss: 0.21` after `[Epoch 1 | Step 111/111] Loss:
-0.26`) is the epoch's summary: its training values are their own series, `epoch/<name>`. Reading
-lines into records is `_parser`'s job; a record's metric values are kept as logged.
+counter); else epoch x batches-per-epoch + batch (the epoch's length as printed beside the
+batch, `[1][ 10/196]`, counting epochs from the style's first; else the largest batch + 1);
+else the epoch (a metric printed several times within one epoch gets consecutive sub-steps).
+A line with an epoch and no step or batch in a log of step or batch lines (`[Epoch 1] Loss:
+0.21` after `[Epoch 1 | Step 111/111] Loss: 0.26`) is the epoch's summary: its training values
+are their own series, `epoch/<name>`. Reading lines into records is `_parser`'s job; a
+record's metric values are kept as logged.
 """
 
 from __future__ import annotations
@@ -97,7 +99,7 @@ def to_points(parsed: Parsed) -> Points:
     if len(p_val) >= RELEASE_AFTER_POINTS:
         release_freed_memory()  # the chunks joined above
     names = parsed.key_names()
-    step, axis, p_key, names = _steps(rec, p_rec, p_key, names)
+    step, axis, p_key, names = _steps(rec, p_rec, p_key, names, parsed.style)
     roles = _roles(parsed.style, names)
     run = _take(rec["run"], p_rec)
     wall = _take(rec["wall"], p_rec)
@@ -148,7 +150,11 @@ def _ffill(values: np.ndarray, groups: np.ndarray) -> np.ndarray:
 
 
 def _steps(
-    rec: dict[str, np.ndarray], p_rec: np.ndarray, p_key: np.ndarray, names: list[str]
+    rec: dict[str, np.ndarray],
+    p_rec: np.ndarray,
+    p_key: np.ndarray,
+    names: list[str],
+    style: Style,
 ) -> tuple[np.ndarray, str, np.ndarray, list[str]]:
     """Per point: the step, a phrase saying which axis it is, each point's metric code and the
     metric names (epoch-end train lines of a batch- or step-level log are renamed `epoch/...` so
@@ -165,14 +171,13 @@ def _steps(
             p_key, names = _epoch_lines_apart(p_key, epoch_level[p_rec], names)
         return _ffill(step, run)[p_rec], "the logged step/iteration", p_key, names
     if (batch >= 0).any():
-        per_epoch = int(batch.max()) + 1
-        ep = np.maximum(epoch, 0)
+        per_epoch, first_epoch, axis = _epoch_length(epoch, batch, rec["batches"], style)
+        ep = np.maximum(epoch - first_epoch, 0)
         end_of_epoch = batch < 0
         s = np.where(end_of_epoch, ep * per_epoch + per_epoch - 1, ep * per_epoch + batch)
         s = _eval_at_last_train(s, rec)
         at_end = end_of_epoch[p_rec] & (rec["kind"][p_rec] != EVAL)  # eval keeps its split
         p_key, names = _epoch_lines_apart(p_key, at_end, names)
-        axis = f"epoch x {per_epoch} + batch (batches per epoch taken as the largest logged + 1)"
         return s[p_rec], axis, p_key, names
     if (epoch >= 0).any():
         ep = _ffill(epoch, run)
@@ -187,6 +192,28 @@ def _steps(
     ordinal = np.maximum(np.cumsum(rec["kind"] == TRAIN) - 1, 0)
     axis = "the order of the train lines (no step, iteration or epoch)"
     return ordinal[p_rec], axis, p_key, names
+
+
+def _epoch_length(
+    epoch: np.ndarray, batch: np.ndarray, batches: np.ndarray, style: Style
+) -> tuple[int, int, str]:
+    """The batches an epoch holds, the number of the first epoch (`Style.first_epoch`; it
+    matters only when the epoch's length is printed, else it is 0) and the axis's phrase. The
+    length printed beside the batch (`[1][ 10/196]`) is the length, unless a batch past it
+    shows it counts from 0 to the total (`[161/161]`); else the largest batch logged + 1."""
+    first_batch, last_batch = int(batch[batch >= 0].min()), int(batch.max())
+    counted = last_batch + 1 if first_batch == 0 else last_batch
+    if (batches > 0).any():
+        per_epoch = max(int(batches.max()), counted)
+        first_epoch = style.first_epoch
+        if first_epoch is None:
+            first_epoch = 0 if (epoch == 0).any() or not (epoch > 0).any() else 1
+        where = "from 0" if first_epoch == 0 else "from 1"
+        axis = f"(epoch, counted {where}) x {per_epoch} + batch (batches per epoch as printed)"
+        return per_epoch, first_epoch, axis
+    per_epoch = last_batch + 1
+    axis = f"epoch x {per_epoch} + batch (batches per epoch taken as the largest logged + 1)"
+    return per_epoch, 0, axis
 
 
 def _epoch_lines_apart(

@@ -30,6 +30,7 @@ from lossforensics.ingest.console._columns import (
 from lossforensics.ingest.console._plan import (
     BORROW,
     CONTEXT_MAX_WORDS,
+    COUNTER_NAMES,
     COUNTERS,
     DIGIT,
     MAX_PLANS,
@@ -53,13 +54,14 @@ from lossforensics.ingest.console._style import Style
 
 CHUNK = 65_536
 CONTEXT_SPAN = 12  # lines after a counter within which a metrics-only line still belongs to it
-NO_COUNTERS = (-1, -1, -1)
+NO_COUNTERS = (-1,) * len(COUNTER_NAMES)
 MAX_PENDING_CHARS = 8 << 20  # lines kept for the next packing: past this, pack now
 REC_FIELDS: dict[str, type] = {
     "points": np.int32,
     "epoch": np.int64,
     "step": np.int64,
     "batch": np.int64,
+    "batches": np.int64,
     "kind": np.int8,
     "run": np.int32,
     "segment": np.int64,
@@ -94,7 +96,7 @@ class Parser:
         self._max_plans = MAX_PLANS if plans else 0
         self.out = Parsed(style)
         # the counters a metrics-only line takes: the (line, plan) that printed them, or
-        # (epoch, step, batch) when that line was read with the patterns
+        # (epoch, step, batch, batches) when that line was read with the patterns
         self._context: tuple[Any, ...] | None = None
         self._context_line = 0
         self._run = 0
@@ -105,7 +107,7 @@ class Parser:
         self._r_raw: list[str | None] = []
         self._r_pid: list[int] = []
         self._r_ctx: list[int] = []
-        self._borrowed: list[np.ndarray] = []  # (epoch, step, batch) rows, until packed
+        self._borrowed: list[np.ndarray] = []  # counter rows (COUNTER_NAMES), until packed
         self._borrowed_rows = 0
         self._none_row = -1  # the row of NO_COUNTERS, once added
         self._r_run: list[int] = []
@@ -313,11 +315,7 @@ class Parser:
                 rest = rest[: m.start()] + " | " + rest[m.end() :]
         own = bool(counters)
         found = find_pairs(st, rest, own)
-        ctr: tuple[int, int, int] = (
-            counter(counters["epoch"]) if "epoch" in counters else -1,
-            counter(counters["step"]) if "step" in counters else -1,
-            counter(counters["batch"]) if "batch" in counters else -1,
-        )
+        ctr = tuple(counter(counters[k]) if k in counters else -1 for k in COUNTER_NAMES)
         if not found:
             if own:
                 self._context, self._context_line = ctr, number
@@ -377,7 +375,7 @@ class Parser:
             counts[i] = len(payload[3])
         offs = np.concatenate(([0], np.cumsum(counts)[:-1]))
         total = int(counts.sum())
-        ctr = np.full((n, 3), -1, dtype=np.int64)
+        ctr = np.full((n, len(COUNTER_NAMES)), -1, dtype=np.int64)
         kind = np.zeros(n, dtype=np.int8)
         wall = np.full(n, np.nan)
         values = np.empty(total)
@@ -389,7 +387,7 @@ class Parser:
             group = Group(cast("list[str]", [raws[i] for i in idx.tolist()]))
             kind[idx] = plan.kind
             if plan.outcome == OWN:
-                for j in range(3):
+                for j in range(len(COUNTER_NAMES)):
                     a, b = plan.counters[2 * j], plan.counters[2 * j + 1]
                     if a >= 0:
                         ctr[idx, j] = group.ints(a, b)
@@ -414,6 +412,7 @@ class Parser:
             "epoch": ctr[:, 0],
             "step": ctr[:, 1],
             "batch": ctr[:, 2],
+            "batches": ctr[:, 3],
             "kind": kind,
             "run": np.asarray(self._r_run, dtype=np.int32),
             "segment": np.asarray(self._r_seg, dtype=np.int64),
@@ -440,7 +439,7 @@ class Parser:
     def _borrow(self, rows: np.ndarray | tuple[int, int, int]) -> int:
         """Keep counters lent to records until they are packed; the row of the first."""
         at = self._borrowed_rows
-        block = np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+        block = np.asarray(rows, dtype=np.int64).reshape(-1, len(COUNTER_NAMES))
         self._borrowed.append(block)
         self._borrowed_rows += len(block)
         return at
@@ -450,20 +449,16 @@ class Parser:
             self._none_row = self._borrow(NO_COUNTERS)
         return self._none_row
 
-    def _counters(self, ctx: tuple[Any, ...]) -> tuple[int, int, int]:
-        """(epoch, step, batch) of a context: read from its line, or as kept."""
-        if len(ctx) == 3:
+    def _counters(self, ctx: tuple[Any, ...]) -> tuple[int, ...]:
+        """The counters (COUNTER_NAMES) of a context: read from its line, or as kept."""
+        if len(ctx) == len(COUNTER_NAMES):
             return ctx
         raw, pid = ctx
         return _line_counters(raw, self._plans[pid].counters)
 
 
-def _line_counters(raw: str, c: tuple[int, ...]) -> tuple[int, int, int]:
-    return (
-        counter(raw[c[0] : c[1]]) if c[0] >= 0 else -1,
-        counter(raw[c[2] : c[3]]) if c[2] >= 0 else -1,
-        counter(raw[c[4] : c[5]]) if c[4] >= 0 else -1,
-    )
+def _line_counters(raw: str, c: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(counter(raw[c[k] : c[k + 1]]) if c[k] >= 0 else -1 for k in range(0, len(c), 2))
 
 
 def _register(

@@ -45,6 +45,9 @@ _REPEAT_SPLIT = re.compile(
     r"(?![a-z])"
 )
 TRAIN, EVAL, SUMMARY = 0, 1, 2
+# the counters a record keeps: the epoch, the step, the batch, and the batches of an epoch when
+# printed with the batch (`[ 10/196]`: the epoch's length)
+COUNTER_NAMES = ("epoch", "step", "batch", "batches")
 
 
 class Metric(NamedTuple):
@@ -57,7 +60,7 @@ class Metric(NamedTuple):
 class Plan(NamedTuple):
     outcome: int
     ends_context: bool  # a log message (>= 3 words) ends a record spread over lines
-    counters: tuple[int, ...] = ()  # start, end of the epoch, the step, the batch (-1: none)
+    counters: tuple[int, ...] = ()  # start, end of each of COUNTER_NAMES (-1: none)
     metrics: tuple[Metric, ...] = ()
     kind: int = 0
     name: tuple[int, int] | None = None  # TRIAL: where its name is
@@ -102,7 +105,7 @@ def compile_line(style: Style, raw: str) -> Plan | None:
             pos = pos[: m.start()] + [-1, -1, -1] + pos[m.end() :]
     own = bool(counters)
     found = find_pairs(style, rest, own)
-    spans = sum((counters.get(k, (-1, -1)) for k in ("epoch", "step", "batch")), ())
+    spans = sum((counters.get(k, (-1, -1)) for k in COUNTER_NAMES), ())
     if not found:
         if not own:
             return Plan(NOTHING, ends)

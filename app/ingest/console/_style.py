@@ -105,3 +105,7 @@ class Style:
     # pasted without its carriage returns): of the records in a row of one epoch, each metric's
     # last value is the epoch's, the ones before it are redraws and are dropped
     last_in_epoch: bool = False
+    # the number of the first epoch when a batch is printed with the epoch's length (`[1][ 10/196]`:
+    # the steps are then (epoch - first_epoch) x length + batch); None: 0 when the log prints an
+    # epoch 0, else 1
+    first_epoch: int | None = None

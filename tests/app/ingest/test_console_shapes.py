@@ -256,3 +256,24 @@ def test_a_logger_layout_with_the_level_first_or_syslog_is_cut(prefix):
     result = _read(text)
     assert set(result.frame["metric"]) == {"loss"}
     assert _series(result, "loss") == ([1, 2, 3], [1.0, 0.5, 0.3333])
+
+
+@pytest.mark.parametrize(
+    ("line", "steps"),
+    [
+        # mmengine counts epochs from 1: epoch 1's batches are steps 10..190
+        (
+            "Epoch(train)  [{e}][{b:3d}/196]  lr: 3.3333e-04  eta: 0:13:14  loss: {v}",
+            [10, 190, 206, 386],
+        ),
+        # torchvision's MetricLogger counts them from 0
+        ("Epoch: [{e0}]  [{b:3d}/196]  eta: 0:00:06  loss: {v} (1.2820)", [10, 190, 206, 386]),
+    ],
+)
+def test_the_epoch_length_printed_beside_the_batch_sets_the_steps(line, steps):
+    """`[1][ 10/196]` prints the epoch's length: epoch 2's batch 10 is step 196 + 10, not
+    (largest batch logged + 1) x 2 + 10, which depends on how often the log printed."""
+    rows = [(1, 10, 2.5), (1, 190, 2.0), (2, 10, 1.8), (2, 190, 1.7)]
+    text = "".join(line.format(e=e, e0=e - 1, b=b, v=v) + "\n" for e, b, v in rows)
+    assert _series(_read(text), "loss") == (steps, [2.5, 2.0, 1.8, 1.7])
+    _same_with_and_without_plans(text)

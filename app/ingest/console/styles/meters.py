@@ -17,6 +17,7 @@ STYLE = Style(
         re.compile(r"Test: ?\[\s*(?P<tbatch>\d+)\s*/\s*\d+\]"),
     ),
     pairs=METER_PAIRS,
+    first_epoch=0,
     skip=re.compile(r"\] Total time: "),
     eval=re.compile(r"^(?:Test|\s*\*)"),
     prefix_eval="test/",

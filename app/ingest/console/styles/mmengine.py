@@ -28,5 +28,6 @@ STYLE = Style(
     eval=re.compile(r"\((?P<split>val|test)\)"),
     ignore=frozenset({"eta", "bbox_mAP_copypaste", "segm_mAP_copypaste"}),
     spaced=False,
+    first_epoch=1,
     context=False,
 )

@@ -15,6 +15,7 @@ STYLE = Style(
         re.compile(r"Test(?: \(EMA\))?: \[\s*(?P<tbatch>\d+)/\d+\]"),
     ),
     pairs=METER_PAIRS,
+    first_epoch=0,
     eval=re.compile(r"^(?:(?P<split>Test \(EMA\))|Test)"),
     prefix_eval="test/",
     note="meters print the latest value and a running average: the latest was taken",
