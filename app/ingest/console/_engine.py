@@ -96,6 +96,10 @@ def to_points(parsed: Parsed) -> Points:
         last = _last_in_epoch(rec["epoch"], rec["run"], p_rec, p_key)
         p_rec, p_key, p_val = p_rec[last], p_key[last], p_val[last]
         heads = None
+    if parsed.style.eval_last and len(p_rec):
+        last = _last_of_evaluation(rec["kind"], rec["run"], p_rec, p_key)
+        p_rec, p_key, p_val = p_rec[last], p_key[last], p_val[last]
+        heads = None
     if len(p_val) >= RELEASE_AFTER_POINTS:
         release_freed_memory()  # the chunks joined above
     names = parsed.key_names()
@@ -135,6 +139,18 @@ def _last_in_epoch(
     block = np.r_[0, np.cumsum((np.diff(epoch) != 0) | (np.diff(run) != 0))]
     frame = pd.DataFrame({"block": block[p_rec], "key": key})
     return ~frame.duplicated(keep="last").to_numpy() | (epoch[p_rec] < 0)
+
+
+def _last_of_evaluation(
+    kind: np.ndarray, run: np.ndarray, p_rec: np.ndarray, key: np.ndarray
+) -> np.ndarray:
+    """False for an evaluation point whose metric is printed again later in the same row of
+    evaluation records (an evaluation printed batch by batch); other points are kept."""
+    kind = np.broadcast_to(kind, run.shape) if is_constant(kind) else kind
+    is_eval = kind == EVAL
+    block = np.r_[0, np.cumsum((np.diff(is_eval) != 0) | (np.diff(run) != 0))]
+    frame = pd.DataFrame({"block": block[p_rec], "key": key})
+    return ~frame.duplicated(keep="last").to_numpy() | ~is_eval[p_rec]
 
 
 def _ffill(values: np.ndarray, groups: np.ndarray) -> np.ndarray:

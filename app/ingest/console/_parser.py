@@ -314,7 +314,7 @@ class Parser:
                 counters.update({k: v for k, v in m.groupdict().items() if v is not None})
                 rest = rest[: m.start()] + " | " + rest[m.end() :]
         own = bool(counters)
-        found = find_pairs(st, rest, own)
+        found = find_pairs(st, rest, own, text)
         ctr = tuple(counter(counters[k]) if k in counters else -1 for k in COUNTER_NAMES)
         if not found:
             if own:

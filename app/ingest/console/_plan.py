@@ -104,7 +104,7 @@ def compile_line(style: Style, raw: str) -> Plan | None:
             rest = rest[: m.start()] + " | " + rest[m.end() :]
             pos = pos[: m.start()] + [-1, -1, -1] + pos[m.end() :]
     own = bool(counters)
-    found = find_pairs(style, rest, own)
+    found = find_pairs(style, rest, own, text)
     spans = sum((counters.get(k, (-1, -1)) for k in COUNTER_NAMES), ())
     if not found:
         if not own:
@@ -167,15 +167,21 @@ def _stamp_spans(raw: str) -> tuple[int, int, int, int, int, int] | None:
     return (m.start("y") + at, m.end("mi") + at, m.start("s") + at, m.end("s") + at, *f)
 
 
-def find_pairs(st: Style, rest: str, own: bool) -> list[tuple[int, int, str, str, int, int]]:
-    """The metrics on a line (its counters cut out): (match start, match end, key, value, where
-    the key starts (-1: a column of a keyless table), where the value starts)."""
+def find_pairs(
+    st: Style, rest: str, own: bool, text: str
+) -> list[tuple[int, int, str, str, int, int]]:
+    """The metrics on a line (`text`; `rest` with its counters cut out): (match start, match
+    end, key, value, where the key starts (-1: a column of a keyless table), where the value
+    starts). An evaluation line is read with the style's `eval_pairs` when it has them."""
     found = []
+    pairs = st.pairs
+    if st.eval_pairs is not None and st.eval is not None and st.eval.search(text):
+        pairs = st.eval_pairs
     if st.columns:  # values only: the n-th is the n-th column (no key printed: key at -1)
         for m, key in zip(st.pairs.finditer(rest), st.columns, strict=False):
             found.append((m.start(), m.end(), key, m["val"], -1, m.start("val")))
         return found
-    for m in st.pairs.finditer(rest):
+    for m in pairs.finditer(rest):
         raw_key = m["key"]
         spaced = not m["sep"].strip() and " is " not in m["sep"]
         if spaced and m["sep"] and not (st.spaced and own):

@@ -42,6 +42,11 @@ METER_PAIRS = re.compile(
     rf"(?P<key>{_KEY})(?P<sep>\s*[:=]?\s*){_OPEN}(?P<val>{NUM}){_CLOSE}"
     rf"(?:\s*\(\s*(?:{NUM})\s*\))?{_END}"
 )
+# a meter's running average: `Loss: 1.462 ( 1.867)` -> 1.867 (the latest when none is printed)
+AVERAGE_METER_PAIRS = re.compile(
+    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]?\s*)(?:(?:{NUM})\s*\(\s*(?=(?:{NUM})\s*\)))?"
+    rf"(?P<val>{NUM})(?:\s*\))?{_END}"
+)
 # `'loss': 0.51` / `"eval_loss": 0.3` / `'loss': '0.6932'` (transformers 5) in a printed dict
 DICT_PAIRS = re.compile(
     rf"['\"](?P<key>[^'\"]{{1,200}})['\"]\s*:\s*(?P<sep>)['\"]?{_OPEN}(?P<val>{NUM}){_CLOSE}"
@@ -109,3 +114,9 @@ class Style:
     # the steps are then (epoch - first_epoch) x length + batch); None: 0 when the log prints an
     # epoch 0, else 1
     first_epoch: int | None = None
+    # evaluation lines read with their own pattern (timm's `Test: [30/30] Loss: 1.46 (1.87)`:
+    # the running average, not the last batch's value)
+    eval_pairs: re.Pattern[str] | None = None
+    # an evaluation printed batch by batch (running averages): of the evaluation lines in a row,
+    # each metric's last value is the evaluation's
+    eval_last: bool = False

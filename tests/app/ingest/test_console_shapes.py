@@ -277,3 +277,26 @@ def test_the_epoch_length_printed_beside_the_batch_sets_the_steps(line, steps):
     text = "".join(line.format(e=e, e0=e - 1, b=b, v=v) + "\n" for e, b, v in rows)
     assert _series(_read(text), "loss") == (steps, [2.5, 2.0, 1.8, 1.7])
     _same_with_and_without_plans(text)
+
+
+TIMM_EPOCHS = """\
+Train: 0 [   0/73 (  1%)]  Loss: 6.86 (6.86)  LR: 1.000e-05
+Train: 0 [  50/73 ( 70%)]  Loss: 6.77 (6.83)  LR: 1.000e-05
+Test: [   0/30]  Time: 6.593 (6.593)  Loss:   6.723 ( 6.723)  Acc@1:   0.000 (  0.000)
+Test: [  30/30]  Time: 3.856 (0.732)  Loss:   6.615 ( 6.691)  Acc@1:   0.000 (  0.076)
+Train: 1 [   0/73 (  1%)]  Loss: 6.69 (6.69)  LR: 1.001e-02
+Train: 1 [  50/73 ( 70%)]  Loss: 3.23 (4.10)  LR: 1.001e-02
+Test: [   0/30]  Time: 0.663 (0.663)  Loss:   1.926 ( 1.926)  Acc@1:  46.094 ( 46.094)
+Test: [  30/30]  Time: 0.022 (0.126)  Loss:   1.462 ( 1.867)  Acc@1:  63.529 ( 39.261)
+"""
+
+
+def test_a_timm_evaluation_is_one_point_its_last_line_s_averages():
+    """timm prints an evaluation batch by batch with running averages: its result is the
+    averages on the last `Test:` line, one val point per evaluation, at the last train step;
+    a train line keeps the latest value."""
+    result = _read(TIMM_EPOCHS)
+    assert _series(result, "test/Loss") == ([50, 123], [6.691, 1.867])
+    assert _series(result, "test/Acc@1") == ([50, 123], [0.076, 39.261])
+    assert _series(result, "Loss") == ([0, 50, 73, 123], [6.86, 6.77, 6.69, 3.23])
+    _same_with_and_without_plans(TIMM_EPOCHS)
