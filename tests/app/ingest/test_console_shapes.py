@@ -300,3 +300,32 @@ def test_a_timm_evaluation_is_one_point_its_last_line_s_averages():
     assert _series(result, "test/Acc@1") == ([50, 123], [0.076, 39.261])
     assert _series(result, "Loss") == ([0, 50, 73, 123], [6.86, 6.77, 6.69, 3.23])
     _same_with_and_without_plans(TIMM_EPOCHS)
+
+
+FAIRSEQ_JSON = """\
+2021-03-08 12:31:36 | INFO | train_inner | {"epoch": 1, "update": 0.0, "loss": "16.475", \
+"ppl": "91120.8", "num_updates": "1", "lr": "2e-05", "gnorm": "20.751", "loss_scale": "4"}
+2021-03-08 12:32:33 | INFO | train_inner | {"epoch": 1, "update": 0.0, "loss": "16.446", \
+"ppl": "89281.6", "num_updates": "2", "lr": "4e-05", "gnorm": "19.777", "loss_scale": "4"}
+2021-03-08 12:33:12 | INFO | fairseq.trainer | NOTE: gradient overflow detected, ignoring gradient
+2021-03-08 12:34:45 | INFO | train_inner | {"epoch": 1, "update": 0.001, "loss": "25.22", \
+"ppl": "3.90691e+07", "num_updates": "3", "lr": "6e-05", "gnorm": "131.281", "loss_scale": "1"}
+2021-03-08 12:43:15 | INFO | valid | {"epoch": 1, "valid_loss": "17.953", "valid_ppl": "253807", \
+"valid_num_updates": "3"}
+2021-03-08 12:43:15 | INFO | train | {"epoch": 1, "train_loss": "19.351", "train_ppl": "668509", \
+"train_num_updates": "3"}
+"""
+
+
+def test_fairseq_json_lines_read_their_quoted_values_at_num_updates():
+    """`--log-format json`: values quoted as text, the step in `num_updates`; the evaluation's
+    `valid_*` at its update, the epoch's `train_*` averages not a second train loss."""
+    result = _read(FAIRSEQ_JSON)
+    assert result.detail.startswith("console log, fairseq json")
+    assert _series(result, "loss") == ([1, 2, 3], [16.475, 16.446, 25.22])
+    assert _series(result, "valid_loss") == ([3], [17.953])
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["gnorm"] == "grad_norm" and roles["ppl"] == "other"
+    assert roles["train_loss"] == "other" and roles["valid_loss"] == "val_loss"
+    assert "num_updates" not in roles and "epoch" not in roles
+    _same_with_and_without_plans(FAIRSEQ_JSON)

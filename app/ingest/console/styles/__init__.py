@@ -20,6 +20,7 @@ _MODULES = (
     "caffe",
     "mmengine",
     "fairseq",
+    "fairseq_json",
     "nanogpt",
     "megatron",
     "yolo",
