@@ -3,11 +3,11 @@ file, a notebook cell's output, text pasted into the service).
 
 Each style people meet is a small declarative pattern set in `styles/` (HF Trainer dicts,
 Keras verbose 1 and 2, tqdm/Lightning bars, MXNet, PyTorch meters, timm, detectron2,
-mmengine, fairseq (text and JSON), nanoGPT, Megatron, YOLOv5, and a generic key-value
-fallback); `_parser` reads lines with one of them (each shape of line once with the patterns,
-then by position: `_plan`) and `_engine` turns the records into points. The style is chosen
-on the file's first bytes (the one that finds the most loss points; a specific style wins a
-tie with the fallback,
+mmengine, fairseq (text and JSON), nanoGPT, Megatron, YOLOv5, XGBoost / LightGBM, and a
+generic key-value fallback); `_parser` reads lines with one of them (each shape of line once
+with the patterns, then by position: `_plan`) and `_engine` turns the records into points.
+The style is chosen on the file's first bytes (the one that finds the most loss points; a
+specific style wins a tie with the fallback,
 and the fallback wins only with longer curves too: `_choose`), then the whole file is streamed
 through it, a block at a time: only the block in hand and the lines not yet packed are kept as
 text, so memory grows with the points found (packed into arrays as they are read), not with

@@ -329,3 +329,35 @@ def test_fairseq_json_lines_read_their_quoted_values_at_num_updates():
     assert roles["train_loss"] == "other" and roles["valid_loss"] == "val_loss"
     assert "num_updates" not in roles and "epoch" not in roles
     _same_with_and_without_plans(FAIRSEQ_JSON)
+
+
+@pytest.mark.parametrize(
+    ("text", "roles"),
+    [
+        (  # XGBoost: <split>-<metric>, the round first
+            "[0]\ttrain-rmse:0.30410\tvalid-rmse:0.33725\n"
+            "[10]\ttrain-rmse:0.13610\tvalid-rmse:0.16009\n"
+            "[20]\ttrain-rmse:0.06457\tvalid-rmse:0.12204\n",
+            {"train-rmse": "train_loss", "valid-rmse": "val_loss"},
+        ),
+        (  # sklearn API: validation_N
+            "[0]\tvalidation_0-logloss:0.66\tvalidation_0-auc:0.71\n"
+            "[10]\tvalidation_0-logloss:0.52\tvalidation_0-auc:0.80\n"
+            "[20]\tvalidation_0-logloss:0.49\tvalidation_0-auc:0.82\n",
+            {"validation_0-logloss": "val_loss", "validation_0-auc": "val_score"},
+        ),
+        (  # LightGBM: <split>'s <metric>
+            "[0]\ttraining's l2: 0.41\tvalid_1's l2: 0.52\n"
+            "[10]\ttraining's l2: 0.31\tvalid_1's l2: 0.45\n"
+            "[20]\ttraining's l2: 0.25\tvalid_1's l2: 0.44\n",
+            {"training's l2": "train_loss", "valid_1's l2": "val_loss"},
+        ),
+    ],
+)
+def test_boosting_rounds_are_steps_and_their_splits_losses(text, roles):
+    result = _read(text)
+    assert result.detail.startswith("console log, xgboost / lightgbm")
+    assert dict(zip(result.frame["metric"], result.frame["role"], strict=True)) == roles
+    for metric in roles:
+        assert _series(result, metric)[0] == [0, 10, 20]
+    _same_with_and_without_plans(text)

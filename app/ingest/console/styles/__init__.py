@@ -27,6 +27,7 @@ _MODULES = (
     "yolov8",
     "yolov6",
     "yolox",
+    "xgboost",
     "generic",
 )
 
