@@ -436,7 +436,7 @@ class Parser:
         self._flush()
         return self.out
 
-    def _borrow(self, rows: np.ndarray | tuple[int, int, int]) -> int:
+    def _borrow(self, rows: np.ndarray | tuple[int, ...]) -> int:
         """Keep counters lent to records until they are packed; the row of the first."""
         at = self._borrowed_rows
         block = np.asarray(rows, dtype=np.int64).reshape(-1, len(COUNTER_NAMES))
