@@ -264,6 +264,8 @@ def _result(
     )
     if style.note:
         warns.add(style.note)
+    for note in points.notes:
+        warns.add(note)
     if restarts or _went_back(points):
         warns.add(
             f"the log holds several sessions ({int(points.segment.max()) + 1}: restart headers "

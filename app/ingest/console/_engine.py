@@ -6,7 +6,8 @@ else the epoch (a metric printed several times within one epoch gets consecutive
 A line with an epoch and no step or batch in a log of step or batch lines (`[Epoch 1] Loss:
 0.21` after `[Epoch 1 | Step 111/111] Loss: 0.26`) is the epoch's summary: its training values
 are their own series, `epoch/<name>`. Reading lines into records is `_parser`'s job; a
-record's metric values are kept as logged.
+record's metric values are kept as logged, but for a log with no loss whose perplexity is read
+as its log, the loss (`_perplexity`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from lossforensics.ingest._steps import counts_within_epoch
 from lossforensics.ingest.console._columns import is_constant, release_freed_memory
 from lossforensics.ingest.console._parser import REC_FIELDS as _REC_FIELDS
 from lossforensics.ingest.console._parser import Parsed, Parser
+from lossforensics.ingest.console._perplexity import PERPLEXITY_NOTE, perplexity_as_loss
 from lossforensics.ingest.console._plan import EVAL, TRAIN
 from lossforensics.ingest.console._style import Style
 
@@ -49,6 +51,7 @@ class Points:
     runs: list[str]
     axis: str
     roles: dict[str, str]
+    notes: tuple[str, ...] = ()  # how the reading changed what was printed, for the warnings
 
 
 def _cat(parts: list[np.ndarray] | None, dtype: type) -> np.ndarray:
@@ -105,6 +108,9 @@ def to_points(parsed: Parsed) -> Points:
     names = parsed.key_names()
     step, axis, p_key, names = _steps(rec, p_rec, p_key, names, parsed.style)
     roles = _roles(parsed.style, names)
+    before = names
+    names, roles, p_val = perplexity_as_loss(names, roles, p_key, p_val, parsed.style.prefix_eval)
+    notes = () if names is before else (PERPLEXITY_NOTE,)
     run = _take(rec["run"], p_rec)
     wall = _take(rec["wall"], p_rec)
     segment = _take(_segments(rec, step, p_rec, heads), p_rec)
@@ -119,6 +125,7 @@ def to_points(parsed: Parsed) -> Points:
         runs=parsed.runs,
         axis=axis,
         roles=roles,
+        notes=notes,
     )
 
 

@@ -361,3 +361,53 @@ def test_boosting_rounds_are_steps_and_their_splits_losses(text, roles):
     for metric in roles:
         assert _series(result, metric)[0] == [0, 10, 20]
     _same_with_and_without_plans(text)
+
+
+_MXNET_PERPLEXITY = """\
+Epoch[0] Batch [50]\tSpeed: 1717.76 samples/sec\tTrain-Perplexity=4311.345018
+Epoch[0] Batch [100]\tSpeed: 1573.17 samples/sec\tTrain-Perplexity=844.092421
+Epoch[0] Batch [150]\tSpeed: 1663.17 samples/sec\tTrain-Perplexity=498.080716
+Epoch[0] Train-Perplexity=336.210212
+Epoch[0] Time cost=33.529
+Epoch[0] Validation-Perplexity=282.453883
+Epoch[1] Batch [50]\tSpeed: 1717.76 samples/sec\tTrain-Perplexity=250.0
+Epoch[1] Validation-Perplexity=200.0
+"""
+
+
+def test_perplexity_is_read_as_the_loss_when_no_loss_is_printed():
+    """Perplexity is exp(cross-entropy): a log that tracks only it holds its loss curves, read
+    as ln(perplexity) so that a loss keeps its level (ln of the vocabulary size at chance)."""
+    result = _read(_MXNET_PERPLEXITY)
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["ln(Train-Perplexity)"] == "train_loss"
+    assert roles["ln(Validation-Perplexity)"] == "val_loss"
+    assert roles["epoch/ln(Train-Perplexity)"] == "other"
+    steps, values = _series(result, "ln(Train-Perplexity)")
+    assert values == pytest.approx([8.369005, 6.738262, 6.210762, 5.521461], abs=1e-6)
+    assert _series(result, "ln(Validation-Perplexity)")[1] == pytest.approx(
+        [5.643515, 5.298317], abs=1e-6
+    )
+    assert any("perplexity" in w.message for w in result.warnings)
+
+
+def test_bare_ppl_is_the_training_loss_and_an_eval_split_the_held_out_one():
+    text = "".join(
+        f"step {s}: ppl {p}, val_ppl {v}\n" for s, p, v in ((1, 90.0, 95.0), (2, 60.0, 70.0))
+    )
+    roles = dict(zip(*(_read(text).frame[c] for c in ("metric", "role")), strict=True))
+    assert roles["ln(ppl)"] == "train_loss" and roles["ln(val_ppl)"] == "val_loss"
+
+
+def test_perplexity_beside_a_loss_stays_as_printed():
+    text = "".join(f"step {s}: loss {x}, ppl {p}\n" for s, x, p in ((1, 4.5, 90.0), (2, 4.1, 60.3)))
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["ppl"] == "other" and roles["loss"] == "train_loss"
+    assert _series(result, "ppl")[1] == [90.0, 60.3]
+
+
+def test_a_perplexity_not_above_zero_is_no_perplexity():
+    text = "".join(f"step {s}: ppl {p}\n" for s, p in ((1, 0.5), (2, -0.1), (3, 0.2)))
+    with pytest.raises(UnknownFormatError):
+        _read(text)
