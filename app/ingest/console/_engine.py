@@ -24,6 +24,7 @@ from lossforensics.ingest.console._parser import REC_FIELDS as _REC_FIELDS
 from lossforensics.ingest.console._parser import Parsed, Parser
 from lossforensics.ingest.console._perplexity import PERPLEXITY_NOTE, perplexity_as_loss
 from lossforensics.ingest.console._plan import EVAL, TRAIN
+from lossforensics.ingest.console._repeats import not_repeated
 from lossforensics.ingest.console._style import Style
 
 LOSS_ROLES = ("train_loss", "val_loss")
@@ -102,6 +103,10 @@ def to_points(parsed: Parsed) -> Points:
     if parsed.style.eval_last and len(p_rec):
         last = _last_of_evaluation(rec["kind"], rec["run"], p_rec, p_key)
         p_rec, p_key, p_val = p_rec[last], p_key[last], p_val[last]
+        heads = None
+    if parsed.style.repeated_round and len(p_rec):
+        fresh = not_repeated(rec["step"], rec["run"], p_rec, p_key, p_val)
+        p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
         heads = None
     if len(p_val) >= RELEASE_AFTER_POINTS:
         release_freed_memory()  # the chunks joined above

@@ -10,7 +10,7 @@ counters the next lines take even though it reads as a message, `roles` are the 
 for names the general inference cannot know (`Train-SmoothL1` is a loss), `note` says what
 the style takes when a line prints two numbers for one metric, and `columns` names the values of
 a table printed without keys, in order; `carried` and `last_in_epoch` drop a bar's values
-that are a redraw, not a new measurement.
+that are a redraw, not a new measurement, and `repeated_round` a round printed again.
 """
 
 from __future__ import annotations
@@ -120,3 +120,6 @@ class Style:
     # an evaluation printed batch by batch (running averages): of the evaluation lines in a row,
     # each metric's last value is the evaluation's
     eval_last: bool = False
+    # a record repeating an earlier one of its run at the same step, value for value, is a
+    # summary printed again (XGBoost's best round after early stopping), dropped (`_repeats`)
+    repeated_round: bool = False

@@ -411,3 +411,15 @@ def test_a_perplexity_not_above_zero_is_no_perplexity():
     text = "".join(f"step {s}: ppl {p}\n" for s, p in ((1, 0.5), (2, -0.1), (3, 0.2)))
     with pytest.raises(UnknownFormatError):
         _read(text)
+
+
+def test_xgboost_best_round_printed_after_early_stopping_is_no_new_session():
+    """`Stopping. Best iteration:` then the best round again, as logged: a repeat, not a step
+    that goes back (a second one-point session)."""
+    rounds = [0.69, 0.6, 0.55, 0.56, 0.57]
+    text = "".join(f"[{i}]\tvalidation_0-logloss:{v}\n" for i, v in enumerate(rounds))
+    result = _read(text + "Stopping. Best iteration:\n[2]\tvalidation_0-logloss:0.55\n")
+    assert _series(result, "validation_0-logloss") == ([0, 1, 2, 3, 4], rounds)
+    assert set(result.frame["segment"]) == {0}
+    resumed = _read(text + "[0]\tvalidation_0-logloss:0.5\n[1]\tvalidation_0-logloss:0.45\n")
+    assert set(resumed.frame["segment"]) == {0, 1}  # other values: a new session, kept

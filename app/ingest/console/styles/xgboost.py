@@ -3,7 +3,8 @@
 `[10]\ttraining's l2: 0.41\tvalid_1's l2: 0.52` (LightGBM: `<split>'s <metric>`). The round is
 the step. A split named train / training is the training set, any other (valid, eval, test,
 validation_0, valid_1) a held-out one; error-like metrics (rmse, logloss, error, l2, ...) are
-its losses, auc / ndcg / map its scores."""
+its losses, auc / ndcg / map its scores. Early stopping's `Stopping. Best iteration:` is followed
+by the best round printed again, values and all: a repeat, not a step back (`repeated_round`)."""
 
 import re
 
@@ -41,4 +42,5 @@ STYLE = Style(
     context=False,
     spaced=False,
     max_words=0,
+    repeated_round=True,
 )
