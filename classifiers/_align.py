@@ -20,6 +20,15 @@ from lossforensics.classifiers.signals import (
     group_medians,
 )
 
+# evaluations read at most (bucket medians beyond): a val curve is tens to hundreds of points,
+# 2000 keeps every one of them and bounds a val series logged every step. One value for every
+# classifier: train_at_evals is kept with the run under it, and they share that alignment
+MAX_EVALS = 2000
+# the train's starting level is the median of its first 2% of points: the untrained loss,
+# steadier than the first batch alone
+TRAIN_START_SHARE = 0.02
+# the train level at an evaluation is the median of the 3 train points up to it
+TRAIN_AT_EVAL_POINTS = 3
 # second differences need 4 points to give a median worth reading; fewer use first differences
 _SECOND_DIFF_MIN_POINTS = 4
 # white noise of sigma has second differences of variance 6 sigma^2 (1 + 4 + 1)

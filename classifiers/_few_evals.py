@@ -26,7 +26,14 @@ train_at_min, train_at_last, train_fall_after_rel.
 from __future__ import annotations
 
 import numpy as np
-from lossforensics.classifiers._align import finite_curve, trailing_median, train_at_evals
+from lossforensics.classifiers._align import (
+    MAX_EVALS,
+    TRAIN_AT_EVAL_POINTS,
+    TRAIN_START_SHARE,
+    finite_curve,
+    trailing_median,
+    train_at_evals,
+)
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, head_level, tail_level
 
@@ -37,12 +44,6 @@ MIN_EVALS = 3
 MIN_RISE = 0.2
 # the training loss at the last evaluation 10% below its level at the val minimum: still falling
 TRAIN_FALL = 0.1
-# the train's starting level is the median of its first 2% of points (as overfit's)
-_TRAIN_START_SHARE = 0.02
-# the train level at the first evaluation is the median of the 3 train points up to it
-_TRAIN_AT_EVAL_POINTS = 3
-# the alignment's evaluation cap (overfit's _MAX_EVALS): the shared train_at_evals entry
-_MAX_EVALS = 2000
 # val_rise_pct is in percent of the minimum, as overfit's own evidence
 _PERCENT = 100.0
 
@@ -53,22 +54,22 @@ def few_evals_rise(
     """The measurement of a val loss with MIN_EVALS to `below_evals` - 1 finite evaluations
     that rose at every evaluation after its minimum; None when the log is not that short or the
     shape is not there."""
-    vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
+    vx, vy = finite_curve(run, "val_loss", max_points=MAX_EVALS)
     tx, ty = finite_curve(run, "train_loss")
     if not MIN_EVALS <= len(vy) < below_evals or len(ty) < 2:
         return None
     i_min = int(np.argmin(vy))
     if i_min == len(vy) - 1 or not np.all(np.diff(vy[i_min:]) > 0):
         return None
-    train = train_at_evals(run, _MAX_EVALS)
+    train = train_at_evals(run, MAX_EVALS)
     # where training ended: the worse of its level leading to the last evaluation and its last
     # points (a loss that blew up after the last evaluation did not keep falling)
     t_min, t_last = float(train[i_min]), max(float(train[-1]), tail_level(ty))
     if not (np.isfinite(t_min) and np.isfinite(t_last)):
         return None
     val_min, val_last = float(vy[i_min]), float(vy[-1])
-    t_start = head_level(ty, _TRAIN_START_SHARE)
-    t_first = trailing_median(tx, ty, vx[0], _TRAIN_AT_EVAL_POINTS)
+    t_start = head_level(ty, TRAIN_START_SHARE)
+    t_first = trailing_median(tx, ty, vx[0], TRAIN_AT_EVAL_POINTS)
     if not np.isfinite(t_first):  # an evaluation before any training step
         t_first = t_start
     # the val had learned: it fell clearly before its minimum (it followed training), its best

@@ -59,7 +59,14 @@ val is legitimately flat); a val set so small its loss is dominated by a few exa
 from __future__ import annotations
 
 import numpy as np
-from lossforensics.classifiers._align import finite_curve, trailing_median, train_at_evals
+from lossforensics.classifiers._align import (
+    MAX_EVALS,
+    TRAIN_AT_EVAL_POINTS,
+    TRAIN_START_SHARE,
+    finite_curve,
+    trailing_median,
+    train_at_evals,
+)
 from lossforensics.classifiers._score_gap import score_gap
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
@@ -73,18 +80,10 @@ from lossforensics.classifiers.signals import (
     tail_level,
 )
 
-# evaluations read at most (bucket medians beyond): a val curve is tens to hundreds of points,
-# 2000 keeps every one of them and bounds a val loss logged every step
-_MAX_EVALS = 2000
 # the running median over the evaluations spans 5% of them: enough to ignore one noisy eval
 _SMOOTH_FRAC = 0.05
 # ... and at least 3 evaluations, the smallest window a median can outvote a bad one in
 _SMOOTH_MIN_WINDOW = 3
-# the train level at the first evaluation is the median of the 3 train points up to it
-_TRAIN_AT_EVAL_POINTS = 3
-# the train's starting level is the median of its first 2% of points: the untrained loss,
-# steadier than the first batch alone
-_TRAIN_START_SHARE = 0.02
 # improvements are reported in percent, and train_drop is compared with them in percent
 _PERCENT = 100
 # a val that gave back at most half of its best gain by the end kept it: no overfit rebound
@@ -116,7 +115,7 @@ def _gain(before: float, after: float) -> float:
 def _first_eval_train(tx: np.ndarray, ty: np.ndarray, at: float, start: float) -> float:
     """The train loss just before the first evaluation (the train's start when none came
     before it)."""
-    level = trailing_median(tx, ty, at, _TRAIN_AT_EVAL_POINTS)
+    level = trailing_median(tx, ty, at, TRAIN_AT_EVAL_POINTS)
     return float(level) if np.isfinite(level) else start
 
 
@@ -163,13 +162,13 @@ class DistributionMismatch(Classifier):
         self.converged_before = converged_before
 
     def measure(self, run: RunSeries) -> dict | None:
-        vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
+        vx, vy = finite_curve(run, "val_loss", max_points=MAX_EVALS)
         if not len(vy) or np.ptp(vy) == 0:
             # a val loss that never changed measures nothing (a component that is always 0, as
             # the class loss of a one-class detector, or a placeholder): no mismatch to read
             return None
         tx, ty = finite_curve(run, "train_loss")
-        train = train_at_evals(run, _MAX_EVALS)
+        train = train_at_evals(run, MAX_EVALS)
         ok = np.isfinite(train)
         if ok.sum() < self.min_points:
             return None
@@ -183,7 +182,7 @@ class DistributionMismatch(Classifier):
             head_level(train),
             tail_level(train),
         )
-        t_all_head = head_level(ty, _TRAIN_START_SHARE)
+        t_all_head = head_level(ty, TRAIN_START_SHARE)
         rho = spearman(t_s, v_s)
         t_gain = _gain(t_head, t_tail)
         v_gain = max(_gain(float(v_all[0]), float(np.min(v_all))), 0.0)

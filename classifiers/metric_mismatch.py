@@ -57,6 +57,7 @@ import re
 
 import numpy as np
 from lossforensics.classifiers._align import (
+    MAX_EVALS,
     closest_name,
     detrended_noise,
     finite_curve,
@@ -143,9 +144,6 @@ _LOWER_SUFFIXES = {"per", "ser"}
 # stand against a loss that is noisy rather than flat: a strong, unmistakable improvement.
 STRONG_GAIN = 2.0
 
-# evaluations read at most (bucket medians beyond): a val curve is tens to hundreds of points,
-# 2000 keeps every one of them and bounds a val series logged every step
-_MAX_EVALS = 2000
 # head and tail levels are medians of the first and last 20% of the evaluations: val curves are
 # short, a fifth of them outvotes a noisy evaluation and still reads the start and the end
 _END_SHARE = 0.2
@@ -225,8 +223,8 @@ class MetricMismatch(Classifier):
         score_name = closest_name(run.metrics("val_score"), loss_name or "")
         if score_name is None:
             return None
-        vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
-        sx, sy = finite_curve(run, "val_score", score_name, max_points=_MAX_EVALS)
+        vx, vy = finite_curve(run, "val_loss", max_points=MAX_EVALS)
+        sx, sy = finite_curve(run, "val_score", score_name, max_points=MAX_EVALS)
         if not len(vy) or np.ptp(vy) == 0:
             # a val loss that never changed measures nothing to compare the metric with (the
             # class loss of a one-class detector, always 0): as distribution_mismatch reads it

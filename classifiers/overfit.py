@@ -72,6 +72,9 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers._align import (
+    MAX_EVALS,
+    TRAIN_AT_EVAL_POINTS,
+    TRAIN_START_SHARE,
     detrended_noise,
     finite_curve,
     floor,
@@ -95,9 +98,6 @@ from lossforensics.classifiers.metric_mismatch import MetricMismatch
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, head_level, odd_window, rolling_median, scale
 
-# evaluations read at most (bucket medians beyond): a val curve is tens to hundreds of points,
-# 2000 keeps every one of them and bounds a val loss logged every step
-_MAX_EVALS = 2000
 # the running median over the evaluations spans 5% of them: enough to ignore one noisy eval
 _SMOOTH_FRAC = 0.05
 # ... and at least 3 evaluations, the smallest window a median can outvote a bad one in
@@ -107,11 +107,6 @@ _SMOOTH_MIN_WINDOW = 3
 _LATE_PARTS = 3
 # ... and of at least 3 evaluations when 3 follow the minimum (fewer: all of them)
 _LATE_MIN_EVALS = 3
-# the train's starting level is the median of its first 2% of points: the untrained loss,
-# steadier than the first batch alone
-_TRAIN_START_SHARE = 0.02
-# the train level at the first evaluation is the median of the 3 train points up to it
-_TRAIN_AT_EVAL_POINTS = 3
 # rise in percent of the val minimum (val_rise_pct) and log_fall_rise's share, in percent
 _PERCENT = 100.0
 # at least two evaluations must follow the minimum: one higher eval is noise, not a rise
@@ -226,7 +221,7 @@ class Overfit(Classifier):
         self.first_eval_gain = first_eval_gain
 
     def measure(self, run: RunSeries) -> dict | None:
-        vx, vy = finite_curve(run, "val_loss", max_points=_MAX_EVALS)
+        vx, vy = finite_curve(run, "val_loss", max_points=MAX_EVALS)
         tx, ty = finite_curve(run, "train_loss")
         if len(vy) < self.min_points or len(ty) < 2:
             return None
@@ -241,13 +236,13 @@ class Overfit(Classifier):
         late = float(np.median(after[-k:])) if len(after) else float(smooth[i_min])
         rise = late - float(smooth[i_min])
         v_scale = scale(vy)
-        train = train_at_evals(run, _MAX_EVALS)
+        train = train_at_evals(run, MAX_EVALS)
         ok = np.flatnonzero(np.isfinite(train))
         if len(ok) < 2:
             return None
         t_first, t_end = train[ok[0]], float(np.median(train[ok[-max(1, k) :]]))
-        t_start = head_level(ty, _TRAIN_START_SHARE)
-        t_at_first_eval = trailing_median(tx, ty, vx[0], _TRAIN_AT_EVAL_POINTS)
+        t_start = head_level(ty, TRAIN_START_SHARE)
+        t_at_first_eval = trailing_median(tx, ty, vx[0], TRAIN_AT_EVAL_POINTS)
         if not np.isfinite(t_at_first_eval):  # an evaluation before any training step
             t_at_first_eval = t_start
         noise = floor(detrended_noise(vy), v_scale)

@@ -22,6 +22,13 @@ def severity_key(r: RunAudit) -> tuple:
     return (r.verdict == ERROR, severity_rank(r.verdict), -(r.confidence or 0.0), r.name)
 
 
+def _by_severity(counts: Counter[str]) -> dict[str, int]:
+    """Counts keyed by label, most severe first, 'error' last."""
+    return dict(
+        sorted(counts.items(), key=lambda kv: (kv[0] == ERROR, severity_rank(kv[0]), kv[0]))
+    )
+
+
 @dataclass
 class AuditSummary:
     root: str
@@ -58,9 +65,7 @@ class AuditSummary:
                 counts[r.verdict] += 1  # healthy, or inconclusive when nothing could judge
             else:
                 counts.update(set(r.labels))
-        return dict(
-            sorted(counts.items(), key=lambda kv: (kv[0] == ERROR, severity_rank(kv[0]), kv[0]))
-        )
+        return _by_severity(counts)
 
     def dominant_causes(self, top: int = 8) -> list[tuple[str, str, int]]:
         """(label, top-ranked cause, runs) across the sweep, most frequent first."""
@@ -82,10 +87,7 @@ class AuditSummary:
 
     def verdict_counts(self) -> dict[str, int]:
         """Runs by verdict (each run once), most severe first; 'error' for unreadable runs."""
-        counts = Counter(ERROR if r.diagnosis is None else r.verdict for r in self.runs)
-        return dict(
-            sorted(counts.items(), key=lambda kv: (kv[0] == ERROR, severity_rank(kv[0]), kv[0]))
-        )
+        return _by_severity(Counter(ERROR if r.diagnosis is None else r.verdict for r in self.runs))
 
     def headline(self) -> str:
         """Runs by verdict (the counts add up to the runs); when some run carries labels beside
