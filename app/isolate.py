@@ -194,6 +194,7 @@ class _Worker:
         self.proc.start()
         child.close()
         self.settled = 0  # resident bytes after its first task, once known
+        self._kill_lock = threading.Lock()
 
     def grew_too_much(self, memory_limit: int) -> bool:
         """After a task: whether this worker holds more than `RECYCLE_GROWTH` of the headroom
@@ -210,10 +211,16 @@ class _Worker:
         self.conn.recv()
 
     def kill(self) -> None:
-        if self.proc.is_alive():
-            self.proc.kill()
-        self.proc.join(5)
-        self.conn.close()
+        """Stop it and close its pipe, once: the pool's close and a starting thread's drop
+        can both reach a worker, and a second close of the pipe's descriptor would close
+        whatever file reused that number."""
+        with self._kill_lock:
+            if self.conn.closed:
+                return
+            if self.proc.is_alive():
+                self.proc.kill()
+            self.proc.join(5)
+            self.conn.close()
 
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

@@ -120,3 +120,35 @@ def test_a_worker_is_reused_until_a_task_leaves_it_grown_past_half_its_headroom(
         assert p.run(pid) != first
     finally:
         p.close()
+
+
+def test_a_worker_killed_from_several_threads_at_once_closes_its_pipe_once():
+    """The pool's close and a starting thread's drop can both kill one worker; a second close
+    of its pipe would close whatever file had reused that descriptor number."""
+    import multiprocessing
+    import threading
+
+    from lossforensics.isolate import _Worker
+
+    limits = WorkerLimits(
+        memory_bytes=256 * MiB, cpu_seconds=30, wall_seconds=3.0, output_bytes=1 * MiB
+    )
+    worker = _Worker(multiprocessing.get_context("spawn"), limits)
+    worker.wait_ready(300)
+    errors: list[BaseException] = []
+    go = threading.Barrier(8)
+
+    def kill() -> None:
+        go.wait()
+        try:
+            worker.kill()
+        except BaseException as exc:  # noqa: BLE001 - the assertion below names it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=kill) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert worker.conn.closed and not worker.proc.is_alive()
