@@ -122,10 +122,12 @@ class Exploding(Classifier):
         self.slow_tau = slow_tau
         self.still_rising = still_rising
 
-    def measure(self, run: RunSeries, *, grad: bool = True) -> dict | None:
+    def measure(self, run: RunSeries, *, grad: bool = True, screen: bool = False) -> dict | None:
         """The loss's course from its best to its end and, with `grad`, the gradient norm's
         growth (read only for the confidence and the evidence: a median over every logged
-        norm, `_grad_growth`)."""
+        norm, `_grad_growth`). With `screen`, None once the cheap part of the course (levels,
+        jumps, late climb) rules a finding out: the noise, the scale and the climb's trend are
+        read only where they can decide."""
         curve = run.detailed("train_loss")
         if curve is None:
             return None
@@ -136,38 +138,80 @@ class Exploding(Classifier):
         i_min = int(np.argmin(level))
         low = float(level[i_min])
         end = signals.tail_level(level, _END_SHARE, min_points=2)
+        min_fraction = float((xs[i_min] - xs[0]) / max(np.ptp(xs), _TINY_SPAN))
+        rise_log = signals.log_ratio(low, end)
+        after = level[i_min:]
+        jumps = np.diff(after)
+        sudden = bool(len(jumps) and jumps.max() >= 0.5 * max(end - low, _TINY_RISE))
+        # share of the rise made over the last `slow_span` of the run: still climbing at the end
+        last = xs >= xs[-1] - self.slow_span * np.ptp(xs)
+        late_rise_share = float(
+            (end - level[last][0]) / (end - low) if end > low and last.any() else 0.0
+        )
+        ends_nonfinite = bool(len(curve) and not np.isfinite(curve.values[-1]))
         head = signals.head_level(level, _HEAD_SHARE)
+        if screen and not self._may_explode(
+            low, end, head, min_fraction, rise_log, ends_nonfinite, sudden, late_rise_share
+        ):
+            return None
         ev: dict = {
             "min_step": int(xs[i_min]),
             "min_level": low,
             "end_level": end,
             "head_level": head,
-            "min_fraction": float((xs[i_min] - xs[0]) / max(np.ptp(xs), _TINY_SPAN)),
-            "ends_nonfinite": bool(len(curve) and not np.isfinite(curve.values[-1])),
-            "rise_log": signals.log_ratio(low, end),
+            "min_fraction": min_fraction,
+            "ends_nonfinite": ends_nonfinite,
+            "rise_log": rise_log,
             "rise_ratio": (end - low) / signals.scale(level),
             # the noise of the run before it went wrong (a blow-up's own swings are no yardstick);
             # too few points before the minimum to tell: no noise test
             "noise": signals.noise_level(y[: int(np.searchsorted(x, xs[i_min])) + 1]),
         }
-        ev["early"] = ev["min_fraction"] <= _EARLY_SHARE
-        after = level[i_min:]
-        jumps = np.diff(after)
-        ev["sudden"] = bool(len(jumps) and jumps.max() >= 0.5 * max(end - low, _TINY_RISE))
+        ev["early"] = min_fraction <= _EARLY_SHARE
+        ev["sudden"] = sudden
         # how steadily the level climbed from its minimum to the end (Kendall's tau)
         ev["rise_tau"] = (
             signals.trend(xs[i_min:], level[i_min:]).tau if len(after) >= _MIN_TAU_POINTS else 0.0
         )
-        # share of the rise made over the last `slow_span` of the run: still climbing at the end
-        last = xs >= xs[-1] - self.slow_span * np.ptp(xs)
-        ev["late_rise_share"] = float(
-            (end - level[last][0]) / (end - low) if end > low and last.any() else 0.0
-        )
+        ev["late_rise_share"] = late_rise_share
         if ev["sudden"]:
             ev.update(self._across_jump(run, xs, level, i_min + int(np.argmax(jumps)) + 1))
         if grad:
             ev.update(self._grad_growth(run, ev))
         return ev
+
+    def _may_explode(
+        self,
+        low: float,
+        end: float,
+        head: float,
+        min_fraction: float,
+        rise_log: float | None,
+        ends_nonfinite: bool,
+        sudden: bool,
+        late_rise_share: float,
+    ) -> bool:
+        """Whether `blew_up` or `diverged_slowly` could hold, from every test of theirs that
+        does not read the noise, the scale or the climb's trend (a rise must clear 4x the
+        noise, which is never negative: a rise of 0 clears nothing)."""
+        rise = end - low
+        if rise <= 0:
+            return False
+        if rise_log is None:
+            return min_fraction < _LATE_MIN_SHARE  # the rise in ranges needs the scale
+        need = self.min_rise_log * (0.5 if ends_nonfinite else 1.0)
+        blow_up = (
+            min_fraction < _LATE_MIN_SHARE
+            and rise_log >= need
+            and rise >= self.min_drop_share * max(head - low, 0.0)
+        )
+        slow = (
+            min_fraction <= 1.0 - self.slow_span
+            and rise_log >= self.slow_rise_log
+            and late_rise_share >= self.still_rising
+            and not sudden
+        )
+        return blow_up or slow
 
     @staticmethod
     def _grad_growth(run: RunSeries, ev: dict) -> dict:
@@ -281,7 +325,7 @@ class Exploding(Classifier):
     def detect(self, run: RunSeries) -> Finding | None:
         # the verdict does not read the gradient norm: most runs are ruled out without it, and
         # a run that exploded has it added to the course already measured
-        ev = self.measure(run, grad=False)
+        ev = self.measure(run, grad=False, screen=True)
         curve = run.curve("train_loss")
         if ev is None or curve is None or not self.exploded(ev):
             return None

@@ -93,3 +93,48 @@ def test_a_loss_redefined_mid_run_is_not_a_divergence_when_validation_kept_impro
     blown = run_of(loss=(ep, train), val_loss=(ep, np.r_[val[:3], 3.0 * val[3:]]))
     f = judge(Exploding(), blown)
     assert f is not None and f.evidence["val_worst_after_min"] > 2
+
+
+def _course_cases():
+    """Healthy decays, rises of every size and place (late, early, sudden, slow, to a new
+    level), losses ending non-finite, and losses that reach zero or below (no ratio)."""
+    rng = np.random.default_rng(21)
+    for trial in range(240):
+        n = int(rng.integers(8, 1500))
+        x = np.arange(n)
+        y = 0.5 + 2.0 * np.exp(-x / max(1, n // 5)) + 0.03 * rng.standard_normal(n)
+        at = int(rng.integers(0, n))
+        kind = trial % 6
+        if kind == 1:
+            y[at:] += rng.uniform(0, 3)  # a step that stays
+        elif kind == 2:
+            y[at:] += np.linspace(0, rng.uniform(0, 2), n - at)  # a slow climb
+        elif kind == 3:
+            y[at:] *= 1.0 + np.linspace(0, rng.uniform(0, 1), n - at) ** 2
+            y[-int(rng.integers(1, 4)) :] = np.nan
+        elif kind == 4:
+            y -= rng.uniform(0, 3)  # crosses zero: rises measured in ranges
+        elif kind == 5:
+            y[at : at + 5] += 4.0  # a spike that recovers
+        yield x, y
+
+
+def test_the_screen_rules_out_only_runs_the_full_measure_rules_out():
+    """Exploding.detect screens on the cheap part of the course before the noise, the scale
+    and the climb's trend are read: a run it screens out must be one the full measurement
+    does not call exploded, and a run it lets through has the full measurement's evidence."""
+    clf = Exploding()
+    screened = fired = 0
+    for x, y in _course_cases():
+        run = run_of(loss=(x, y))
+        full = clf.measure(run, grad=False)
+        quick = clf.measure(run, grad=False, screen=True)
+        if full is None:
+            continue
+        if quick is None:
+            screened += 1
+            assert not clf.exploded(full)
+        else:
+            assert quick == full
+            fired += clf.exploded(full)
+    assert screened > 50 and fired > 20
