@@ -183,15 +183,19 @@ class LossSpikes(Classifier):
         else:
             rise = sp.heights / signals.scale(level)
             big = rise >= self.min_range_share
+        keep = big & sp.recovered
+        if not keep.any():  # the costlier tests below only ever turn a candidate down
+            return None
         # the noise where it happened (a loss near its floor jitters more, late), and not a jump
         # of a run that had already blown up (exploding's, not a bad batch's)
         half = max(_NOISE_HALF_MIN, min(_NOISE_HALF_MAX, len(y) // _NOISE_WINDOW_PER_RUN))
-        calm = sp.heights >= self.z_min * _spikes.local_noise(ly, sp.indices, half)
+        keep &= sp.heights >= self.z_min * _spikes.local_noise(ly, sp.indices, half)
+        if not keep.any():
+            return None
         # (judged as factors: a signed log when the loss can be zero or negative)
-        trained = ~_spikes.diverged(
+        keep &= ~_spikes.diverged(
             x, ly if positive else signals.safe_log(y), x[sp.indices], self.min_rise_log
         )
-        keep = big & sp.recovered & calm & trained
         idx = sp.indices[keep]
         if not len(idx) or self._cyclic(x, y, idx, epoch):
             return None

@@ -117,7 +117,9 @@ class Oscillating(Classifier):
         self.min_swing = min_swing
         self.max_move = max_move
 
-    def measure(self, run: RunSeries) -> dict | None:
+    def measure(self, run: RunSeries, *, lag1: bool = True) -> dict | None:
+        """The swings around the trend; with `lag1`, also the residuals' autocorrelation, which
+        only the evidence reads (None when not read)."""
         curve = run.detailed("train_loss")
         if curve is None:
             return None
@@ -137,7 +139,7 @@ class Oscillating(Classifier):
         move = abs(first - last)
         positive = signals.all_positive(yb)
         level = float(np.median(np.abs(trend)))
-        lag1 = float(signals.autocorrelation(res, 1)[1]) if np.any(res) else 0.0
+        lag = (float(signals.autocorrelation(res, 1)[1]) if np.any(res) else 0.0) if lag1 else None
         # a loss that blows up at the end (or turns NaN) is exploding, not swinging
         blew_up = not np.isfinite(curve.values[-1]) or (
             positive and signals.tail_level(trend, _BLOWUP_TAIL) > _BLOWUP_FACTOR * level
@@ -155,7 +157,7 @@ class Oscillating(Classifier):
             # the trend's progress: its fall over its starting level (a rise is no progress)
             "trend_progress": (first - last) / max(abs(first), signals.TINY) if positive else None,
             "amplitude_ratio": swing / max(move, signals.TINY),
-            "lag1": lag1,
+            "lag1": lag,
             "blew_up": blew_up,
             "first_step": int(x[0]),
             "last_step": int(x[-1]),
@@ -247,7 +249,9 @@ class Oscillating(Classifier):
         )
 
     def detect(self, run: RunSeries) -> Finding | None:
-        ev = self.measure(run)
+        # the verdict does not read lag1: a run that swings is measured again with it
+        ev = self.measure(run, lag1=False)
         if ev is None or not self.oscillates(ev):
             return None
-        return self.judge(ev)
+        ev = self.measure(run)
+        return None if ev is None else self.judge(ev)

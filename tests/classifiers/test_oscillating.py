@@ -83,3 +83,24 @@ def test_a_loss_bouncing_ever_higher_oscillates_its_rise_is_no_progress():
     loss = trend * np.exp(0.7 * np.sin(steps / 9.0) + 0.3 * RNG.standard_normal(len(steps)))
     f = judge(Oscillating(), run_of(loss=(steps, loss)))
     assert f is not None and f.evidence["trend_progress"] < 0 and f.evidence["trend_move"] > 0.3
+
+
+def test_the_verdict_read_without_lag1_is_the_verdict_read_with_it():
+    """detect decides on a measurement without the residuals' autocorrelation (evidence only)
+    and measures again with it for a run that swings: both readings agree on everything else."""
+    rng = np.random.default_rng(41)
+    clf, swung = Oscillating(), 0
+    for trial in range(80):
+        n = int(rng.integers(30, 900))
+        x = np.arange(n)
+        amp = rng.uniform(0, 0.6)
+        loss = 1.0 + rng.uniform(-3, 1) * (trial % 2) + amp * np.sin(x / rng.uniform(2, 20))
+        loss += rng.uniform(0, 1) * np.exp(-x / 100) + 0.05 * rng.standard_normal(n)
+        run = run_of(loss=(x, loss))
+        full, quick = clf.measure(run), clf.measure(run, lag1=False)
+        assert full is not None and quick is not None and quick["lag1"] is None
+        assert {**quick, "lag1": full["lag1"]} == full
+        assert list(quick) == list(full)
+        swung += clf.oscillates(full)
+        assert clf.detect(run) == (clf.judge(full) if clf.oscillates(full) else None)
+    assert 10 < swung < 70
