@@ -86,6 +86,8 @@ def rolling_median(y: np.ndarray, window: int, *, center: bool = True) -> np.nda
         offset = (window - 1) // 2 if center else 0
         if len(y) * window <= _SORTED_MAX_VALUES:
             return _sorted_rolling_median(y, window, offset)
+        if window <= _NETWORK_WINDOW_MAX and len(y) >= window:
+            return _network_rolling_median(y, window, offset)
         if _roll_median_c is not None:
             return _ranked_rolling_median(y, window, offset)
     s = pd.Series(y, dtype=np.float64)
@@ -100,14 +102,7 @@ def _sorted_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarra
     padded = np.concatenate((np.full(window - 1 - offset, np.inf), y, np.full(offset, np.inf)))
     windows = np.lib.stride_tricks.sliding_window_view(padded, window)
     if window <= _NETWORK_WINDOW_MAX:  # a few whole-array min/max passes beat n tiny sorts
-        cols = [windows[:, k].copy() for k in range(window)]
-        for r in range(window):  # odd-even transposition sort of the columns
-            for k in range(r % 2, window - 1, 2):
-                cols[k], cols[k + 1] = (
-                    np.minimum(cols[k], cols[k + 1]),
-                    np.maximum(cols[k], cols[k + 1]),
-                )
-        rows = np.stack(cols, axis=1)
+        rows = np.stack(_sorted_columns([windows[:, k] for k in range(window)]), axis=1)
     else:
         rows = np.sort(windows, axis=1)
     stop = np.arange(1 + offset, n + 1 + offset)
@@ -115,6 +110,39 @@ def _sorted_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarra
     at = np.arange(n)
     low, high = rows[at, (count - 1) // 2], rows[at, count // 2]
     return np.where(count % 2 == 1, high, (low + high) / 2)
+
+
+def _sorted_columns(cols: list[np.ndarray]) -> list[np.ndarray]:
+    """Equal-length columns sorted across (row by row: the first column holds each row's
+    smallest value) by an odd-even transposition network of whole-array min/max passes."""
+    cols = list(cols)
+    for r in range(len(cols)):
+        for k in range(r % 2, len(cols) - 1, 2):
+            cols[k], cols[k + 1] = (
+                np.minimum(cols[k], cols[k + 1]),
+                np.maximum(cols[k], cols[k + 1]),
+            )
+    return cols
+
+
+def _network_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarray:
+    """A long finite series and a window of at most _NETWORK_WINDOW_MAX points (shave_spikes'
+    5 over a whole run): the full windows from a sorting network over `window` shifted views
+    of the series (no stacked copy of the windows, no per-window sort: ~3x cheaper than the
+    rank filter at 10k points), the few partial windows at the ends (under `window` each) one
+    by one: the middle of the sorted values, or the two middle ones halved, as pandas does."""
+    n = len(y)
+    # point i's window is y[i + 1 + offset - window : i + 1 + offset]: whole from lo to hi
+    lo, hi = window - 1 - offset, n - offset
+    cols = _sorted_columns([y[k : k + hi - lo] for k in range(window)])
+    h = window // 2
+    out = np.empty(n)
+    out[lo:hi] = cols[h] if window % 2 else (cols[h - 1] + cols[h]) / 2
+    for i in (*range(lo), *range(hi, n)):
+        part = sorted(y[max(i + 1 + offset - window, 0) : i + 1 + offset].tolist())
+        mid = len(part) // 2
+        out[i] = part[mid] if len(part) % 2 else (part[mid - 1] + part[mid]) / 2
+    return out
 
 
 def _ranked_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarray:

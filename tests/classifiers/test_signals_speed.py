@@ -99,6 +99,18 @@ def test_rolling_median_of_a_long_series_matches_pandas_for_every_window_width()
         assert np.array_equal(signals.rolling_median(y, w, center=center), ref)
 
 
+def test_rolling_median_of_a_long_series_over_a_narrow_window_matches_pandas():
+    rng = np.random.default_rng(14)  # past the stacked sort, at most 7 wide: the network
+    for trial in range(120):
+        w, center = 2 + trial % 6, bool(trial % 2)
+        n = int(rng.integers(4096 // w + 1, 6000))
+        y = rng.normal(size=n)
+        if trial % 3 == 0:
+            y = np.round(y, 1)  # tied middles in full and edge windows
+        ref = pd.Series(y).rolling(w, center=center, min_periods=1).median().to_numpy()
+        assert np.array_equal(signals.rolling_median(y, w, center=center), ref)
+
+
 def test_rolling_median_past_the_stacked_sort_matches_pandas_where_windows_outgrow_the_series():
     rng = np.random.default_rng(15)  # scipy's rank filter inside, pandas' kernel at the edges
     for n in (41, 100, 257, 1000):
