@@ -161,7 +161,10 @@ class DistributionMismatch(Classifier):
         self.first_eval_gain = first_eval_gain
         self.converged_before = converged_before
 
-    def measure(self, run: RunSeries) -> dict | None:
+    def measure(self, run: RunSeries, *, correlation: bool = True) -> dict | None:
+        """What the rule and the evidence read; with `correlation`, also the rank correlation
+        of the smoothed train and val losses, which only the evidence reads (None when not
+        read)."""
         vx, vy = finite_curve(run, "val_loss", max_points=MAX_EVALS)
         if not len(vy) or np.ptp(vy) == 0:
             # a val loss that never changed measures nothing (a component that is always 0, as
@@ -175,7 +178,6 @@ class DistributionMismatch(Classifier):
         w = odd_window(len(vy), _SMOOTH_FRAC, lo=_SMOOTH_MIN_WINDOW)
         v_all = rolling_median(vy, w)  # every evaluation, a step-0 one before training included
         vx, vy, train = vx[ok], vy[ok], train[ok]
-        v_s, t_s = rolling_median(vy, w), rolling_median(train, w)
         v_head, v_tail, t_head, t_tail = (
             head_level(vy),
             tail_level(vy),
@@ -183,7 +185,7 @@ class DistributionMismatch(Classifier):
             tail_level(train),
         )
         t_all_head = head_level(ty, TRAIN_START_SHARE)
-        rho = spearman(t_s, v_s)
+        rho = spearman(rolling_median(train, w), rolling_median(vy, w)) if correlation else None
         t_gain = _gain(t_head, t_tail)
         v_gain = max(_gain(float(v_all[0]), float(np.min(v_all))), 0.0)
         # the untrained model's loss: the train's first value or its start level
@@ -198,7 +200,7 @@ class DistributionMismatch(Classifier):
             "val_follow_ratio": v_gain / max(t_gain, TINY),
             "val_rise_vs_train": (v_tail - v_head) / max(t_head - t_tail, TINY),
             "coverage": (t_head - t_tail) / max(t_all_head - t_tail, t_head - t_tail, TINY),
-            "correlation": float(np.nan_to_num(rho)),
+            "correlation": None if rho is None else float(np.nan_to_num(rho)),
             # the first evaluation still at the untrained model's loss (not `first_eval_gain`
             # below the train's start), however much training came before it: nothing learned
             # so far reached the val set
@@ -306,8 +308,11 @@ class DistributionMismatch(Classifier):
         )
 
     def measured(self, run: RunSeries) -> dict | None:
-        """`measure(run)`, computed once per run: overfit reads the follow ratio too."""
-        return run.measured(("distribution_mismatch", repr(self)), lambda: self.measure(run))
+        """`measure(run)` without the correlation, computed once per run: overfit reads the
+        follow ratio too, and no verdict reads the correlation."""
+        return run.measured(
+            ("distribution_mismatch", repr(self)), lambda: self.measure(run, correlation=False)
+        )
 
     @property
     def widest_follow(self) -> float:
@@ -317,7 +322,13 @@ class DistributionMismatch(Classifier):
         return self.follow * _KEPT_FOLLOW_FACTOR
 
     def detect(self, run: RunSeries) -> Finding | None:
-        m = self.measured(run)
+        # decided on the shared measurement; a run found mismatched is measured again with
+        # the correlation its evidence holds (the same finding otherwise)
+        found = self._judged(run, self.measured(run))
+        return None if found is None else self._judged(run, self.measure(run))
+
+    def _judged(self, run: RunSeries, m: dict | None) -> Finding | None:
+        """The finding from the losses, else from the scores, on measurement `m`."""
         if m is None:
             return None
         found = self.judge(m)

@@ -240,3 +240,27 @@ def test_a_val_at_the_untrained_level_that_dips_a_little_is_still_a_mismatch():
     val = 2.3 - 0.08 * np.exp(-((ep - 6.0) ** 2) / 8) + 0.005 * RNG.standard_normal(30)
     f = judge(DistributionMismatch(), run_of(loss=(ep, _train(ep)), val_loss=(ep, val)))
     assert f is not None and f.evidence["val_first_untrained"] is True
+
+
+def test_the_verdict_read_without_the_correlation_is_the_verdict_read_with_it():
+    """detect decides on the shared measurement, which leaves out the correlation (evidence
+    only), and measures again with it for a run it finds: both agree on everything else."""
+    rng = np.random.default_rng(17)
+    clf, fired = DistributionMismatch(), 0
+    for trial in range(60):
+        n = int(rng.integers(5, 60))
+        ep = np.arange(n)
+        follow = rng.uniform(0, 1) if trial % 2 else rng.uniform(0, 0.1)
+        val = 2.4 - follow * 2.0 * (1 - np.exp(-ep / 6)) + 0.02 * rng.standard_normal(n)
+        run = run_of(loss=(ep, _train(ep)), val_loss=(ep, val))
+        full, quick = clf.measure(run), clf.measure(run, correlation=False)
+        if full is None:
+            assert quick is None
+            continue
+        assert quick is not None and quick["correlation"] is None
+        assert {**quick, "correlation": full["correlation"]} == full
+        assert list(quick) == list(full)
+        found = clf.judge(full)
+        fired += found is not None
+        assert clf.detect(run) == found
+    assert 5 < fired < 50
