@@ -132,7 +132,10 @@ class VanishingGradients(Classifier):
         self.collapse_orders = collapse_orders
         self.collapse_by = collapse_by
 
-    def measure(self, run: RunSeries) -> dict | None:
+    def measure(self, run: RunSeries, *, screen: bool = False) -> dict | None:
+        """With `screen`, None for a run `judge` turns down on the norm's fall and the loss's
+        progress alone (under `min_orders` and a loss that progressed too far for an early
+        collapse), before the norm is smoothed and the loss's noise read."""
         gx, gy = finite_curve(run, "grad_norm")
         tx, ty = finite_curve(run, "train_loss")
         if len(gy) < self.min_points or len(ty) < self.min_points:
@@ -142,6 +145,12 @@ class VanishingGradients(Classifier):
             head_level(logg, _INIT_SHARE, _INIT_MIN_POINTS),
             tail_level(logg, _LATE_SHARE),
         )  # at init; stuck
+        k = max(_LOSS_LEVEL_MIN_POINTS, len(ty) // _LOSS_LEVEL_PER_RUN)
+        start, end = head_level(ty, 0.0, k), tail_level(ty, 0.0, k)
+        total = start - end
+        progress = float(total / max(abs(start), abs(end), TINY))
+        if screen and float(early - late) < self.min_orders and progress > self.weak_progress:
+            return None
         smooth = rolling_median(logg, odd_window(len(logg), _SMOOTH_SHARE, lo=_SMOOTH_MIN_POINTS))
         below = np.flatnonzero(smooth <= early - self.min_orders)
         onset = float(gx[below[0]]) if len(below) else float(gx[-1])
@@ -151,13 +160,10 @@ class VanishingGradients(Classifier):
         fell = np.flatnonzero(smooth <= peak - self.collapse_orders)
         collapse = float(gx[fell[0]]) if len(fell) else float(gx[-1])
         span = max(gx[-1] - gx[0], TINY)
-        k = max(_LOSS_LEVEL_MIN_POINTS, len(ty) // _LOSS_LEVEL_PER_RUN)
-        start, end = head_level(ty, 0.0, k), tail_level(ty, 0.0, k)
         at_onset = leading_median(tx, ty, onset - 0.5, k)  # from the onset on (epoch logs)
         at_onset = at_onset if np.isfinite(at_onset) else end
         at_collapse = leading_median(tx, ty, collapse - 0.5, k)
         at_collapse = at_collapse if np.isfinite(at_collapse) else end
-        total = start - end
         se = _MEDIAN_SE_FACTOR * max(noise_level(ty), TINY) * np.sqrt(2.0 / k)
         return {
             "grad_norm_metric": run.primary("grad_norm"),
@@ -173,7 +179,7 @@ class VanishingGradients(Classifier):
             "collapse_fraction": float((collapse - gx[0]) / span),
             "grad_norm_peak": float(_DECADE**peak),
             "loss_at_collapse": at_collapse,
-            "loss_progress": float(total / max(abs(start), abs(end), TINY)),
+            "loss_progress": progress,
             "loss_start": start,
             "loss_at_onset": at_onset,
             "loss_end": end,
@@ -243,5 +249,5 @@ class VanishingGradients(Classifier):
         )
 
     def detect(self, run: RunSeries) -> Finding | None:
-        m = self.measure(run)
+        m = self.measure(run, screen=True)
         return None if m is None else self.judge(m)

@@ -100,3 +100,32 @@ def test_skips_without_a_grad_norm():
 @pytest.mark.slow
 def test_real_runs_agree_with_their_labels(real_runs):
     assert_matches_real_labels(real_runs, VanishingGradients())
+
+
+def test_the_screen_rules_out_only_runs_judge_turns_down():
+    """detect screens on the norm's fall and the loss's progress before smoothing the norm: a
+    run it screens out is one judge turns down on the full measurement, and a run it lets
+    through is measured in full."""
+    rng = np.random.default_rng(23)
+    clf, screened, fired = VanishingGradients(), 0, 0
+    for trial in range(160):
+        n = int(rng.integers(8, 600))
+        x = np.arange(n) * 10
+        fall = rng.uniform(0, 3) * (trial % 3 > 0)
+        at = rng.uniform(0, 1) * x[-1]
+        grad = 10 ** (-fall * np.clip((x - at) / max(x[-1] - at, 1), 0, 1))
+        grad = grad * np.exp(0.2 * rng.standard_normal(n))
+        drop = rng.uniform(0, 1.5)
+        loss = 2.0 - drop * (1 - np.exp(-x / max(1.0, rng.uniform(0.05, 1) * x[-1])))
+        loss = loss + rng.uniform(-1, 0) * (trial % 5 == 0) + 0.02 * rng.standard_normal(n)
+        run = run_of(loss=(x, loss), grad_norm=(x, grad))
+        full, quick = clf.measure(run), clf.measure(run, screen=True)
+        if full is None:
+            continue
+        if quick is None:
+            screened += 1
+            assert clf.judge(full) is None
+        else:
+            assert quick == full
+            fired += clf.judge(full) is not None
+    assert screened > 10 and fired > 2
