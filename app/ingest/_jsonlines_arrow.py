@@ -55,27 +55,45 @@ def object_line_starts(body: bytes) -> np.ndarray | None:
 def arrow_frame(text: bytes, rows: int) -> pd.DataFrame | None:
     """The flat frame of `rows` lines of JSON objects (`text`, whole lines opening with `{`),
     read by pyarrow; None when it could differ from `flat_frame` of the parsed lines."""
+    table = read_table(text)
+    if table is None or table.num_rows != rows or table.num_columns == 0:
+        return None
+    return number_frame(dict(zip(table.column_names, table.columns, strict=True)), text)
+
+
+def read_table(text: bytes, *, documents: bool = False) -> pa.Table | None:
+    """pyarrow's read of `text`, one row per JSON object; None when it holds a token pyarrow
+    reads and the standard library refuses, or pyarrow refuses it. `documents`: an object may
+    span lines (a pretty-printed document), not one object a line."""
     if len(text) >= _MAX_BLOCK or b"-NaN" in text:
         return None
     if b"Inf" in text and text.count(b"Inf") != text.count(b"Infinity"):
         return None
     options = pa_json.ReadOptions(use_threads=False, block_size=len(text) + 1)
+    parse = pa_json.ParseOptions(newlines_in_values=documents)
     try:
-        table = pa_json.read_json(pa.BufferReader(text), read_options=options)
-        names = table.column_names  # a key that is not UTF-8 fails here, not in the read
+        table = pa_json.read_json(pa.BufferReader(text), read_options=options, parse_options=parse)
+        table.column_names  # noqa: B018  # a key that is not UTF-8 fails here, not in the read
     except (pa.ArrowException, ValueError):
         return None
-    if table.num_rows != rows or table.num_columns == 0:
-        return None
-    columns: dict[str, np.ndarray] = {}
-    for name, column in zip(names, table.columns, strict=True):
-        values = _numbers(column)
-        if values is None:
+    return table
+
+
+def number_frame(
+    columns: dict[str, pa.ChunkedArray | pa.Array], text: bytes
+) -> pd.DataFrame | None:
+    """The columns pyarrow read from `text` as from_records types the same values parsed by
+    the standard library; None when a column holds anything but numbers and nulls, or a number
+    the two read otherwise."""
+    values: dict[str, np.ndarray] = {}
+    for name, column in columns.items():
+        numbers = _numbers(column)
+        if numbers is None:
             return None
-        columns[name] = values
-    if any(_large(v) for v in columns.values()) and _long_integer(text):
+        values[name] = numbers
+    if any(_large(v) for v in values.values()) and _long_integer(text):
         return None
-    return pd.DataFrame(columns)
+    return pd.DataFrame(values)
 
 
 def _large(values: np.ndarray) -> bool:
@@ -102,7 +120,7 @@ def _long_integer(text: bytes) -> bool:
     return bool((~decimal).any())
 
 
-def _numbers(column: pa.ChunkedArray) -> np.ndarray | None:
+def _numbers(column: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
     """A column as from_records types it: int64 when whole and complete, float64 (missing:
     NaN, a logged NaN: LOGGED_NAN) when not; None for anything but numbers and nulls."""
     kind = column.type

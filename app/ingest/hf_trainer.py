@@ -29,6 +29,7 @@ from lossforensics.ingest._source import (
     require_nonempty,
 )
 from lossforensics.ingest._steps import integral_steps
+from lossforensics.ingest._trainer_state_arrow import history_frame
 from lossforensics.ingest._values import json_cells
 from lossforensics.ingest.base import IngestResult
 
@@ -46,10 +47,9 @@ def sniff(path: Path) -> bool:
     return body.startswith("{") and '"log_history"' in body
 
 
-def _load(path: Path) -> dict:
+def _load(path: Path, text: bytes) -> dict:
     try:
-        with open(path, "rb") as fh:
-            doc = parse_json(fh.read())
+        doc = parse_json(text)
     except json.JSONDecodeError as exc:
         raise CorruptInputError(
             f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno, byte=exc.pos
@@ -79,21 +79,31 @@ def is_summary(entry: dict) -> bool:
     return not SUMMARY_KEYS.isdisjoint(entry)
 
 
-def read(
-    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
-) -> IngestResult:
-    path = Path(path)
-    require_nonempty(path)
-    doc = _load(path)
+def _entries_frame(path: Path, text: bytes, warns: Warnings) -> tuple[pd.DataFrame, object]:
+    """The point entries as columns, and the trial name (set by a hyperparameter search), from
+    the standard library's parse."""
+    doc = _load(path, text)
     history = doc["log_history"]
-    warns = Warnings(str(path))
     objects = [e for e in history if isinstance(e, dict)]
     entries = list(filter(SUMMARY_KEYS.isdisjoint, objects))  # not is_summary, in C: 2x faster
     if len(objects) < len(history):
         warns.add("log_history items that are not objects were skipped")
     if not entries:
         raise EmptyInputError(_nothing_logged(doc, len(objects)), file=str(path))
-    frame = flat_frame(entries)
+    return flat_frame(entries), doc.get("trial_name")
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    path = Path(path)
+    require_nonempty(path)
+    text = path.read_bytes()
+    warns = Warnings(str(path))
+    frame = history_frame(text, SUMMARY_KEYS)
+    trial = None  # the fast path steps aside for a trial_name
+    if frame is None:
+        frame, trial = _entries_frame(path, text, warns)
     n = len(frame)
     if "step" in frame.columns:
         cells = json_cells(frame["step"])
@@ -131,7 +141,6 @@ def read(
     if bad:
         warns.add(f"{bad} non-numeric value(s) in log_history skipped")
     builder = FrameBuilder()
-    trial = doc.get("trial_name") if isinstance(doc, dict) else None  # set by hyperparameter search
     named = str(trial).strip()[:200] if isinstance(trial, str) and trial.strip() else None
     run_code = builder.runs.code(named or default_run_name(path))
     codes = np.array([builder.metrics.code(str(c)) for c in columns], dtype=np.int32)
