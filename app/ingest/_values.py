@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from lossforensics.ingest._text_numbers import parsed_numbers
 
 # A NaN with its own payload: the JSON readers map a literal `NaN` token to it, so a logged NaN
 # stays distinguishable from a key a record simply did not have (pandas fills those with NaN).
@@ -38,18 +39,34 @@ def text_cells(col: pd.Series) -> Cells:
         keep = ~np.isnan(values)
         return Cells(values, keep, np.zeros(len(values), bool))
     missing = col.isna().to_numpy()
-    parsed = pd.to_numeric(_without_nan_tokens(col), errors="coerce")
-    num = (
-        parsed.to_numpy(dtype=np.float64, na_value=np.nan)
-        if isinstance(parsed, pd.Series)
-        else np.asarray(parsed, dtype=np.float64)
-    )
+    num = _read_numbers(col, missing)
+    if num is None:
+        parsed = pd.to_numeric(_without_nan_tokens(col), errors="coerce")
+        num = (
+            parsed.to_numpy(dtype=np.float64, na_value=np.nan)
+            if isinstance(parsed, pd.Series)
+            else np.asarray(parsed, dtype=np.float64)
+        )
     unparsed = np.isnan(num) & ~missing
     bad = unparsed.copy()
     if unparsed.any():
         tokens = col[unparsed].astype(str).str.strip().str.lower()
         bad[unparsed] = ~tokens.isin(_NAN_TOKENS).to_numpy()
     return Cells(num, ~missing & ~bad, bad)
+
+
+def _read_numbers(col: pd.Series, missing: np.ndarray) -> np.ndarray | None:
+    """pd.to_numeric's values of a NaN-valued string column (what read_csv gives; a pd.NA-valued
+    one is parsed to a masked array, integers exact), its NaN tokens NaN, from the C parser
+    (`_text_numbers`); None where that path steps aside."""
+    if not isinstance(col.dtype, pd.StringDtype) or col.dtype.na_value is pd.NA:
+        return None
+    return parsed_numbers(col, ~missing & ~_nan_tokens(col))
+
+
+def _nan_tokens(col: pd.Series) -> np.ndarray:
+    """Which cells of a string column are NaN tokens, by the string kernels."""
+    return col.str.strip().str.lower().isin(_NAN_TOKENS).to_numpy(dtype=bool, na_value=False)
 
 
 def _without_nan_tokens(col: pd.Series) -> pd.Series | np.ndarray:
@@ -62,7 +79,7 @@ def _without_nan_tokens(col: pd.Series) -> pd.Series | np.ndarray:
     as much again as the parse. (A pd.NA-valued column is parsed to a masked array: masked.)"""
     if not isinstance(col.dtype, pd.StringDtype):
         return col
-    token = col.str.strip().str.lower().isin(_NAN_TOKENS).to_numpy(dtype=bool, na_value=False)
+    token = _nan_tokens(col)
     if not token.any():
         return col
     if col.dtype.na_value is pd.NA:
