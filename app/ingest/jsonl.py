@@ -196,16 +196,16 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
         values[:, j], keep[:, j] = cells.values, cells.keep
         state.note_bad(cells.bad & ok, lines, str(col))
     keep &= ok[:, None]
-    split = _splits(frame[state.split_key] if state.split_key in frame.columns else None, n)
+    split = _splits(frame[state.split_key] if state.split_key in frame.columns else None)
     names = [str(c) for c in columns]
     for j, name in enumerate(names):  # a split line's lr repeats the train lines' lr
-        if infer_role(name) == "lr":
+        if split is not None and infer_role(name) == "lr":
             keep[:, j] &= split == ""
     rows, cols = np.nonzero(keep)
     codes = _split_codes(state, names, split, rows, cols)
     epochs = _epochs(frame, state.step_key, n)
     state.point_epochs.append(epochs[rows])
-    train = ok & (split == "")
+    train = ok if split is None else ok & (split == "")
     state.line_steps.append(steps[train])
     state.line_epochs.append(epochs[train])
     state.line_runs.append(runs[train])
@@ -219,21 +219,23 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     )
 
 
-def _splits(col: pd.Series | None, n: int) -> np.ndarray:
+def _splits(col: pd.Series | None) -> np.ndarray | None:
     """Each line's split from a `mode`/`split` key (mmdetection's `"mode": "val"`): '' for a
-    train line or none, else the split's name."""
+    train line or none, else the split's name; None without the key (every line is train)."""
     if col is None:
-        return np.full(n, "", dtype=object)
+        return None
     text = col.map(lambda v: v.strip() if isinstance(v, str) else "").to_numpy(dtype=object)
     return np.where(np.isin(text, ("train", "training", "")), "", text)
 
 
 def _split_codes(
-    state: _State, names: list[str], split: np.ndarray, rows: np.ndarray, cols: np.ndarray
+    state: _State, names: list[str], split: np.ndarray | None, rows: np.ndarray, cols: np.ndarray
 ) -> np.ndarray:
     """Each point's metric code: a split line's metrics are named under the split (`val/`)."""
     plain = np.array([state.builder.metrics.code(n) for n in names], dtype=np.int32)
     codes = plain[cols]
+    if split is None:
+        return codes
     tagged = split[rows] != ""
     if tagged.any():
         pairs = pd.DataFrame({"s": split[rows][tagged], "c": cols[tagged]})
