@@ -39,9 +39,10 @@ def text_cells(col: pd.Series) -> Cells:
         keep = ~np.isnan(values)
         return Cells(values, keep, np.zeros(len(values), bool))
     missing = col.isna().to_numpy()
-    num = _read_numbers(col, missing)
+    token = _nan_tokens(col) if isinstance(col.dtype, pd.StringDtype) else None
+    num = _read_numbers(col, missing, token)
     if num is None:
-        parsed = pd.to_numeric(_without_nan_tokens(col), errors="coerce")
+        parsed = pd.to_numeric(_without_nan_tokens(col, token), errors="coerce")
         num = (
             parsed.to_numpy(dtype=np.float64, na_value=np.nan)
             if isinstance(parsed, pd.Series)
@@ -55,13 +56,15 @@ def text_cells(col: pd.Series) -> Cells:
     return Cells(num, ~missing & ~bad, bad)
 
 
-def _read_numbers(col: pd.Series, missing: np.ndarray) -> np.ndarray | None:
+def _read_numbers(
+    col: pd.Series, missing: np.ndarray, token: np.ndarray | None
+) -> np.ndarray | None:
     """pd.to_numeric's values of a NaN-valued string column (what read_csv gives; a pd.NA-valued
-    one is parsed to a masked array, integers exact), its NaN tokens NaN, from the C parser
-    (`_text_numbers`); None where that path steps aside."""
-    if not isinstance(col.dtype, pd.StringDtype) or col.dtype.na_value is pd.NA:
+    one is parsed to a masked array, integers exact), its NaN tokens (`token`) NaN, from the C
+    parser (`_text_numbers`); None where that path steps aside."""
+    if token is None or not isinstance(col.dtype, pd.StringDtype) or col.dtype.na_value is pd.NA:
         return None
-    return parsed_numbers(col, ~missing & ~_nan_tokens(col))
+    return parsed_numbers(col, ~missing & ~token)
 
 
 def _nan_tokens(col: pd.Series) -> np.ndarray:
@@ -69,18 +72,15 @@ def _nan_tokens(col: pd.Series) -> np.ndarray:
     return col.str.strip().str.lower().isin(_NAN_TOKENS).to_numpy(dtype=bool, na_value=False)
 
 
-def _without_nan_tokens(col: pd.Series) -> pd.Series | np.ndarray:
+def _without_nan_tokens(col: pd.Series, token: np.ndarray | None) -> pd.Series | np.ndarray:
     """A text column with its NaN tokens made missing: pd.to_numeric gives them NaN either way,
     but after a failed parse per cell (~0.5 us each, so a diverged run's tail of 'NaN' cost
-    more than its numbers). The tokens are found by the string kernels here; the caller still
-    decides which unparsed cells are NaN tokens, so a cell these kernels miss is only slower.
+    more than its numbers). `token`: the tokens the string kernels found (`_nan_tokens`); the
+    caller still decides which unparsed cells are NaN tokens, so a cell they miss is only slower.
     With tokens in a NaN-valued string column (what read_csv gives), the cells come back as
     the object array pd.to_numeric would parse, the tokens missing (NaN) too: Series.mask costs
     as much again as the parse. (A pd.NA-valued column is parsed to a masked array: masked.)"""
-    if not isinstance(col.dtype, pd.StringDtype):
-        return col
-    token = _nan_tokens(col)
-    if not token.any():
+    if token is None or not token.any() or not isinstance(col.dtype, pd.StringDtype):
         return col
     if col.dtype.na_value is pd.NA:
         return col.mask(token)
