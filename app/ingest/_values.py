@@ -41,13 +41,14 @@ def text_cells(col: pd.Series) -> Cells:
     missing = col.isna().to_numpy()
     token = _nan_tokens(col) if isinstance(col.dtype, pd.StringDtype) else None
     num = _read_numbers(col, missing, token)
-    if num is None:
-        parsed = pd.to_numeric(_without_nan_tokens(col, token), errors="coerce")
-        num = (
-            parsed.to_numpy(dtype=np.float64, na_value=np.nan)
-            if isinstance(parsed, pd.Series)
-            else np.asarray(parsed, dtype=np.float64)
-        )
+    if num is not None:  # every cell a number (never NaN), a NaN token or missing: none is bad
+        return Cells(num, ~missing, np.zeros(len(num), bool))
+    parsed = pd.to_numeric(_without_nan_tokens(col, token), errors="coerce")
+    num = (
+        parsed.to_numpy(dtype=np.float64, na_value=np.nan)
+        if isinstance(parsed, pd.Series)
+        else np.asarray(parsed, dtype=np.float64)
+    )
     unparsed = np.isnan(num) & ~missing
     bad = unparsed.copy()
     if unparsed.any():
