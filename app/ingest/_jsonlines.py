@@ -73,7 +73,7 @@ class FrameChunk:
     """A chunk pyarrow read straight into its frame (`_jsonlines_arrow`); its records, for a
     reader that wants the objects themselves, parsed from its text on first use."""
 
-    def __init__(self, frame: pd.DataFrame, text: bytes, lines: list[int]) -> None:
+    def __init__(self, frame: pd.DataFrame, text: bytes, lines: np.ndarray) -> None:
         self.frame = frame
         self.lines = lines
         self._text = text
@@ -232,14 +232,14 @@ def _arrow_chunks(
     for a, b in sizes.bounds(len(starts)):
         b = min(b, len(starts))
         text = body[starts[a] : ends[b - 1]]
-        lines = list(range(number + a, number + b))
+        lines = np.arange(number + a, number + b)
         frame = arrow_frame(text, b - a)
         if frame is not None:
             parser.parsed += b - a
             yield FrameChunk(frame, text, lines)
             continue
         texts = [line.strip() for line in text.split(b"\n")[:-1]]
-        chunk = parser.chunk(_Pending(texts, lines, (offset + starts[a:b]).tolist()))
+        chunk = parser.chunk(_Pending(texts, lines.tolist(), (offset + starts[a:b]).tolist()))
         if chunk.records:
             yield chunk
 
