@@ -8,8 +8,9 @@ whenever pyarrow's reading could differ from it:
 
 - anything the JSON-lines fast path steps aside for (`_jsonlines_arrow`: tokens only pyarrow
   reads, numbers it reads otherwise, a key twice, text that is not UTF-8, a history value that
-  is not a number), a document that does not open with `{` (a BOM, whitespace), or more than
-  one object;
+  is not a number), a document that does not open with `{` (a BOM, whitespace), more than one
+  object, or values nested deeper than `_MAX_DEPTH` (pyarrow reads any depth; the standard
+  library refuses ~1000 levels, fewer the deeper its caller's stack);
 - a `null` anywhere but as the value of a top-level key: pyarrow reads a key set to null as a
   key left out, and which keys a history entry holds decides what it is (a summary) and the
   order of the columns;
@@ -27,6 +28,7 @@ import pyarrow as pa
 from lossforensics.ingest._jsonlines_arrow import number_frame, read_table
 
 _OPEN = b"{"
+_MAX_DEPTH = 64  # levels of arrays and objects the standard library parses from any caller
 
 
 def history_frame(text: bytes, summary_keys: frozenset[str]) -> pd.DataFrame | None:
@@ -37,6 +39,8 @@ def history_frame(text: bytes, summary_keys: frozenset[str]) -> pd.DataFrame | N
         return None
     table = read_table(text, documents=True)
     if table is None or table.num_rows != 1 or "log_history" not in table.column_names:
+        return None
+    if _depth(table.schema) > _MAX_DEPTH:
         return None
     top_nulls = sum(column.null_count for column in table.columns)
     if text.count(b"null") != top_nulls:  # a null inside a value, or the word in a string
@@ -68,3 +72,15 @@ def history_frame(text: bytes, summary_keys: frozenset[str]) -> pd.DataFrame | N
     if not logged:
         return None
     return number_frame(logged, text)
+
+
+def _depth(schema: pa.Schema) -> int:
+    """The deepest nesting of arrays and objects in the document's values (the top-level object
+    is level 1), from the types pyarrow gave them; iterative: it may be thousands deep."""
+    deepest, todo = 1, [(field.type, 2) for field in schema]
+    while todo:
+        kind, level = todo.pop()
+        if pa.types.is_nested(kind):
+            deepest = max(deepest, level)
+            todo.extend((kind.field(i).type, level + 1) for i in range(kind.num_fields))
+    return deepest

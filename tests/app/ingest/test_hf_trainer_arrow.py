@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
-from lossforensics.ingest import hf_trainer
+from lossforensics.ingest import _trainer_state_arrow, hf_trainer
 from lossforensics.ingest._trainer_state_arrow import history_frame
 
 
@@ -195,6 +195,31 @@ def test_documents_read_the_same(tmp_path, monkeypatch, layout, fast_reads):
     elif layout == "not utf-8 in a string":
         path.write_bytes(path.read_bytes().replace(b"best_metric", b"best\xffmetric", 1))
     fast, exact, read = _read_both(path, monkeypatch)
+    _assert_same(fast, exact)
+    assert read is fast_reads
+
+
+@pytest.mark.parametrize(
+    ("levels", "fast_reads"),
+    [
+        (10, True),
+        (_trainer_state_arrow._MAX_DEPTH - 1, True),  # the document's object is level 1
+        (_trainer_state_arrow._MAX_DEPTH, False),
+        (1200, False),  # the standard library refuses it: not valid JSON, as before
+        (5000, False),
+    ],
+)
+@pytest.mark.parametrize("shape", ["arrays", "objects"])
+def test_deep_values_beside_the_history_read_the_same(
+    tmp_path, monkeypatch, levels, fast_reads, shape
+):
+    """pyarrow reads any depth; the standard library runs out of recursion ~1000 levels down."""
+    if shape == "arrays":
+        deep = "[" * levels + "]" * levels
+    else:
+        deep = '{"a": ' * (levels - 1) + "{}" + "}" * (levels - 1)
+    text = _document(_entries(), top=f'"callbacks": {deep}, ')
+    fast, exact, read = _read_both(_write(tmp_path, text), monkeypatch)
     _assert_same(fast, exact)
     assert read is fast_reads
 
