@@ -70,6 +70,8 @@ def _column(cells, dtype="str"):
         ("\u0661\u0662", False),  # digits that are not ASCII
         ("1\x1f2", False),  # the parser's separator
         ("1\n2", False),  # a line break
+        ("1.5\x00abc", False),  # a NUL byte: pd.to_numeric stops at it, the cell is bad
+        ("2\x005", False),
         ('"1.5"', False),
         ("", False),
         ("   ", False),
