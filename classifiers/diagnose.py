@@ -187,6 +187,10 @@ def order_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 # metric codes below 2**15 fit int16, which numpy's stable argsort sorts by radix
 _INT16_CODES = 2**15
+# up to this many metrics, each one's rows (RunSeries.rows: kept with the run, and the
+# classifiers have read most of them already) give its count and steps, ~4x cheaper than
+# sorting every row by metric; past it, one row scan per metric costs more than the sort
+_BY_ROWS_MAX_METRICS = 16
 
 
 def metric_infos(run: RunSeries) -> list[MetricInfo]:
@@ -200,6 +204,8 @@ def metric_infos(run: RunSeries) -> list[MetricInfo]:
     role_codes = np.asarray(getattr(roles, "codes", [-1]))
     if codes.min() < 0 or role_codes.min() < 0:
         return _metric_infos_grouped(frame)  # missing names or roles: pandas' NA rules
+    if len(names) <= _BY_ROWS_MAX_METRICS:
+        return _metric_infos_by_rows(run, names, role_codes, roles.categories)
     # rows by metric, in frame order within each (small integers: numpy's radix sort)
     order = np.argsort(
         codes.astype(np.int16) if len(names) < _INT16_CODES else codes, kind="stable"
@@ -219,6 +225,23 @@ def metric_infos(run: RunSeries) -> list[MetricInfo]:
         )
         for i in np.argsort(first_seq, kind="stable").tolist()
     ]
+
+
+def _metric_infos_by_rows(
+    run: RunSeries, names: np.ndarray, role_codes: np.ndarray, categories: pd.Index
+) -> list[MetricInfo]:
+    """metric_infos from each metric's rows (in frame order, which is seq order: a metric's
+    first row holds its first seq and its first role)."""
+    steps = run.frame["step"].to_numpy(np.int64)
+    seqs = run.frame["seq"].to_numpy(np.int64)
+    infos, first_seq = [], []
+    for name in names.tolist():
+        rows = run.rows(name)
+        at = steps[rows]
+        role = categories[role_codes[rows[0]]]
+        infos.append(MetricInfo(str(name), str(role), len(rows), int(at.min()), int(at.max())))
+        first_seq.append(seqs[rows[0]])
+    return [infos[i] for i in np.argsort(first_seq, kind="stable").tolist()]
 
 
 def _metric_infos_grouped(frame: pd.DataFrame) -> list[MetricInfo]:

@@ -120,12 +120,14 @@ def test_a_million_points_diagnose_without_a_false_alarm():
     assert d.findings[0].span.start_step == n // 2
 
 
-def test_metric_infos_match_a_pandas_groupby_on_interleaved_metrics_and_repeated_steps():
+@pytest.mark.parametrize("extra", [0, 40])  # a few metrics: read by rows; many: one sort
+def test_metric_infos_match_a_pandas_groupby_on_interleaved_metrics_and_repeated_steps(extra):
     from lossforensics.classifiers.diagnose import _metric_infos_grouped, metric_infos
     from lossforensics.classifiers.run import RunSeries
 
     rng = np.random.default_rng(4)
     names = np.array(["val_loss", "loss", "lr", "grad_norm", "accuracy"])
+    names = np.r_[names, [f"layer{i}/grad_norm" for i in range(extra)]]
     metric = names[rng.integers(0, len(names), 500)]
     step = rng.integers(0, 120, 500)  # out of order, with repeats (a resumed run)
     frame = make_frame("r", metric, step, rng.normal(size=500), seq=rng.permutation(500))
