@@ -41,6 +41,7 @@ from lossforensics.classifiers._align import finite_curve
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.signals.reduce import median
 
 # long series are reduced to at most this many bucket medians: the trend and the swings survive,
 # the cost stays flat
@@ -83,10 +84,20 @@ _CALM_VAL_SHARE = 1 / 3
 _MAX_CONFIDENCE = 0.95
 
 
+def _trend_window(points: int) -> int:
+    """The trend's window: an eighth of the curve, at least _TREND_WINDOW_MIN points (odd)."""
+    return max(_TREND_WINDOW_MIN, points // _TREND_WINDOW_PER_RUN) | 1
+
+
 def _trend(y: np.ndarray) -> np.ndarray:
-    """The curve's rolling-median trend: a window of an eighth of it, at least
-    _TREND_WINDOW_MIN points (odd)."""
-    return signals.rolling_median(y, max(_TREND_WINDOW_MIN, len(y) // _TREND_WINDOW_PER_RUN) | 1)
+    """The curve's rolling-median trend (window `_trend_window`)."""
+    return signals.rolling_median(y, _trend_window(len(y)))
+
+
+def _ends_count(points: int) -> int:
+    """The points of the trend's first (or last) _ENDS_SHARE, as head_level and tail_level
+    count them."""
+    return max(1, int(np.ceil(points * _ENDS_SHARE)))
 
 
 def _progress(ev: dict) -> float:
@@ -117,9 +128,12 @@ class Oscillating(Classifier):
         self.min_swing = min_swing
         self.max_move = max_move
 
-    def measure(self, run: RunSeries, *, lag1: bool = True) -> dict | None:
+    def measure(self, run: RunSeries, *, lag1: bool = True, screen: bool = False) -> dict | None:
         """The swings around the trend; with `lag1`, also the residuals' autocorrelation, which
-        only the evidence reads (None when not read)."""
+        only the evidence reads (None when not read). With `screen`, None for a positive loss
+        whose trend fell by `max_move` or more (most trained runs): neither its own swings nor
+        the validation loss's make it oscillate, and the trend's two ends tell, its middle
+        unread."""
         curve = run.detailed("train_loss")
         if curve is None:
             return None
@@ -132,7 +146,12 @@ class Oscillating(Classifier):
         # bucket medians of the curve (_align.finite_curve's, kept with the run: the same
         # reduced train loss other labels read)
         _, yb = finite_curve(run, "train_loss", curve.metric, max_points=_MAX_POINTS)
-        trend = _trend(yb)
+        if screen and signals.all_positive(yb):
+            trend = self._screened_trend(yb)
+            if trend is None:
+                return None
+        else:
+            trend = _trend(yb)
         res = yb - trend
         swing = float(np.median(np.abs(res)))
         first, last = signals.head_level(trend, _ENDS_SHARE), signals.tail_level(trend, _ENDS_SHARE)
@@ -162,6 +181,21 @@ class Oscillating(Classifier):
             "first_step": int(x[0]),
             "last_step": int(x[-1]),
         }
+
+    def _screened_trend(self, y: np.ndarray) -> np.ndarray | None:
+        """`_trend(y)` of a positive curve, its two ends first: None when they show the trend
+        fell by `max_move` or more (the progress measure reads those ends alone)."""
+        n, window = len(y), _trend_window(len(y))
+        k = _ends_count(n)
+        head = signals.rolling_median_span(y, window, 0, k)
+        tail = signals.rolling_median_span(y, window, n - k, n)
+        first, last = median(head), median(tail)
+        if _progress({"trend_progress": (first - last) / max(abs(first), signals.TINY)}) >= (
+            self.max_move
+        ):
+            return None
+        middle = signals.rolling_median_span(y, window, k, n - k)
+        return np.concatenate((head, middle, tail))
 
     def skip_reason(self, run: RunSeries) -> str | None:
         """A training loss of `_TRAIN_POINTS` points at its finest logging, or a shorter epoch
@@ -250,7 +284,7 @@ class Oscillating(Classifier):
 
     def detect(self, run: RunSeries) -> Finding | None:
         # the verdict does not read lag1: a run that swings is measured again with it
-        ev = self.measure(run, lag1=False)
+        ev = self.measure(run, lag1=False, screen=True)
         if ev is None or not self.oscillates(ev):
             return None
         ev = self.measure(run)

@@ -145,32 +145,61 @@ def _network_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarr
     return out
 
 
-def _ranked_rolling_median(y: np.ndarray, window: int, offset: int) -> np.ndarray:
-    """A finite series: where the window lies wholly inside the series (points `lo` to `hi`,
-    one slice), its middle value(s) from scipy's rank filter (a selection, so the same numbers,
-    ~5x faster than the skip list); the partial windows at the edges from pandas' own kernel,
-    called directly. Slices, not masks: the index arithmetic cost a third of the filter."""
+def _ranked_rolling_median(
+    y: np.ndarray, window: int, offset: int, start: int = 0, stop: int | None = None
+) -> np.ndarray:
+    """Points `start` to `stop` (all by default) of a finite series: where the window lies
+    wholly inside the series (points `lo` to `hi`, one slice), its middle value(s) from scipy's
+    rank filter over the points those windows hold (a selection, so the same numbers, ~5x
+    faster than the skip list); the partial windows at the series' edges from pandas' own
+    kernel, called directly. Slices, not masks: the index arithmetic cost a third of the
+    filter."""
     n = len(y)
-    y = np.ascontiguousarray(y)
+    stop = n if stop is None else stop
     # point i's window is y[i + 1 + offset - window : i + 1 + offset]: whole from lo up to hi
     lo = min(window - 1 - offset, n)
     hi = max(n - offset, lo)
-    out = np.empty(n)
-    if hi > lo:  # scipy centres the window starting at s on s + window // 2
-        at = slice(lo + 1 + offset - window + window // 2, hi + 1 + offset - window + window // 2)
+    out = np.empty(stop - start)
+    first, last = max(lo, start), min(hi, stop)  # the span's points with whole windows
+    if last > first:  # scipy centres the window starting at s on s + window // 2
+        held = np.ascontiguousarray(y[first + 1 + offset - window : last + offset])
+        at = slice(window // 2, window // 2 + last - first)
         if window % 2:
-            out[lo:hi] = ndimage.median_filter(y, size=window)[at]
+            out[first - start : last - start] = ndimage.median_filter(held, size=window)[at]
         else:  # pandas' even-count median: the two middle values, halved
-            low = ndimage.rank_filter(y, window // 2 - 1, size=window)[at]
-            high = ndimage.rank_filter(y, window // 2, size=window)[at]
-            out[lo:hi] = (low + high) / 2
-    if lo > 0 or hi < n:
-        edge = np.r_[0:lo, hi:n]
-        stop = edge + (1 + offset)
-        out[edge] = np.asarray(
-            _roll_median_c(y, np.clip(stop - window, 0, n), np.minimum(stop, n), 1)
+            low = ndimage.rank_filter(held, window // 2 - 1, size=window)[at]
+            high = ndimage.rank_filter(held, window // 2, size=window)[at]
+            out[first - start : last - start] = (low + high) / 2
+    edge = np.r_[start : min(lo, stop), max(hi, start) : stop]
+    if len(edge):
+        ends = edge + (1 + offset)
+        out[edge - start] = np.asarray(
+            _roll_median_c(
+                np.ascontiguousarray(y), np.clip(ends - window, 0, n), np.minimum(ends, n), 1
+            )
         )
     return out
+
+
+def rolling_median_span(
+    y: np.ndarray, window: int, start: int, stop: int, *, center: bool = True
+) -> np.ndarray:
+    """`rolling_median(y, window, center=center)[start:stop]` from the windows of those points
+    alone: a long curve's head or tail without its middle. Each of those windows, whole or cut
+    by y's own ends, holds the same points in the stretch of y they span, so the median of
+    that stretch is the same there; the rank filter reads only the stretch, and no partial
+    window is computed at its cut ends."""
+    y = np.asarray(y, dtype=np.float64)
+    n = len(y)
+    start, stop = max(start, 0), min(stop, n)
+    if stop <= start:
+        return np.empty(0)
+    offset = (window - 1) // 2 if center else 0
+    lo, hi = max(start + 1 + offset - window, 0), min(stop + offset, n)  # the windows' points
+    long = (hi - lo) * window > _SORTED_MAX_VALUES and window > _NETWORK_WINDOW_MAX
+    if long and _roll_median_c is not None and np.isfinite(y[lo:hi]).all():
+        return _ranked_rolling_median(y, window, offset, start, stop)
+    return rolling_median(y[lo:hi], window, center=center)[start - lo : stop - lo]
 
 
 def rolling_median_at(

@@ -101,6 +101,10 @@ def test_the_verdict_read_without_lag1_is_the_verdict_read_with_it():
         assert full is not None and quick is not None and quick["lag1"] is None
         assert {**quick, "lag1": full["lag1"]} == full
         assert list(quick) == list(full)
+        # the screen (the trend's ends first) turns down only what does not oscillate, and
+        # measures the rest exactly as the whole trend does
+        screened = clf.measure(run, lag1=False, screen=True)
+        assert screened == quick if screened is not None else not clf.oscillates(full)
         swung += clf.oscillates(full)
         assert clf.detect(run) == (clf.judge(full) if clf.oscillates(full) else None)
     assert 10 < swung < 70

@@ -121,6 +121,23 @@ def test_rolling_median_past_the_stacked_sort_matches_pandas_where_windows_outgr
                 assert np.array_equal(signals.rolling_median(y, w, center=center), ref)
 
 
+def test_rolling_median_span_is_that_stretch_of_the_whole_rolling_median():
+    rng = np.random.default_rng(16)  # short and long series, narrow and wide windows
+    for trial in range(400):
+        n = int(rng.integers(1, 4000)) if trial % 2 else int(rng.integers(1, 200))
+        w, center = int(rng.integers(1, max(2, n // 3))) + trial % 3, bool(trial % 5)
+        y = rng.normal(size=n)
+        if trial % 4 == 0:
+            y = np.round(y, 1)  # tied middles
+        if trial % 11 == 0:
+            y[int(rng.integers(0, n))] = np.nan  # inside or outside the stretch
+        start = int(rng.integers(-5, n + 5))
+        stop = start + int(rng.integers(-2, n))
+        whole = signals.rolling_median(y, w, center=center)
+        got = signals.rolling_median_span(y, w, start, stop, center=center)
+        assert np.array_equal(got, whole[max(start, 0) : max(stop, 0)], equal_nan=True)
+
+
 def test_rolling_median_at_and_rolling_min_read_the_same_windows_as_pandas():
     rng = np.random.default_rng(12)
     for trial in range(600):
