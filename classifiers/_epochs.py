@@ -65,7 +65,9 @@ def epoch_fold(
         return 0.0, 1.0, epochs
     res = zb - signals.rolling_median(zb, m | 1)  # one epoch wide: the trend, not the sawtooth
     res = res - res.mean()
-    pos = np.minimum((((xb - xb[0]) % epoch) / epoch * m).astype(np.int64), m - 1)
+    # the steps from the first are never negative, nor is the epoch: there fmod is Python's %
+    # to the bit (no sign to carry over), at less than half the cost of numpy's %
+    pos = np.minimum((np.fmod(xb - xb[0], epoch) / epoch * m).astype(np.int64), m - 1)
     count = np.bincount(pos, minlength=m)
     means = np.bincount(pos, weights=res, minlength=m) / np.maximum(count, 1)
     between = float(np.sum(count * means**2))

@@ -249,3 +249,21 @@ def test_epoch_fold_f_test_p_value_is_scipys_bit_for_bit():
         f = float(rng.lognormal(0.0, 2.0)) if trial % 50 else [0.0, np.inf, np.nan][trial % 3]
         ref = float(stats.f.sf(f, dfn, dfd))
         assert np.array_equal(f_test_p(f, dfn, dfd), ref, equal_nan=True), (f, dfn, dfd)
+
+
+def test_epoch_fold_phases_from_fmod_are_those_of_the_remainder():
+    """epoch_fold places each point in its epoch with np.fmod: on the non-negative steps from
+    the first and a positive epoch, the same numbers as `%`, whole or fractional epochs."""
+    from lossforensics.classifiers import _epochs
+
+    rng = np.random.default_rng(18)
+    for trial in range(200):
+        x = np.cumsum(rng.integers(1, 4, int(rng.integers(8, 3000)))).astype(np.float64)
+        if trial % 3 == 0:
+            x = x * rng.uniform(0.01, 3.0)  # uneven, fractional steps
+        epoch = float(rng.integers(4, 200)) + (0.5 if trial % 2 else 0.0) * (trial % 4 > 1)
+        y = np.exp(rng.normal(size=len(x)) + np.sin(x / epoch * 2 * np.pi))
+        fold = _epochs.epoch_fold(x, y, epoch)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_epochs.np, "fmod", np.remainder)
+            assert _epochs.epoch_fold(x, y, epoch) == fold
