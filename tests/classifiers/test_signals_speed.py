@@ -267,3 +267,43 @@ def test_epoch_fold_phases_from_fmod_are_those_of_the_remainder():
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(_epochs.np, "fmod", np.remainder)
             assert _epochs.epoch_fold(x, y, epoch) == fold
+
+
+def test_median_of_a_long_array_is_the_partitions_bit_for_bit_however_its_values_lie(
+    monkeypatch,
+):
+    """Past _BRACKET_MIN_POINTS the median is selected among the values a strided sample
+    brackets: layouts that fool the sample (sorted, a period in step with the stride, long
+    ties), zeros of both signs, infinities and NaN must all give the number of one partition
+    of every value, to the sign of a zero, and np.median's."""
+    from lossforensics.classifiers.signals import reduce
+
+    def partitioned(y: np.ndarray) -> float:
+        with monkeypatch.context() as patch:
+            patch.setattr(reduce, "_BRACKET_MIN_POINTS", 10**9)
+            return reduce.median(y)
+
+    rng = np.random.default_rng(19)
+    for trial in range(300):
+        n = int(rng.integers(reduce._BRACKET_MIN_POINTS - 2, 12000))
+        kind = trial % 6
+        if kind == 0:
+            y = rng.normal(size=n)
+        elif kind == 1:
+            y = np.sort(rng.normal(size=n))[:: 1 if trial % 4 else -1]
+        elif kind == 2:  # a period in step with the sample's stride
+            stride = max(1, n // reduce._BRACKET_SAMPLE)
+            y = np.where(np.arange(n) % stride == 0, -5.0, 0.0) + rng.normal(size=n) * 1e-3
+        elif kind == 3:
+            y = np.round(rng.normal(size=n), 1)  # long ties
+        elif kind == 4:
+            y = rng.choice([-0.0, 0.0, 1.0, -1.0], size=n)  # signed zeros in the middle
+        else:
+            y = rng.standard_cauchy(size=n)
+            y[rng.integers(0, n, 3)] = [np.inf, -np.inf, np.inf]
+        if trial % 25 == 0:
+            y[int(rng.integers(0, n))] = np.nan
+        got, want = reduce.median(y), partitioned(y)
+        assert np.array_equal(got, want, equal_nan=True), (trial, got, want)
+        assert np.signbit(got) == np.signbit(want)
+        assert np.array_equal(got, np.median(y), equal_nan=True)
