@@ -38,6 +38,9 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 # (O(n)) rather than its place in one sort of every point (O(n log n)): above it the partitions'
 # per-call cost (~10 us) is paid for; below it one sort is cheaper
 _PARTITION_GROUP_POINTS = 256
+# Groups that are runs of a sorted group column are sorted as rows padded to the longest run,
+# unless that pads them to more than this many times the values
+_CONTIGUOUS_PAD = 2
 # Group numbers spanning fewer than this fit int16 once shifted to start at 0, which numpy's
 # stable sort orders by radix (several times faster than its merge sort of int64)
 _INT16_SPAN = 2**15
@@ -52,6 +55,10 @@ def group_medians(group: np.ndarray, y: np.ndarray) -> np.ndarray:
         order = np.argsort(group, kind="stable")
         g = group[order]
         return _sliced_medians(y[order], np.flatnonzero(np.r_[True, g[1:] != g[:-1]]))
+    if len(group) > 1 and bool(np.all(group[1:] >= group[:-1])):
+        rows = _contiguous_medians(group, y)
+        if rows is not None:
+            return rows
     # by value, then a stable sort by group: lexsort((y, group))'s order of the values within
     # each group (ties are equal values), at half its cost; the group numbers as int16 where
     # they fit (numpy's radix sort)
@@ -64,6 +71,26 @@ def group_medians(group: np.ndarray, y: np.ndarray) -> np.ndarray:
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     count = np.diff(np.r_[starts, len(g)])
     low, high = v[starts + (count - 1) // 2], v[starts + count // 2]
+    return np.where(count % 2 == 1, high, (low + high) / 2)
+
+
+def _contiguous_medians(group: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """group_medians of groups that are runs of `group` (sorted: a curve's points by the
+    evaluation that follows them): each run laid in a row padded with +inf, the rows sorted,
+    the middle value(s) read, without sorting every value and then every group. None where
+    the rows would pad to more than twice the values, or a zero is among them (equal zeros of
+    either sign sort in any order, and the general path fixes which one a median reads)."""
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    count = np.diff(np.r_[starts, len(group)])
+    width = int(count.max())
+    if len(starts) * width > _CONTIGUOUS_PAD * len(group) or not np.all(y != 0):
+        return None
+    rows = np.full((len(starts), width), np.inf)
+    run = np.repeat(np.arange(len(starts)), count)
+    rows[run, np.arange(len(group)) - starts[run]] = y
+    rows.sort(axis=1)
+    at = np.arange(len(starts))
+    low, high = rows[at, (count - 1) // 2], rows[at, count // 2]
     return np.where(count % 2 == 1, high, (low + high) / 2)
 
 

@@ -47,3 +47,15 @@ def test_finite_curve_is_reduced_once_and_read_only():
     with pytest.raises(ValueError):
         y[0] = 1.0
     assert finite_curve(run, "val_loss")[0].size == 0
+
+
+def test_levels_at_of_a_source_out_of_step_order_are_those_of_the_sorted_source():
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        x = np.sort(rng.choice(5000, size=int(rng.integers(1, 400)), replace=False)).astype(float)
+        y = np.round(rng.standard_normal(len(x)), 1) + 3.0
+        at = np.sort(rng.choice(5000, size=int(rng.integers(1, 40)), replace=False)).astype(float)
+        shuffled = rng.permutation(len(x))
+        assert np.array_equal(
+            levels_at(x[shuffled], y[shuffled], at), levels_at(x, y, at), equal_nan=True
+        )
