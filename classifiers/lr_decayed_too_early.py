@@ -108,7 +108,10 @@ class LrDecayedTooEarly(Classifier):
         self.stall_ratio = stall_ratio
         self.max_post_gain = max_post_gain
 
-    def measure(self, run: RunSeries) -> dict | None:
+    def measure(self, run: RunSeries, *, screen: bool = False) -> dict | None:
+        """The LR's drop and the loss around it. With `screen`, None once the drop's timing or
+        the LR's staying low rules a finding out (judge's first test): the loss's levels
+        and noise are read only where they can decide."""
         lx, ly = finite_curve(run, "lr")
         tx, ty = finite_curve(run, "train_loss")
         if len(ly) < _MIN_LR_POINTS or len(ty) < self.min_points or np.max(ly) <= 0:
@@ -120,6 +123,10 @@ class LrDecayedTooEarly(Classifier):
             return None
         i_drop = i_peak + int(low[0])
         drop_step, t0, t1 = float(lx[i_drop]), float(tx[0]), float(tx[-1])
+        decay_fraction = (drop_step - t0) / max(t1 - t0, TINY)
+        stays_low = float(np.mean(ly[i_drop:] <= 2 * self.lr_fraction * peak))
+        if screen and self._late_or_brief(decay_fraction, stays_low):
+            return None
         ratios = ly[i_peak + 1 :] / np.maximum(ly[i_peak:-1], TINY)
         k = max(_MIN_MEDIAN_POINTS, len(ty) // _MEDIAN_PARTS)
         # the loss just before the drop: the last quarter of the pre-drop stretch (2k points at
@@ -141,8 +148,8 @@ class LrDecayedTooEarly(Classifier):
             "lr_drop_factor": peak / max(float(tail_level(ly, 0.0, _LR_END_POINTS)), TINY),
             "decay_step": int(drop_step),
             "end_step": int(t1),
-            "decay_fraction": (drop_step - t0) / max(t1 - t0, TINY),
-            "stays_low": float(np.mean(ly[i_drop:] <= 2 * self.lr_fraction * peak)),
+            "decay_fraction": decay_fraction,
+            "stays_low": stays_low,
             "cuts": int(np.count_nonzero(ratios <= _CUT_RATIO)),
             "loss_before": before,
             "loss_at_decay": at_drop,
@@ -155,8 +162,12 @@ class LrDecayedTooEarly(Classifier):
             "rate_ratio": post_rate / pre_rate if pre_rate > 0 else float("inf"),
         }
 
+    def _late_or_brief(self, decay_fraction: float, stays_low: float) -> bool:
+        """The LR fell after `max_budget` of the run, or did not stay low: no finding."""
+        return decay_fraction > self.max_budget or stays_low < _MIN_STAYS_LOW
+
     def judge(self, m: dict) -> Finding | None:
-        if m["decay_fraction"] > self.max_budget or m["stays_low"] < _MIN_STAYS_LOW:
+        if self._late_or_brief(m["decay_fraction"], m["stays_low"]):
             return None
         if m["pre_gain_z"] < _MIN_PRE_GAIN_Z or m["rate_ratio"] > self.stall_ratio:
             return None
@@ -183,5 +194,5 @@ class LrDecayedTooEarly(Classifier):
         )
 
     def detect(self, run: RunSeries) -> Finding | None:
-        m = self.measure(run)
+        m = self.measure(run, screen=True)
         return None if m is None else self.judge(m)

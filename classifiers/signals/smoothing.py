@@ -170,7 +170,8 @@ def _ranked_rolling_median(
             low = ndimage.rank_filter(held, window // 2 - 1, size=window)[at]
             high = ndimage.rank_filter(held, window // 2, size=window)[at]
             out[first - start : last - start] = (low + high) / 2
-    edge = np.r_[start : min(lo, stop), max(hi, start) : stop]
+    # (two aranges joined: np.r_ parses its slices in Python, ~5x the cost)
+    edge = np.concatenate((np.arange(start, min(lo, stop)), np.arange(max(hi, start), stop)))
     if len(edge):
         ends = edge + (1 + offset)
         out[edge - start] = np.asarray(

@@ -106,3 +106,22 @@ def test_a_cut_no_schedule_plans_fires_though_the_loss_still_creeps_down():
     # the same creep after a planned 10x step at 40% of the run is a schedule doing its job
     planned = np.where(STEPS < 1600, 0.07, 7e-3)
     assert judge(LrDecayedTooEarly(), run_of(loss=(STEPS, loss), lr=(STEPS, planned))) is None
+
+
+def test_the_screened_verdict_is_the_verdict_on_the_whole_measurement():
+    """detect turns a run down on the drop's timing and the LR's staying low before it reads
+    the loss: only runs that judge turns down on those, with the same finding otherwise."""
+    rng = np.random.default_rng(23)
+    clf, screened = LrDecayedTooEarly(), 0
+    for trial in range(60):
+        cut = int(rng.integers(100, 3900))
+        lr = np.where(STEPS < cut, 1e-3, 1e-3 * rng.choice([0.01, 0.2, 0.6]))
+        if trial % 3 == 0:  # a restart that does not stay low
+            lr = np.where(STEPS > cut + int(rng.integers(100, 800)), 1e-3, lr)
+        run = run_of(loss=(STEPS, _loss_that_follows(lr)), lr=(STEPS, lr))
+        full = clf.measure(run)
+        quick = clf.measure(run, screen=True)
+        assert quick is None or quick == full
+        screened += quick is None and full is not None
+        assert clf.detect(run) == (None if full is None else clf.judge(full))
+    assert screened > 10
