@@ -220,7 +220,10 @@ class Overfit(Classifier):
         self.log_fall_rise = log_fall_rise
         self.first_eval_gain = first_eval_gain
 
-    def measure(self, run: RunSeries) -> dict | None:
+    def measure(self, run: RunSeries, *, screen: bool = False) -> dict | None:
+        """What judge reads. With `screen`, cut short once judge's first tests turn the run
+        down (too few evaluations after the val's minimum, a train loss that did not fall or
+        rose after it): then only those tests' inputs, the val's scale and noise unread."""
         vx, vy = finite_curve(run, "val_loss", max_points=MAX_EVALS)
         tx, ty = finite_curve(run, "train_loss")
         if len(vy) < self.min_points or len(ty) < 2:
@@ -233,21 +236,28 @@ class Overfit(Classifier):
             if len(after) < _LATE_MIN_EVALS
             else max(_LATE_MIN_EVALS, int(np.ceil(len(after) / _LATE_PARTS)))
         )
-        late = float(np.median(after[-k:])) if len(after) else float(smooth[i_min])
-        rise = late - float(smooth[i_min])
-        v_scale = scale(vy)
         train = train_at_evals(run, MAX_EVALS)
         ok = np.flatnonzero(np.isfinite(train))
         if len(ok) < 2:
             return None
         t_first, t_end = train[ok[0]], float(np.median(train[ok[-max(1, k) :]]))
+        t_at_min = train[ok[np.searchsorted(ok, min(i_min, ok[-1]))]]
+        t_range = max(float(np.ptp(train[ok])), TINY)
+        split = {
+            "evaluations_after": int(len(after)),
+            "train_drop": float((t_first - t_end) / max(abs(t_first), abs(t_end), TINY)),
+            "train_fall_after": float((t_at_min - t_end) / t_range),
+        }
+        if screen and not self._may_split(split):
+            return split
+        late = float(np.median(after[-k:])) if len(after) else float(smooth[i_min])
+        rise = late - float(smooth[i_min])
+        v_scale = scale(vy)
         t_start = head_level(ty, TRAIN_START_SHARE)
         t_at_first_eval = trailing_median(tx, ty, vx[0], TRAIN_AT_EVAL_POINTS)
         if not np.isfinite(t_at_first_eval):  # an evaluation before any training step
             t_at_first_eval = t_start
         noise = floor(detrended_noise(vy), v_scale)
-        t_at_min = train[ok[np.searchsorted(ok, min(i_min, ok[-1]))]]
-        t_range = max(float(np.ptp(train[ok])), TINY)
         m = {
             "val_metric": run.primary("val_loss"),
             "val_min_step": int(vx[i_min]),
@@ -265,9 +275,9 @@ class Overfit(Classifier):
             ),
             "val_rise_frac": float(rise / v_scale),
             "val_min_fraction": float((vx[i_min] - vx[0]) / max(vx[-1] - vx[0], TINY)),
-            "evaluations_after": int(len(after)),
-            "train_drop": float((t_first - t_end) / max(abs(t_first), abs(t_end), TINY)),
-            "train_fall_after": float((t_at_min - t_end) / t_range),
+            "evaluations_after": split["evaluations_after"],
+            "train_drop": split["train_drop"],
+            "train_fall_after": split["train_fall_after"],
             # train's fall in log terms: from its start (fell 20x: memorised) and from the val
             # minimum to the end (a loss near zero still halves: its range no longer shows it)
             "train_fall_log": _log_drop(t_start, t_end),
@@ -288,10 +298,17 @@ class Overfit(Classifier):
         m.update(_score_after_min(run))
         return m
 
+    def _may_split(self, m: dict) -> bool:
+        """judge's first tests: enough evaluations after the val's minimum, a train loss that
+        fell, and did not rise after that minimum (then it is no train-val split)."""
+        return not (
+            m["evaluations_after"] < _MIN_EVALS_AFTER
+            or m["train_drop"] < self.train_drop
+            or m["train_fall_after"] < -self.train_fall
+        )
+
     def judge(self, m: dict) -> Finding | None:
-        if m["evaluations_after"] < _MIN_EVALS_AFTER or m["train_drop"] < self.train_drop:
-            return None
-        if m["train_fall_after"] < -self.train_fall:  # train rose too: not a train-val split
+        if not self._may_split(m):
             return None
         # the val must have improved before its minimum, unless most of the training happened
         # before the first evaluation (the minimum then predates it) or the minimum came early
@@ -448,7 +465,7 @@ class Overfit(Classifier):
                 if stall is not None and stalled_while_memorising(stall)
                 else None
             )
-        m = self.measure(run)
+        m = self.measure(run, screen=True)
         if m is None:
             few = few_evals_rise(
                 run,

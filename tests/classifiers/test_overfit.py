@@ -326,3 +326,28 @@ def test_real_medalpaca_epoch_staircase(real_runs_more):
     path = real_runs_more / "hf_medalpaca13b_epoch_staircase_memorisation"
     f = judge(Overfit(), RunSeries(_load(str(path))))
     assert f is not None and f.evidence["reading"] == "staircase"
+
+
+def test_the_screened_measurement_stops_only_where_judge_turns_the_run_down():
+    """detect measures with the screen: a run judge's first tests turn down is measured no
+    further (its split tests alone), any other is measured whole."""
+    rng = np.random.default_rng(29)
+    clf, stopped, fired = Overfit(), 0, 0
+    for trial in range(60):
+        ep = np.arange(int(rng.integers(8, 60)))
+        train = _train(ep) if trial % 4 else _train(ep)[::-1]  # a train loss that rose
+        val = (
+            _overfit_val(ep, min_at=int(rng.integers(1, len(ep))), rise=rng.uniform(-0.3, 0.8))
+            if trial % 3
+            else 0.6 + 1.5 * np.exp(-ep / 10.0)  # healthy: its minimum at the end
+        )
+        run = run_of(loss=(ep, train), val_loss=(ep, val))
+        full, quick = clf.measure(run), clf.measure(run, screen=True)
+        if full is None:
+            assert quick is None
+            continue
+        if quick != full:
+            assert quick == {k: full[k] for k in quick} and clf.judge(full) is None
+            stopped += 1
+        fired += clf.judge(full) is not None
+    assert stopped > 10 and fired > 5
