@@ -35,7 +35,15 @@ def epoch_starts(run: RunSeries) -> np.ndarray:
 def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
     """Steps per epoch and where it came from: an `epoch` metric (where its integer part
     changes), else the validation cadence (a hint only: some runs evaluate twice an epoch, or
-    every other); (None, None) if neither says."""
+    every other); (None, None) if neither says. Kept with the run: unshuffled (its skip and its
+    measurement) and loss_spikes read it."""
+    length: tuple[float | None, str | None] = run.measured(
+        ("epoch_length",), lambda: _epoch_length(run)
+    )
+    return length
+
+
+def _epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
     starts = epoch_starts(run)
     if len(starts) >= 2:
         return float(np.median(np.diff(starts))), "epoch"
