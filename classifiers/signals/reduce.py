@@ -123,14 +123,17 @@ def _bracketed(a: np.ndarray, ranks: tuple[int, ...]) -> np.ndarray | None:
     """The values of the given ranks (ascending, 0 the smallest) of a long NaN-free float64
     array: a strided sample's quantiles bracket them, the values outside are only counted, and
     those inside are partitioned at the ranks shifted by the count below. None when the counts
-    show a rank outside the bracket, or the value is a zero (whose sign a partition of every
-    value may pick differently among equal zeros)."""
+    show a rank outside the bracket, a bracket of one value (ties fill it: it would hold
+    most of the array), or the value is a zero (whose sign a partition of every value may
+    pick differently among equal zeros)."""
     n = a.size
     sample = np.sort(a[:: max(1, n // _BRACKET_SAMPLE)])
     s = len(sample)
     reach = _BRACKET_Z * np.sqrt(s) / 2 + 1
     lo = sample[max(int(ranks[0] / n * s - reach), 0)]
     hi = sample[min(int(ranks[-1] / n * s + reach) + 1, s - 1)]
+    if lo == hi:  # one value around the middle (a rounded log's differences): no bracket
+        return None
     below = int(np.count_nonzero(a < lo))
     inside = a[(a >= lo) & (a <= hi)]
     at = [r - below for r in ranks]
