@@ -174,7 +174,10 @@ class FrameBuilder:
         metric_names = pd.Categorical.from_codes(metrics, categories=pd.Index(self.metrics.names))
         merged = merge_roles(self.metrics.names, roles, default_roles)
         labels = np.concatenate(self._labels) if self._labels else None
-        segment = restart_segments(runs, metrics, steps, seq, labels)
+        # source order: seq is the order given, which restart_segments reads without a sort
+        segment = restart_segments(
+            runs, metrics, steps, seq if order == "wall_time" else None, labels
+        )
         self.restarts = _count_restarts(runs, segment)
         if self.restarts and warns is not None:
             warns.add(

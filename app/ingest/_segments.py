@@ -49,10 +49,12 @@ def restart_segments(
     if labels is None and bool(np.all(logged[1:] >= logged[:-1])):
         return np.zeros(n, dtype=np.int64)  # no step goes back anywhere: one segment (fast)
     rank = np.arange(n, dtype=np.int64)
+    by_rank = rank  # the points in logging order
     if order is not None:  # rank 0..n-1 in logging order (ties: the order given)
+        by_rank = np.lexsort((np.arange(n), np.asarray(order)))
         rank = np.empty(n, dtype=np.int64)
-        rank[np.lexsort((np.arange(n), np.asarray(order)))] = np.arange(n, dtype=np.int64)
-    starts, ends, event_runs = _step_restarts(runs, np.asarray(metrics), steps, rank)
+        rank[by_rank] = np.arange(n, dtype=np.int64)
+    starts, ends, event_runs = _step_restarts(runs, np.asarray(metrics), steps, rank, by_rank)
     if labels is not None:
         s2, e2, r2 = _label_restarts(runs, np.asarray(labels, dtype=np.int64), rank)
         starts, ends = np.r_[starts, s2], np.r_[ends, e2]
@@ -69,13 +71,13 @@ def restart_segments(
 
 
 def _step_restarts(
-    runs: np.ndarray, metrics: np.ndarray, steps: np.ndarray, rank: np.ndarray
+    runs: np.ndarray, metrics: np.ndarray, steps: np.ndarray, rank: np.ndarray, by_rank: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(previous point's rank, this point's rank, run) where a metric's step goes back."""
+    """(previous point's rank, this point's rank, run) where a metric's step goes back.
+    `by_rank`: the inverse of the permutation `rank`, the points in logged order."""
     key = runs * (int(metrics.max()) + 1) + metrics
     if key.max() < 2**16:  # numpy's stable sort of 16-bit integers is a radix sort
         key = key.astype(np.uint16)
-    by_rank = np.argsort(rank)  # rank is a permutation: its inverse, the points in logged order
     o = by_rank[np.argsort(key[by_rank], kind="stable")]
     series, s = key[o], np.asarray(steps)[o]
     i = np.flatnonzero((series[1:] == series[:-1]) & (s[1:] < s[:-1]))

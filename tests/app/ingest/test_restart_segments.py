@@ -69,6 +69,29 @@ def test_runs_count_their_own_segments_in_the_given_order():
     assert restart_segments(runs, np.zeros(6, int), steps, order).tolist() == [0, 0, 0, 0, 1, 0]
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_no_order_reads_as_the_order_given(seed):
+    """`order=None` (the builder's source order) skips the sort of the order: the segments are
+    the ones an explicit 0..n-1 order gives, and a shuffled order of the same points gives them
+    in its own order."""
+    rng = np.random.default_rng(seed)
+    n = 3000
+    runs, metrics = rng.integers(0, 3, n), rng.integers(0, 5, n)
+    steps = np.cumsum(rng.integers(0, 3, n)) - np.where(rng.random(n) < 0.003, 500, 0).cumsum()
+    labels = np.where(rng.random(n) < 0.5, rng.integers(0, 2, n), -1)
+    for lab in (None, labels):
+        plain = restart_segments(runs, metrics, steps, None, lab)
+        assert plain.tolist() == restart_segments(runs, metrics, steps, np.arange(n), lab).tolist()
+        assert plain.any()
+        shuffle = rng.permutation(n)
+        order = np.empty(n, dtype=np.int64)
+        order[shuffle] = np.arange(n)  # point shuffle[k] was logged k-th
+        moved = None if lab is None else lab[shuffle]
+        got = restart_segments(runs[shuffle], metrics[shuffle], steps[shuffle], None, moved)
+        mixed = restart_segments(runs, metrics, steps, order, lab)
+        assert mixed[shuffle].tolist() == got.tolist()
+
+
 def test_a_million_points_with_restarts_stay_vectorised():
     n = 1_000_000
     steps = np.tile(np.arange(n // 4), 4)  # one metric restarted three times
