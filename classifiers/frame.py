@@ -82,7 +82,8 @@ def _roles(
     ]
     # each name's role code (-1: not a role, refused by validate_frame), then 'other' for -1
     lookup = np.array([_ROLE_CODES.get(r, -1) for r in roles] + [_ROLE_CODES["other"]], np.int8)
-    return pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE)
+    # every code is -1..len(ROLES)-1 by construction: no range check of a code per point
+    return pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE, validate=False)
 
 
 def _string_column(values: object, n: int) -> pd.api.extensions.ExtensionArray:
@@ -125,15 +126,17 @@ def make_frame(
     n = len(step)
     if isinstance(metric, pd.Series) and isinstance(metric.dtype, pd.CategoricalDtype):
         metric = metric.array
+    run_names, metric_names = _string_column(run, n), _string_column(metric, n)
+    role = (  # a Categorical's roles come from its names: no factorize of 1M strings
+        _roles(metric.codes, list(metric.categories), roles, splits)
+        if isinstance(metric, pd.Categorical)
+        else pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=ROLE_DTYPE)
+    )
     df = pd.DataFrame(
         {
-            "run": _string_column(run, n),
-            "metric": _string_column(metric, n),
-            "role": (  # a Categorical's roles come from its names: no factorize of 1M strings
-                _roles(metric.codes, list(metric.categories), roles, splits)
-                if isinstance(metric, pd.Categorical)
-                else pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=ROLE_DTYPE)
-            ),
+            "run": run_names,
+            "metric": metric_names,
+            "role": role,
             "step": np.asarray(step, dtype=np.int64),
             "value": np.asarray(value, dtype=np.float64),
             "wall_time": (
@@ -148,8 +151,26 @@ def make_frame(
         }
     )
     if not isinstance(metric, pd.Categorical):
-        df = assign_roles(df, roles, splits)
+        return validate_frame(assign_roles(df, roles, splits))
+    if _valid_columns(run_names, metric_names, role):
+        return df  # schema order and dtypes by construction: what validate_frame returns
     return validate_frame(df)
+
+
+def _valid_columns(
+    run: pd.api.extensions.ExtensionArray,
+    metric: pd.api.extensions.ExtensionArray,
+    role: pd.Categorical,
+) -> bool:
+    """validate_frame's checks of a frame make_frame built, read from its arrays before they
+    become columns (column lookups and a dtypes Series cost ~0.1 ms a frame)."""
+    return (
+        run.dtype == DTYPES["run"]
+        and metric.dtype == DTYPES["metric"]
+        and not run.isna().any()
+        and not metric.isna().any()
+        and not (role.codes < 0).any()
+    )
 
 
 def concat_frames(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:

@@ -23,6 +23,27 @@ def test_make_frame_has_schema_and_keeps_nonfinite():
     assert list(f["seq"]) == [0, 1, 2]
 
 
+def test_make_frame_of_categoricals_is_the_frame_of_their_names():
+    """Codes + names (a reader's Categoricals) skip validate_frame's pass: the frame is the one
+    the names give, valid as built; a missing name (code -1) is still refused."""
+    metric = pd.Categorical.from_codes([2, 0, 1, 0, 2], categories=["loss", "val_loss", "lr"])
+    run = pd.Categorical.from_codes([0, 1, 1, 0, 1], categories=["a", "b"])
+    steps, values = [0, 1, 1, 2, 3], [1.0, np.nan, 0.5, np.inf, 0.1]
+    fast = make_frame(run, metric, steps, values, roles={"lr": "other"})
+    slow = make_frame(list(run), list(metric), steps, values, roles={"lr": "other"})
+    pd.testing.assert_frame_equal(fast, slow)
+    pd.testing.assert_frame_equal(validate_frame(fast.copy()), fast)
+    for c in COLUMNS:
+        assert fast[c].dtype == DTYPES[c], c
+    assert fast["metric"].array.__arrow_array__().num_chunks == 1
+    missing = pd.Categorical.from_codes([0, -1], categories=["loss"])
+    with pytest.raises(InvalidFrameError, match="missing"):
+        make_frame("r", missing, [0, 1], [1.0, 2.0])
+    with pytest.raises(InvalidFrameError, match="missing"):
+        unnamed = pd.Categorical.from_codes([0, -1], categories=["r"])
+        make_frame(unnamed, pd.Categorical.from_codes([0, 0], categories=["loss"]), [0, 1], [1, 2])
+
+
 def test_empty_frame_validates():
     assert len(validate_frame(empty_frame())) == 0
 
