@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from lossforensics.ingest import _jsonlines, jsonl
-from lossforensics.ingest._jsonlines_arrow import arrow_frame
+from lossforensics.ingest._jsonlines_arrow import arrow_frame, holds
 
 SAMPLES = ("nan_jsonl", "lr_decayed_too_early_jsonl", "vanishing_gradients_jsonl")
 REAL = (
@@ -123,6 +123,15 @@ def test_odd_line_reads_the_same(tmp_path, monkeypatch, odd, fast_reads):
     fast, exact, read = _read_both(_write(tmp_path, lines), monkeypatch)
     _assert_same(fast, exact)
     assert (read == 2) is fast_reads  # two chunks: the first 20 lines, then the rest
+
+
+@pytest.mark.parametrize("token", [b"-NaN", b"Inf", b"null"])
+def test_holds_is_the_search_for_the_token(token):
+    """The one-byte search first is only a shortcut: the answer is `token in text`."""
+    texts = [b"", b'{"a": 1}\n', token, b"x" + token[:-1], b"N I u", b'{"a": "' + token + b'"}']
+    for mark in (token[:1], token[-1:]):
+        for text in texts:
+            assert holds(text, token, mark) == (token in text), (token, mark, text)
 
 
 def test_a_key_that_is_not_utf8_takes_the_exact_path(tmp_path, monkeypatch):
