@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 from lossforensics.ingest import _csv, _jsonlines, jsonl, keras_csv, load_run, wandb_csv
-from lossforensics.ingest._values import text_cells
+from lossforensics.ingest._values import _NAN_TOKENS, _nan_tokens, text_cells
 
 
 @pytest.fixture
@@ -120,3 +120,15 @@ def test_nan_tokens_of_a_text_column_are_values_as_when_parsed_one_by_one():
         assert fast.values.tobytes() == slow.values.tobytes()
         assert (fast.keep == slow.keep).all() and (fast.bad == slow.bad).all()
         assert fast.keep[:7].all() and fast.bad[7] and not fast.keep[8]
+
+
+def test_nan_tokens_without_an_n_are_none_as_the_kernels_find():
+    """A text column without n or N has no NaN token (the byte search before the kernels):
+    the same answer as the kernels, for whole columns, slices and several chunks."""
+    cases = [["0.5", "1e5", "INF", "-inf", None, "Infinity"], ["1", "NaN", "2"], ["x", " nan "]]
+    columns = [pd.Series(c * 4, dtype=dtype) for c in cases for dtype in ("string", "str")]
+    mixed = pd.Series(["nan", "1", "2", "3"], dtype="str")
+    columns += [mixed.iloc[1:], mixed.iloc[:2], pd.concat([mixed.iloc[1:], mixed.iloc[:1]])]
+    for col in columns:
+        kernels = col.str.strip().str.lower().isin(_NAN_TOKENS).to_numpy(bool, na_value=False)
+        assert _nan_tokens(col).tolist() == kernels.tolist(), list(col)
