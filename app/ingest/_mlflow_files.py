@@ -137,7 +137,9 @@ def read_metric_file(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarra
         ts, value, step = (text_cells(f[j]) for j in range(3))
         steps, step_ok = integral_steps(np.where(step.keep, step.values, 0.0))
         ok = ts.keep & value.keep & step_ok
-        bad_rows = ~ok & ~f.isna().all(axis=1).to_numpy()  # a blank line is not bad
+        bad_rows = ~ok
+        if bad_rows.any():  # a blank line is not bad (a frame-wide isna: only where it matters)
+            bad_rows &= ~f.isna().all(axis=1).to_numpy()
         if bad_rows.any():
             bad += int(bad_rows.sum())
             warns.add(

@@ -95,3 +95,17 @@ def test_sqlite_that_is_not_mlflow_and_a_corrupt_one(tmp_path):
     broken.write_bytes(bytes(data))
     with pytest.raises((CorruptInputError, UnknownFormatError)):
         mlflow.read(broken)
+
+
+def test_a_blank_metric_line_is_no_bad_line(tmp_path):
+    """Blank lines are skipped quietly; a line that is not 'timestamp value step' is counted
+    and named, blank lines or not around it."""
+    store = tmp_path / "mlruns"
+    shutil.copytree(DATA / "mlruns", store)
+    loss = sorted(store.rglob("metrics/train/loss"))[0]
+    text = loss.read_text()
+    loss.write_text(text + "\n\n")
+    assert not [w for w in mlflow.read(store).warnings if "metric line" in w.message]
+    loss.write_text(text + "\n1700000000000 oops 7\n\n")
+    bad = [w for w in mlflow.read(store).warnings if "metric line" in w.message]
+    assert len(bad) == 1 and bad[0].line == len(text.splitlines()) + 2
