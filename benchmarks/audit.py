@@ -4,7 +4,8 @@ Prints, from one run of this script:
   * the full audit's wall time (discovery + reading + diagnosis) with the default jobs and with
     --jobs 1;
   * the time tbparse alone needs merely to LOAD the TensorBoard runs among them (the reference:
-    the audit, diagnosis included, should finish before tbparse has read its share);
+    the audit, diagnosis included, should finish before tbparse has read its share), measured
+    alternately with the audit, `--repeats` pairs (3): the figure is the pair of median ratio;
   * the audit of 100 runs vs 1,000 runs (same mix) and the ratio (linear scaling: ~10x);
   * where a run's CPU goes, last (so its imports do not warm the pool's start): discovery,
     reading and diagnosis of the 100 runs in this process, per format.
@@ -345,6 +346,9 @@ def main() -> None:
     ap.add_argument("--points", type=int, default=10_000)
     ap.add_argument("--keep", type=Path, help="generate here and keep the folders")
     ap.add_argument("--skip-serial", action="store_true", help="skip the --jobs 1 audit")
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="audit/tbparse pairs measured (the median counts)"
+    )
     figures.add_json_option(ap)
     args = ap.parse_args()
 
@@ -370,13 +374,24 @@ def main() -> None:
             f"machine scale with it)"
         )
 
-        t_big, cpu_big, summary = audit_seconds(big, None)
-        print(
-            f"audit {args.runs:,} runs, default jobs: {t_big:7.2f} s wall, {cpu_big:7.2f} s "
-            f"CPU ({args.runs / t_big:,.0f} runs/s)  -> {summary.headline()}"
-        )
+        # audit and tbparse alternately, `repeats` pairs: the machine's speed drifts by a
+        # quarter over minutes on a shared host, and each pair sees the same conditions
+        pairs = []
+        for _ in range(args.repeats):
+            t_big, cpu_big, summary = audit_seconds(big, None)
+            t_tb, cpu_tb, scalars = tbparse_seconds(big)
+            pairs.append((t_big, cpu_big, t_tb, cpu_tb))
+            print(
+                f"audit {args.runs:,} runs, default jobs: {t_big:7.2f} s wall, {cpu_big:7.2f} s "
+                f"CPU ({args.runs / t_big:,.0f} runs/s); tbparse load of the TensorBoard runs: "
+                f"{t_tb:7.2f} s wall, {cpu_tb:7.2f} s CPU; ratio {t_big / t_tb:.2f}"
+            )
+        print(f"  -> {summary.headline()}")
         for e in summary.effects:
             print(f"  sweep: {e.sentence()}")
+        ratios = [a / b for a, _, b, _ in pairs]
+        middle = pairs[int(np.argsort(ratios)[len(ratios) // 2])]  # the pair of median ratio
+        t_big, cpu_big, t_tb, cpu_tb = middle
         t_serial = None
         if not args.skip_serial:
             t_serial, cpu_serial, _ = audit_seconds(big, 1)
@@ -394,11 +409,10 @@ def main() -> None:
             f"{cpu_big / cpu_small:.2f}x CPU for {args.runs / args.small:.0f}x runs "
             f"(linear = {args.runs / args.small:.0f}x)"
         )
-        t_tb, cpu_tb, scalars = tbparse_seconds(big)
         n_tb = sum(1 for _ in (big / "tensorboard").iterdir())
         print(
-            f"tbparse load only, {n_tb} TensorBoard runs ({scalars:,} scalars): {t_tb:7.2f} s "
-            f"wall, {cpu_tb:7.2f} s CPU (single process)"
+            f"tbparse load only, {n_tb} TensorBoard runs ({scalars:,} scalars), the median "
+            f"pair: {t_tb:7.2f} s wall, {cpu_tb:7.2f} s CPU (single process)"
         )
         for label, t in (("default jobs", t_big), ("--jobs 1", t_serial)):
             if t is not None:
@@ -407,10 +421,15 @@ def main() -> None:
                     f"({'faster' if t < t_tb else 'SLOWER'} than tbparse merely loading "
                     f"the {n_tb / args.runs:.0%} of the runs that are TensorBoard)"
                 )
+        print(
+            "ratios of the pairs: " + ", ".join(f"{r:.2f}" for r in ratios) + " (the median "
+            "is the figure)"
+        )
         figures.record(
             figures.Figure(
                 "audit",
-                f"audit of {args.runs:,} runs x {args.points:,} points, default jobs, wall",
+                f"audit of {args.runs:,} runs x {args.points:,} points, default jobs, wall "
+                f"(the median of {args.repeats} pairs)",
                 t_big,
                 "s",
                 reference=t_tb,
