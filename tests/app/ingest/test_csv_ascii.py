@@ -6,47 +6,20 @@ from __future__ import annotations
 
 import gzip
 
-import numpy as np
-import pandas as pd
 import pytest
 from lossforensics.ingest import _csv, load_run
+
+from tests.app.ingest._fast_paths import assert_same_result, read_both
 
 FORMATS = ("wandb_csv", "keras_csv", "lightning_csv", "csv")
 
 
 def _read_both(path, monkeypatch, format=None):
     """(fast, exact) reads of `path` and whether the fast one read from memory."""
-    read, ascii_text = [], _csv._ascii_text
-
-    def counted(p):
-        text = ascii_text(p)
-        read.append(text is not None)
-        return text
-
-    with monkeypatch.context() as m:
-        m.setattr(_csv, "_ascii_text", counted)
-        fast = _outcome(path, format)
-    with monkeypatch.context() as m:
-        m.setattr(_csv, "_ascii_text", lambda p: None)
-        exact = _outcome(path, format)
-    return fast, exact, any(read)
-
-
-def _outcome(path, format):
-    try:
-        return load_run(path, format=format)
-    except Exception as exc:  # the same error either way
-        return f"{type(exc).__name__}: {exc}"
-
-
-def _assert_same(fast, exact):
-    if isinstance(exact, str) or isinstance(fast, str):
-        assert fast == exact
-        return
-    pd.testing.assert_frame_equal(fast.frame, exact.frame, check_exact=True)
-    bits = fast.frame["value"].to_numpy().view(np.uint64)
-    assert (bits == exact.frame["value"].to_numpy().view(np.uint64)).all()
-    assert [str(w) for w in fast.warnings] == [str(w) for w in exact.warnings]
+    fast, exact, taken = read_both(
+        monkeypatch, _csv, "_ascii_text", lambda: load_run(path, format=format)
+    )
+    return fast, exact, any(taken)
 
 
 def test_real_tables_read_the_same(monkeypatch, sample_runs, real_runs):
@@ -59,7 +32,7 @@ def test_real_tables_read_the_same(monkeypatch, sample_runs, real_runs):
     engaged = 0
     for path in paths:
         fast, exact, read = _read_both(path, monkeypatch)
-        _assert_same(fast, exact)
+        assert_same_result(fast, exact)
         engaged += read
     assert engaged > 10
 
@@ -101,7 +74,7 @@ def test_odd_row_reads_the_same(tmp_path, monkeypatch, odd, fast_reads, fmt):
     data = (header + "\n" + "\n".join(rows) + "\n").encode("utf-8", errors="surrogateescape")
     path.write_bytes(data)
     fast, exact, read = _read_both(path, monkeypatch, fmt)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
     assert read is fast_reads
 
 
@@ -110,7 +83,7 @@ def test_short_files_read_the_same(tmp_path, monkeypatch, content):
     path = tmp_path / "metrics.csv"
     path.write_bytes(content)
     fast, exact, _ = _read_both(path, monkeypatch, "csv")
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
 
 
 def test_compressed_and_large_files_are_read_from_their_path(tmp_path, monkeypatch):

@@ -7,47 +7,18 @@ from __future__ import annotations
 import json
 import random
 
-import numpy as np
-import pandas as pd
 import pytest
 from lossforensics.ingest import _trainer_state_arrow, hf_trainer
-from lossforensics.ingest._trainer_state_arrow import history_frame
+
+from tests.app.ingest._fast_paths import assert_same_result, read_both
 
 
 def _read_both(path, monkeypatch):
     """(fast, exact) reads of `path` and whether pyarrow read the fast one."""
-    read = []
-
-    def counted(text, summary_keys):
-        frame = history_frame(text, summary_keys)
-        read.append(frame is not None)
-        return frame
-
-    with monkeypatch.context() as m:
-        m.setattr(hf_trainer, "history_frame", counted)
-        fast = _outcome(path)
-    with monkeypatch.context() as m:
-        m.setattr(hf_trainer, "history_frame", lambda text, summary_keys: None)
-        exact = _outcome(path)
-    return fast, exact, any(read)
-
-
-def _outcome(path):
-    try:
-        return hf_trainer.read(path)
-    except Exception as exc:  # the same error either way
-        return f"{type(exc).__name__}: {exc}"
-
-
-def _assert_same(fast, exact):
-    if isinstance(exact, str) or isinstance(fast, str):
-        assert fast == exact
-        return
-    pd.testing.assert_frame_equal(fast.frame, exact.frame, check_exact=True)
-    for col in ("value", "wall_time"):  # -0.0 and NaN payloads too
-        bits = fast.frame[col].to_numpy().view(np.uint64)
-        assert (bits == exact.frame[col].to_numpy().view(np.uint64)).all()
-    assert [str(w) for w in fast.warnings] == [str(w) for w in exact.warnings]
+    fast, exact, taken = read_both(
+        monkeypatch, hf_trainer, "history_frame", lambda: hf_trainer.read(path)
+    )
+    return fast, exact, any(taken)
 
 
 def test_real_files_read_the_same(monkeypatch, sample_runs, real_runs, real_runs_more):
@@ -60,7 +31,7 @@ def test_real_files_read_the_same(monkeypatch, sample_runs, real_runs, real_runs
     engaged = 0
     for path in paths:
         fast, exact, read = _read_both(path, monkeypatch)
-        _assert_same(fast, exact)
+        assert_same_result(fast, exact)
         engaged += read
     assert engaged == len(paths)  # HF writes nulls only as top-level values
 
@@ -129,7 +100,7 @@ def test_odd_entry_reads_the_same(tmp_path, monkeypatch, odd, fast_reads):
     entries[20] = odd
     path = _write(tmp_path, _document([*entries, _SUMMARY]))
     fast, exact, read = _read_both(path, monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
     assert read is fast_reads
 
 
@@ -195,7 +166,7 @@ def test_documents_read_the_same(tmp_path, monkeypatch, layout, fast_reads):
     elif layout == "not utf-8 in a string":
         path.write_bytes(path.read_bytes().replace(b"best_metric", b"best\xffmetric", 1))
     fast, exact, read = _read_both(path, monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
     assert read is fast_reads
 
 
@@ -220,7 +191,7 @@ def test_deep_values_beside_the_history_read_the_same(
         deep = '{"a": ' * (levels - 1) + "{}" + "}" * (levels - 1)
     text = _document(_entries(), top=f'"callbacks": {deep}, ')
     fast, exact, read = _read_both(_write(tmp_path, text), monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
     assert read is fast_reads
 
 
@@ -237,5 +208,5 @@ def test_random_numbers_round_the_same(tmp_path, monkeypatch):
             text = repr(x) if form == "r" else format(x, form)
         entries.append(f'{{"step": {i}, "loss": {text}}}')
     fast, exact, read = _read_both(_write(tmp_path, _document(entries)), monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
     assert read

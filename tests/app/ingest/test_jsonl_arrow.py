@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import random
 
-import numpy as np
-import pandas as pd
 import pytest
 from lossforensics.ingest import _jsonlines, jsonl
 from lossforensics.ingest._jsonlines_arrow import arrow_frame, holds
+
+from tests.app.ingest._fast_paths import assert_same_result, read_both
 
 SAMPLES = ("nan_jsonl", "lr_decayed_too_early_jsonl", "vanishing_gradients_jsonl")
 REAL = (
@@ -23,39 +23,8 @@ REAL = (
 
 def _read_both(path, monkeypatch):
     """(fast, exact) reads of `path` and how many chunks pyarrow read in the fast one."""
-    read = []
-
-    def counted(text, rows):
-        frame = arrow_frame(text, rows)
-        read.append(frame is not None)
-        return frame
-
-    with monkeypatch.context() as m:
-        m.setattr(_jsonlines, "arrow_frame", counted)
-        fast = _outcome(path)
-    with monkeypatch.context() as m:
-        m.setattr(_jsonlines, "arrow_frame", lambda text, rows: None)
-        exact = _outcome(path)
-    return fast, exact, sum(read)
-
-
-def _outcome(path):
-    try:
-        result = jsonl.read(path)
-    except Exception as exc:  # the same error either way
-        return f"{type(exc).__name__}: {exc}"
-    return result
-
-
-def _assert_same(fast, exact):
-    if isinstance(exact, str) or isinstance(fast, str):
-        assert fast == exact
-        return
-    pd.testing.assert_frame_equal(fast.frame, exact.frame, check_exact=True)
-    for col in ("value", "wall_time"):  # -0.0 and NaN payloads too
-        bits = fast.frame[col].to_numpy().view(np.uint64)
-        assert (bits == exact.frame[col].to_numpy().view(np.uint64)).all()
-    assert [str(w) for w in fast.warnings] == [str(w) for w in exact.warnings]
+    fast, exact, taken = read_both(monkeypatch, _jsonlines, "arrow_frame", lambda: jsonl.read(path))
+    return fast, exact, sum(taken)
 
 
 def _files(root, names):
@@ -68,7 +37,7 @@ def test_real_logs_read_the_same(monkeypatch, sample_runs, real_runs):
     engaged = 0
     for path in paths:
         fast, exact, read = _read_both(path, monkeypatch)
-        _assert_same(fast, exact)
+        assert_same_result(fast, exact)
         engaged += read
     assert engaged  # the fast path did read some of them
 
@@ -121,7 +90,7 @@ def test_odd_line_reads_the_same(tmp_path, monkeypatch, odd, fast_reads):
     lines = _plain(60)
     lines[30] = odd
     fast, exact, read = _read_both(_write(tmp_path, lines), monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
     assert (read == 2) is fast_reads  # two chunks: the first 20 lines, then the rest
 
 
@@ -143,7 +112,7 @@ def test_a_key_that_is_not_utf8_takes_the_exact_path(tmp_path, monkeypatch):
     path = tmp_path / "run.jsonl"
     path.write_bytes(bad)
     fast, exact, _ = _read_both(path, monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
 
 
 @pytest.mark.parametrize(
@@ -178,7 +147,7 @@ def test_layouts_read_the_same(tmp_path, monkeypatch, layout):
         data += b'{"step": 50, "lo'
     path.write_bytes(data)
     fast, exact, _ = _read_both(path, monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
 
 
 def test_keys_in_another_order_after_the_first_chunk(tmp_path, monkeypatch):
@@ -187,7 +156,7 @@ def test_keys_in_another_order_after_the_first_chunk(tmp_path, monkeypatch):
     lines += [f'{{"b": {i}, "step": {i}, "a": 0.25, "c": {i}}}' for i in range(20, 40)]
     lines += [f'{{"c": 1, "b": 2, "a": 3, "step": {i}}}' for i in range(40, 60)]
     fast, exact, read = _read_both(_write(tmp_path, lines), monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
     assert read == 2
 
 
@@ -200,7 +169,7 @@ def test_chunks_and_blocks_read_the_same(tmp_path, monkeypatch):
     monkeypatch.setattr(_jsonlines, "CHUNK_LINES", 7)
     monkeypatch.setattr(_jsonlines, "_BLOCK_BYTES", 300)
     fast, exact, read = _read_both(path, monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
     assert read > 10
 
 
@@ -228,5 +197,5 @@ def test_random_numbers_round_the_same(tmp_path, monkeypatch, formats, scale, fa
             text = repr(x) if form == "r" else format(x, form)
         lines.append(json.dumps({"step": i, "v": 0.5}).replace("0.5", text))
     fast, exact, read = _read_both(_write(tmp_path, lines), monkeypatch)
-    _assert_same(fast, exact)
+    assert_same_result(fast, exact)
     assert (read == 2) is fast_reads
