@@ -73,6 +73,12 @@ def test_trend_matches_scipy_after_bucketing_and_falls_back_on_non_finite_values
         assert signals.trend(x[:200], y[:200]).n == 200
 
 
+def _assert_pandas_rolling_median(y: np.ndarray, w: int, center: bool) -> None:
+    """signals.rolling_median gives pandas' rolling median to the bit (NaN where pandas' is)."""
+    ref = pd.Series(y).rolling(w, center=center, min_periods=1).median().to_numpy()
+    assert np.array_equal(signals.rolling_median(y, w, center=center), ref, equal_nan=True)
+
+
 def test_rolling_median_matches_pandas_on_short_windows_edges_ties_and_non_finite_values():
     rng = np.random.default_rng(11)
     for trial in range(600):
@@ -84,8 +90,7 @@ def test_rolling_median_matches_pandas_on_short_windows_edges_ties_and_non_finit
             y[0] = np.inf  # pandas has its own reading of inf and NaN: kept
         if trial % 17 == 0:
             y[n // 2] = np.nan
-        ref = pd.Series(y).rolling(w, center=center, min_periods=1).median().to_numpy()
-        assert np.array_equal(signals.rolling_median(y, w, center=center), ref, equal_nan=True)
+        _assert_pandas_rolling_median(y, w, center)
 
 
 def test_rolling_median_of_a_long_series_matches_pandas_for_every_window_width():
@@ -95,8 +100,7 @@ def test_rolling_median_of_a_long_series_matches_pandas_for_every_window_width()
         y = rng.normal(size=n)
         if trial % 3 == 0:
             y = np.round(y, 1)  # tied middles in full and edge windows
-        ref = pd.Series(y).rolling(w, center=center, min_periods=1).median().to_numpy()
-        assert np.array_equal(signals.rolling_median(y, w, center=center), ref)
+        _assert_pandas_rolling_median(y, w, center)
 
 
 def test_rolling_median_of_a_long_series_over_a_narrow_window_matches_pandas():
@@ -107,8 +111,7 @@ def test_rolling_median_of_a_long_series_over_a_narrow_window_matches_pandas():
         y = rng.normal(size=n)
         if trial % 3 == 0:
             y = np.round(y, 1)  # tied middles in full and edge windows
-        ref = pd.Series(y).rolling(w, center=center, min_periods=1).median().to_numpy()
-        assert np.array_equal(signals.rolling_median(y, w, center=center), ref)
+        _assert_pandas_rolling_median(y, w, center)
 
 
 def test_rolling_median_past_the_stacked_sort_matches_pandas_where_windows_outgrow_the_series():
@@ -117,8 +120,7 @@ def test_rolling_median_past_the_stacked_sort_matches_pandas_where_windows_outgr
         for w in (n // 2, n // 2 + 1, n - 1, n, n + 1, 2 * n, 2 * n + 1):
             for center in (True, False):
                 y = np.round(rng.normal(size=n), 1)  # tied middles
-                ref = pd.Series(y).rolling(w, center=center, min_periods=1).median().to_numpy()
-                assert np.array_equal(signals.rolling_median(y, w, center=center), ref)
+                _assert_pandas_rolling_median(y, w, center)
 
 
 def test_rolling_median_span_is_that_stretch_of_the_whole_rolling_median():
