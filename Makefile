@@ -10,7 +10,7 @@ TARGET  := $(if $(filter wheel,$(INSTALL)),.,-e .)
 RUN_STAMP  := $(VENV)/.run-$(INSTALL)
 TEST_STAMP := $(VENV)/.test-$(INSTALL)
 
-.PHONY: run test check lint format typecheck docs docs-serve bench eval eval-quick calibrate samples clean
+.PHONY: run test check lint format typecheck docs docs-serve bench eval eval-quick robustness calibrate samples clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,11 @@ bench: $(TEST_STAMP)
 eval: $(TEST_STAMP)
 	$(PY) benchmarks/evaluate.py
 	$(PY) benchmarks/accuracy_page.py
+
+# Every labelled set again with its logs rewritten (averaged, thinned, first evaluation dropped):
+# how far the verdicts move; writes build/robustness.json and docs/robustness.md.
+robustness: $(TEST_STAMP)
+	$(PY) benchmarks/robustness.py
 
 # The sets the repository holds (CI).
 eval-quick: $(TEST_STAMP)

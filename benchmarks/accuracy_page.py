@@ -33,6 +33,9 @@ present, a test checks that the two agree run by run):
   finding has the label, 10 equal-width bins (the confidence is calibrated on the project's
   corpus only; see `docs/img/reliability.png` and `make calibrate`).
 
+How far these figures move when the same runs are logged differently (losses averaged over
+the logging interval, half the points, no first evaluation): [Robustness](robustness.md).
+
 ![reliability](img/reliability.png)
 """
 

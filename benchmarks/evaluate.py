@@ -31,12 +31,13 @@ import sys
 import tarfile
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -101,21 +102,27 @@ def tasks_of(root: Path, tmp: Path, limit: int | None = None) -> list[Task]:
     return out
 
 
-def diagnose_task(task: Task, findings: list | None = None) -> Outcome:
+def diagnose_task(
+    task: Task,
+    findings: list | None = None,
+    rewrite: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> Outcome:
     """What `lossforensics diagnose` says of the task's run: every diagnosis of the first
-    candidate that reads. `findings`, when given, collects (outcome, Finding) pairs."""
+    candidate that reads. `findings`, when given, collects (outcome, Finding) pairs; `rewrite`,
+    when given, changes the frame before it is diagnosed (benchmarks/robustness.py)."""
     err = ""
     for cand in task.cands:
         try:
             result = load_run(cand)
-            diagnoses = diagnose_all(result.frame, source=result.source, warnings=result.warnings)
+            frame = result.frame if rewrite is None else rewrite(result.frame)
+            diagnoses = diagnose_all(frame, source=result.source, warnings=result.warnings)
         except Exception as exc:  # the CLI prints it and exits non-zero: the next candidate
             err = f"{type(exc).__name__}: {exc}"
             continue
         if not diagnoses:
             err = "no diagnosis in the output"
             continue
-        o = _outcome(task.key, truth_of(task.entry), diagnoses, _loss_curves(result.frame))
+        o = _outcome(task.key, truth_of(task.entry), diagnoses, _loss_curves(frame))
         if findings is not None:
             findings.extend((o, f) for d in diagnoses for f in d.findings)
         return o
