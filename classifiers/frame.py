@@ -21,12 +21,15 @@ Readers build it with `make_frame`; everyone else may call `validate_frame` at a
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, cast
+from functools import partial
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from lossforensics.classifiers.errors import InvalidFrameError
 from lossforensics.classifiers.roles import ROLES, infer_role, override_role
 
@@ -86,30 +89,99 @@ def _roles(
     return pd.Categorical.from_codes(lookup[codes], dtype=ROLE_DTYPE, validate=False)
 
 
+class Coded(NamedTuple):
+    """A string column as codes into a few distinct names (every code a position in `names`):
+    what a reader's interner holds, for make_frame without a pd.Categorical (whose dtype checks
+    its names again: ~0.1 ms a column)."""
+
+    codes: np.ndarray
+    names: Sequence[str]
+
+
+# Each string column make_frame took from a few names by their codes, by the identity of the
+# arrow array behind it (immutable, so its rows stay what they were): its codes and names in
+# order of first appearance, what arrow's dictionary_encode would find by hashing every row
+# again (~0.3 ms a 20k-row frame, once per run read). An entry goes when its array does.
+_CODED: dict[int, tuple[weakref.ref[pa.ChunkedArray], np.ndarray, np.ndarray]] = {}
+# up to this many names, each one's first row is found by a pass over the codes; past it the
+# passes cost more than the hashing they save, and the column is not remembered
+_CODED_MAX_NAMES = 16
+
+
+def coded_strings(strings: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(codes as intp, names as an object array) of a string column make_frame built from codes,
+    as `pc.dictionary_encode` numbers them (first appearance); None for any other array."""
+    known = _CODED.get(id(strings))
+    if known is None or known[0]() is not strings:
+        return None
+    return known[1], known[2]
+
+
+def _remember_codes(
+    column: pd.api.extensions.ExtensionArray, codes: np.ndarray, names: list
+) -> None:
+    """Note the codes of `column`, `names` taken by `codes` (every code a position in them),
+    renumbered by first appearance, the unused names left out."""
+    if (
+        len(names) > _CODED_MAX_NAMES
+        or not isinstance(column, pd.arrays.ArrowStringArray)
+        or not all(isinstance(name, str) for name in names)
+        or len(set(names)) < len(names)  # one name twice would be one code to arrow
+    ):
+        return
+    strings = column.__arrow_array__()
+    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
+    first = [int(np.argmax(codes == code)) for code in used.tolist()]
+    order = used[np.argsort(first, kind="stable")]
+    renumber = np.zeros(len(names), dtype=np.intp)
+    renumber[order] = np.arange(len(order))
+    renumbered = renumber[codes]
+    found = np.asarray([names[i] for i in order.tolist()], dtype=object)
+    renumbered.flags.writeable = found.flags.writeable = False  # shared by every reader
+    key = id(strings)
+    _CODED[key] = (weakref.ref(strings, partial(_forget_codes, key)), renumbered, found)
+
+
+def _forget_codes(key: int, _gone: object) -> None:
+    _CODED.pop(key, None)
+
+
 def _string_column(values: object, n: int) -> pd.api.extensions.ExtensionArray:
     """A string column of length `n`, built without a Python object per row where it can be: one
-    string broadcast, or a Categorical's categories taken by its codes (1M rows in milliseconds)."""
+    string broadcast, or a few names taken by their codes (a Categorical, or Coded: 1M rows in
+    milliseconds)."""
     if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
         values = values.array
-    if isinstance(values, pd.Categorical) and len(values.categories) == 1 and n:
-        only = values.categories[0]
+    if isinstance(values, pd.Categorical):
+        values = Coded(values.codes, np.asarray(values.categories, dtype=object).tolist())
+    if isinstance(values, Coded) and len(values.names) == 1 and n:
+        only = values.names[0]
         if isinstance(only, str) and (values.codes == 0).all():  # one name: a reader's run
             values = only
     if isinstance(values, str):
         column = pd.array([values], dtype="string")
         if isinstance(column, pd.arrays.ArrowStringArray):  # arrow repeats it: no take of n
             repeated = pa.repeat(column.__arrow_array__()[0], n)
-            return pd.arrays.ArrowStringArray(pa.chunked_array([repeated]))
+            column = pd.arrays.ArrowStringArray(pa.chunked_array([repeated]))
+            _remember_codes(column, np.zeros(n, dtype=np.intp), [values])
+            return column
         return column.take(np.zeros(n, dtype=np.intp))
-    if isinstance(values, pd.Categorical):
-        categories = pd.array(np.asarray(values.categories, dtype=object), dtype="string")
-        return categories.take(values.codes.astype(np.intp), allow_fill=True)
+    if isinstance(values, Coded):
+        codes = np.asarray(values.codes)
+        names = pd.array(np.asarray(values.names, dtype=object), dtype="string")
+        if not isinstance(names, pd.arrays.ArrowStringArray) or (n and codes.min() < 0):
+            return names.take(codes.astype(np.intp), allow_fill=True)  # missing: NA
+        # arrow's take by the codes as they are (a Categorical's: int8 for a few names): pandas'
+        # take widens them first and checks each for a missing one, 2x the cost
+        column = pd.arrays.ArrowStringArray(pc.take(names.__arrow_array__(), codes))
+        _remember_codes(column, codes, list(values.names))
+        return column
     return pd.array(np.asarray(values, dtype=object), dtype="string")
 
 
 def make_frame(
-    run: str | Sequence[str] | np.ndarray | pd.Categorical[str],
-    metric: Sequence[str] | np.ndarray | pd.Series | pd.Categorical[str],
+    run: str | Sequence[str] | np.ndarray | pd.Categorical[str] | Coded,
+    metric: Sequence[str] | np.ndarray | pd.Series | pd.Categorical[str] | Coded,
     step: Sequence[int] | np.ndarray,
     value: Sequence[float] | np.ndarray,
     wall_time: Sequence[float] | np.ndarray | None = None,
@@ -121,15 +193,17 @@ def make_frame(
 ) -> pd.DataFrame:
     """Build a valid frame from columns (arrays, not rows: readers stay vectorised).
     `seq` defaults to the order given; `wall_time` to NaN; `segment` to 0. `run` and `metric`
-    may be a pd.Categorical (codes + names): the fast way to pass a million rows of a few
-    names."""
+    may be codes + names (a pd.Categorical, or Coded): the fast way to pass a million rows of a
+    few names."""
     n = len(step)
     if isinstance(metric, pd.Series) and isinstance(metric.dtype, pd.CategoricalDtype):
         metric = metric.array
+    if isinstance(metric, pd.Categorical):
+        metric = Coded(metric.codes, list(metric.categories))
     run_names, metric_names = _string_column(run, n), _string_column(metric, n)
-    role = (  # a Categorical's roles come from its names: no factorize of 1M strings
-        _roles(metric.codes, list(metric.categories), roles, splits)
-        if isinstance(metric, pd.Categorical)
+    role = (  # roles from the few names: no factorize of 1M strings
+        _roles(np.asarray(metric.codes), list(metric.names), roles, splits)
+        if isinstance(metric, Coded)
         else pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), dtype=ROLE_DTYPE)
     )
     df = pd.DataFrame(
@@ -150,7 +224,7 @@ def make_frame(
             ),
         }
     )
-    if not isinstance(metric, pd.Categorical):
+    if not isinstance(metric, Coded):
         return validate_frame(assign_roles(df, roles, splits))
     if _valid_columns(run_names, metric_names, role):
         return df  # schema order and dtypes by construction: what validate_frame returns

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from lossforensics.classifiers.frame import coded_strings
 from lossforensics.classifiers.resolution import aggregate, block_size
 from lossforensics.classifiers.signals.reduce import finite_points
 from lossforensics.classifiers.signals.smoothing import smooth, smoothing_frac
@@ -187,6 +188,9 @@ class RunSeries:
         (first appearance), from arrow's dictionary encoding when the column is one arrow chunk
         with no missing name (pandas' factorize of an arrow column costs ~2x)."""
         strings = _arrow_strings(self.frame["metric"])
+        known = None if strings is None else coded_strings(strings)
+        if known is not None:  # the frame's builder numbered them already
+            return known
         if strings is not None and strings.num_chunks == 1 and strings.null_count == 0:
             encoded = pc.dictionary_encode(strings.chunk(0))
             codes = encoded.indices.to_numpy().astype(np.intp)
@@ -445,6 +449,9 @@ def _all_equal(column: pd.Series) -> bool:
     strings = _arrow_strings(column)
     if strings is None:
         return bool((column == column.iat[0]).to_numpy(dtype=bool, na_value=False).all())
+    known = coded_strings(strings)
+    if known is not None:  # the names a built frame's rows use: all equal when there is one
+        return len(known[1]) == 1
     if strings.null_count:
         return False
     return bool(pc.all(pc.equal(strings, strings[0])).as_py())

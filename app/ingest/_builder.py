@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.errors import LimitExceededError
-from lossforensics.classifiers.frame import empty_frame, make_frame
+from lossforensics.classifiers.frame import Coded, empty_frame, make_frame
 from lossforensics.classifiers.roles import override_role
 from lossforensics.ingest._limits import check_name, current
 from lossforensics.ingest._segments import restart_segments
@@ -168,25 +168,28 @@ class FrameBuilder:
         if order == "wall_time":
             seq = np.empty_like(seq)
             seq[np.lexsort((np.arange(len(steps)), wall, runs))] = np.arange(len(steps))
-        # codes + names (Categorical): the frame's string columns and roles come from the few
-        # distinct names, not from a Python string per point
-        run_names = pd.Categorical.from_codes(runs, categories=pd.Index(self.runs.names))
-        metric_names = pd.Categorical.from_codes(metrics, categories=pd.Index(self.metrics.names))
         merged = merge_roles(self.metrics.names, roles, default_roles)
         labels = np.concatenate(self._labels) if self._labels else None
         # source order: seq is the order given, which restart_segments reads without a sort
         segment = restart_segments(
             runs, metrics, steps, seq if order == "wall_time" else None, labels
         )
+        if order == "wall_time":  # the rows taken in `seq` order (a permutation), as built
+            at = np.argsort(seq)
+            runs, metrics, steps, values, wall, seq, segment = (
+                a[at] for a in (runs, metrics, steps, values, wall, seq, segment)
+            )
         self.restarts = _count_restarts(runs, segment)
         if self.restarts and warns is not None:
             warns.add(
                 f"the log holds {self.restarts} restart(s) (a step that goes back, or a new "
                 "segment/phase value): each starts a segment of its run, in the order logged"
             )
-        frame = make_frame(
-            run_names,
-            metric_names,
+        # codes + names: the frame's string columns and roles come from the few distinct names,
+        # not from a Python string per point
+        return make_frame(
+            Coded(runs, self.runs.names),
+            Coded(metrics, self.metrics.names),
             steps,
             values,
             wall,
@@ -195,9 +198,6 @@ class FrameBuilder:
             splits=splits,
             segment=segment,
         )
-        if order == "wall_time":
-            frame = frame.sort_values("seq", kind="stable").reset_index(drop=True)
-        return frame
 
 
 def _count_restarts(runs: np.ndarray, segment: np.ndarray) -> int:

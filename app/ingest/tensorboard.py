@@ -33,7 +33,7 @@ from lossforensics.classifiers.errors import (
     NoLogsFoundError,
     UnknownFormatError,
 )
-from lossforensics.classifiers.frame import make_frame
+from lossforensics.classifiers.frame import Coded, make_frame
 from lossforensics.ingest._builder import check_points, merge_roles
 from lossforensics.ingest._limits import check_name
 from lossforensics.ingest._score_roles import ultralytics_roles
@@ -184,7 +184,7 @@ def _build_frame(
     collected: list[tuple[str, list[tuple[FilePoints, str | None]]]],
     roles: Mapping[str, str] | None,
 ) -> pd.DataFrame:
-    """One make_frame call for all runs: run and metric go in as codes + names (Categorical)."""
+    """One make_frame call for all runs: run and metric go in as codes + names (Coded)."""
     cols = _Columns([], [], [], [], [])
     metric_index: dict[str, int] = {}
     splits: dict[str, str] = {}
@@ -218,8 +218,8 @@ def _build_frame(
     # restarts in seq order (files by the creation stamp in their names, then record order):
     # a resumed run's new file follows the old one, train/ and validation/ files interleave
     segment = restart_segments(run_codes, metric_codes, step)
-    run = pd.Categorical.from_codes(run_codes, categories=pd.Index(_distinct(run_names)))
-    metric = pd.Categorical.from_codes(metric_codes, categories=pd.Index(list(metric_index)))
+    run = Coded(run_codes, _distinct(run_names))
+    metric = Coded(metric_codes, list(metric_index))
     # YOLOv5/v8 write their results to TensorBoard too: its `metrics/*` are validation scores
     defaults = ultralytics_roles(tuple(metric_index))
     return make_frame(
@@ -235,7 +235,7 @@ def _build_frame(
 
 
 def _distinct(names: list[str]) -> list[str]:
-    """Run names as Categorical categories (which must be unique): a repeat gets a suffix."""
+    """Run names as the frame's names (which must be distinct): a repeat gets a suffix."""
     seen: dict[str, int] = {}
     out = []
     for n in names:
