@@ -73,11 +73,14 @@ class IsolatedExecutor(Executor):
 
 
 class AuditPool(ProcessPoolExecutor):
-    """The local process pool: `jobs` workers, each prepared once (worker.prepare_worker)."""
+    """The local process pool: `jobs` workers, each prepared once (worker.prepare_worker),
+    started as the pool opens: their imports and set-up (~0.1-0.5 s each) run while the caller
+    discovers the runs, not after it has (a pool starts its workers at the first task)."""
 
     def __init__(self, jobs: int) -> None:
         super().__init__(max_workers=jobs, initializer=prepare_worker)
         self.jobs = jobs
+        self.submit(int)  # a task that does nothing: the workers start now
 
 
 # sources a pool task audits at most, and the fewest tasks each worker gets (see batch_size)
