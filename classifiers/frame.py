@@ -130,13 +130,17 @@ def _remember_codes(
     ):
         return
     strings = column.__arrow_array__()
-    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
-    first = [int(np.argmax(codes == code)) for code in used.tolist()]
-    order = used[np.argsort(first, kind="stable")]
-    renumber = np.zeros(len(names), dtype=np.intp)
-    renumber[order] = np.arange(len(order))
-    renumbered = renumber[codes]
-    found = np.asarray([names[i] for i in order.tolist()], dtype=object)
+    if len(names) == 1:  # a reader's one run: every code is 0
+        renumbered = np.zeros(len(codes), dtype=np.intp)
+        found = np.asarray(names if len(codes) else [], dtype=object)
+    else:
+        used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
+        first = [int(np.argmax(codes == code)) for code in used.tolist()]
+        order = used[np.argsort(first, kind="stable")]
+        renumber = np.zeros(len(names), dtype=np.intp)
+        renumber[order] = np.arange(len(order))
+        renumbered = renumber[codes]
+        found = np.asarray([names[i] for i in order.tolist()], dtype=object)
     renumbered.flags.writeable = found.flags.writeable = False  # shared by every reader
     key = id(strings)
     _CODED[key] = (weakref.ref(strings, partial(_forget_codes, key)), renumbered, found)

@@ -6,6 +6,7 @@ import gc
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 import pytest
 from lossforensics.classifiers import frame as frame_module
 from lossforensics.classifiers.frame import Coded, coded_strings, make_frame
@@ -28,6 +29,7 @@ def _codes_cases() -> list[tuple[str, np.ndarray, list[str]]]:
         ("late first", np.r_[np.full(50, 5), np.zeros(50, int), np.full(3, 2)], NAMES),
         ("one row", np.array([3]), NAMES),
         ("one name", np.zeros(40, int), ["loss"]),
+        ("one name, no rows", np.zeros(0, int), ["loss"]),
         ("no rows", np.zeros(0, int), NAMES),
         ("many names", rng.integers(0, len(many), 500), many),  # past the kept limit
     ]
@@ -57,6 +59,13 @@ def test_built_columns_and_kept_codes_match_the_general_paths(how, case, codes, 
         assert _all_equal(frame["run"]) and _all_equal(_fresh(frame["run"]))
     kept = coded_strings(frame["metric"].array.__arrow_array__())
     assert (kept is None) == (len(names) > frame_module._CODED_MAX_NAMES)
+    for column in ("run", "metric"):  # both kept codes against arrow's own encoding
+        strings = frame[column].array.__arrow_array__()
+        kept = coded_strings(strings)
+        if kept is not None:
+            encoded = pc.dictionary_encode(strings.chunk(0))
+            assert np.array_equal(kept[0], encoded.indices.to_numpy().astype(np.intp))
+            assert kept[1].tolist() == encoded.dictionary.to_pylist()
 
 
 def test_runs_by_codes_keep_their_one_run_test():
