@@ -101,10 +101,11 @@ class Coded(NamedTuple):
 # Each string column make_frame took from a few names by their codes, by the identity of the
 # arrow array behind it (immutable, so its rows stay what they were): its codes and names in
 # order of first appearance, what arrow's dictionary_encode would find by hashing every row
-# again (~0.3 ms a 20k-row frame, once per run read). An entry goes when its array does.
-_CODED: dict[int, tuple[weakref.ref[pa.ChunkedArray], np.ndarray, np.ndarray]] = {}
-# up to this many names, each one's first row is found by a pass over the codes; past it the
-# passes cost more than the hashing they save, and the column is not remembered
+# again (~0.3 ms a 20k-row frame, once per run read). An entry goes when its array does; it
+# holds a byte a row (none for one name), not the 8 of the codes handed out.
+_CODED: dict[int, tuple[weakref.ref[pa.ChunkedArray], int, np.ndarray | None, list[str]]] = {}
+# up to this many names (codes of one byte), each one's first row is found by a pass over the
+# codes; past it the passes cost more than the hashing they save, and the column is not noted
 _CODED_MAX_NAMES = 16
 
 
@@ -114,7 +115,9 @@ def coded_strings(strings: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray] | N
     known = _CODED.get(id(strings))
     if known is None or known[0]() is not strings:
         return None
-    return known[1], known[2]
+    _, rows, small, names = known
+    codes = np.zeros(rows, dtype=np.intp) if small is None else small.astype(np.intp)
+    return codes, np.asarray(names, dtype=object)
 
 
 def _remember_codes(
@@ -130,20 +133,18 @@ def _remember_codes(
     ):
         return
     strings = column.__arrow_array__()
-    if len(names) == 1:  # a reader's one run: every code is 0
-        renumbered = np.zeros(len(codes), dtype=np.intp)
-        found = np.asarray(names if len(codes) else [], dtype=object)
-    else:
+    small: np.ndarray | None = None  # one name: every code is 0
+    found = list(names) if len(codes) else []
+    if len(names) > 1:
         used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
         first = [int(np.argmax(codes == code)) for code in used.tolist()]
         order = used[np.argsort(first, kind="stable")]
-        renumber = np.zeros(len(names), dtype=np.intp)
+        renumber = np.zeros(len(names), dtype=np.int8)
         renumber[order] = np.arange(len(order))
-        renumbered = renumber[codes]
-        found = np.asarray([names[i] for i in order.tolist()], dtype=object)
-    renumbered.flags.writeable = found.flags.writeable = False  # shared by every reader
+        small = renumber[codes]
+        found = [names[i] for i in order.tolist()]
     key = id(strings)
-    _CODED[key] = (weakref.ref(strings, partial(_forget_codes, key)), renumbered, found)
+    _CODED[key] = (weakref.ref(strings, partial(_forget_codes, key)), len(codes), small, found)
 
 
 def _forget_codes(key: int, _gone: object) -> None:
