@@ -197,6 +197,7 @@ class FrameBuilder:
             roles=merged,
             splits=splits,
             segment=segment,
+            copy=False,  # every array here is this call's own
         )
 
 

@@ -1,6 +1,8 @@
-"""FrameBuilder's `order='wall_time'` takes the rows in time order before it builds the frame: the
-same frame as building it in the order added and sorting it by `seq` afterwards (the way it
-was built before), restarts, labels, ties in time and several runs included."""
+"""FrameBuilder's frame is make_frame's of the same columns with the default copy (the builder
+hands its own arrays over uncopied); with `order='wall_time'` it takes the rows in time order
+before it builds the frame: the same frame as building it in the order added and sorting it by
+`seq` afterwards (the way it was built before). Restarts, labels, ties in time and several runs
+included."""
 
 import numpy as np
 import pandas as pd
@@ -28,8 +30,8 @@ def _parts(seed: int) -> list[dict]:
     return parts
 
 
-def _sorted_after(parts: list[dict], runs: list[str], metrics: list[str]) -> pd.DataFrame:
-    """The frame built in the order added, then sorted by seq."""
+def _reference(parts: list[dict], runs: list[str], metrics: list[str], order: str) -> pd.DataFrame:
+    """The frame built in the order added (copied by pandas), then, by time, sorted by seq."""
     runs_c, metrics_c, steps, values, wall = (
         np.concatenate([p[k] for p in parts])
         for k in ("runs", "metrics", "steps", "values", "wall")
@@ -38,8 +40,9 @@ def _sorted_after(parts: list[dict], runs: list[str], metrics: list[str]) -> pd.
         np.concatenate([p["labels"] for p in parts]) if parts[0]["labels"] is not None else None
     )
     n = len(steps)
-    seq = np.empty(n, dtype=np.int64)
-    seq[np.lexsort((np.arange(n), wall, runs_c))] = np.arange(n)
+    seq = np.arange(n, dtype=np.int64)
+    if order == "wall_time":
+        seq[np.lexsort((np.arange(n), wall, runs_c))] = np.arange(n)
     frame = make_frame(
         pd.Categorical.from_codes(runs_c, categories=pd.Index(runs)),
         pd.Categorical.from_codes(metrics_c, categories=pd.Index(metrics)),
@@ -47,18 +50,22 @@ def _sorted_after(parts: list[dict], runs: list[str], metrics: list[str]) -> pd.
         values,
         wall,
         seq,
-        segment=restart_segments(runs_c, metrics_c, steps, seq, labels),
+        segment=restart_segments(
+            runs_c, metrics_c, steps, seq if order == "wall_time" else None, labels
+        ),
     )
     return frame.sort_values("seq", kind="stable").reset_index(drop=True)
 
 
+@pytest.mark.parametrize("order", ["source", "wall_time"])
 @pytest.mark.parametrize("seed", range(6))
-def test_wall_time_order_is_the_source_order_frame_sorted_by_seq(seed):
+def test_the_built_frame_is_the_copied_frame_in_seq_order(seed, order):
     parts = _parts(seed)
     builder = FrameBuilder()
     runs, metrics = ["a", "b"], ["loss", "val_loss", "lr"]
     builder.runs.codes(runs), builder.metrics.codes(metrics)  # codes 0, 1, ... in that order
     for p in parts:
         builder.add(p["runs"], p["metrics"], p["steps"], p["values"], p["wall"], p["labels"])
-    built = builder.build(order="wall_time")
-    pd.testing.assert_frame_equal(built, _sorted_after(parts, runs, metrics), check_exact=True)
+    built = builder.build(order=order)
+    expected = _reference(parts, runs, metrics, order)
+    pd.testing.assert_frame_equal(built, expected, check_exact=True)
