@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = {}
     for name in ("corpus", "external_bench"):
         s = next(s for s in SETS if s.name == name)
-        if not (s.path.is_file() or (s.path / "labels.json").is_file()):
+        if not s.present:
             print(f"{name}: absent, not shown")
             continue
         outs = outcomes if name == "corpus" else collect(name)[0]

@@ -58,6 +58,11 @@ class LabelledSet:
     path: Path
     in_repo: bool  # held by the repository: scored in CI and by --quick
 
+    @property
+    def present(self) -> bool:
+        """A folder holding labels.json, or a .tar.xz of one."""
+        return self.path.is_file() or (self.path / "labels.json").is_file()
+
 
 SETS = (
     LabelledSet("corpus", REPO / "benchmarks" / "corpus" / "corpus.tar.xz", True),
@@ -207,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"sets": {}, "skipped": {}}
     t_all = time.perf_counter()
     for s in chosen:
-        if not (s.path / "labels.json").is_file() and not s.path.is_file():
+        if not s.present:
             report["skipped"][s.name] = f"{s.path} is absent"
             print(f"== {s.name}: skipped ({s.path} is absent)")
             continue

@@ -116,7 +116,7 @@ def measure(names: list[str] | None) -> dict:
     for s in SETS:
         if names and s.name not in names:
             continue
-        if not (s.path / "labels.json").is_file() and not s.path.is_file():
+        if not s.present:
             report["skipped"][s.name] = f"{s.path} is absent"
             continue
         with opened(s.path) as root, tempfile.TemporaryDirectory(prefix="robust-") as tmp:
