@@ -3,7 +3,8 @@
 Symptom: the per-step loss traces the same shape in every epoch (data sorted by class, length
 or source and never shuffled), so it rises and falls with the position inside the epoch.
 Signal: signals.dominant_period of the detrended training loss (autocorrelation peak, harmonics
-folded to the fundamental) and the epoch length in steps when the run says it: from an `epoch`
+folded to the fundamental, also one of a fractional number of points: a 45-step epoch logged
+every 2 steps) and the epoch length in steps when the run says it: from an `epoch`
 metric (where its integer part changes), else from the validation cadence. Running-mean metrics
 (Keras `batch_*`) reset every epoch by construction and are not read.
 Rule: a period of at least 4 points seen at least `min_cycles` (3) times with autocorrelation >=

@@ -40,6 +40,17 @@ _DETREND_MIN_WINDOW = 3
 _MIN_PROMINENCE = 0.05
 # harmonics (2P, 3P) correlate about as well as P: the first peak within 90% of the best is P
 _HARMONIC_SHARE = 0.9
+# a fundamental of a fractional number of points (an epoch of 45 steps logged every 2) has no
+# lag of its own: the ACF peaks at 2P, a whole number, and splits P's peak between its two
+# neighbours. P/k is then read on the ACF between the lags (the spectrum's cosine sum: the
+# band-limited interpolation of the ACF), at its highest within half a point of P/k; within 70%
+# of the peak at P (the series' samples fall at other phases of each cycle, which blurs a sharp
+# edge), it is the fundamental
+_FRACTIONAL_SHARE = 0.7
+# ...looked for down to P/3 (the cycles of a fractional period repeat their sampling every 2 or 3)
+_FRACTIONAL_DIVISORS = (3, 2)
+# ...read at this many lags across the point around P/k
+_FRACTIONAL_PROBES = 5
 # a loss is read for a cycle only with 8 bucket means, as for any period
 _CYCLE_MIN_POINTS = 8
 # a loss cycle is at least 4 points long: shorter repeats are what shave_spikes leaves of noise
@@ -184,15 +195,34 @@ class Periodicity:
 
 def autocorrelation(y: np.ndarray, max_lag: int) -> np.ndarray:
     """Normalised autocorrelation for lags 0..max_lag via FFT."""
+    power = _power_spectrum(y)
+    if power is None:
+        return np.zeros(max_lag + 1)
+    acf = np.fft.irfft(power, 2 * (len(power) - 1))[: max_lag + 1]
+    return acf / acf[0]
+
+
+def _power_spectrum(y: np.ndarray) -> np.ndarray | None:
+    """|FFT|^2 of the mean-free series zero-padded to twice its length (a power of two): the
+    autocorrelation's spectrum without wrap-around. None for a constant or empty series."""
     y = np.asarray(y, dtype=np.float64)
     y = y - y.mean()
-    n = len(y)
-    if n == 0 or not np.any(y):
-        return np.zeros(max_lag + 1)
-    nfft = 1 << int(np.ceil(np.log2(2 * n)))
+    if len(y) == 0 or not np.any(y):
+        return None
+    nfft = 1 << int(np.ceil(np.log2(2 * len(y))))
     f = np.fft.rfft(y, nfft)
-    acf = np.fft.irfft(f * np.conj(f), nfft)[: max_lag + 1]
-    return acf / acf[0]
+    return (f * np.conj(f)).real
+
+
+def _acf_between_lags(power: np.ndarray, lags: np.ndarray) -> np.ndarray:
+    """The normalised autocorrelation at fractional lags: the inverse transform of `power`
+    (an rfft's) summed as cosines at each lag."""
+    nfft = 2 * (len(power) - 1)
+    weight = np.full(len(power), 2.0)
+    weight[0] = weight[-1] = 1.0
+    k = np.arange(len(power))
+    waves = np.cos(2 * np.pi * np.outer(lags, k) / nfft)
+    return (waves @ (weight * power)) / float(np.dot(weight, power))
 
 
 def dominant_period(
@@ -214,7 +244,11 @@ def dominant_period(
     if n < _PERIOD_MIN_POINTS or max_p <= min_p:
         return Periodicity(0.0, 0.0, 0.0, 0.0)
     detrended = yb - rolling_mean(yb, odd_window(n, 1.0, lo=_DETREND_MIN_WINDOW, hi=2 * max_p + 1))
-    acf = autocorrelation(detrended, max_p)
+    power = _power_spectrum(detrended)
+    if power is None:
+        return Periodicity(0.0, 0.0, 0.0, 0.0)
+    acf = np.fft.irfft(power, 2 * (len(power) - 1))[: max_p + 1]
+    acf = acf / acf[0]
     peaks, _ = sps.find_peaks(acf)
     # a real cycle dips between its peaks: a bump on a slowly decaying ACF is not one
     lowest_before = np.minimum.accumulate(acf)
@@ -225,8 +259,35 @@ def dominant_period(
         return Periodicity(0.0, 0.0, 0.0, 0.0)
     # harmonics (2P, 3P) correlate about as well as P itself: take the first strong peak
     i = int(np.argmax(acf[peaks] >= _HARMONIC_SHARE * acf[peaks].max()))
-    period = float(peaks[i] * size)
-    return Periodicity(period, float(acf[peaks[i]]), n_all / period, float(prominence[i]))
+    lag, strength = _fractional_fundamental(power, acf, int(peaks[i]), min_p)
+    period = lag * size
+    return Periodicity(period, strength, n_all / period, float(prominence[i]))
+
+
+def _fractional_fundamental(
+    power: np.ndarray, acf: np.ndarray, lag: int, min_lag: int
+) -> tuple[float, float]:
+    """(lag, autocorrelation) of the cycle's fundamental: `lag` itself, or lag/k (k in
+    _FRACTIONAL_DIVISORS, the shortest first) when lag/k is no whole number of points and the
+    ACF between the lags around it peaks there (highest inside the probed point, the ACF dipping
+    by _MIN_PROMINENCE before it, as for a peak at a lag) within _FRACTIONAL_SHARE of the
+    peak at `lag` without exceeding it."""
+    strength = float(acf[lag])
+    for k in _FRACTIONAL_DIVISORS:
+        sub = lag / k
+        if lag % k == 0 or sub - 0.5 < min_lag:
+            continue
+        lags = sub + np.linspace(-0.5, 0.5, _FRACTIONAL_PROBES)
+        between = _acf_between_lags(power, lags)
+        best = int(np.argmax(between))
+        peak = float(between[best])
+        inside = 0 < best < len(lags) - 1
+        dipped = float(acf[1 : int(sub)].min()) <= peak - _MIN_PROMINENCE
+        # P's samples line up cycle for cycle and P/k's cannot, so P/k correlates less: more
+        # is the interpolation overshooting between the samples of a spiky (broadband) series
+        if inside and dipped and _FRACTIONAL_SHARE * strength <= peak <= strength:
+            return float(lags[best]), peak
+    return float(lag), strength
 
 
 def loss_cycle(

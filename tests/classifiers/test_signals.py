@@ -157,3 +157,15 @@ def test_spearman_gives_scipys_number_ties_and_constants_included():
         assert spearman(a, b) == expected
         assert np.array_equal(average_ranks(a), stats.rankdata(a))
     assert spearman(np.ones(5), np.arange(5.0)) == 0.0
+
+
+def test_dominant_period_reads_a_fundamental_of_a_fractional_number_of_points():
+    # a cycle of 22.5 points (a 45-step epoch logged every 2 steps): no lag of its own, the
+    # ACF peaks at 45 and splits 22.5's peak between 22 and 23
+    t = np.arange(1200)
+    y = np.exp(-((t * 2) % 45) / 6.0) + RNG.normal(0, 0.05, len(t))
+    p = signals.dominant_period(y, 4, 400)
+    assert p.period == pytest.approx(22.5, abs=0.25) and p.strength > 0.5
+    # near miss: a whole-number cycle keeps its own lag
+    whole = np.exp(-(t % 23) / 6.0) + RNG.normal(0, 0.05, len(t))
+    assert signals.dominant_period(whole, 4, 400).period == 23
