@@ -7,10 +7,16 @@ evaluation noise (the detrended noise needs more points), so the rise is judged 
 noise that validation losses show where it can be measured: on the labelled real runs the
 evaluation-to-evaluation noise is a median 2% of the level and 6-7% at the 90th percentile. A
 rise of `MIN_RISE` (20%) of the minimum, at every evaluation after it, is about three times
-the noise of a noisy val, and more than ten times a typical one.
+the noise of a noisy val, and more than ten times a typical one. Three rises in a row (a
+minimum at the first of 4 evaluations) happen by chance to a flat noisy val 1 time in 24 (four
+values in increasing order) against 1 in 6 for two; the bar is then `MIN_RISE_IN_A_ROW` (15%, about
+2x the noise of a noisy val), which leaves the chance of a false call about where it was (a 15%
+difference of two noisy evaluations, 6-7% noise each, is about 3.5 times as likely as a 20%
+one, and the order 4 times less likely).
 
 Rule: 3 or 4 finite evaluations; the minimum is not the last; each evaluation after it is
-higher than the one before, and the last stands `MIN_RISE` above the minimum; the val had
+higher than the one before, and the last stands `MIN_RISE` above the minimum
+(`MIN_RISE_IN_A_ROW` after three rises); the val had
 learned: it fell by `MIN_RISE` before its minimum (it followed training), or its minimum is
 `first_eval_gain` below the training loss's start, or `late_first_eval` of the training loss's
 fall came before the first evaluation (the minimum predates it; overfit's own bars). A val that
@@ -19,8 +25,8 @@ never got below the untrained loss and did not follow it never generalised
 last evaluation, and at its own last points, is `TRAIN_FALL` below its level at the minimum
 (the gap still widens; a loss that blew up meanwhile did not fall). The
 finding is inferred, so it stands at the bar whatever the size of the rise.
-Evidence: reading='few_evaluations', evaluations, val_min_step, val_min, val_last, val_rise_pct,
-train_at_min, train_at_last, train_fall_after_rel.
+Evidence: reading='few_evaluations', evaluations, rises (evaluations after the minimum),
+val_min_step, val_min, val_last, val_rise_pct, train_at_min, train_at_last, train_fall_after_rel.
 """
 
 from __future__ import annotations
@@ -42,6 +48,11 @@ MIN_EVALS = 3
 # the last evaluation 20% above the minimum: about 3x the noise of a noisy real val (6-7% of its
 # level at the 90th percentile), which a log of 3-4 evaluations cannot measure for itself
 MIN_RISE = 0.2
+# ...15% after three rises in a row: about 3.5 times as likely a difference of noise, 4 times
+# less likely an order (1 in 24 against 1 in 6)
+MIN_RISE_IN_A_ROW = 0.15
+# rises after the minimum that earn the lower bar
+RISES_IN_A_ROW = 3
 # the training loss at the last evaluation 10% below its level at the val minimum: still falling
 TRAIN_FALL = 0.1
 # val_rise_pct is in percent of the minimum, as overfit's own evidence
@@ -80,6 +91,7 @@ def few_evals_rise(
     return {
         "reading": "few_evaluations",
         "evaluations": int(len(vy)),
+        "rises": int(len(vy) - 1 - i_min),
         "val_min_step": int(vx[i_min]),
         "val_end_step": int(vx[-1]),
         "val_min": val_min,
@@ -95,8 +107,9 @@ def few_evals_rise(
 def rose_while_training_fell(m: dict) -> bool:
     """The few-evaluation overfit: a clear rise after a minimum the val had learned to, beside a
     training loss still falling."""
+    bar = MIN_RISE_IN_A_ROW if m["rises"] >= RISES_IN_A_ROW else MIN_RISE
     return (
         m["val_learned"]
-        and m["val_rise_pct"] >= _PERCENT * MIN_RISE
+        and m["val_rise_pct"] >= _PERCENT * bar
         and m["train_fall_after_rel"] >= TRAIN_FALL
     )

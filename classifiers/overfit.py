@@ -35,7 +35,8 @@ two), unless the val loss crept up by under `_CREEP_PCT` (2%) while a val score 
 ROUGE, ...) gained at least a sigma after the loss's minimum: generalisation is still improving.
 With only 3 or 4 evaluations (a short fine-tune evaluated once an epoch), too few to measure
 their noise, a val that rose at every evaluation after its best by `_few_evals.MIN_RISE` (20%,
-about 3x the noise of a noisy real val) while the training loss kept falling is overfit at
+about 3x the noise of a noisy real val; 15% after three rises in a row, which chance makes 4
+times rarer than two) while the training loss kept falling is overfit at
 `_INFERRED_CONFIDENCE` (classifiers._few_evals; evidence reading='few_evaluations').
 Without a validation loss, a log that marks its epochs is read for the memorisation staircase
 (classifiers._staircase): the per-step training loss drops by `_MIN_DROP_REL` (5%) or more at

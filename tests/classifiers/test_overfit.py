@@ -122,6 +122,21 @@ def test_few_evaluations_within_real_val_noise_or_with_a_dip_are_not_read():
         assert judge(Overfit(), run) is None, val
 
 
+def test_four_evaluations_rising_three_times_in_a_row_need_a_smaller_rise():
+    # a Whisper-style fine-tune evaluated 4 times, the val rising at each evaluation after the
+    # first by 17% in all while the training loss keeps falling: three rises in a row are
+    # rarer by chance than two, so a 15% rise suffices
+    steps, loss, evals = _epochs_of_steps(epochs=4)
+    run = run_of(loss=(steps, loss), val_loss=(evals, np.array([0.300, 0.322, 0.341, 0.351])))
+    f = judge(Overfit(), run)
+    assert f is not None and f.evidence["reading"] == "few_evaluations"
+    assert f.evidence["rises"] == 3 and f.evidence["val_rise_pct"] == pytest.approx(17.0)
+    # near misses: the same rise in two steps after a later minimum; a 12% rise in three
+    for val in ([0.33, 0.300, 0.322, 0.351], [0.300, 0.310, 0.322, 0.336]):
+        run = run_of(loss=(steps, loss), val_loss=(evals, np.array(val)))
+        assert judge(Overfit(), run) is None, val
+
+
 def test_few_evaluations_of_a_val_that_never_learned_are_not_overfit():
     # the val starts above the untrained training loss and only climbs, while training had
     # barely begun at the first evaluation: it never followed (distribution_mismatch's)
