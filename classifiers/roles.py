@@ -60,6 +60,17 @@ _SCORE_TOKENS = {
     "score",
     "miou",
     "wacc",  # word accuracy (speech, G2P)
+    # agreement and correlation scores of GLUE-style evaluations (`eval_matthews_correlation`,
+    # `eval_pearson`, `eval_spearmanr`, Cohen's kappa) and of translation (METEOR, chrF)
+    "mcc",
+    "matthews",
+    "kappa",
+    "pearson",
+    "pearsonr",
+    "spearman",
+    "spearmanr",
+    "meteor",
+    "chrf",
 }
 # Error rates named by a bare acronym that is also an English word: a score only as the name's
 # last token (`val_per`: phoneme error rate), never inside a phrase (`tokens_per_step`).

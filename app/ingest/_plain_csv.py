@@ -1,7 +1,10 @@
 """Any other per-step CSV, and the long table `convert --to csv` writes.
 
 Indexed: a history table with no step column but a loss column (a Keras `history.history` saved
-with pandas): its rows are the steps, in order, and a warning says so. Wide: a header with a
+with pandas): its rows are the steps, in order, and a warning says so; saved with pandas' index
+(`to_csv()`'s default: a first column with no name, or `Unnamed: 0` once read back and written
+again), that index is the step. Bare scores beside fastai's `train_loss` and `valid_loss` are
+validation scores, as keras_csv reads fastai's CSVLogger. Wide: a header with a
 step-like column (`step`, `iter`, `iteration`, `epoch`, ... matched case-insensitively, padding
 ignored), one metric per other column. This is how Ultralytics / YOLOv5 `results.csv` is read:
 its header and cells are right-aligned with spaces, the step is the `epoch` column, and its
@@ -13,6 +16,7 @@ the normalised frame round-trips through CSV.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -22,7 +26,7 @@ from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
 from lossforensics.classifiers.roles import ROLES, infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, CsvHeader, is_long_form, iter_chunks, sniff_header
-from lossforensics.ingest._score_roles import hf_table_roles, ultralytics_roles
+from lossforensics.ingest._score_roles import fastai_roles, hf_table_roles, ultralytics_roles
 from lossforensics.ingest._source import apply_run_name, default_run_name, require_nonempty
 from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._table import read_step_table
@@ -31,6 +35,9 @@ from lossforensics.ingest.base import IngestResult
 
 FORMAT = "csv"
 
+
+# the header pandas writes for a DataFrame's index: nothing, or `Unnamed: N` once read back
+_PANDAS_PLACEHOLDER = re.compile(r"(unnamed: \d+)?")
 
 # columns that key a summary table (one row per model or run), not a row per step
 _TABLE_KEYS = frozenset({"name", "model", "run", "id", "experiment", "config", "trial"})
@@ -42,9 +49,23 @@ def _layout(header: CsvHeader) -> str | None:
         return "long"
     if choose_step_key(names) is not None and len(names) >= 2:
         return "wide"
+    if _placeholder(names[0]) and _history_without_steps(names[1:]):
+        return "pandas_index"
     if _history_without_steps(names):
         return "indexed"
     return None
+
+
+def _placeholder(name: str) -> bool:
+    """The header pandas gives a DataFrame's index when it writes one: empty (`to_csv()` of a
+    history), or `Unnamed: 0` (a CSV read with pandas and written again)."""
+    return _PANDAS_PLACEHOLDER.fullmatch(name.strip().lower()) is not None
+
+
+def _pandas_placeholders(names: tuple[str, ...]) -> list[int]:
+    """Columns named like a pandas index (`Unnamed: 0`): not series; an empty name is never
+    read as one either."""
+    return [j for j, n in enumerate(names) if n.strip() and _placeholder(n)]
 
 
 def _history_without_steps(names: tuple[str, ...]) -> bool:
@@ -131,9 +152,9 @@ def read(
         result = _read_long(path, header, roles, default_run_name(path))
         result.frame = apply_run_name(result.frame, run)
         return result
-    step_col = (
-        None if layout == "indexed" else header.stripped.index(choose_step_key(header.stripped))
-    )
+    step_col = {"indexed": None, "pandas_index": 0}.get(layout)
+    if layout == "wide":
+        step_col = header.stripped.index(choose_step_key(header.stripped))
     return read_step_table(
         path,
         header,
@@ -142,5 +163,10 @@ def read(
         step_col=step_col,
         roles=roles,
         na_values=("", "NA"),
-        default_roles={**ultralytics_roles(header.stripped), **hf_table_roles(header.stripped)},
+        exclude=_pandas_placeholders(header.stripped),
+        default_roles={
+            **ultralytics_roles(header.stripped),
+            **hf_table_roles(header.stripped),
+            **fastai_roles(header.stripped),
+        },
     )

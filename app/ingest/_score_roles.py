@@ -17,6 +17,7 @@ def ultralytics_roles(names: tuple[str, ...]) -> dict[str, str]:
 
 
 _HF_TABLE_LOSSES = frozenset({"training loss", "validation loss"})
+_FASTAI_LOSSES = frozenset({"train_loss", "valid_loss"})
 
 
 def hf_table_roles(names: tuple[str, ...]) -> dict[str, str]:
@@ -25,6 +26,13 @@ def hf_table_roles(names: tuple[str, ...]) -> dict[str, str]:
     evaluation metrics without their `eval_` prefix: beside its `Training Loss` and `Validation
     Loss` columns every score is a validation score."""
     return scores_beside_losses(names, _HF_TABLE_LOSSES)
+
+
+def fastai_roles(names: tuple[str, ...]) -> dict[str, str]:
+    """fastai computes every metric passed to `fit` on the validation set and names it bare
+    (`epoch,train_loss,valid_loss,accuracy,time`, in its printed table and its CSVLogger's
+    history.csv): beside its `train_loss` and `valid_loss` every score is a validation score."""
+    return scores_beside_losses(names, _FASTAI_LOSSES)
 
 
 def scores_beside_losses(names: tuple[str, ...], losses: frozenset[str]) -> dict[str, str]:

@@ -11,6 +11,10 @@ folder reads both, the validation part's columns prefixed `val_` (its `loss` is 
 `accuracy` the val score `val_accuracy`). A file is a validation part only when its name says
 so and none of its columns is validation-named already (a full CSVLogger file named `val.csv`
 is read as it is).
+
+fastai's CSVLogger writes the same shape (`epoch,train_loss,valid_loss,accuracy,time`); the
+metrics it names bare are computed on the validation set, so beside its `train_loss` and
+`valid_loss` they are validation scores. Its `time` column (`04:39`) is no series.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatErro
 from lossforensics.classifiers.frame import concat_frames
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._csv import CsvHeader, is_long_form, sniff_header
+from lossforensics.ingest._score_roles import fastai_roles
 from lossforensics.ingest._source import default_run_name, parts_as_folders, require_nonempty
 from lossforensics.ingest._table import read_step_table
 from lossforensics.ingest.base import IngestResult
@@ -129,4 +134,5 @@ def _read_file(path: Path, *, run: str | None, roles: Mapping[str, str] | None) 
         roles=roles,
         na_values=("", "NA"),
         rename=rename,
+        default_roles=fastai_roles(header.stripped),
     )

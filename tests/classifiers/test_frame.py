@@ -110,6 +110,9 @@ def test_split_context_makes_val():
         ("valMAE", "val_score"),
         ("valAccuracy", "val_score"),
         ("evalBLEU", "val_score"),
+        ("eval_matthews_correlation", "val_score"),
+        ("eval_spearmanr", "val_score"),
+        ("val_kappa", "val_score"),
     ],
 )
 def test_infer_role(name, role):

@@ -58,17 +58,20 @@ DICT_PAIRS = re.compile(
 # `Epoch 3:  40%|`, a progress bar, which its own style reads). nanoGPT's `iter 100: loss 2.5`
 # is read by the fallback too, but its own style still reads it (`_choose`)
 _COUNTER_END = r"(?![\w./]|:\d|:\s*\d+%)"
+# ...and a counter word is no unit of a rate (`Samples/Epoch: 1000`, `ms/step 12`): a word after
+# a slash is a denominator, not a counter
+_COUNTER_START = r"(?<!/)\b"
 EPOCH = re.compile(
-    rf"\bepoch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?\s*\]?{_COUNTER_END}",
+    rf"{_COUNTER_START}epoch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
 STEP = re.compile(
-    rf"\b(?:global_step|step|iteration|iter|it|num_updates)\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
+    rf"{_COUNTER_START}(?:global_step|step|iteration|iter|it|num_updates)\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
     rf"(?:\s*/\s*(?P<steps>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
 BATCH = re.compile(
-    rf"\bbatch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)(?:\s*/\s*(?P<batches>\d+))?\s*\]?{_COUNTER_END}",
+    rf"{_COUNTER_START}batch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)(?:\s*/\s*(?P<batches>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
 # `[1,  2000] loss: 2.203` at the head of a line (PyTorch's CIFAR-10 tutorial): epoch, batch

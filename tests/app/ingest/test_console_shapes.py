@@ -423,3 +423,17 @@ def test_xgboost_best_round_printed_after_early_stopping_is_no_new_session():
     assert set(result.frame["segment"]) == {0}
     resumed = _read(text + "[0]\tvalidation_0-logloss:0.5\n[1]\tvalidation_0-logloss:0.45\n")
     assert set(resumed.frame["segment"]) == {0, 1}  # other values: a new session, kept
+
+
+def test_a_rate_per_epoch_in_a_config_line_is_no_epoch_counter():
+    # a header line `Samples/Epoch: 1000` printed before training: per epoch is a unit, so the
+    # line is no record at epoch 1000 and the steps after it do not 'go back' into a session
+    text = "Epochs: 3, Learning Rate: 0.005, Samples/Epoch: 1000\n" + "".join(
+        f"  Epoch {e}/3 | Step {s}/1000 | Loss: {2.2 - 0.1 * e - s / 2000:.4f} | Accuracy: 21.0%\n"
+        for e in (1, 2, 3)
+        for s in (100, 200, 300)
+    )
+    result = _read(text)
+    assert not any("sessions" in w.message for w in result.warnings)
+    assert set(result.frame["metric"]) == {"Loss", "Accuracy"}
+    assert len(_series(result, "Loss")[0]) == 9

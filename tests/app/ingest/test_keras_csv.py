@@ -122,3 +122,19 @@ def test_discovery_lists_the_pair_once_beside_other_runs(tmp_path):
     assert Path(found[0].path).is_dir() and Path(found[2].path).name == "training.log"
     pair = load_run(found[0].path, format=found[0].format).frame
     assert set(pair["metric"]) == {"accuracy", "loss", "val_accuracy", "val_loss"}
+
+
+def test_fastai_s_csvlogger_keeps_its_bare_metrics_on_the_validation_side(tmp_path):
+    # fastai computes the metrics passed to fit on the validation set and names them bare
+    path = tmp_path / "history.csv"
+    path.write_text(
+        "epoch,train_loss,valid_loss,accuracy,error_rate,time\n"
+        "0,0.81,0.46,0.89,0.11,04:39\n1,0.62,0.41,0.88,0.12,04:36\n2,0.45,0.39,0.91,0.09,04:35\n"
+    )
+    result = load_run(path)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["accuracy"] == "val_score" and roles["valid_loss"] == "val_loss"
+    # near miss: Keras' own `accuracy` beside `loss` and `val_loss` is the training one
+    path.write_text("epoch,accuracy,loss,val_loss\n0,0.7,0.5,0.6\n1,0.8,0.4,0.5\n")
+    roles = dict(zip(*(load_run(path).frame[c] for c in ("metric", "role")), strict=False))
+    assert roles["accuracy"] == "train_score"

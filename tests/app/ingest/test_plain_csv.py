@@ -90,3 +90,22 @@ def test_the_trainer_s_printed_table_keeps_its_scores_on_the_validation_side(tmp
     plain.write_text("epoch,loss,accuracy,val_loss\n1,0.5,0.7,0.6\n2,0.4,0.8,0.5\n")
     roles = dict(zip(*(load_run(plain).frame[c] for c in ("metric", "role")), strict=True))
     assert roles["accuracy"] == "train_score"
+
+
+def test_a_history_saved_with_the_pandas_index_reads_that_index_as_the_step(tmp_path):
+    # pd.DataFrame(history.history).to_csv("history.csv"): pandas' default keeps the index, a
+    # first column with no name; read back and written again it is named `Unnamed: 0`
+    rows = "".join(
+        f"{e},{1.0 / (e + 1):.4f},{0.5 + e / 40:.4f},{1.1 / (e + 1):.4f}\n" for e in range(8)
+    )
+    for head in ("", "Unnamed: 0"):
+        path = tmp_path / "history.csv"
+        path.write_text(f"{head},loss,accuracy,val_loss\n" + rows)
+        result = load_run(path)
+        roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+        assert roles == {"loss": "train_loss", "accuracy": "train_score", "val_loss": "val_loss"}
+        assert list(result.frame.loc[result.frame["metric"] == "loss", "step"]) == list(range(8))
+        assert not any("row order" in w.message for w in result.warnings)
+    # near miss: an unnamed first column beside no loss is no history
+    path.write_text(",name,score\n0,a,1\n1,b,2\n")
+    assert not _plain_csv.sniff(path)
