@@ -229,7 +229,10 @@ class Underfit(Classifier):
             # train only, from a chance-level start: kept `min_kept` of chance and a flat second
             # half is high and stopped, knee or not (chance is the reference the knee stood for)
             stalled = flat_late
-        stuck_tight = ev["plateau"] and abs(ev["gap_ratio"]) <= self.tight_gap
+        # (a validation loss on training: without one there is no gap to read, only chance)
+        stuck_tight = (
+            ev["plateau"] and ev.get("val_logged", True) and abs(ev["gap_ratio"]) <= self.tight_gap
+        )
         low = self.min_kept_stuck if stuck_tight else self.min_kept
         return (
             low <= ev["kept"] <= self.max_kept
