@@ -19,6 +19,8 @@ and progress-bar redraws reduced to their last state (the last before each reset
 value printed inside the object that holds it is read as its number: a one-element list or
 numpy array (`loss: [0.6931]`, `Loss [ 0.69]`), a tensor (`tensor(0.69, device='cuda:0')`), a
 numpy scalar (`np.float64(0.69)`); an array of several values is not one value and is not read.
+A count out of a total printed before its percentage (`Accuracy: 9836/10000 (98.36%)`) is the
+percentage.
 A score printed after a held-out loss on a line of no training metric (`Epoch: 3  Validation
 Loss: 0.41, Accuracy: 0.87`) is that split's score (`Validation/Accuracy`).
 A key holds no sentence end: the words before one are prose (`Epoch 3 finished. Avg loss: 0.5`

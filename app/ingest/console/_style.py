@@ -20,7 +20,12 @@ from dataclasses import dataclass, field
 
 # A number as training scripts print it: 12, -0.5, .5, 1e-4, 1.0E+00, nan, inf, -Infinity.
 NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[nN]a[nN]|[iI]nf(?:inity)?)"
-_END = r"(?![\w.:/])"  # a number ends here: not '0s', not '0:10:00', not '3/20'
+# a number ends here: not '0s', not '0:10:00', not '3/20'; a colon after it ends it when no
+# digit follows (`Accuracy=10.99: 100%|...`, a value before a tqdm bar)
+_END = r"(?![\w./]|:\d)"
+# a count out of a total printed before its percentage (`Accuracy: 9836/10000 (98%)`, PyTorch's
+# MNIST example): the percentage is the value
+_COUNT_OF = r"(?:\d+\s*/\s*\d+\s*\(\s*(?=[-+\d.]+\s*%\s*\)))?"
 # a key of up to four words; `is` is not one of them (`Total loss is 0.5`: the separator)
 _KEY = r"[A-Za-z_][\w\-/.@]*(?:\(\w+\))?(?: (?!is\b)[A-Za-z_][\w\-/.@]*){0,3}"
 
@@ -34,8 +39,8 @@ _CLOSE = r"(?(list)\s*\])(?(wrap)(?:,[^()\n]*)?\))"
 # `key: value`, `key=value`, `key = "value"`, `key is value`, `key value` (the last only when
 # the line carries its own step: see Style.spaced)
 PAIRS = re.compile(
-    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s+|\s+)['\"]?{_OPEN}(?P<val>{NUM}){_CLOSE}"
-    rf"['\"]?%?{_END}"
+    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s+|\s+)['\"]?{_COUNT_OF}{_OPEN}(?P<val>{NUM}){_CLOSE}"
+    rf"['\"]?\s*%?{_END}"
 )
 # a PyTorch meter: `Loss 0.52 (0.61)` / `loss: 0.52 (0.61)`: the value before the brackets
 METER_PAIRS = re.compile(

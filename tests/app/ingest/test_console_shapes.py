@@ -437,3 +437,23 @@ def test_a_rate_per_epoch_in_a_config_line_is_no_epoch_counter():
     assert not any("sessions" in w.message for w in result.warnings)
     assert set(result.frame["metric"]) == {"Loss", "Accuracy"}
     assert len(_series(result, "Loss")[0]) == 9
+
+
+def test_pytorch_mnist_example_lines_keep_both_accuracies():
+    # the train line's value ends in a colon before tqdm's bar; the test line prints a count
+    # out of a total before its percentage (pytorch/examples mnist): the percentage is read
+    text = "".join(
+        f"EPOCH: {e}\n"
+        f"Loss={1 / e:.4f} Batch_id=468 Accuracy={90 + e:.2f}: 100%|##| 469/469 [00:09<00:00]\n"
+        f"Test set: Average loss: {1.1 / e:.4f}, Accuracy: {9000 + 100 * e}/10000 "
+        f"({90 + e:.2f}%)\n"
+        for e in range(1, 5)
+    )
+    result = _read(text)
+    assert _series(result, "Accuracy")[1] == [91.0, 92.0, 93.0, 94.0]
+    assert _series(result, "Test/Accuracy")[1] == [91.0, 92.0, 93.0, 94.0]
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["Test/Accuracy"] == "val_score" and roles["Test/Average loss"] == "val_loss"
+    # near miss: a time of day after a number is still no value end
+    with pytest.raises(UnknownFormatError):
+        _read("".join(f"epoch {e} 0:1{e}:00 loss: 0:{9 - e}\n" for e in range(4)))
