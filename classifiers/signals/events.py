@@ -277,6 +277,11 @@ def _fractional_fundamental(
         sub = lag / k
         if lag % k == 0 or sub - 0.5 < min_lag:
             continue
+        # the ACF between two lags stays near theirs: neither within half the bar, no peak
+        # between them can reach it (and the cosine sums, the costly part, are not read)
+        near = float(acf[int(sub) : int(sub) + 2].max())
+        if near < 0.5 * _FRACTIONAL_SHARE * strength:
+            continue
         lags = sub + np.linspace(-0.5, 0.5, _FRACTIONAL_PROBES)
         between = _acf_between_lags(power, lags)
         best = int(np.argmax(between))
