@@ -18,8 +18,11 @@ first evaluation is still a minimum; or the minimum came within the first third 
 evaluations (`_EARLY_MIN_SHARE`: too early for the drop before it to stand out of the noise),
 the val had followed the train's improvement further than distribution_mismatch allows a val
 that did not follow (its `val_follow_ratio` above `widest_follow`, 20%: the two labels split a
-val rising from its first evaluations on the same measure), and it rose clearly; at least
-two evaluations follow the minimum; the late val level (median of the last third of them, at
+val rising from its first evaluations on the same measure), and it rose clearly; or that first
+evaluation had already learned (`first_eval_gain` below the train's start: an epoch log's first
+val comes after a whole epoch), so distribution_mismatch gives it up, and the val rose clearly
+and by `log_fall_rise` (10%) of its minimum over 3+ evaluations, wherever that minimum fell; at
+least two evaluations follow the minimum; the late val level (median of the last third of them, at
 least 3 when there are 3) stands `rise_z` detrended-noise sigmas above the minimum; train
 improved by at least `train_drop` of its level over the evaluated span and has not risen since
 the val minimum; and either the rise is large (`strong_rise` of the val's own range) or train
@@ -324,6 +327,7 @@ class Overfit(Classifier):
             m["val_drop_before_z"] < VAL_DROP_Z
             and m["train_done_before_eval"] < before
             and not self._early_minimum(m)
+            and not self._learned_then_rose(m)
         ):
             return None
         if not m.get("val_ever_below_train_start", True) and m["val_rise_pct"] < _FLAT_PCT:
@@ -387,6 +391,22 @@ class Overfit(Classifier):
             if FEW_EVALS <= len(val) < self.min_points:  # a short fine-tune's evaluations
                 return None
         return super().skip_reason(run)
+
+    def _learned_then_rose(self, m: dict) -> bool:
+        """A val whose first evaluation had already learned (`first_eval_gain` below the
+        training loss's start: an epoch log's first val comes after a whole epoch) and that
+        rose clearly (`rise_z` sigmas and `strong_rise` of its range, and by `log_fall_rise`,
+        10%, of its minimum: a val that barely moved has a range any creep fills) over a
+        stretch (`_STALL_MIN_EVALS_AFTER` evaluations or more) after its minimum: it generalised
+        before anyone measured it, so distribution_mismatch gives it up, and the rise from its
+        best is overfitting wherever in the run that best fell."""
+        return (
+            bool(m.get("val_first_below_train_start"))
+            and m["evaluations_after"] >= _STALL_MIN_EVALS_AFTER
+            and m["val_rise_z"] >= self.rise_z
+            and m["val_rise_frac"] >= self.strong_rise
+            and m["val_rise_pct"] >= _PERCENT * self.log_fall_rise
+        )
 
     def _early_minimum(self, m: dict) -> bool:
         """A minimum with no significant drop before it is still a minimum when the val had

@@ -366,3 +366,21 @@ def test_the_screened_measurement_stops_only_where_judge_turns_the_run_down():
             stopped += 1
         fired += clf.judge(full) is not None
     assert stopped > 10 and fired > 5
+
+
+def test_a_val_that_learned_before_its_first_evaluation_then_rose_late_is_overfit():
+    # a Keras epoch log: the first val comes after a whole epoch, already below the training
+    # loss's start (it learned before anyone measured it); it stands about still to a minimum
+    # near the middle of the run, then rises clearly while the training loss keeps falling
+    rng = np.random.default_rng(12)
+    ep = np.arange(29)
+    train = 0.25 + 0.38 * np.exp(-ep / 9) + 0.004 * rng.standard_normal(29)
+    val = np.where(ep <= 16, 0.534 - 0.0008 * ep, 0.521 + 0.013 * (ep - 16))
+    val = val + 0.015 * rng.standard_normal(29)
+    f = judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.evidence["val_first_below_train_start"]
+    assert f.evidence["val_drop_before_z"] < 2 and f.evidence["val_min_fraction"] > 1 / 3
+    # near miss: the same val starting at the untrained level learned nothing first (the
+    # rise from a val that never generalised is distribution_mismatch's to judge)
+    untrained = val + (train[0] - val[0]) * 1.02
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, untrained))) is None
