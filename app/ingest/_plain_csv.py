@@ -39,12 +39,19 @@ FORMAT = "csv"
 # the header pandas writes for a DataFrame's index: nothing, or `Unnamed: N` once read back
 _PANDAS_PLACEHOLDER = re.compile(r"(unnamed: \d+)?")
 
+# a "column name" that is a key with its value (`Loss:0.4423`, `Epoch=1`): a first line whose
+# every cell is one is printed key-value pairs separated by commas, not a header (one such cell
+# is a name: YOLOv5's `metrics/mAP_0.5:0.95`)
+_KEY_VALUE = re.compile(r"[A-Za-z_][\w /.-]*\s*[:=]\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
 # columns that key a summary table (one row per model or run), not a row per step
 _TABLE_KEYS = frozenset({"name", "model", "run", "id", "experiment", "config", "trial"})
 
 
 def _layout(header: CsvHeader) -> str | None:
     names = header.stripped
+    if len(names) >= 2 and all(_KEY_VALUE.fullmatch(n) for n in names):
+        return None  # `Epoch=1,Loss:0.44,...`: a printed record, the console reader's
     if is_long_form(names):
         return "long"
     if choose_step_key(names) is not None and len(names) >= 2:

@@ -29,6 +29,8 @@ def choose_style(lines: list[str]) -> tuple[Style | None, dict[str, int]]:
     best: Style | None = None
     best_score = best_curves = 0
     for style in STYLES:
+        if style.last_resort and best is not None:
+            continue
         parser = Parser(style)
         parser.feed(lines)
         points = to_points(parser.finish())

@@ -131,3 +131,6 @@ class Style:
     # a record repeating an earlier one of its run at the same step, value for value, is a
     # summary printed again (XGBoost's best round after early stopping), dropped (`_repeats`)
     repeated_round: bool = False
+    # read only when no other style finds a loss series (a style with no counter at all would
+    # otherwise number the lines of a log that prints one)
+    last_resort: bool = False

@@ -103,8 +103,10 @@ def test_an_epoch_ending_in_a_colon_counts_the_metrics_after_it():
     assert _series(result, "val loss")[0] == [1, 2, 3, 4]
     batches = _read("".join(f"Epoch 1 Batch {b}: loss {1 / b:.2f}\n" for b in range(1, 4)))
     assert _series(batches, "loss")[1] == [1.0, 0.5, 0.33]
-    with pytest.raises(UnknownFormatError):
-        _read("".join(f"epoch 0:1{e}:00 loss: 0.{9 - e}\n" for e in range(4)))
+    # a time of day is no epoch: with no counter left, the lines are read in order
+    timed = _read("".join(f"epoch 0:1{e}:00 loss: 0.{9 - e}\n" for e in range(4)))
+    assert "without a counter" in timed.detail
+    assert _series(timed, "loss") == ([0, 1, 2, 3], [0.9, 0.8, 0.7, 0.6])
 
 
 def test_a_loguru_line_without_its_time_is_cut_at_its_level():
@@ -457,3 +459,46 @@ def test_pytorch_mnist_example_lines_keep_both_accuracies():
     # near miss: a time of day after a number is still no value end
     with pytest.raises(UnknownFormatError):
         _read("".join(f"epoch {e} 0:1{e}:00 loss: 0:{9 - e}\n" for e in range(4)))
+
+
+def test_comma_separated_key_value_records_are_console_lines_not_a_csv(tmp_path):
+    # a TF2 custom loop's print: commas between pairs made the first line look like a header
+    path = tmp_path / "log.txt"
+    path.write_text(
+        "".join(
+            f"Epoch={e},Loss:{0.44 / e:.4f},Accuracy:{0.77 + e / 100:.4f},"
+            f"Valid Loss:{0.32 + 0.05 * e:.4f},Valid Accuracy:{0.86 - e / 200:.4f}\n"
+            for e in range(1, 7)
+        )
+    )
+    result = load_run(path)
+    assert result.format == "console"
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["Loss"] == "train_loss" and roles["Valid Loss"] == "val_loss"
+    assert len(result.frame[result.frame["metric"] == "Valid Loss"]) == 6
+
+
+def test_loss_lines_without_any_counter_are_read_in_order():
+    # a logging call every N iterations that prints no iteration: the line order is the step
+    text = "".join(
+        f"2018-03-23 15:{29 + i}:33,355:INFO: train loss:{v}\n"
+        for i, v in enumerate(["1.10886", "1.53702", "0.866067", "1.32708", "nan", "nan"])
+    )
+    result = _read(text)
+    steps, values = _series(result, "train loss")
+    assert steps == [0, 1, 2, 3, 4, 5] and values[:2] == [1.10886, 1.53702]
+    assert any("no step, iteration or epoch" in w.message for w in result.warnings)
+    # near miss: a log that prints a counter on some lines keeps the counter as the step
+    counted = _read("step 10: loss 0.9\nstep 20: loss 0.8\nstep 30: loss 0.7\n")
+    assert _series(counted, "loss")[0] == [10, 20, 30]
+
+
+def test_a_keras_callback_message_is_no_metric():
+    # Keras 1 verbose 2 lines with a leading space, and ModelCheckpoint's message between them
+    text = "".join(
+        f"Epoch {e:05d}: val_acc did not improve from 0.10000\n"
+        f"Epoch {e + 1}/300\n - 80s - loss: {2.0 / e:.4f} - acc: 0.1 - val_loss: {2.1 / e:.4f}\n"
+        for e in range(1, 6)
+    )
+    result = _read(text)
+    assert set(result.frame["metric"]) == {"loss", "acc", "val_loss"}

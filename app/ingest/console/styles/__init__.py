@@ -1,6 +1,7 @@
 """One module a console style, each declaring `STYLE` (see ../_style.py). `STYLES` is the order
-they are tried in; the generic fallback is last and yields to any specific style that finds as
-many loss points. Adding a style: a module here, its name in `_MODULES`, a fixture and a test."""
+they are tried in; the generic fallback comes after the specific ones and yields to any that
+finds as many loss points; the uncounted lines are read only when nothing else finds a loss.
+Adding a style: a module here, its name in `_MODULES`, a fixture and a test."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ _MODULES = (
     "yolox",
     "xgboost",
     "generic",
+    "uncounted",
 )
 
 STYLES: tuple[Style, ...] = tuple(

@@ -11,18 +11,27 @@ perplexity (`loss scale: 65536.0`, `lm loss PPL: 150`) carry the word loss but a
 fairseq's end-of-epoch averages (`| epoch 008 | loss 6.326 | ...`, `| train | epoch 001 | loss
 ...`) are summaries, not train points: read as train points they would outnumber the fairseq
 style's. A Keras progress bar's line (`12/12 [=====] - 1s - loss: 0.41`) is the Keras style's
-to read: it knows which of an epoch's bar lines is the epoch's value."""
+to read: it knows which of an epoch's bar lines is the epoch's value. A Keras callback's message
+(`val_acc did not improve from 0.10000`, `ReduceLROnPlateau reducing learning rate to ...`) is
+no record: its number is a best so far or a setting."""
 
 import re
 
 from lossforensics.ingest.console._style import BATCH, EPOCH, EPOCH_BATCH_PAIR, STEP, Style
 from lossforensics.ingest.console.styles.keras_verbose1 import BAR as KERAS_BAR
 
+# a Keras callback's message (`Epoch 00277: val_acc did not improve from 0.10000`): its number is
+# a best so far, not a measurement of this epoch
+_CALLBACK = (
+    r"\b(?:did not improve from|improved from|saving model to|ReduceLROnPlateau reducing"
+    r"|Restoring model weights|early stopping)\b"
+)
+
 STYLE = Style(
     name="generic key-value lines",
     specific=False,
     counters=(EPOCH, STEP, BATCH, EPOCH_BATCH_PAIR),
     summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d+ \| (?!valid on)"),
-    skip=KERAS_BAR,
+    skip=re.compile(rf"{KERAS_BAR.pattern}|{_CALLBACK}"),
     roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
 )
