@@ -315,10 +315,12 @@ class Exploding(Classifier):
             else f"by {ev['end_level'] - ev['min_level']:.3g}"
         )
         lead = "steadily " if ev["kind"] == "slow_divergence" else ""
+        # the levels are smoothed (running medians, the end a median of the last tenth), so
+        # the sentence says so rather than quote them as logged values
         summary = (
-            f"Training loss rose {lead}{factor} from its best ({ev['min_level']:.4g} at step "
-            f"{ev['min_step']}) to {ev['end_level']:.4g} and did not come back"
-            + (", ending non-finite." if ev["ends_nonfinite"] else ".")
+            f"Training loss (smoothed) rose {lead}{factor} from its best (about "
+            f"{ev['min_level']:.4g} at step {ev['min_step']}) to about {ev['end_level']:.4g} "
+            "and did not come back" + (", ending non-finite." if ev["ends_nonfinite"] else ".")
         )
         return Finding(self.label, float(confidence), Span(ev["min_step"], last_step), ev, summary)
 
