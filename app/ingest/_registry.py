@@ -16,6 +16,7 @@ MODULES: dict[str, str] = {
     "tensorboard": "lossforensics.ingest.tensorboard",
     "mlflow": "lossforensics.ingest.mlflow",
     "hf_trainer": "lossforensics.ingest.hf_trainer",
+    "history_json": "lossforensics.ingest.history_json",
     "jsonl": "lossforensics.ingest.jsonl",
     "wandb_csv": "lossforensics.ingest.wandb_csv",
     "lightning_csv": "lossforensics.ingest.lightning_csv",

@@ -68,7 +68,7 @@ CSV_FAMILY = {"wandb_csv", "lightning_csv", "keras_csv", "csv"}
 _NAME_CLAIMS = {  # suffix -> formats whose content fits that name
     ".jsonl": {"jsonl"},
     ".ndjson": {"jsonl"},
-    ".json": {"jsonl", "hf_trainer"},
+    ".json": {"jsonl", "hf_trainer", "history_json"},
     ".csv": CSV_FAMILY,
     ".tsv": CSV_FAMILY,
     ".db": {"mlflow"},

@@ -1,0 +1,64 @@
+"""A training history saved as one JSON object: Keras' history.history and pandas' to_json."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+from lossforensics.ingest import history_json, load_run
+
+HISTORY = {
+    "loss": [1.0, 0.8, 0.6, 0.5, 0.45],
+    "accuracy": [0.5, 0.6, 0.7, 0.75, 0.78],
+    "val_loss": [1.1, 0.9, 0.8, 0.82, float("nan")],
+}
+
+
+def _roles(result) -> dict[str, str]:
+    return dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+
+
+def test_keras_history_dumped_on_one_line_or_pretty_printed(tmp_path):
+    for indent in (None, 4):
+        path = tmp_path / "history.json"
+        path.write_text(json.dumps(HISTORY, indent=indent))  # NaN as Python's json writes it
+        result = load_run(path)
+        assert result.format == "history_json"
+        assert _roles(result) == {
+            "loss": "train_loss",
+            "accuracy": "train_score",
+            "val_loss": "val_loss",
+        }
+        val = result.frame[result.frame["metric"] == "val_loss"]
+        assert list(val["step"]) == [0, 1, 2, 3, 4] and np.isnan(val["value"].iloc[-1])
+
+
+def test_pandas_to_json_keeps_its_index_labels_as_steps(tmp_path):
+    path = tmp_path / "history.json"
+    frame = pd.DataFrame(HISTORY, index=[1, 2, 3, 4, 5])
+    frame.to_json(path)
+    result = load_run(path)
+    loss = result.frame[result.frame["metric"] == "loss"]
+    assert list(loss["step"]) == [1, 2, 3, 4, 5] and list(loss["value"]) == HISTORY["loss"]
+
+
+def test_a_metric_that_is_no_list_of_numbers_is_skipped_with_a_warning(tmp_path):
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps({**HISTORY, "per_batch": [[0.1, 0.2], [0.3]]}))
+    result = load_run(path)
+    assert "per_batch" not in set(result.frame["metric"])
+    assert any("'per_batch'" in w.message for w in result.warnings)
+
+
+def test_a_configuration_or_a_labels_file_is_not_a_history(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model": {"layers": [1, 2]}, "loss": "mse"}))
+    assert not history_json.sniff(config)
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps({"run_a": {"label": ["overfit"], "loss": [1, 2]}}))
+    assert not history_json.sniff(labels)
+    # near miss: numbers under keys that name no loss are not taken either
+    scores = tmp_path / "scores.json"
+    scores.write_text(json.dumps({"accuracy": [0.5, 0.6], "f1": [0.4, 0.5]}))
+    assert not history_json.sniff(scores)
