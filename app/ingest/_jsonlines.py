@@ -43,6 +43,18 @@ def parse_json(text: str | bytes) -> object:
     return _DECODER.decode(text.lstrip("\ufeff"))
 
 
+def parse_document(path: Path, text: bytes) -> object:
+    """One JSON document (a whole file), or CorruptInputError saying where it breaks."""
+    try:
+        return parse_json(text)
+    except json.JSONDecodeError as exc:
+        raise CorruptInputError(
+            f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno, byte=exc.pos
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise CorruptInputError(f"not valid JSON: {exc}", file=str(path)) from None
+
+
 def flat_frame(records: list[dict]) -> pd.DataFrame:
     """JSON objects as columns; nested objects flattened with '/' (json_normalize is ~4x slower
     on flat records, so only when an object column actually holds a dict). The columns, every

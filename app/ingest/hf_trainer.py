@@ -13,7 +13,6 @@ entry per log call, small next to the run it describes).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import numpy as np
 import pandas as pd
 from lossforensics.classifiers.errors import CorruptInputError, EmptyInputError, UnknownFormatError
 from lossforensics.ingest._builder import FrameBuilder, Warnings
-from lossforensics.ingest._jsonlines import flat_frame, parse_json
+from lossforensics.ingest._jsonlines import flat_frame, parse_document
 from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
@@ -48,14 +47,7 @@ def sniff(path: Path) -> bool:
 
 
 def _load(path: Path, text: bytes) -> dict:
-    try:
-        doc = parse_json(text)
-    except json.JSONDecodeError as exc:
-        raise CorruptInputError(
-            f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno, byte=exc.pos
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise CorruptInputError(f"not valid JSON: {exc}", file=str(path)) from None
+    doc = parse_document(path, text)
     if not isinstance(doc, dict) or "log_history" not in doc:
         raise UnknownFormatError("not a trainer_state.json: no 'log_history' key", file=str(path))
     if not isinstance(doc["log_history"], list):

@@ -12,16 +12,15 @@ a configuration file of the same shape is not a history.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
-from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatError
+from lossforensics.classifiers.errors import UnknownFormatError
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
-from lossforensics.ingest._jsonlines import parse_json
+from lossforensics.ingest._jsonlines import parse_document
 from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
@@ -83,14 +82,7 @@ def read(
     path = Path(path)
     require_nonempty(path)
     text = path.read_bytes()
-    try:
-        doc = parse_json(text)
-    except json.JSONDecodeError as exc:
-        raise CorruptInputError(
-            f"not valid JSON: {exc.msg}", file=str(path), line=exc.lineno, byte=exc.pos
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise CorruptInputError(f"not valid JSON: {exc}", file=str(path)) from None
+    doc = parse_document(path, text)
     if not isinstance(doc, dict):
         raise UnknownFormatError("not a training history: not one JSON object", file=str(path))
     warns = Warnings(str(path))
