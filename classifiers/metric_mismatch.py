@@ -47,8 +47,11 @@ correlation (Spearman, loss vs score), loss_metric, loss_head / loss_tail and sc
 score_tail (each curve's level at the start and the end).
 A validation loss that never changed (a one-class detector's class loss, always 0) is not
 read: there is nothing to compare the metric with.
-Known false positives: a saturated metric (accuracy already at 100%) while the loss still falls;
-a metric on a different eval subset than the loss.
+A metric at its best possible value at every evaluation (100% accuracy, a WER of 0: a tiny or
+easy validation set) has no room to improve: a loss that falls beside it is no disagreement
+(evidence metric_saturated).
+Known false positives: a metric saturated for most of the run (accuracy at 100% but for one
+evaluation) while the loss still falls; a metric on a different eval subset than the loss.
 """
 
 from __future__ import annotations
@@ -269,6 +272,11 @@ class MetricMismatch(Classifier):
         read = len(vy) - 1 - i_min >= _TREND_MIN_EVALS
         after = trend(vx[i_min:], vy[i_min:]) if read else None
         return {
+            # the metric sat at its best possible value at every evaluation (100% accuracy, 0
+            # WER): no room to improve, so no disagreement with a loss that still falls
+            "metric_saturated": bool(
+                np.ptp(score) == 0 and float(score[0]) in ((1.0, 100.0) if sign > 0 else (0.0,))
+            ),
             "loss_min_step": int(vx[i_min]),
             "loss_trend_after_min_tau": after.tau if after else 0.0,
             "loss_trend_after_min_p": after.p_value if after else 1.0,
@@ -318,6 +326,8 @@ class MetricMismatch(Classifier):
             m["metric_gain_z"] >= _METRIC_GAIN_Z and m["metric_gain_rel"] >= self.min_gain
         )
         if loss_better and not metric_better:
+            if m.get("metric_saturated"):
+                return None
             direction, z = "loss_improves", m["loss_gain_z"]
         elif metric_better and m["metric_gain_z"] >= self.min_z and loss_flat:
             direction, z = "metric_improves", m["metric_gain_z"]

@@ -71,6 +71,10 @@ _SCORE_TOKENS = {
     "spearmanr",
     "meteor",
     "chrf",
+    # timm / DeiT / MAE's top-k accuracies (`test_acc1`, `acc5`) and the Jaccard index (IoU)
+    "acc1",
+    "acc5",
+    "jaccard",
 }
 # Error rates named by a bare acronym that is also an English word: a score only as the name's
 # last token (`val_per`: phoneme error rate), never inside a phrase (`tokens_per_step`).

@@ -1,23 +1,29 @@
-"""A training history saved as one JSON object of metric -> values: Keras'
+"""A training history saved as one object of metric -> values: Keras'
 `json.dump(history.history, f)` (`{"loss": [0.9, 0.6, ...], "val_loss": [...]}`, one value an
-epoch) and pandas' `DataFrame(history.history).to_json()` (`{"loss": {"0": 0.9, "1": 0.6},
-...}`, the index label before each value). Pretty-printed or on one line alike.
+epoch), pandas' `DataFrame(history.history).to_json()` (`{"loss": {"0": 0.9, "1": 0.6},
+...}`, the index label before each value), and the Python repr people save instead
+(`json.dump(str(history.history), f)`: a JSON string holding `{'loss': [0.9, nan], ...}`, or the
+repr written as text). Pretty-printed or on one line alike; keys that are no series (a
+timestamp, a model name, a final test score) may come first.
 
 The position in a list is the epoch (0-based, as Keras' CSVLogger counts it); a pandas index
 label is the step it names. A metric whose values are not all numbers (a nested list, a
-string) is skipped with a warning; `null`, `NaN` and `Infinity` are values (`null` as NaN).
-The object is taken only when its metrics hold a loss-like series (a train or validation loss);
-a configuration file of the same shape is not a history.
+string) is skipped with a warning; `null`, `NaN`/`nan` and `Infinity`/`inf` are values (`null`
+as NaN). The object is taken only when its metrics hold a loss-like series (a train or
+validation loss); a configuration file of the same shape is not a history. A file cut short (a
+run killed while it wrote) gives the lists it still holds whole, with a warning that says where
+it breaks.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
-from lossforensics.classifiers.errors import UnknownFormatError
+from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatError
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._jsonlines import parse_document
@@ -31,30 +37,91 @@ from lossforensics.ingest.base import IngestResult
 
 FORMAT = "history_json"
 
-# a history's first key opens a list of numbers or an object keyed by index labels
-# (`{"loss": [0.9` / `{\n  "loss": {\n    "0": 0.9`)
-_OPENS_HISTORY = re.compile(
-    r'^\{\s*"[^"\n]{1,200}"\s*:\s*(?:\[\s*(?:[-+]?[\d.]|NaN|-?Infinity|null)|\{\s*"-?\d+"\s*:)'
+# a loss-named key holding a list of numbers, or an object keyed by index labels, anywhere in
+# the first bytes (`"loss": [0.9`, `'val_loss': [nan`, `"loss": {"0": 0.9`): JSON or a Python
+# dict's repr alike
+_LOSS_SERIES = re.compile(
+    r"""["'][^"'\n]{0,100}loss[^"'\n]{0,100}["']\s*:\s*"""
+    r"""(?:\[\s*(?:[-+]?[\d.]|NaN|nan|-?Infinity|-?inf|null|None)|\{\s*["']-?\d+["']\s*:)""",
+    re.I,
 )
 # a JSON-lines file starts a second object on a line of its own: not one document
 _SECOND_OBJECT = re.compile(r"\n\s*\{")
 # an index label of pandas' `to_json()`: a whole number
 _INDEX_LABEL = re.compile(r"-?\d+")
+# one complete list of a key (what a file cut short still holds whole)
+_WHOLE_LIST = re.compile(r"""["']([^"'\n]{1,200})["']\s*:\s*\[([^\[\]{}]*)\]""")
+# Python's reprs of non-finite floats, as a literal can spell them (1e999 is inf)
+_PY_NONFINITE = re.compile(r"(?<![\w.])(-?)(nan|inf)(?![\w.])")
 _LOSS_ROLES = ("train_loss", "val_loss")
+# a Python literal is evaluated only up to this size (a history is kilobytes)
+_MAX_LITERAL = 16 << 20
 
 
 def sniff(path: Path) -> bool:
-    """One JSON object (not JSON lines) whose first key holds a list of numbers or an object
-    keyed by index labels, with a loss-like key in its first bytes."""
+    """One object (not JSON lines), or a JSON string holding a Python dict's repr, with a
+    loss-named key of its own holding a list of numbers (or index-keyed numbers) in its first
+    bytes."""
     text = head_text(Path(path))
     if not text:
         return False
     body = text.lstrip()
-    return (
-        _OPENS_HISTORY.match(body) is not None
-        and _SECOND_OBJECT.search(body) is None
-        and "loss" in body.lower()
+    if not body.startswith(("{", '"{')) or _SECOND_OBJECT.search(body) is not None:
+        return False
+    # a key of the object itself, not of one nested in it (a labels file's `"loss": [...]`)
+    return any(
+        body.count("{", 0, m.start()) - body.count("}", 0, m.start()) == 1
+        for m in _LOSS_SERIES.finditer(body)
     )
+
+
+def _python_literal(text: str) -> object | None:
+    """A Python dict's repr (`str(history.history)`: single quotes, `nan`), or None."""
+    if len(text) > _MAX_LITERAL:
+        return None
+    spelled = _PY_NONFINITE.sub(
+        lambda m: "None" if m.group(2) == "nan" else f"{m.group(1)}1e999", text
+    )
+    try:
+        return ast.literal_eval(spelled.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _salvage(text: str) -> dict[str, list]:
+    """The complete lists of numbers a file cut short still holds."""
+    out: dict[str, list] = {}
+    for key, cells in _WHOLE_LIST.findall(text):
+        values = _python_literal(f"[{cells}]")
+        if isinstance(values, list):
+            out.setdefault(key, values)
+    return out
+
+
+def _document(path: Path, text: bytes, warns: Warnings) -> object:
+    """The history object: JSON, a JSON string holding a Python dict's repr, a bare repr, or
+    what a file cut short still holds whole (with a warning)."""
+    try:
+        doc = parse_document(path, text)
+    except CorruptInputError as exc:
+        decoded = text.decode("utf-8", errors="replace")
+        literal = _python_literal(decoded)
+        if isinstance(literal, dict):
+            return literal
+        salvaged = _salvage(decoded)
+        if not salvaged:
+            raise
+        warns.add(
+            f"{exc.message}: the file is cut short or broken there; the {len(salvaged)} "
+            "complete list(s) before it were read",
+            line=exc.line,
+            byte=exc.byte,
+        )
+        return salvaged
+    if isinstance(doc, str):  # json.dump(str(history.history), f)
+        literal = _python_literal(doc)
+        return literal if literal is not None else doc
+    return doc
 
 
 def _series(value: object) -> tuple[np.ndarray, np.ndarray] | None:
@@ -82,10 +149,10 @@ def read(
     path = Path(path)
     require_nonempty(path)
     text = path.read_bytes()
-    doc = parse_document(path, text)
+    warns = Warnings(str(path))
+    doc = _document(path, text, warns)
     if not isinstance(doc, dict):
         raise UnknownFormatError("not a training history: not one JSON object", file=str(path))
-    warns = Warnings(str(path))
     builder = FrameBuilder()
     run_code = builder.runs.code(default_run_name(path))
     skipped: list[str] = []

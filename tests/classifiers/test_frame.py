@@ -113,6 +113,9 @@ def test_split_context_makes_val():
         ("eval_matthews_correlation", "val_score"),
         ("eval_spearmanr", "val_score"),
         ("val_kappa", "val_score"),
+        ("test_acc1", "val_score"),
+        ("val_jaccard_coef", "val_score"),
+        ("jaccard_coef", "train_score"),
     ],
 )
 def test_infer_role(name, role):

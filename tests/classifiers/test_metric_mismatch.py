@@ -226,3 +226,16 @@ def test_real_g2p_val_loss_creeps_up_while_phoneme_error_rate_falls(real_runs_mo
     path = real_runs_more / "csv_g2p_transformer_valloss_up_wacc_up"
     f = judge(MetricMismatch(), RunSeries(_load(str(path))))
     assert f is not None and f.evidence["direction"] == "loss_rises_metric_improves"
+
+
+def test_a_metric_at_its_best_at_every_evaluation_has_no_room_to_disagree():
+    # a tiny, easy validation set: accuracy 100% at every epoch while the loss still falls
+    ep = np.arange(8)
+    loss = 0.22 * np.exp(-ep / 2.5)
+    for best in (1.0, 100.0):
+        run = run_of(loss=(ep, loss * 2), val_loss=(ep, loss), val_accuracy=(ep, np.full(8, best)))
+        assert judge(MetricMismatch(), run) is None
+    # near miss: stuck at a lower constant (a broken metric) while the loss falls disagrees
+    run = run_of(loss=(ep, loss * 2), val_loss=(ep, loss), val_accuracy=(ep, np.full(8, 0.5)))
+    f = judge(MetricMismatch(), run)
+    assert f is not None and f.evidence["direction"] == "loss_improves"

@@ -62,3 +62,35 @@ def test_a_configuration_or_a_labels_file_is_not_a_history(tmp_path):
     scores = tmp_path / "scores.json"
     scores.write_text(json.dumps({"accuracy": [0.5, 0.6], "f1": [0.4, 0.5]}))
     assert not history_json.sniff(scores)
+
+
+def test_a_python_repr_saved_as_a_json_string_or_as_text(tmp_path):
+    # json.dump(str(history.history), f): one JSON string holding the dict's repr, nan included
+    repr_ = "{'loss': [1.0, 0.8, 0.6], 'val_loss': [1.1, nan, 0.8], 'lr': [0.001, 0.001, inf]}"
+    for text in (json.dumps(repr_), repr_):
+        path = tmp_path / "model_history.json"
+        path.write_text(text)
+        result = load_run(path)
+        val = result.frame[result.frame["metric"] == "val_loss"]["value"].to_numpy()
+        assert val[0] == 1.1 and np.isnan(val[1])
+        lr = result.frame[result.frame["metric"] == "lr"]["value"].to_numpy()
+        assert np.isinf(lr[-1])
+
+
+def test_keys_that_are_no_series_may_come_first(tmp_path):
+    path = tmp_path / "training_history.json"
+    path.write_text(
+        json.dumps({"timestamp": "2026-04-18T17:21:59", "backbone": "b0", **HISTORY}, indent=2)
+    )
+    result = load_run(path)
+    assert result.format == "history_json" and "loss" in set(result.frame["metric"])
+    assert any("'timestamp'" in w.message for w in result.warnings)
+
+
+def test_a_history_cut_short_gives_its_complete_lists_and_says_where_it_breaks(tmp_path):
+    path = tmp_path / "history.json"
+    path.write_text('{"loss": [0.86, 0.6, 0.45, 0.3], "acc": [')
+    result = load_run(path)
+    assert list(result.frame["value"]) == [0.86, 0.6, 0.45, 0.3]
+    (cut,) = [w for w in result.warnings if "cut short" in w.message]
+    assert cut.byte == len(path.read_text())
