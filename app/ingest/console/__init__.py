@@ -23,6 +23,8 @@ A count out of a total printed before its percentage (`Accuracy: 9836/10000 (98.
 percentage.
 A score printed after a held-out loss on a line of no training metric (`Epoch: 3  Validation
 Loss: 0.41, Accuracy: 0.87`) is that split's score (`Validation/Accuracy`).
+An epoch printed on a line of its own (`Epoch 3/10`) is the epoch of the batch or step lines
+after it that print none.
 A key holds no sentence end: the words before one are prose (`Epoch 3 finished. Avg loss: 0.5`
 and `Training done. Best AUC: 0.95` read `Avg loss` and `Best AUC`).
 

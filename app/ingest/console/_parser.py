@@ -112,6 +112,10 @@ class Parser:
         self._none_row = -1  # the row of NO_COUNTERS, once added
         self._r_run: list[int] = []
         self._r_seg: list[int] = []
+        # the epoch the last header line printed (`Epoch 3/20` on a line of its own), lent to
+        # records that print a batch or step but no epoch; -1 before any (and after a restart)
+        self._outer = -1
+        self._r_outer: list[int] = []
         self._r_chars = 0  # characters of the lines kept for packing
         self._outcomes = np.empty(0, dtype=np.int8)
         self._ends = np.empty(0, dtype=bool)
@@ -198,6 +202,7 @@ class Parser:
         if not st.needs_counter and not taken.all():
             rows[borrow[~taken]] = self._no_counters()
         r = rec.tolist()
+        self._r_outer.extend(self._outer_epochs(lines, pid, oc)[rec].tolist())
         self._r_num.extend((rec + first).tolist())
         self._r_raw.extend([lines[i] for i in r])
         self._r_pid.extend([pids[i] for i in r])
@@ -219,6 +224,7 @@ class Parser:
         add_ctx, add_run, add_seg = self._r_ctx.append, self._r_run.append, self._r_seg.append
         use_context, needs_counter = st.context, st.needs_counter
         ctx, ctx_line, run, seg = self._context, self._context_line, self._run, self._segment
+        add_outer = self._r_outer.append
         lent, lent_row = None, -1  # the last context lent, and its row in `_borrowed`
         number = out.lines
         for raw, shape in zip(lines, shapes, strict=True):
@@ -255,16 +261,20 @@ class Parser:
             else:
                 if outcome == COUNTERS:
                     ctx, ctx_line = (raw, pid), number
+                    epoch = self._counters(ctx)[0]
+                    self._outer = epoch if epoch >= 0 else self._outer
                 elif outcome == TRIAL:
                     span = plan.name
                     name = (raw[span[0] : span[1]] if span else None) or str(len(out.runs))
                     out.runs.append(f"trial {name.strip()}")
                     run, seg, ctx = len(out.runs) - 1, 0, None
+                    self._outer = -1
                 elif outcome == RESTART:
                     if self._r_num or out.records:
                         seg += 1
                         out.restarts += 1
                     ctx = None
+                    self._outer = -1
                 if plan.ends_context:
                     ctx = None
                 continue
@@ -272,10 +282,25 @@ class Parser:
             add_raw(raw)
             add_pid(pid)
             add_ctx(ctr)
+            add_outer(self._outer)
             add_run(run)
             add_seg(seg)
         out.lines = number
         self._context, self._context_line, self._run, self._segment = ctx, ctx_line, run, seg
+
+    def _outer_epochs(self, lines: list[str], pid: np.ndarray, oc: np.ndarray) -> np.ndarray:
+        """Per line of a block: the epoch the last header line (a counter line with no
+        metrics) printed up to it, from the one before the block on; the state moves on."""
+        out = np.full(len(lines), -1, dtype=np.int64)
+        heads = np.flatnonzero(oc == COUNTERS)
+        if len(heads):
+            epochs = line_counters(lines, pid, heads, self._plans)[:, 0]
+            out[heads[epochs >= 0]] = epochs[epochs >= 0]
+        at = np.maximum.accumulate(np.where(out >= 0, np.arange(len(out)), -1))
+        filled = np.where(at >= 0, out[np.maximum(at, 0)], self._outer)
+        if len(filled):
+            self._outer = int(filled[-1])
+        return filled
 
     def _plan_of(self, shape: str, raw: str) -> int:
         """The index of the plan for this shape, made from `raw` when new (-1: no plan)."""
@@ -320,6 +345,7 @@ class Parser:
             if own:
                 self._context, self._context_line = ctr, number
                 self._opened = opens_record(st, text)
+                self._outer = ctr[0] if ctr[0] >= 0 else self._outer
             return False
         if words_between(rest, found) > (st.max_words if own else CONTEXT_MAX_WORDS):
             return False
@@ -335,6 +361,7 @@ class Parser:
         repeats = line_prefixes(rest, found)
         pairs = [((r or prefix_of(p[2])) + p[2], p[3]) for p, r in zip(found, repeats, strict=True)]
         self._explicit[len(self._r_num)] = (ctr, kind, wall, pairs)
+        self._r_outer.append(self._outer)
         self._r_num.append(number)
         self._r_raw.append(None)
         self._r_pid.append(-1)
@@ -406,6 +433,10 @@ class Parser:
             at = offs[i] + np.arange(len(pairs))
             values[at] = floats([v for _, v in pairs])
             named.append((at, [name for name, _ in pairs]))
+        # a batch or step printed under an epoch header belongs to that epoch
+        outer = np.asarray(self._r_outer, dtype=np.int64)
+        lend = (ctr[:, 0] < 0) & ((ctr[:, 1] >= 0) | (ctr[:, 2] >= 0)) & (outer >= 0)
+        ctr[lend, 0] = outer[lend]
         keys = _register(self.out.keys, named, total)
         cols = {
             "points": counts,
@@ -424,7 +455,7 @@ class Parser:
         self.out.pts.setdefault("key", []).append(keys)
         self.out.pts.setdefault("val", []).append(values)
         self.out.records += n
-        for col in (numbers, raws, self._r_pid, ctxs, self._r_run, self._r_seg):
+        for col in (numbers, raws, self._r_pid, ctxs, self._r_run, self._r_seg, self._r_outer):
             col.clear()
         explicit.clear()
         self._r_chars = 0

@@ -502,3 +502,23 @@ def test_a_keras_callback_message_is_no_metric():
     )
     result = _read(text)
     assert set(result.frame["metric"]) == {"loss", "acc", "val_loss"}
+
+
+@pytest.mark.parametrize("batch_line", ["batch {b}: loss {v}", "  Step {b}/500 | Loss: {v}"])
+def test_batches_printed_under_an_epoch_header_belong_to_that_epoch(batch_line):
+    # `Epoch 3/10` on a line of its own, then lines that print only the batch: each epoch's
+    # batches come after the last epoch's (one session, every point kept), read alike with
+    # plans and with the patterns alone
+    lines = []
+    for e in range(1, 11):
+        lines.append(f"Epoch {e}/10")
+        lines += [batch_line.format(b=b * 100, v=f"{2.0 / (e + b / 5):.4f}") for b in range(1, 6)]
+    text = "\n".join(lines) + "\n"
+    result = _read(text)
+    steps, values = _series(result, "loss" if "loss {v}" in batch_line else "Loss")
+    assert len(steps) == 50 and steps == sorted(steps) and len(set(steps)) == 50
+    assert not any("sessions" in w.message for w in result.warnings)
+    for plans in (True, False):
+        parser = Parser(next(s for s in STYLES if s.name == "generic key-value lines"), plans=plans)
+        parser.feed_block(text.split("\n"), skeletons(text))
+        assert to_points(parser.finish()).step.tolist() == steps
