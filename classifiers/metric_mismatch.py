@@ -178,6 +178,12 @@ _CONFIDENCE_PER_DOUBLING = 0.2
 _MAX_CONFIDENCE = 0.9
 
 
+# the best values a bounded metric can take: a share or a percentage (higher is better), an
+# error rate (lower is better)
+_BEST_HIGH = (1.0, 100.0)
+_BEST_LOW = (0.0,)
+
+
 def name_direction(metric: str) -> int:
     """+1 when higher is better, -1 when lower is better, 0 when the name does not say."""
     parts = [t for t in re.split(r"[^a-z0-9]+", metric.lower()) if t]
@@ -275,7 +281,7 @@ class MetricMismatch(Classifier):
             # the metric sat at its best possible value at every evaluation (100% accuracy, 0
             # WER): no room to improve, so no disagreement with a loss that still falls
             "metric_saturated": bool(
-                np.ptp(score) == 0 and float(score[0]) in ((1.0, 100.0) if sign > 0 else (0.0,))
+                np.ptp(score) == 0 and float(score[0]) in (_BEST_HIGH if sign > 0 else _BEST_LOW)
             ),
             "loss_min_step": int(vx[i_min]),
             "loss_trend_after_min_tau": after.tau if after else 0.0,

@@ -75,7 +75,15 @@ _SCORE_TOKENS = {
     "acc1",
     "acc5",
     "jaccard",
+    # COCO's average precision (`val_AP`, `AP50`)
+    "ap",
+    "ap50",
+    "ap75",
 }
+# loss functions named without the word loss (`CrossEntropy=1.83`, `val_categorical_crossentropy`,
+# GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
+_LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1"}
+_LOSS_FUNCTION_PAIRS = ({"cross", "entropy"}, {"smooth", "l1"})
 # Error rates named by a bare acronym that is also an English word: a score only as the name's
 # last token (`val_per`: phoneme error rate), never inside a phrase (`tokens_per_step`).
 _SCORE_SUFFIXES = {"per", "ser"}
@@ -165,7 +173,14 @@ def infer_role(metric: str, split: str | None = None) -> str:
         is_val = False
     if tokset & _NOT_THE_LOSS:
         return "other"
-    if "loss" in tokset or "losses" in tokset or "nll" in tokset or low.endswith("loss"):
+    if (
+        "loss" in tokset
+        or "losses" in tokset
+        or "nll" in tokset
+        or low.endswith("loss")
+        or tokset & _LOSS_FUNCTION_TOKENS
+        or any(pair <= tokset for pair in _LOSS_FUNCTION_PAIRS)
+    ):
         return "val_loss" if is_val else "train_loss"
     if tokset & _SCORE_TOKENS or toks[-1] in _SCORE_SUFFIXES:
         return "val_score" if is_val else "train_score"

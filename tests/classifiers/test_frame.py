@@ -116,6 +116,11 @@ def test_split_context_makes_val():
         ("test_acc1", "val_score"),
         ("val_jaccard_coef", "val_score"),
         ("jaccard_coef", "train_score"),
+        ("val_AP", "val_score"),
+        ("CrossEntropy", "train_loss"),
+        ("SmoothL1", "train_loss"),
+        ("val_categorical_crossentropy", "val_loss"),
+        ("policy_entropy", "other"),
     ],
 )
 def test_infer_role(name, role):

@@ -3,7 +3,8 @@
 `| INFO     |`, also at the head of a line, as loguru prints it without its time), a loguru
 `module:function:line -` (or `module:line -`, as YOLOX prints it),
 Python logging's `INFO:root:`, the place the logger was called from, after a timestamp or a
-level (`train.py:88`, `[train.py:88:main]`, `(train.py:88)`, `[train.py][line:88]`: a file name
+level (`train.py:88`, `[train.py:88:main]`, `(train.py:88)`, `[train.py][line:88]`,
+`train.py[line:88]`: a file name
 and line number, never a metric), and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] `
 (Caffe, PaddlePaddle, TensorFlow's C++ side; no year, so no wall time), a level before the
 timestamp (`INFO 2023-01-01 12:00:00,123 train.py:88] `) and syslog's `Jan 01 12:00:00 host
@@ -41,7 +42,7 @@ _SYSLOG = re.compile(
 _PY = r"[\w.<>\-/\\]+\.py"
 _SOURCE = re.compile(
     rf"^[\s|\-]*(?:\[{_PY}(?::\d+)?(?::[\w.<>]+)?\]|\({_PY}(?::\d+)?(?::[\w.<>]+)?\)"
-    rf"|{_PY}:\d+(?::[\w.<>]+)?\]?|\[line:?\s*\d+\])(?![\w.])[\s|:\-]*"
+    rf"|{_PY}:\d+(?::[\w.<>]+)?\]?|{_PY}\[line:?\s*\d+\]|\[line:?\s*\d+\])(?![\w.])[\s|:\-]*"
 )
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}

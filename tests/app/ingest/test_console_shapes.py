@@ -81,6 +81,7 @@ def test_an_array_of_several_values_is_not_one_value():
         "2023-01-01 12:00:0{e} [INFO] train.py:88 - ",
         "2023-01-01 12:00:0{e},123 INFO     [train.py:88] ",
         "[2023-01-01 12:00:0{e},123][train.py][line:88][INFO] ",
+        "2023-01-01 12:00:0{e},123 - train.py[line:88] - INFO: ",  # %(filename)s[line:%(lineno)d]
         "INFO train.py:88 ",
     ],
 )
