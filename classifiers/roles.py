@@ -118,6 +118,9 @@ _NOT_A_SERIES = {
 # scale`, 65536 then halving) or a perplexity (`lm loss PPL`, exp of the loss) move on other
 # scales than the loss itself and must never stand in for it
 _NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity"}
+# a running extreme (`Best Valid accuracy`, `best_val_loss`): the best so far, not a measurement
+# at each step; beside the series itself it would contradict it
+_RUNNING_BEST = {"best"}
 
 
 def _tokens(name: str) -> list[str]:
@@ -171,7 +174,7 @@ def infer_role(metric: str, split: str | None = None) -> str:
     is_val = bool(tokset & _VAL_TOKENS) or context in _VAL_TOKENS
     if tokset & _TRAIN_TOKENS and not (tokset & _VAL_TOKENS):
         is_val = False
-    if tokset & _NOT_THE_LOSS:
+    if tokset & (_NOT_THE_LOSS | _RUNNING_BEST):
         return "other"
     if (
         "loss" in tokset

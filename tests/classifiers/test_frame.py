@@ -121,6 +121,8 @@ def test_split_context_makes_val():
         ("SmoothL1", "train_loss"),
         ("val_categorical_crossentropy", "val_loss"),
         ("policy_entropy", "other"),
+        ("Best Valid accuracy", "other"),
+        ("best_val_loss", "other"),
     ],
 )
 def test_infer_role(name, role):
