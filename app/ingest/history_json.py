@@ -54,8 +54,9 @@ _WHOLE_LIST = re.compile(r"""["']([^"'\n]{1,200})["']\s*:\s*\[([^\[\]{}]*)\]""")
 # Python's reprs of non-finite floats, as a literal can spell them (1e999 is inf)
 _PY_NONFINITE = re.compile(r"(?<![\w.])(-?)(nan|inf)(?![\w.])")
 _LOSS_ROLES = ("train_loss", "val_loss")
-# a Python literal is evaluated only up to this size (a history is kilobytes)
-_MAX_LITERAL = 16 << 20
+# a Python literal is evaluated only up to this size (a history is kilobytes; parsing a literal
+# costs far more than parsing JSON, so a large file of another kind is not tried at length)
+_MAX_LITERAL = 4 << 20
 
 
 def sniff(path: Path) -> bool:
