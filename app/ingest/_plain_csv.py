@@ -159,9 +159,13 @@ def read(
         result = _read_long(path, header, roles, default_run_name(path))
         result.frame = apply_run_name(result.frame, run)
         return result
-    step_col = {"indexed": None, "pandas_index": 0}.get(layout)
-    if layout == "wide":
-        step_col = header.stripped.index(choose_step_key(header.stripped))
+    step_col = (
+        None
+        if layout == "indexed"
+        else 0
+        if layout == "pandas_index"
+        else header.stripped.index(choose_step_key(header.stripped))
+    )
     return read_step_table(
         path,
         header,

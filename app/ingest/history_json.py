@@ -31,6 +31,7 @@ from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
     head_text,
+    read_head,
     require_nonempty,
 )
 from lossforensics.ingest.base import IngestResult
@@ -54,6 +55,8 @@ _WHOLE_LIST = re.compile(r"""["']([^"'\n]{1,200})["']\s*:\s*\[([^\[\]{}]*)\]""")
 # Python's reprs of non-finite floats, as a literal can spell them (1e999 is inf)
 _PY_NONFINITE = re.compile(r"(?<![\w.])(-?)(nan|inf)(?![\w.])")
 _LOSS_ROLES = ("train_loss", "val_loss")
+# the bytes read first: a history opens with `{` (or a JSON string's `"{`) after some whitespace
+_OPENING = 256
 # a Python literal is evaluated only up to this size (a history is kilobytes; parsing a literal
 # costs far more than parsing JSON, so a large file of another kind is not tried at length)
 _MAX_LITERAL = 4 << 20
@@ -63,6 +66,9 @@ def sniff(path: Path) -> bool:
     """One object (not JSON lines), or a JSON string holding a Python dict's repr, with a
     loss-named key of its own holding a list of numbers (or index-keyed numbers) in its first
     bytes."""
+    # most files tried here are tables: their first bytes rule them out before the head is read
+    if not read_head(Path(path), _OPENING).lstrip().startswith((b"{", b'"{', b"\xef\xbb\xbf")):
+        return False
     text = head_text(Path(path))
     if not text:
         return False

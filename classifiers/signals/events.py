@@ -196,8 +196,11 @@ class Periodicity:
 def autocorrelation(y: np.ndarray, max_lag: int) -> np.ndarray:
     """Normalised autocorrelation for lags 0..max_lag via FFT."""
     power = _power_spectrum(y)
-    if power is None:
-        return np.zeros(max_lag + 1)
+    return np.zeros(max_lag + 1) if power is None else _acf_of(power, max_lag)
+
+
+def _acf_of(power: np.ndarray, max_lag: int) -> np.ndarray:
+    """The normalised autocorrelation for lags 0..max_lag from its spectrum (`_power_spectrum`)."""
     acf = np.fft.irfft(power, 2 * (len(power) - 1))[: max_lag + 1]
     return acf / acf[0]
 
@@ -247,8 +250,7 @@ def dominant_period(
     power = _power_spectrum(detrended)
     if power is None:
         return Periodicity(0.0, 0.0, 0.0, 0.0)
-    acf = np.fft.irfft(power, 2 * (len(power) - 1))[: max_p + 1]
-    acf = acf / acf[0]
+    acf = _acf_of(power, max_p)
     peaks, _ = sps.find_peaks(acf)
     # a real cycle dips between its peaks: a bump on a slowly decaying ACF is not one
     lowest_before = np.minimum.accumulate(acf)
