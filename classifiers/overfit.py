@@ -31,11 +31,19 @@ the span, or, for a train loss near zero whose range no longer shows its fall, b
 `train_fall_log` in log terms (a third of its level) beside a val rise of at least
 `log_fall_rise` (10%) of the val minimum (a relative yardstick for a relative fall).
 A val that never got below the untrained model's loss (`first_eval_gain` under the train's start)
-and rose by under `_FLAT_PCT` (5%) never generalised: not overfit, whatever the path.
+and rose by under `_FLAT_PCT` (5%) never generalised: not overfit, whatever the path; unless it
+is a U, a fall of `VAL_DROP_Z` sigmas to its minimum and a rise of `rise_z` after it (an epoch
+log's first train value is an epoch's mean, already trained, so the val can learn and lose it
+without ever getting below that value).
 A val that stopped improving for the last `stall_share` (25%) of the span while train kept
 falling is a weaker finding (a stall: the gap widens although the rise is within a sigma or
 two), unless the val loss crept up by under `_CREEP_PCT` (2%) while a val score (accuracy,
 ROUGE, ...) gained at least a sigma after the loss's minimum: generalisation is still improving.
+A train loss that fell by `memorised_log` (20x) and has not risen since the val's minimum, beside
+a val `_MEMORISED_RISE_PCT` (20%) above that minimum over 3+ evaluations, is the same weaker
+finding at `_MEMORISED_RISE_Z` (one sigma) of rise: a small val set (a Keras or tabular
+validation split) is noisy enough to keep a real 20-40% rise under `rise_z` sigmas, and a
+memorised train says which way the gap goes.
 With only 3 or 4 evaluations (a short fine-tune evaluated once an epoch), too few to measure
 their noise, a val that rose at every evaluation after its best by `_few_evals.MIN_RISE` (20%,
 about 3x the noise of a noisy real val; 15% after three rises in a row, which chance makes 4
@@ -133,6 +141,10 @@ _SCORE_STILL_IMPROVING_Z = 1.0
 _CREEP_PCT = 2.0
 # a val that rose by under 5% of its minimum is flat where it started
 _FLAT_PCT = 5.0
+# a val 20% above its minimum beside a memorised train (fell 20x) is overfit at a sigma of rise:
+# twice log_fall_rise, since a noisy val's running-median minimum sits low by about a sigma
+_MEMORISED_RISE_PCT = 20.0
+_MEMORISED_RISE_Z = 1.0
 # confidence of a stalled val at zero strength: a weaker call, its rise is within the noise
 _STALLED_CONFIDENCE = 0.35
 # added as the stalled val's strength reaches 1: a stall alone never scores like a clear rise
@@ -330,9 +342,7 @@ class Overfit(Classifier):
             and not self._learned_then_rose(m)
         ):
             return None
-        if not m.get("val_ever_below_train_start", True) and m["val_rise_pct"] < _FLAT_PCT:
-            # a flat val that never got below the untrained loss never generalised: nothing to
-            # overfit, however late its first evaluation (distribution_mismatch's)
+        if self._never_generalised(m):
             return None
         falling = m["train_fall_after"] >= self.train_fall or (
             m.get("train_fall_log_after", 0.0) >= self.train_fall_log
@@ -349,6 +359,7 @@ class Overfit(Classifier):
             and m["val_min_fraction"] <= 1.0 - self.stall_share
             and not _still_generalising(m)
         )
+        stalled = stalled or self._rose_after_memorising(m)
         if not (clear or stalled):
             return None
         strength = (
@@ -391,6 +402,34 @@ class Overfit(Classifier):
             if FEW_EVALS <= len(val) < self.min_points:  # a short fine-tune's evaluations
                 return None
         return super().skip_reason(run)
+
+    def _never_generalised(self, m: dict) -> bool:
+        """A val that never got below the untrained loss (`first_eval_gain` under the train's
+        start) and rose by under `_FLAT_PCT`: nothing to overfit, however late its first
+        evaluation (distribution_mismatch's). Unless it is a U: a val that fell by `VAL_DROP_Z`
+        sigmas to its minimum and rose by `rise_z` after it learned and then lost it, wherever
+        its level stands against an epoch log's first train value (an epoch's mean, already
+        trained)."""
+        u_shaped = m["val_drop_before_z"] >= VAL_DROP_Z and m["val_rise_z"] >= self.rise_z
+        return (
+            not m.get("val_ever_below_train_start", True)
+            and m["val_rise_pct"] < _FLAT_PCT
+            and not u_shaped
+        )
+
+    def _rose_after_memorising(self, m: dict) -> bool:
+        """The train fell by `memorised_log` (20x) over the run and has not risen since the val's
+        minimum, and the val stands `_MEMORISED_RISE_PCT` (20%) above that minimum over
+        `_STALL_MIN_EVALS_AFTER` or more evaluations: a small val set's noise keeps such a rise
+        under `rise_z` sigmas, so it needs only `_MEMORISED_RISE_Z`; the memorisation says which
+        way the gap goes. Scored as a stall: the rise is not beyond the noise."""
+        return (
+            m.get("train_fall_log", 0.0) >= self.memorised_log
+            and m.get("train_fall_log_after", 0.0) >= 0.0
+            and m["val_rise_pct"] >= _MEMORISED_RISE_PCT
+            and m["val_rise_z"] >= _MEMORISED_RISE_Z
+            and m["evaluations_after"] >= _STALL_MIN_EVALS_AFTER
+        )
 
     def _learned_then_rose(self, m: dict) -> bool:
         """A val whose first evaluation had already learned (`first_eval_gain` below the

@@ -384,3 +384,39 @@ def test_a_val_that_learned_before_its_first_evaluation_then_rose_late_is_overfi
     # rise from a val that never generalised is distribution_mismatch's to judge)
     untrained = val + (train[0] - val[0]) * 1.02
     assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, untrained))) is None
+
+
+def test_an_epoch_log_whose_val_falls_then_rises_is_overfit_below_the_first_epochs_mean():
+    # a Keras history: the first train value is the first epoch's mean, already trained, and
+    # the val never gets 10% below it; the val still falls clearly to a minimum and climbs
+    # 4 epochs in a row after it while the training loss keeps falling: a U, learned and lost
+    ep = np.arange(10)
+    train = np.array([0.517, 0.476, 0.455, 0.440, 0.421, 0.404, 0.380, 0.367, 0.339, 0.316])
+    val = np.array([0.512, 0.477, 0.4725, 0.4772, 0.4751, 0.4651, 0.4836, 0.4901, 0.4981, 0.505])
+    f = judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and not f.evidence["val_ever_below_train_start"]
+    assert f.evidence["val_rise_pct"] < 5 and f.evidence["val_drop_before_z"] >= 2
+    # near miss: the same val standing still instead of rising after its minimum never
+    # generalised beyond its first evaluation and barely moved: nothing to overfit
+    flat = np.concatenate((val[:6], val[5] + np.array([0.002, -0.001, 0.0015, 0.0])))
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, flat))) is None
+
+
+def test_a_noisy_val_20pct_above_its_best_beside_a_memorised_train_is_a_weak_overfit():
+    # a small validation split: every val wobbles by 12% of its level, so a 23% rise stands
+    # about 2 sigmas above the minimum; the training loss fell 20x early and stays low, so it
+    # is no longer falling after the val's minimum
+    rng = np.random.default_rng(3)
+    ep = np.arange(30)
+    level = np.where(ep < 18, 0.3 + 1.2 * np.exp(-ep / 3.0), 0.3 + 0.006 * (ep - 18))
+    val = level * (1 + 0.12 * rng.standard_normal(30))
+    memorised = 1.9 * np.exp(-ep / 3.0) + 0.06
+    f = judge(Overfit(), run_of(loss=(ep, memorised), val_loss=(ep, val)))
+    assert f is not None and f.evidence["val_rise_z"] < 2.5
+    assert f.evidence["val_rise_pct"] >= 20 and f.evidence["train_fall_log"] >= 3
+    assert f.evidence["train_fall_log_after"] < 0.4 and f.evidence["train_fall_after"] < 0.05
+    assert f.confidence < 0.55  # a stall's confidence: the rise is not beyond the noise
+    # near miss: the same val beside a train that fell only 5x has no memorisation to say
+    # which way the gap goes
+    fell_5x = 0.35 * np.exp(-ep / 3.0) + 0.09
+    assert judge(Overfit(), run_of(loss=(ep, fell_5x), val_loss=(ep, val))) is None
