@@ -26,6 +26,9 @@ noisy level's best-so-far finds by chance. A power law or exponential decay slow
 flat line is. A slow creep after the drop is `stuck_after_drop` too when a validation loss
 witnesses it: train and validation each improved by under 2.5% (relative) from the middle of the
 run to its end, and training did not get worse by more than that.
+A val score (metric_mismatch's) that still gained over that second half, by `_SCORE_GAIN_Z` (3)
+sigmas and `_SCORE_GAIN_ROOM` (5%) of the room it had left, outvotes the losses' witness: their
+creep is their scale (a Dice loss near 1), and the run still pays off.
 Confidence: 0.55 + 0.35 x how much of the run is stuck beyond the 40% minimum, + 0.1 when the
 tail is not trending down at all (Kendall's tau >= -0.2); the `_*_CONFIDENCE` constants.
 A loss that fell by a factor of 20 or more (to exactly zero included) has converged: its flat
@@ -39,17 +42,19 @@ beside it, and this finding leads the verdict). Confidence `_HELD_OUT_CONFIDENCE
 from a few evaluations.
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
-Evidence: kind, stall_step, stuck_fraction, tail_improvement, rate_ratio, val_late_gain,
-lr_final_ratio, start_kept (end level / first logged value: ~1 is stuck at the untrained,
-chance-level loss), best_kept (the best smoothed level / first logged value), points,
-total_improvement (start level - end level, in logs for a positive loss), log_scale (the loss
-is positive and read in logs), noise, tail_tau (Kendall's tau of the part judged flat).
+Evidence: kind, stall_step, stuck_fraction, tail_improvement (the tail's share of the total
+improvement; on the creep path the train's relative gain over the second half, beside the val's,
+val_late_gain), rate_ratio, lr_final_ratio, start_kept (end level / first logged value: ~1 is stuck
+at the untrained, chance-level loss), best_kept (the best smoothed level / first logged value),
+points, total_improvement (start level - end level, in logs for a positive loss), log_scale (the
+loss is positive and read in logs), noise, tail_tau (Kendall's tau of the part judged flat).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers import signals
+from lossforensics.classifiers._align import detrended_noise, finite_curve, floor
 from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._score_stall import (
     held_out_stall,
@@ -59,8 +64,17 @@ from lossforensics.classifiers._score_stall import (
 )
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.metric_mismatch import MetricMismatch
 from lossforensics.classifiers.run import RunSeries
 
+# a val score still improving over the second half: by 3 sigmas of its detrended noise (a
+# second half's median against the middle's, each of several evaluations) ...
+_SCORE_GAIN_Z = 3.0
+# ... and by 5% of the room it had left there (metric_mismatch's min_gain)
+_SCORE_GAIN_ROOM = 0.05
+# metric_mismatch at its defaults: its measurement (shared through the run) names the val score
+# and its direction
+_SCORES = MetricMismatch()
 # the tail lengths tried, as shares of the run, longest first: the first stuck one is reported;
 # five windows down to the 40% minimum (min_stuck) instead of a per-point scan
 _TAILS = (0.8, 0.7, 0.6, 0.5, 0.4)
@@ -102,6 +116,27 @@ _NO_TREND_TAU = -0.2
 _MAX_CONFIDENCE = 0.99
 # a held-out score's stall, read from a handful of evaluations: a finding at the bar
 _HELD_OUT_CONFIDENCE = 0.5
+
+
+def _score_still_improving(run: RunSeries) -> bool:
+    """A val score (accuracy, Dice, ...: metric_mismatch's, the closest to the val loss's name,
+    higher or lower is better by name or by its correlation with the loss) gained over the second
+    half of the run by `_SCORE_GAIN_Z` sigmas of its noise and `_SCORE_GAIN_ROOM` of the room it
+    had left (to 1 or 0 when bounded, else its size): the run is still paying off."""
+    m = _SCORES.measured(run)
+    if m is None:
+        return False
+    _, sy = finite_curve(run, "val_score", m["score_metric"])
+    if len(sy) < _MIN_VAL_POINTS:
+        return False
+    higher = m["score_direction"] == "higher"
+    good = sy if higher else -sy
+    mid, end = signals.span_median(good, *_MIDDLE), signals.span_median(good, *_END)
+    bounded = bool(np.all((sy >= 0) & (sy <= 1)))
+    room = ((1.0 - mid) if higher else -mid) if bounded else max(abs(mid), abs(end))
+    noise = floor(detrended_noise(good), signals.scale(good))
+    gain = end - mid
+    return gain >= _SCORE_GAIN_Z * noise and gain >= _SCORE_GAIN_ROOM * max(room, signals.TINY)
 
 
 class Plateau(Classifier):
@@ -280,6 +315,8 @@ class Plateau(Classifier):
         ]
         if max(gains) >= self.late_gain or self._rising(-gains[0], 0.0, True):
             return None  # still improving, or training got worse: not a flat line
+        if _score_still_improving(run):
+            return None  # the losses creep by their scale (a Dice loss near 1), not a stall
         cut = int(xs[int(0.5 * (len(xs) - 1))])
         ev.update(
             kind="stuck_after_drop",
@@ -301,6 +338,12 @@ class Plateau(Classifier):
         )
         if ev["kind"] == "flat_from_start":
             summary = "Training loss never moved beyond its noise: flat from the first step."
+        elif ev.get("val_late_gain") is not None:  # _both_stalled: gains relative to the loss
+            summary = (
+                f"Training loss stopped improving at about step {ev['stall_step']}: over the "
+                f"second half of the run it improved by {max(ev['tail_improvement'], 0):.1%} and "
+                f"the validation loss by {max(ev['val_late_gain'], 0):.1%}."
+            )
         else:
             summary = (
                 f"Training loss stopped improving at about step {ev['stall_step']}: the "

@@ -25,6 +25,10 @@ it (a model too small or too regularised often creeps from the first step, so it
 find). A second half that rose by over `max_late_rise` (10%) is not a flat line at a high level
 (exploding's or oscillating's business). Losses that can be negative have no "high" to speak of
 and are not judged.
+A val score (accuracy, Dice, ...; metric_mismatch's, higher or lower is better by name or by its
+correlation with the loss) that closed `_SCORE_LEARNED_REL` (a third) of its room by
+`_SCORE_LEARNED_Z` (4) sigmas says the model fits, whatever share of its start the loss kept: a
+Dice or Jaccard loss barely leaves 1 while the accuracy climbs 0.56 -> 0.82.
 Without a validation loss "high and close" cannot be read, so the run is skipped, unless the
 training loss started at a classifier's chance level: its first logged value (or its start
 level) within `_CHANCE_TOL` (0.5%) of ln(k) for k = 2..10 classes, the cross-entropy of a
@@ -37,9 +41,10 @@ Known false positives: a train-only fine-tune whose first loss happens to sit at
 a fine-tune that starts near its best loss (little room to fall, so
 "kept half" is normal) and a task whose irreducible loss is high (noisy labels, hard language
 modelling); both look underfit without knowing the loss's floor.
-Evidence: val_logged, chance_classes, start, end, kept (end / start), improvement (1 - kept),
-late_gain, rate_ratio, plateau (bool), val_end, gap_ratio ((val end - end) / end), first_step,
-last_step, stall_step (the middle of the run, where the finding's span starts).
+Evidence: val_logged, chance_classes, score_metric, score_gain_rel (share of its room the val score
+closed, head to tail) and score_gain_z when a val score is logged, start, end, kept (end / start),
+improvement (1 - kept), late_gain, rate_ratio, plateau (bool), val_end, gap_ratio ((val end - end) /
+end), first_step, last_step, stall_step (the middle of the run, where the finding's span starts).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.metric_mismatch import MetricMismatch
 from lossforensics.classifiers.numbers import change, num
 from lossforensics.classifiers.plateau import Plateau
 from lossforensics.classifiers.run import RunSeries
@@ -95,6 +101,16 @@ def _rate_ratio(xs: np.ndarray, level: np.ndarray) -> float:
     return rate_late / rate_early if rate_early > 0 else 0.0
 
 
+# a val score (accuracy, Dice, ...) that closed a third of its room (to 1 or 0 for a bounded
+# score, else its size) learned a good part of what it can, whatever the loss's scale says (a
+# Dice or Jaccard loss that barely leaves 1 while the accuracy climbs 0.56 -> 0.82) ...
+_SCORE_LEARNED_REL = 1 / 3
+# ... by a clear margin: metric_mismatch's 4 sigmas of the score's noise
+_SCORE_LEARNED_Z = 4.0
+# metric_mismatch at its defaults: its measurement (shared through the run) gives the score's gain
+_SCORES = MetricMismatch()
+
+
 # class counts whose chance-level cross-entropy ln(k) a first loss is matched against: up to 10
 # the values ln 2 ... ln 10 sit at least 4.7% apart, so a match within _CHANCE_TOL names k
 _MAX_CHANCE_CLASSES = 10
@@ -121,6 +137,15 @@ def _chance_of(y: np.ndarray) -> int | None:
     """The class count whose chance level the loss started at: its first logged value (an
     epoch log's first mean) or its start level (the median of a per-step log's first 3)."""
     return chance_classes(float(y[0])) or chance_classes(_start_level(y))
+
+
+def _score_learned(ev: dict) -> bool:
+    """A val score closed `_SCORE_LEARNED_REL` of its room by `_SCORE_LEARNED_Z` sigmas: the
+    model fits, and a loss that kept most of its start says more about its scale than the fit."""
+    return (
+        ev.get("score_gain_rel", 0.0) >= _SCORE_LEARNED_REL
+        and ev.get("score_gain_z", 0.0) >= _SCORE_LEARNED_Z
+    )
 
 
 class Underfit(Classifier):
@@ -199,7 +224,17 @@ class Underfit(Classifier):
         val_end = end if val is None else signals.tail_level(vy, _VAL_END_SHARE, min_points=1)
         kept = end / start
         stuck = self._plateau.measure(run)
+        scored = _SCORES.measured(run)
         return {
+            **(
+                {
+                    "score_metric": scored["score_metric"],
+                    "score_gain_rel": scored["metric_gain_rel"],
+                    "score_gain_z": scored["metric_gain_z"],
+                }
+                if scored
+                else {}
+            ),
             "val_logged": val is not None,
             "chance_classes": _chance_of(y),
             "plateau": bool(stuck and stuck["stuck_fraction"] >= self._plateau.min_stuck),
@@ -235,7 +270,8 @@ class Underfit(Classifier):
         )
         low = self.min_kept_stuck if stuck_tight else self.min_kept
         return (
-            low <= ev["kept"] <= self.max_kept
+            not _score_learned(ev)
+            and low <= ev["kept"] <= self.max_kept
             and stalled
             and ev["late_gain"] >= -self.max_late_rise
             and ev["gap_ratio"] <= self.max_gap

@@ -113,6 +113,19 @@ def test_slow_creep_witnessed_by_a_flat_validation_loss():
     val = 0.62 + 0.16 * np.exp(-ep / 0.8) + 0.002 * RNG.standard_normal(19)
     f = judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, val)))
     assert f is not None and f.evidence["val_late_gain"] < 0.025
+    # the creep path's gains are shares of the loss, and the summary says so
+    assert 0.01 < f.evidence["tail_improvement"] < 0.025
+    gained = f"{f.evidence['tail_improvement']:.1%}"
+    assert f"second half of the run it improved by {gained}" in f.summary
+    # the same losses beside a val accuracy still climbing over the second half: the losses
+    # creep by their scale, the run still pays off
+    acc = 0.55 + 0.3 * (1 - np.exp(-ep / 10)) + 0.004 * RNG.standard_normal(19)
+    climbing = run_of(loss=(ep, train), val_loss=(ep, val), val_accuracy=(ep, acc))
+    assert judge(Plateau(), climbing) is None
+    # near miss: a val accuracy that stood still over the second half witnesses the stall
+    flat_acc = np.minimum(acc, acc[8]) + 0.004 * RNG.standard_normal(19)
+    stood = run_of(loss=(ep, train), val_loss=(ep, val), val_accuracy=(ep, flat_acc))
+    assert judge(Plateau(), stood) is not None
     # the same creep with validation still improving is a slow, healthy descent
     still = 0.5 + 0.3 * np.exp(-ep / 8)
     assert judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, still))) is None

@@ -185,3 +185,17 @@ def test_a_train_only_loss_stuck_after_losing_over_40_percent_of_chance_is_not_u
     higher[0] = 2.3136
     f = judge(Underfit(), run_of(loss=(steps, higher)))
     assert f is not None and f.evidence["chance_classes"] == 10
+
+
+def test_a_loss_near_1_beside_a_val_score_that_closed_its_room_is_not_underfit():
+    # a Dice-style loss that barely leaves 1 while the segmentation's val accuracy climbs
+    # 0.56 -> 0.82: the loss's scale hides a model that fits
+    train, val = _knee(1.0, 0.91, tau=4), _knee(1.0, 0.93, tau=4)
+    acc = 0.82 - 0.26 * np.exp(-EP / 6) + 0.004 * RNG.standard_normal(20)
+    f = judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, val), val_accuracy=(EP, acc)))
+    assert f is None
+    # near miss: a val accuracy that closed under a third of its room (0.56 -> 0.62) says the
+    # model learned little, as the loss does
+    little = 0.62 - 0.06 * np.exp(-EP / 6) + 0.004 * RNG.standard_normal(20)
+    f = judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, val), val_accuracy=(EP, little)))
+    assert f is not None and f.evidence["score_gain_rel"] < 1 / 3
