@@ -8,7 +8,7 @@ import io
 import re
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +37,8 @@ class CsvHeader:
     columns: tuple[str, ...]
     padded: bool
     rows_sampled: int
+    # lines before the header: a title line (`model_history_log`, Excel's `sep=;` hint)
+    skip: int = 0
 
     @property
     def stripped(self) -> tuple[str, ...]:
@@ -53,6 +55,8 @@ _DECIMAL = re.compile(
 
 
 _QUOTED = re.compile(r'"[^"]*"')
+# Excel's first-line hint naming the separator of the table below it
+_EXCEL_SEP_HINT = re.compile(r"^sep=.$")
 
 
 def is_text_line(line: str) -> bool:
@@ -83,10 +87,40 @@ def sniff_header(path: Path) -> CsvHeader | None:
                 line=1,
             )
         return None
-    lines = [ln for ln in leading_lines(text, _SNIFF_LINES) if ln.strip()]
+    raw = leading_lines(text, _SNIFF_LINES + 1)
+    lines = [ln for ln in raw[:_SNIFF_LINES] if ln.strip()]
     if not lines or lines[0].lstrip()[:1] in ("{", "[", "#", "<") or is_text_line(lines[0]):
         return None
     csv.field_size_limit(max(csv.field_size_limit(), limits.max_line_bytes))
+    best = _best_table(lines)
+    if best is None and _is_title(raw):
+        # a title line above the table: the table starts on the next line
+        found = _best_table(raw[1:])
+        best = None if found is None else replace(found, skip=1)
+    if best is not None and len(best.columns) > limits.max_columns:
+        raise LimitExceededError(
+            f"{len(best.columns)} columns; the limit is {limits.max_columns}",
+            file=str(path),
+            line=1 + best.skip,
+        )
+    return best
+
+
+def _is_title(raw: list[str]) -> bool:
+    """A first line of one word and no separator (a name, or Excel's `sep=;` hint) right above
+    two non-blank lines: it may be a title over a table."""
+    first = raw[0].strip() if raw else ""
+    word = len(first.split()) == 1 and not any(sep in first for sep in _SEPARATORS)
+    return (
+        (word or bool(_EXCEL_SEP_HINT.match(first)))
+        and len(raw) >= 3
+        and all(ln.strip() for ln in raw[1:3])
+    )
+
+
+def _best_table(lines: list[str]) -> CsvHeader | None:
+    """The separator whose split gives the widest header (>= 2 columns) that the next lines
+    agree with, as a CsvHeader; None when none does."""
     best: CsvHeader | None = None
     for sep in _SEPARATORS:
         try:
@@ -102,12 +136,6 @@ def sniff_header(path: Path) -> CsvHeader | None:
         if best is None or len(head) > len(best.columns):
             padded = sum(c != c.strip() for c in head) > len(head) // 2
             best = CsvHeader(sep, tuple(head), padded, len(rows) - 1)
-    if best is not None and len(best.columns) > limits.max_columns:
-        raise LimitExceededError(
-            f"{len(best.columns)} columns; the limit is {limits.max_columns}",
-            file=str(path),
-            line=1,
-        )
     return best
 
 
@@ -171,12 +199,13 @@ def iter_chunks(
     stay native floats). Missing cells are NA (only `na_values` count as missing: a logged
     'nan' stays a value); rows with too many fields are skipped and reported with their line;
     a table the C parser cannot tokenize is a CorruptInputError naming the line."""
-    line = 2 if has_header else 1
+    line = (2 if has_header else 1) + header.skip
     text = _ascii_text(path)
     try:
         reader = pd.read_csv(
             path if text is None else io.BytesIO(text),
             sep=header.sep,
+            skiprows=header.skip,
             header=0 if has_header else None,
             names=list(range(len(header.columns))),
             keep_default_na=False,

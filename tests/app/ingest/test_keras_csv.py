@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
+from lossforensics.classifiers.errors import UnknownFormatError
 from lossforensics.ingest import keras_csv, load_run
 
 VOICE = "keras_csvlogger_voiceid_old_acc_cols/training.log"
@@ -46,6 +47,35 @@ def test_separator_option_na_cells_and_nan(tmp_path, sep):
     assert frame.loc[frame["metric"] == "val_loss", "step"].tolist() == [1]  # NA: not logged
     loss = frame[frame["metric"] == "loss"].sort_values("step")
     assert math.isnan(loss["value"].iloc[1])  # a logged NaN is evidence
+
+
+@pytest.mark.parametrize("title", ["model_history_log", "sep=;"])
+def test_a_title_line_above_the_table_is_skipped_and_lines_still_counted(tmp_path, title):
+    # a history saved with a name on its first line, or Excel's separator hint
+    path = tmp_path / "model_history_log.csv"
+    rows = [
+        "epoch;accuracy;loss;val_loss",
+        "0;0.41;1.576;0.646",
+        "1;0.87;0.400;x",
+        "2;0.93;0.219;0.230",
+    ]
+    path.write_text(title + "\n" + "\n".join(rows) + "\n")
+    result = load_run(path)
+    assert result.format == "keras_csv"
+    frame = result.frame
+    assert frame.loc[frame["metric"] == "loss", "value"].tolist() == pytest.approx(
+        [1.576, 0.4, 0.219]
+    )
+    assert frame.loc[frame["metric"] == "val_loss", "step"].tolist() == [0, 2]
+    [warning] = [w for w in result.warnings if "non-numeric" in w.message]
+    assert warning.line == 4  # the file's line: title, header, epoch 0, epoch 1
+
+
+def test_two_words_above_a_table_are_not_a_title(tmp_path):
+    path = tmp_path / "training.log"
+    path.write_text("training log\nepoch;loss\n0;1.0\n1;0.9\n")
+    with pytest.raises(UnknownFormatError):
+        load_run(path)
 
 
 def test_array_cells_are_skipped_and_counted(tmp_path):
