@@ -43,6 +43,7 @@ from lossforensics.ingest.console._plan import (
     Plan,
     classify,
     compile_line,
+    counter_cut,
     find_pairs,
     line_prefixes,
     opens_record,
@@ -337,7 +338,8 @@ class Parser:
             m = rx.search(rest)
             if m:
                 counters.update({k: v for k, v in m.groupdict().items() if v is not None})
-                rest = rest[: m.start()] + " | " + rest[m.end() :]
+                a, b, fill = counter_cut(rest, m)
+                rest = rest[:a] + fill + rest[b:]
         own = bool(counters)
         found = find_pairs(st, rest, own, text)
         ctr = tuple(counter(counters[k]) if k in counters else -1 for k in COUNTER_NAMES)

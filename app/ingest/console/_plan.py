@@ -75,6 +75,24 @@ def skeletons(text: str) -> list[str]:
     return data.decode("utf-8", "surrogatepass").split("\n")
 
 
+# a counter inside a key (`Loss at step 100: 2.1`, `acc @ epoch 3 = 0.9`): `at` before it, a
+# separator after it
+_KEY_AT = re.compile(r"\s+(?:at|@)\s*$", re.I)
+_SEP_NEXT = re.compile(r"\s*[:=]")
+# what a counter cut out of a line leaves: a break, so the words around it join no key
+COUNTER_BREAK = " | "
+
+
+def counter_cut(rest: str, m: re.Match[str]) -> tuple[int, int, str]:
+    """The span of `rest` a counter's match takes out, and its replacement: `COUNTER_BREAK`;
+    or nothing, `at` included, when the counter sits inside a key, so the key meets its
+    separator (`Loss at step 100: 2.1` reads as `Loss: 2.1`)."""
+    at = _KEY_AT.search(rest, 0, m.start())
+    if at is not None and _SEP_NEXT.match(rest, m.end()):
+        return at.start(), m.end(), ""
+    return m.start(), m.end(), COUNTER_BREAK
+
+
 def compile_line(style: Style, raw: str) -> Plan | None:
     """The plan for `raw` under `style`, or None when its reading is not a set of spans."""
     ends = len(WORD.findall(raw)) >= CONTEXT_MAX_WORDS
@@ -101,8 +119,9 @@ def compile_line(style: Style, raw: str) -> Plan | None:
             for k, v in m.groupdict().items():
                 if v is not None:
                     counters[k] = (pos[m.start(k)], pos[m.end(k) - 1] + 1)
-            rest = rest[: m.start()] + " | " + rest[m.end() :]
-            pos = pos[: m.start()] + [-1, -1, -1] + pos[m.end() :]
+            a, b, fill = counter_cut(rest, m)
+            rest = rest[:a] + fill + rest[b:]
+            pos = pos[:a] + [-1] * len(fill) + pos[b:]
     own = bool(counters)
     found = find_pairs(style, rest, own, text)
     spans = sum((counters.get(k, (-1, -1)) for k in COUNTER_NAMES), ())

@@ -207,6 +207,23 @@ def test_a_step_ending_in_a_colon_counts_the_metrics_after_it(counter):
     assert _series(result, "loss") == ([0, 100, 200], [2.0, 0.0198, 0.01])
 
 
+@pytest.mark.parametrize(
+    ("line", "metric"),
+    [
+        ("2017-08-18 02:43:53,914:\tLoss at step {s}: {v}", "Loss"),  # a logging call's format
+        ("train loss at iteration {s} = {v}", "train loss"),
+        ("loss @ step {s}: {v}", "loss"),
+    ],
+)
+def test_a_counter_inside_the_metric_s_name_is_cut_with_its_at(line, metric):
+    """`Loss at step 100: 2.1`: the counter sits between the key and its separator; cut with
+    its `at`, the key meets its value (and the plan and the full patterns agree)."""
+    text = "".join(line.format(s=s, v=f"{8 / (s + 1):.6f}") + "\n" for s in (1, 2, 3, 4))
+    result = _read("Start training epoch 1.\n" + text)
+    assert _series(result, metric) == ([1, 2, 3, 4], [4.0, 2.666667, 2.0, 1.6])
+    _same_with_and_without_plans(text)
+
+
 def test_nanogpt_lines_stay_with_the_nanogpt_style():
     """nanoGPT's `iter N: loss` and `step N: train loss, val loss` lines are read by the fallback
     too (its evaluation's `train loss` counted as one more curve), but its own style, which
