@@ -21,8 +21,9 @@ every evaluation sits `_FAR_ABOVE_UNTRAINED` (2x) above that untrained level and
 by under `_NEVER_LEARNED_FLAT` (5%) of its level: worse than a model that learned nothing, flat
 where it started, it never generalised however late it was first measured (the train's
 improvement is then read over the whole run); the val's
-best improvement is at most `follow` of the train's (twice that when the val kept what little
-it gained: no overfit-shaped rebound of more than half of it); and the first evaluation is at
+best improvement is at most `widest_follow` (twice `follow`, 20%) of the train's, whether it kept
+what little it gained or gave it back (overfit reads a val beyond that bar that rose from an early
+minimum: the two labels split on one bar, with no gap between them); and the first evaluation is at
 the untrained level (not `first_eval_gain` below it): a val that had already learned when first
 measured improved before anyone measured it, so it was not flat or high from the start (flat
 after that is a val that converged early; climbing, overfit's, which splits on the same test);
@@ -86,9 +87,8 @@ _SMOOTH_FRAC = 0.05
 _SMOOTH_MIN_WINDOW = 3
 # improvements are reported in percent, and train_drop is compared with them in percent
 _PERCENT = 100
-# a val that gave back at most half of its best gain by the end kept it: no overfit rebound
-_KEPT_REBOUND = 0.5
-# ... and may follow the train twice as far (follow x 2) and still be high from the start
+# a val may follow the train twice as far as `follow` (where the confidence bottoms out) and
+# still be high from the start: gained a little, kept it or gave it back
 _KEPT_FOLLOW_FACTOR = 2.0
 # confidence at the thresholds: a val that followed the train by `follow` is already a finding
 _BASE_CONFIDENCE = 0.5
@@ -252,10 +252,9 @@ class DistributionMismatch(Classifier):
         # one that converged early, a climbing one overfit's)
         if m.get("val_first_learned", False):
             return None
-        # a val that improved a little and kept it (no overfit-shaped rebound) may have
-        # followed twice as much and still be "high from the start"
-        follow = self.follow * (_KEPT_FOLLOW_FACTOR if m["val_rebound"] <= _KEPT_REBOUND else 1.0)
-        if m["val_follow_ratio"] > follow:
+        # a val that improved a little, whether it kept it or gave it back, is still "high from
+        # the start" up to widest_follow; beyond it overfit reads a val rising from early on
+        if m["val_follow_ratio"] > self.widest_follow:
             return None
         flat = bool(m["val_rise_vs_train"] <= self.max_rise)
         beyond_drop = train_gain / _PERCENT - self.train_drop
@@ -317,8 +316,8 @@ class DistributionMismatch(Classifier):
     @property
     def widest_follow(self) -> float:
         """The largest share of the train's improvement a val may follow and still be read as
-        not following (`follow`, doubled for a val that kept its gain): beyond it, the val
-        learned with the train."""
+        not following (`follow`, doubled): beyond it, the val learned with the train, and a val
+        rising from an early minimum is overfit's (the two labels split on this one bar)."""
         return self.follow * _KEPT_FOLLOW_FACTOR
 
     def detect(self, run: RunSeries) -> Finding | None:

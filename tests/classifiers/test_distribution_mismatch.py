@@ -107,9 +107,29 @@ def test_judge_alone():
     assert clf.judge(dict(m)) is not None
     assert clf.judge({**m, "coverage": 0.2}) is None
     assert clf.judge({**m, "val_follow_ratio": 0.5}) is None
-    # a little improvement kept counts as flat; given back (overfit's shape) it does not
+    # a little improvement (up to widest_follow) counts as flat, kept or given back: beyond
+    # that bar a val rising from an early minimum is overfit's
     assert clf.judge({**m, "val_follow_ratio": 0.15}) is not None
-    assert clf.judge({**m, "val_follow_ratio": 0.15, "val_rebound": 0.9}) is None
+    assert clf.judge({**m, "val_follow_ratio": 0.15, "val_rebound": 0.9}) is not None
+    assert clf.judge({**m, "val_follow_ratio": 0.25, "val_rebound": 0.9}) is None
+
+
+@pytest.mark.parametrize(("seed", "label"), [(4, "distribution_mismatch"), (2, "overfit")])
+def test_a_val_that_gave_back_a_small_early_gain_gets_exactly_one_label(seed, label):
+    # a Keras history with a noisy small val split (20% a point): flat at its first level, one
+    # low evaluation, then a climb to 2x while the train keeps falling. Whether the val followed
+    # the train by under widest_follow (seed 4: 19%, a val that never followed) or over it
+    # (seed 2: 22%, learned a little and lost it), one label takes it, never none
+    rng = np.random.default_rng(seed)
+    ep = np.arange(32)
+    train = 0.0012 + 0.0077 * np.exp(-ep / 10)
+    level = np.where(ep <= 8, 0.014, 0.012 + 0.0006 * (ep - 8))
+    val = level * (1 + 0.2 * rng.standard_normal(32))
+    val[8] = 0.009
+    run = run_of(loss=(ep, train), val_loss=(ep, val))
+    assert DistributionMismatch().measured(run)["val_rebound"] > 1  # it gave the gain back
+    found = {c.label for c in (DistributionMismatch(), Overfit()) if judge(c, run) is not None}
+    assert found == {label}
 
 
 @pytest.mark.slow
