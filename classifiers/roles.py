@@ -26,8 +26,21 @@ ROLES: tuple[str, ...] = (
     "other",
 )
 
-_VAL_TOKENS = {"val", "valid", "validation", "eval", "evaluation", "test", "dev", "holdout"}
-_TRAIN_TOKENS = {"train", "training", "trn"}
+# split words, with the two-letter abbreviations of a printed table (`tr_loss`, `va_loss`,
+# `te_acc`)
+_VAL_TOKENS = {
+    "val",
+    "valid",
+    "validation",
+    "eval",
+    "evaluation",
+    "test",
+    "dev",
+    "holdout",
+    "va",
+    "te",
+}
+_TRAIN_TOKENS = {"train", "training", "trn", "tr"}
 _SCORE_TOKENS = {
     "acc",
     "accuracy",
@@ -176,6 +189,10 @@ def infer_role(metric: str, split: str | None = None) -> str:
         is_val = False
     if tokset & (_NOT_THE_LOSS | _RUNNING_BEST):
         return "other"
+    if len(toks) == 1 and toks[0] in _VAL_TOKENS | _TRAIN_TOKENS:
+        # a split's name alone (`train=2.56, val=2.37`, nanoGPT's `train 3.45 val 3.43`): the
+        # number a script prints under its split's bare name is that split's loss
+        return "val_loss" if is_val else "train_loss"
     if (
         "loss" in tokset
         or "losses" in tokset

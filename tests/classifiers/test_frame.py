@@ -123,6 +123,14 @@ def test_split_context_makes_val():
         ("policy_entropy", "other"),
         ("Best Valid accuracy", "other"),
         ("best_val_loss", "other"),
+        # a printed table's two-letter split prefixes
+        ("tr_loss", "train_loss"),
+        ("va_loss", "val_loss"),
+        ("te_acc", "val_score"),
+        # a split's bare name is its loss (`train=2.56, val=2.37`)
+        ("train", "train_loss"),
+        ("val", "val_loss"),
+        ("Validation", "val_loss"),
     ],
 )
 def test_infer_role(name, role):

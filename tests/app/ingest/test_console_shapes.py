@@ -224,6 +224,18 @@ def test_a_counter_inside_the_metric_s_name_is_cut_with_its_at(line, metric):
     _same_with_and_without_plans(text)
 
 
+def test_a_split_printed_by_its_bare_name_is_that_split_s_loss():
+    """`Epoch 001: train=2.5584, val=2.3731, ppl=10.73`: the numbers under the splits' names are
+    their losses; with a loss printed, the perplexity is not read as one."""
+    text = "".join(
+        f"Epoch {e:03d}: train={2.6 - e / 10:.4f}, val={2.4 - e / 20:.4f}, ppl={10.7 - e:.2f}\n"
+        for e in range(1, 6)
+    )
+    frame = _read(text).frame
+    roles = frame.groupby("metric", observed=True)["role"].first().astype(str).to_dict()
+    assert roles == {"train": "train_loss", "val": "val_loss", "ppl": "other"}
+
+
 def test_nanogpt_lines_stay_with_the_nanogpt_style():
     """nanoGPT's `iter N: loss` and `step N: train loss, val loss` lines are read by the fallback
     too (its evaluation's `train loss` counted as one more curve), but its own style, which
