@@ -3,6 +3,8 @@ step/iteration when there is one (a step that starts again at each new epoch is 
 counter); else epoch x batches-per-epoch + batch (the epoch's length as printed beside the
 batch, `[1][ 10/196]`, counting epochs from the style's first; else the largest batch + 1);
 else the epoch (a metric printed several times within one epoch gets consecutive sub-steps).
+The counters of the records that hold a loss decide (a banner's stray `[batch:256]` sets no
+axis); in a log with no loss, any record's.
 A line with an epoch and no step or batch in a log of step or batch lines (`[Epoch 1] Loss:
 0.21` after `[Epoch 1 | Step 111/111] Loss: 0.26`) is the epoch's summary: its training values
 are their own series, `epoch/<name>`. Reading lines into records is `_parser`'s job; a
@@ -193,12 +195,13 @@ def _steps(
     epoch, step, batch, run = rec["epoch"], rec["step"], rec["batch"], rec["run"]
     if _counts_within_epoch(epoch, step, batch, run):
         step, batch = np.full(len(step), -1, dtype=np.int64), step  # read as a batch counter
-    if (step >= 0).any():
+    lossy = _loss_records(len(step), p_rec, p_key, names)
+    if _counted(step, lossy):
         epoch_level = (step < 0) & (epoch >= 0) & (rec["kind"] != EVAL)
         if epoch_level.any():  # `[Epoch 1] Loss: 0.21` after `[Epoch 1 | Step 10/111] Loss: ..`
             p_key, names = _epoch_lines_apart(p_key, epoch_level[p_rec], names)
         return _ffill(step, run)[p_rec], "the logged step/iteration", p_key, names
-    if (batch >= 0).any():
+    if _counted(batch, lossy):
         per_epoch, first_epoch, axis = _epoch_length(epoch, batch, rec["batches"], style)
         ep = np.maximum(epoch - first_epoch, 0)
         end_of_epoch = batch < 0
@@ -268,6 +271,22 @@ def _held_out_only_at_end(p_key: np.ndarray, at_end: np.ndarray, names: list[str
     held_out = np.asarray([infer_role(n).startswith("val_") for n in names], dtype=bool)
     held_out[np.unique(p_key[~at_end])] = False
     return held_out[p_key]
+
+
+def _loss_records(n: int, p_rec: np.ndarray, p_key: np.ndarray, names: list[str]) -> np.ndarray:
+    """Per record: whether it holds a loss (a name whose role is a loss)."""
+    lossy_name = np.array([infer_role(n) in LOSS_ROLES for n in names] + [False], dtype=bool)
+    lossy = np.zeros(n, dtype=bool)
+    lossy[p_rec[lossy_name[p_key]]] = True
+    return lossy
+
+
+def _counted(counter: np.ndarray, lossy: np.ndarray) -> bool:
+    """Whether the log counts its records with `counter`: a record holding a loss prints it
+    (a stray counter on a line of other numbers, `[Training][batch:256][input:128]` above a
+    log of epoch lines, sets no axis), or, in a log with no loss, any record does."""
+    counted = counter >= 0
+    return bool(counted[lossy].any() if lossy.any() else counted.any())
 
 
 def _counts_within_epoch(

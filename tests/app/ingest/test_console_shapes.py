@@ -236,6 +236,16 @@ def test_a_split_printed_by_its_bare_name_is_that_split_s_loss():
     assert roles == {"train": "train_loss", "val": "val_loss", "ppl": "other"}
 
 
+def test_a_stray_batch_counter_above_epoch_lines_sets_no_axis():
+    """A banner printing `[batch:256]` beside a setting is no batch-level log: the epoch lines
+    that carry the loss decide the axis (it was batch, and the loss became `epoch/loss`)."""
+    text = "wandb: Syncing run [Training][batch:256][input:128][2022-08-28 00:08:54]\n" + "".join(
+        f"[epoch:{e}/1200] [loss:{1 / e:.4f}] [lr:{0.01 - e / 1000:.4f}]\n" for e in range(1, 6)
+    )
+    result = _read(text)
+    assert _series(result, "loss") == ([1, 2, 3, 4, 5], [1.0, 0.5, 0.3333, 0.25, 0.2])
+
+
 def test_nanogpt_lines_stay_with_the_nanogpt_style():
     """nanoGPT's `iter N: loss` and `step N: train loss, val loss` lines are read by the fallback
     too (its evaluation's `train loss` counted as one more curve), but its own style, which
