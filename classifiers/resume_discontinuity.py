@@ -33,15 +33,17 @@ logged again sit that far from what the earlier run logged at them (`replay_gap`
 is not in the state that produced them, though the loss did not jump against the last point before
 the restart. A counter that goes back with no jump, no schedule restart or no replay gap (an epoch
 field reset each session) is not a finding. More restarts than `max_restarts` or 5% of the points
-means interleaved writers (ranks, processes), not resumes: no finding.
+means interleaved writers (ranks, processes), not resumes: no finding. Nor is a restart between
+segments that log different metrics (some only before it, some only after: `metrics_changed`): a
+second phase with its own loss terms, or another model appended to the log, not a resume.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
-Evidence: restarts, resume_step, resumed_from_step, loss_jump (signed, in standard errors: the
-largest rise among the restarts), loss_jump_rel (share of the robust range or of the level before,
-whichever is smaller), loss_before, loss_after, loss_same_steps_earlier (NaN when those steps were
-never logged before), matches_earlier_run (bool: the resumed loss is within 2 standard errors of
-it), lr_jump (bool: the LR differs by more than 2x across the restart, e.g. the scheduler
-restarted), replay_gap and replay_gap_rel (the resumed loss against the earlier run's at the same
-steps, in standard errors and relative).
+Evidence: metrics_changed, restarts, resume_step, resumed_from_step, loss_jump (signed, in standard
+errors: the largest rise among the restarts), loss_jump_rel (share of the robust range or of the
+level before, whichever is smaller), loss_before, loss_after, loss_same_steps_earlier (NaN when
+those steps were never logged before), matches_earlier_run (bool: the resumed loss is within 2
+standard errors of it), lr_jump (bool: the LR differs by more than 2x across the restart, e.g. the
+scheduler restarted), replay_gap and replay_gap_rel (the resumed loss against the earlier run's at
+the same steps, in standard errors and relative).
 Known false positives: two different runs appended to one log under one name (a restart to
 step 0 with a different model); a restart exactly at an LR milestone.
 """
@@ -76,6 +78,9 @@ _DETRENDED_SE_FACTOR = 3.0
 _CONFIDENCE_PER_DOUBLING = 0.15
 # capped below certainty: two different runs appended under one name can look the same
 _CONFIDENCE_CAP = 0.95
+# a metric logged this often on one side of a restart is part of what that side logs (a single
+# final evaluation is not)
+_PHASE_MIN_WRITES = 2
 
 
 class Written(NamedTuple):
@@ -180,7 +185,9 @@ class ResumeDiscontinuity(Classifier):
         se = se2 * (np.sqrt(_DETRENDED_SE_FACTOR) if best["detrended"] else 1.0)
         lr = source_order(run, "lr")
         lx, ly = lr.steps, lr.values
+        r = int(restarts[nth])
         return {
+            "metrics_changed": _metrics_changed(run, int(seg[r - 1]), int(seg[r])),
             "restarts": int(len(restarts)),
             "resume_step": best["step"],
             "resumed_from_step": best["from_step"],
@@ -217,7 +224,7 @@ class ResumeDiscontinuity(Classifier):
         )
 
     def judge(self, m: dict) -> Finding | None:
-        if not (self.jumped(m) or self.replayed_apart(m)):
+        if not (self.jumped(m) or self.replayed_apart(m)) or m.get("metrics_changed"):
             return None
         z = m["loss_jump"] if self.jumped(m) else m["replay_gap"]
         conf = 0.5 + _CONFIDENCE_PER_DOUBLING * np.log2(abs(z) / self.min_z)
@@ -250,6 +257,22 @@ class ResumeDiscontinuity(Classifier):
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)
         return None if m is None else self.judge(m)
+
+
+def _metrics_changed(run: RunSeries, before: int, after: int) -> bool:
+    """Whether the segments on either side of a restart log different metrics: some logged
+    (twice or more) only before it and some only after it. A resume logs what the run logged;
+    a second phase with its own loss terms (`Divers`, `Entropy` gone, `Sal` new) or another
+    model appended to the log is no resume. The same segment on both sides: nothing to compare."""
+    if before == after:
+        return False
+    codes, names = run.metric_codes()
+    seg = run.frame["segment"].to_numpy()
+    logged = [
+        np.bincount(codes[(seg == part) & (codes >= 0)], minlength=len(names)) >= _PHASE_MIN_WRITES
+        for part in (before, after)
+    ]
+    return bool((logged[0] & ~logged[1]).any() and (logged[1] & ~logged[0]).any())
 
 
 def _noise(loss: Written, fin: np.ndarray) -> float:

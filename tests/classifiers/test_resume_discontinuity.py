@@ -1,9 +1,12 @@
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
 from lossforensics.classifiers.frame import make_frame
 from lossforensics.classifiers.resume_discontinuity import ResumeDiscontinuity
 from lossforensics.classifiers.run import RunSeries
+from lossforensics.ingest.console import read_stream
 
 from tests.classifiers._labelled import assert_matches_real_labels, judge
 
@@ -167,3 +170,29 @@ def test_only_the_rows_of_the_training_role_are_read():
     assert len(run.write_segments("loss", "train_loss")) == len(steps)
     assert judge(ResumeDiscontinuity(), run) is None
     assert judge(ResumeDiscontinuity(), RunSeries(frame)) is not None  # one role: a restart
+
+
+def _two_fits(second_terms):
+    """A console log of two `fit` calls: 30 epochs logging Loss, Recon and Divers, then 20
+    epochs from epoch 1 whose loss starts 40% above where the first ended."""
+    first = [
+        f"Epoch {e}/30 | Loss: {0.15 + 3 * np.exp(-e):.4f} | "
+        f"Recon: {0.03 + 0.02 * np.exp(-e / 5):.4f} | Divers: {0.3 * np.exp(-e / 3):.4f}"
+        for e in range(1, 31)
+    ]
+    second = [
+        f"Epoch {e}/20 | Loss: {0.18 + 0.03 * np.exp(-e / 4):.4f} | Recon: 0.0345 | "
+        + " | ".join(f"{t}: {0.1 + e / 1000:.4f}" for t in second_terms)
+        for e in range(1, 21)
+    ]
+    text = "\n".join(first + second) + "\n"
+    return RunSeries(read_stream(io.BytesIO(text.encode()), name="fits").frame)
+
+
+def test_a_second_phase_that_logs_other_terms_is_no_resume():
+    # the second fit drops Divers and logs Sal: a loss redefined (or another model), not a
+    # resume of the first; the same terms on both sides is the resume near miss
+    phase = judge(ResumeDiscontinuity(), _two_fits(["Sal"]))
+    assert phase is None
+    resumed = judge(ResumeDiscontinuity(), _two_fits(["Divers"]))
+    assert resumed is not None and resumed.evidence["metrics_changed"] is False
