@@ -185,9 +185,9 @@ class ResumeDiscontinuity(Classifier):
         se = se2 * (np.sqrt(_DETRENDED_SE_FACTOR) if best["detrended"] else 1.0)
         lr = source_order(run, "lr")
         lx, ly = lr.steps, lr.values
-        r = int(restarts[nth])
+        at = int(restarts[nth])
         return {
-            "metrics_changed": _metrics_changed(run, int(seg[r - 1]), int(seg[r])),
+            "metrics_changed": _metrics_changed(run, int(seg[at - 1]), int(seg[at])),
             "restarts": int(len(restarts)),
             "resume_step": best["step"],
             "resumed_from_step": best["from_step"],
