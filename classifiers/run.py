@@ -72,6 +72,9 @@ _SECONDARY = re.compile(
     r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|"
     r"(box|obj|cls|rpn|reg|aux|dfl|seg|pose|kobj|mask)"
 )
+# a test split's name (`test_loss`, `te_acc`): beside a validation split's, the held-out set a run
+# is tuned on is the validation one, so its curve is the one read first
+_TEST_SPLIT = re.compile(r"(^|[/_\s])(test|te|tst)([/_\s]|$)")
 # The same quantity logged at two granularities (Lightning: `train_loss_step`, `train_loss_epoch`)
 _GRANULARITY = re.compile(r"[_/](step|epoch)$")
 
@@ -239,11 +242,12 @@ class RunSeries:
     def _rank(role: str, items: list[tuple[str, int]]) -> list[str]:
         canonical = _CANONICAL.get(role, ())
 
-        def key(item: tuple[str, int]) -> tuple[int, int, int, str]:
+        def key(item: tuple[str, int]) -> tuple[int, int, int, int, str]:
             metric, n = item
             low = metric.lower()
             canon = canonical.index(low) if low in canonical else len(canonical)
-            return (canon, int(bool(_SECONDARY.search(low))), -n, metric)
+            test = int(bool(_TEST_SPLIT.search(low)))
+            return (canon, int(bool(_SECONDARY.search(low))), test, -n, metric)
 
         return [m for m, _ in sorted(items, key=key)]
 

@@ -1,6 +1,7 @@
 """Results tables printed as text, found among other lines: fastai's table (`epoch  train_loss
 valid_loss  accuracy  time`, columns aligned with runs of spaces, a row an epoch) and markdown
-pipe tables (a model card's "Training results", a table pasted in an issue or a notebook).
+pipe tables (a model card's "Training results", a table pasted in an issue or a notebook; a
+script's `epoch | loss | ...` under a rule of dashes, outer pipes or not).
 
 Only tables whose header names a step (`Step`, `Epoch`, `iter`, ...) and a loss are kept: a
 markdown file is mostly prose and other tables, and a line of words is a header only when it
@@ -32,6 +33,8 @@ _ALIGNED_HEADER = re.compile(rf"\s*{_NAME}(?:[ \t]+{_NAME})+\s*")
 _NUMBER_FIRST = re.compile(r"\s*[-+]?(?:\d|\.\d|nan\b|inf\b)", re.I)
 _MARKDOWN_RULE = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
 _LOSS_WORD = re.compile(r"loss|nll", re.I)
+# a rule of dashes alone under a pipe-separated header (a script's own `print` of a table)
+_PLAIN_RULE = re.compile(r"\s*-{3,}\s*")
 
 
 @dataclass
@@ -71,16 +74,18 @@ def _aligned_header(line: str) -> tuple[str, ...] | None:
 
 
 def _markdown_header(previous: str | None, line: str) -> tuple[str, ...] | None:
-    """The header of a markdown table whose rule line is `line` (the header is the line
-    before it, with as many cells), or None."""
-    if previous is None or "|" not in line or "|" not in previous:
+    """The header of a pipe table whose rule line is `line` (the header is the line before
+    it, with as many cells; or, under a plain rule of dashes, `epoch | loss | ...` printed by a
+    script, any number), or None."""
+    if previous is None or "|" not in previous:
         return None
-    if not _MARKDOWN_RULE.fullmatch(line):
+    plain = "|" not in line and bool(_PLAIN_RULE.fullmatch(line))
+    if not plain and ("|" not in line or not _MARKDOWN_RULE.fullmatch(line)):
         return None
     names = tuple(markdown_cells(previous))
-    if len(names) != len(markdown_cells(line)) or not is_results_header(names):
+    if not plain and len(names) != len(markdown_cells(line)):
         return None
-    return names
+    return names if is_results_header(names) else None
 
 
 def find_tables(lines: Iterable[str]) -> Iterator[TextTable]:

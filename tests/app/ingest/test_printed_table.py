@@ -12,6 +12,7 @@ from lossforensics.classifiers.errors import (
     LimitExceededError,
     UnknownFormatError,
 )
+from lossforensics.classifiers.run import RunSeries
 from lossforensics.ingest import detect_format, load_run, printed_table
 from lossforensics.ingest._limits import reading_with
 
@@ -200,6 +201,26 @@ def test_markdown_table_with_epochs_only_and_a_diverged_run(tmp_path):
     assert steps == [0, 1] and values[0] == 2.4667 and np.isnan(values[1])
     # not the Trainer's or fastai's loss names: the scores keep the roles their names give
     assert _roles(result)["Train Accuracy"] == "train_score"
+
+
+def test_a_script_s_pipe_table_under_a_rule_of_dashes(tmp_path):
+    """`print` of a table: `epoch | tr_loss | va_loss | te_loss`, no outer pipes, a plain
+    rule of dashes under it, after a model printout; the validation split's loss is the one
+    read first, the test split's beside it."""
+    rows = "".join(
+        f"{e:5d} | {1.5 / e:7.3f} | {1.6 / e + 0.3:7.3f} | {1.6 / e + 0.31:7.3f} | {e * 61:4d}s\n"
+        for e in range(1, 6)
+    )
+    text = (
+        "Net(\n  (lstm): LSTM(128, 256)\n)\n"
+        "epoch | tr_loss | va_loss | te_loss | time\n" + "-" * 44 + "\n" + rows
+    )
+    result = load_run(_write(tmp_path, "train.log", text))
+    assert result.format == "printed_table"
+    assert _series(result, "va_loss")[0] == [1, 2, 3, 4, 5]
+    roles = _roles(result)
+    assert roles["tr_loss"] == "train_loss" and roles["va_loss"] == roles["te_loss"] == "val_loss"
+    assert RunSeries(result.frame).metrics("val_loss") == ["va_loss", "te_loss"]
 
 
 def test_a_malformed_markdown_row_is_skipped_and_named(tmp_path):
