@@ -337,6 +337,9 @@ def _at_restart(s: np.ndarray, y: np.ndarray, r: int, k: int, se2: float) -> dic
         )
     trending = bool(np.isfinite(prior) and abs(before - prior) > 2 * se2)
     jump = after - before - (before - prior if trending else 0.0)
+    # a loss no higher after the restart than before it is no jump up, however much faster it
+    # fell before (a slowing descent continued across a counter reset: `fit()` called again)
+    jump = min(jump, after - before) if after <= before else jump
     return {
         "step": int(s[r]),
         "from_step": int(s[r - 1]),

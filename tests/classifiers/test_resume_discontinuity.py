@@ -55,6 +55,20 @@ def test_counter_reset_that_kept_training_is_quiet():
     assert judge(ResumeDiscontinuity(), run) is None
 
 
+def test_fit_called_again_on_a_slowing_descent_is_quiet():
+    # Keras' fit(epochs=5) called in a loop: the epoch counter starts again at 1 each call and
+    # the loss carries on, falling more slowly than before. The descent before the restart
+    # projects a bigger fall than follows, but a loss no higher than before is no jump up
+    loss = 0.1 + 2.3 * np.exp(-np.arange(25) / 4)
+    steps = np.tile(np.arange(1, 6), 5)
+    run = _run(steps, loss)
+    assert judge(ResumeDiscontinuity(), run) is None
+    # near miss: the same log whose third call starts 0.2 above where the second ended
+    jumped = loss + np.where(np.arange(25) >= 10, 0.2, 0.0) * (np.arange(25) < 15)
+    f = judge(ResumeDiscontinuity(), _run(steps, jumped))
+    assert f is not None and f.evidence["loss_after"] > f.evidence["loss_before"]
+
+
 def test_duplicate_steps_with_the_same_values_are_quiet():
     steps = np.repeat(np.arange(50), 2)
     run = _run(steps, np.repeat(_loss(np.arange(50) * 100), 2))
