@@ -26,6 +26,10 @@ noisy level's best-so-far finds by chance. A power law or exponential decay slow
 flat line is. A slow creep after the drop is `stuck_after_drop` too when a validation loss
 witnesses it: train and validation each improved by under 2.5% (relative) from the middle of the
 run to its end, and training did not get worse by more than that.
+A stuck training loss beside a validation loss that gained `late_gain` of its level over the
+stuck stretch (by `_VAL_GAIN_Z`, 2, sigmas) and reached its best in that stretch's last fifth is
+no plateau: the training loss sits on a floor (dropout, augmentation) while the run still pays
+off on held-out data.
 A val score (metric_mismatch's) that still gained over that second half, by `_SCORE_GAIN_Z` (3)
 sigmas and `_SCORE_GAIN_ROOM` (5%) of the room it had left, outvotes the losses' witness: their
 creep is their scale (a Dice loss near 1), and the run still pays off.
@@ -67,6 +71,12 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.metric_mismatch import MetricMismatch
 from lossforensics.classifiers.run import RunSeries
 
+# the validation loss over the stuck stretch: its start is the median of its first 3 points
+# there, its end the median of its last fifth (at least one)...
+_VAL_HEAD_POINTS = 3
+_VAL_END_SHARE = 0.2
+# ...and it gained by 2 sigmas of its detrended noise
+_VAL_GAIN_Z = 2.0
 # a val score still improving over the second half: by 3 sigmas of its detrended noise (a
 # second half's median against the middle's, each of several evaluations) ...
 _SCORE_GAIN_Z = 3.0
@@ -375,4 +385,28 @@ class Plateau(Classifier):
         if ev is None or curve is None or ev["stuck_fraction"] < self.min_stuck:
             stall = held_out_stall(run)
             return self.judge_held_out(stall) if stall is not None and stood_still(stall) else None
+        if self._val_still_improving(run, ev):
+            return None
         return self.judge(ev, int(curve.steps[-1]))
+
+    def _val_still_improving(self, run: RunSeries, ev: dict) -> bool:
+        """The validation loss gained `late_gain` (2.5%) of its level over the stuck stretch,
+        by 2 sigmas of its noise, and reached its best in that stretch's last fifth: the run
+        still pays off on
+        held-out data, so the flat training loss is a floor (dropout, augmentation), not a
+        stall."""
+        vx, vy = finite_curve(run, "val_loss")
+        after = vx >= ev["stall_step"]
+        if after.sum() < _MIN_VAL_POINTS or not signals.all_positive(vy):
+            return False
+        tail = vy[after]
+        start = float(np.median(tail[:_VAL_HEAD_POINTS]))
+        end = signals.tail_level(tail, _VAL_END_SHARE, min_points=1)
+        noise = floor(detrended_noise(tail), signals.scale(tail))
+        gain = start - end
+        late = len(tail) - max(1, int(_VAL_END_SHARE * len(tail)))
+        return (
+            gain >= self.late_gain * start
+            and gain >= _VAL_GAIN_Z * noise
+            and int(np.argmin(tail)) >= late
+        )

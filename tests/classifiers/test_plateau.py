@@ -219,3 +219,17 @@ def test_a_drop_inside_the_first_few_percent_then_flat_is_stuck_after_a_drop():
     loss = 0.7 + 0.85 * np.exp(-steps / 60) + 0.05 * RNG.standard_normal(10_000)
     f = judge(Plateau(), run_of(loss=(steps, loss)))
     assert f is not None and f.evidence["kind"] == "stuck_after_drop"
+
+
+def test_a_flat_training_loss_beside_a_validation_loss_still_improving_is_no_plateau():
+    # dropout keeps the epoch-mean training loss on a floor from epoch 13 while the validation
+    # loss keeps falling 9% to its best at the last epoch: the run still pays off
+    rng = np.random.default_rng(8)
+    ep = np.arange(30)
+    train = np.maximum(0.28, 0.76 * np.exp(-ep / 3.5)) + 0.006 * rng.standard_normal(30)
+    improving = 0.19 + 0.18 * np.exp(-ep / 8) + 0.002 * rng.standard_normal(30)
+    assert judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, improving))) is None
+    # near miss: the validation loss on a floor too, from where the training loss stalled
+    flat = np.where(ep < 6, improving, 0.27 + 0.002 * rng.standard_normal(30))
+    f = judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, flat)))
+    assert f is not None and f.evidence["kind"] == "stuck_after_drop"
