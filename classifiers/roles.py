@@ -95,7 +95,7 @@ _SCORE_TOKENS = {
 }
 # loss functions named without the word loss (`CrossEntropy=1.83`, `val_categorical_crossentropy`,
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
-_LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1"}
+_LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1", "xent"}
 _LOSS_FUNCTION_PAIRS = ({"cross", "entropy"}, {"smooth", "l1"})
 # Error rates named by a bare acronym that is also an English word: a score only as the name's
 # last token (`val_per`: phoneme error rate), never inside a phrase (`tokens_per_step`).

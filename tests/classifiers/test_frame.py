@@ -119,6 +119,8 @@ def test_split_context_makes_val():
         ("val_AP", "val_score"),
         ("CrossEntropy", "train_loss"),
         ("SmoothL1", "train_loss"),
+        ("xent", "train_loss"),  # OpenNMT's and TensorFlow's cross-entropy
+        ("valid_xent", "val_loss"),
         ("val_categorical_crossentropy", "val_loss"),
         ("policy_entropy", "other"),
         ("Best Valid accuracy", "other"),
