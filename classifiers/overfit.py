@@ -393,8 +393,10 @@ class Overfit(Classifier):
     def skip_reason(self, run: RunSeries) -> str | None:
         """Without a validation loss the run is still judged when its log marks the epochs
         (the staircase reading needs only the training loss and the epoch boundaries) or logs a
-        held-out score (read for a stall beside a collapsing training loss)."""
-        if not run.has("val_loss") and run.has("train_loss"):
+        held-out score (read for a stall beside a collapsing training loss), so long as the
+        training loss has `min_points` points: two cannot say it collapsed."""
+        train_points = len(run.curve("train_loss") or ())
+        if not run.has("val_loss") and train_points >= self.min_points:
             if run.has("val_score") or len(epoch_starts(run)) >= 2:
                 return None
         val, train = run.curve("val_loss"), run.curve("train_loss")

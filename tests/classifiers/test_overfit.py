@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from lossforensics.classifiers.diagnose import diagnose
 from lossforensics.classifiers.overfit import Overfit
 
 from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
@@ -330,6 +331,17 @@ def test_a_train_only_log_without_epochs_is_still_skipped_for_want_of_a_val_loss
     steps = np.arange(100)
     reason = Overfit().skip_reason(run_of(loss=(steps, np.exp(-steps / 30))))
     assert reason is not None and "validation loss" in reason
+
+
+def test_a_held_out_score_beside_two_training_points_is_not_judged():
+    # a Lightning log whose only dense series is a validation metric (`Valid MSE`, 100 points)
+    # and whose training loss was logged twice: nothing can say the training loss collapsed,
+    # so the run is not judged (and not called healthy on overfit's silence)
+    ep = np.arange(100)
+    run = run_of(loss=(np.array([49, 99]), np.array([0.9, 0.8])), val_mse=(ep, 1 / (ep + 1)))
+    reason = Overfit().skip_reason(run)
+    assert reason is not None and "validation loss" in reason
+    assert diagnose(run.frame).verdict == "inconclusive"
 
 
 @pytest.mark.slow
