@@ -151,6 +151,14 @@ def diagnose_run(
     # one problem, one finding: its cause; a cause leads the consequence it stands beside
     findings = apply_leads(apply_explains(order_findings(findings)))
     notes = [str(w) for w in (warnings or ())]
+    if run.carried_on is not None:
+        sessions = len(np.unique(run.frame["segment"]))
+        notes.append(
+            f"the log's {sessions} sessions each started the step counter again and carried on "
+            "training from where the one before stopped (fit() called again): read as one "
+            "course, each session's steps counted on from the one before; the steps the "
+            "findings name are on that count"
+        )
     skipped_labels = {s.label for s in skipped}
     judged = len(chosen) - len(skipped)
     course_judged = [c.label for c in chosen if c.label not in skipped_labels | POINT_CHECKS]

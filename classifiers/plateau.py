@@ -72,8 +72,9 @@ from lossforensics.classifiers.metric_mismatch import MetricMismatch
 from lossforensics.classifiers.run import RunSeries
 
 # the validation loss over the stuck stretch: its start is the median of its first 3 points
-# there, its end the median of its last fifth (at least one)...
+# there (one noisy evaluation outvoted)...
 _VAL_HEAD_POINTS = 3
+# ...its end the median of its last fifth (at least one), where its best must also fall
 _VAL_END_SHARE = 0.2
 # ...and it gained by 2 sigmas of its detrended noise
 _VAL_GAIN_Z = 2.0

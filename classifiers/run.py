@@ -4,7 +4,8 @@ A role can hold several metrics (`loss` and `loss_cls`; Keras `batch_loss` and `
 six `eval_gN_loss` sets). `primary(role)` picks the one a person would plot first: a canonical
 name, else the non-component metric with the most points. `curve()` gives it as step-sorted
 arrays of the run's course (a session that restarted the counter supersedes what earlier ones
-logged from its first step on; a repeated step keeps its last write), at the judging
+logged from its first step on, unless the sessions carried on one course, `carried_on`; a
+repeated step keeps its last write), at the judging
 resolution (classifiers.resolution: a curve over JUDGED_POINTS points is judged on block means,
 each block's highest value in `peaks`); `writes()` keeps the source order, at the same
 resolution, for the classifiers that need restarts and repeats (nan, resume_discontinuity), with
@@ -75,6 +76,12 @@ _SECONDARY = re.compile(
 # a test split's name (`test_loss`, `te_acc`): beside a validation split's, the held-out set a run
 # is tuned on is the validation one, so its curve is the one read first
 _TEST_SPLIT = re.compile(r"(^|[/_\s])(test|te|tst)([/_\s]|$)")
+# sessions carry on one course when each later one's training loss starts (its first finite
+# point) at most 5% above where the one before stopped (its last): a resume that lost state, or
+# a new run from the untrained loss, starts well above
+_CARRIED_ON_RISE = 0.05
+# ... and falls there by no more than twice the largest step of the last 5 of the one before
+_CARRIED_ON_STEPS = 5
 # The same quantity logged at two granularities (Lightning: `train_loss_step`, `train_loss_epoch`)
 _GRANULARITY = re.compile(r"[_/](step|epoch)$")
 
@@ -365,10 +372,15 @@ class RunSeries:
         (not kept with the run). A session that restarted the step counter at step s took the
         run back there, so what earlier sessions logged from s on is of a course it abandoned
         and is left out (an aborted restart shorter than the session before it must not leave
-        that session's later points on its tail); a step logged again keeps its last write."""
+        that session's later points on its tail); a step logged again keeps its last write.
+        Unless the sessions carried on one course (`carried_on`): then each session's steps
+        are counted on from the one before."""
         rows = self.rows(metric)
         all_steps, all_values, all_wall = self._columns
         steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
+        carried = self.carried_on
+        if carried is not None:
+            steps = steps + carried[self._segment_column[rows]]
         if len(steps) > 1 and not np.all(steps[1:] > steps[:-1]):
             keep = _not_superseded(steps, self._segment_column[rows])
             steps, values, wall = steps[keep], values[keep], wall[keep]
@@ -378,6 +390,38 @@ class RunSeries:
             keep = len(steps) - 1 - first_from_end  # sorted by step
             steps, values, wall = steps[keep], values[keep], wall[keep]
         return Curve(metric, steps, values, wall)
+
+    @cached_property
+    def carried_on(self) -> np.ndarray | None:
+        """Per segment, the steps added to its points when the run's sessions carried on one
+        course: every later session restarted the step counter at the run's first step or
+        before, and its positive training loss went on from where the session before stopped
+        (`_carries_on`: Keras `fit()` called again, a CSVLogger appending each call from
+        epoch 0). A
+        resume goes back to a checkpoint's step, a new run starts again from the untrained
+        loss: then None, and a later session supersedes (`step_sorted`)."""
+        seg = self._segment_column
+        name = self.primary("train_loss")
+        if name is None or len(seg) == 0 or seg.min() == seg.max():
+            return None
+        rows = self.rows(name)
+        steps, values, _ = self._columns
+        s, y, g = steps[rows], values[rows], seg[rows]
+        sessions = np.unique(seg)
+        if not np.array_equal(np.unique(g), sessions):
+            return None  # a session without a training loss: nothing says it carried on
+        offsets = np.zeros(int(sessions[-1]) + 1, np.int64)
+        start = int(s[g == sessions[0]].min())
+        for prev, k in zip(sessions[:-1], sessions[1:], strict=True):
+            a, b = s[g == prev], s[g == k]
+            before, after = _last_finite(y[g == prev]), _last_finite(y[g == k][::-1])
+            if int(b.min()) > start or not (before > 0 and after > 0):
+                return None
+            if not _carries_on(y[g == prev], before, after):
+                return None
+            gap = int(np.median(np.diff(a))) if len(a) > 1 else 1
+            offsets[k] = int(a.max()) + offsets[prev] + max(gap, 1) - int(b.min())
+        return offsets
 
     def detailed(self, role: str) -> Curve | None:
         """The primary quantity at its finest logging: of the role's metrics that name the same
@@ -418,6 +462,23 @@ class RunSeries:
             return view
 
         return self.measured(("finest_view",), compute)
+
+
+def _carries_on(previous: np.ndarray, before: float, after: float) -> bool:
+    """A training loss that starts a session at `after` carries on from `before`, where the
+    session before (`previous`) stopped: at most `_CARRIED_ON_RISE` above it, and below it by
+    no more than twice the largest step the previous session's last points took (log terms),
+    plus that 5%: one more epoch of the same descent, not another run's level."""
+    recent = previous[np.isfinite(previous) & (previous > 0)][-_CARRIED_ON_STEPS - 1 :]
+    largest = float(np.max(np.abs(np.diff(np.log(recent))))) if len(recent) > 1 else 0.0
+    fall = float(np.log(before / after))
+    return -np.log1p(_CARRIED_ON_RISE) <= fall <= 2 * largest + np.log1p(_CARRIED_ON_RISE)
+
+
+def _last_finite(y: np.ndarray) -> float:
+    """The last finite value, NaN when there is none."""
+    y = y[np.isfinite(y)]
+    return float(y[-1]) if len(y) else float("nan")
 
 
 def _not_superseded(steps: np.ndarray, segments: np.ndarray) -> np.ndarray:

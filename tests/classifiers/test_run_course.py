@@ -58,3 +58,34 @@ def test_appended_aborted_runs_are_no_blow_up():
     labels = {f.label for f in d.findings}
     assert "exploding" not in labels and "resume_discontinuity" not in labels
     assert labels == {"plateau"}
+
+
+def test_fit_called_again_carries_the_course_on():
+    # Keras fit(epochs=5) called four times: each call logs epochs 1-5 again while the loss
+    # carries on from where the call before stopped; the course is all 20 epochs, in order,
+    # and the diagnosis says how it counted them
+    loss = 0.1 + 2.3 * np.exp(-np.arange(20) / 5)
+    calls = [(np.arange(1, 6), loss[5 * i : 5 * i + 5]) for i in range(4)]
+    run = RunSeries(_sessions(*calls))
+    assert run.carried_on is not None
+    curve = run.curve("train_loss")
+    assert curve.steps.tolist() == list(range(1, 21))
+    assert np.allclose(curve.values, loss)
+    notes = diagnose(run.frame).warnings
+    assert any("4 sessions" in n and "carried on" in n for n in notes)
+
+
+def test_a_restart_to_the_first_step_that_jumps_or_drops_far_is_not_carried_on():
+    # the loss starting again at the untrained level (a new run, or a resume that lost the
+    # weights) or far below the one before (another run's level): a later session supersedes
+    first = 2.3 * np.exp(-np.arange(10) / 4)
+    again = RunSeries(_sessions((np.arange(10), first), (np.arange(10), first)))
+    assert again.carried_on is None
+    assert again.curve("train_loss").steps.tolist() == list(range(10))
+    lower = RunSeries(_sessions((np.arange(10), first + 8), (np.arange(5), first[:5] / 20)))
+    assert lower.carried_on is None
+    # and a resume from a checkpoint (a step past the start) is a resume, whatever the loss
+    resumed = RunSeries(
+        _sessions((np.arange(10), first), (np.arange(5, 15), first[-1] * 0.97 ** np.arange(10)))
+    )
+    assert resumed.carried_on is None
