@@ -27,9 +27,10 @@ flat line is. A slow creep after the drop is `stuck_after_drop` too when a valid
 witnesses it: train and validation each improved by under 2.5% (relative) from the middle of the
 run to its end, and training did not get worse by more than that.
 A stuck training loss beside a validation loss that gained `late_gain` of its level over the
-stuck stretch (by `_VAL_GAIN_Z`, 2, sigmas) and reached its best in that stretch's last fifth is
-no plateau: the training loss sits on a floor (dropout, augmentation) while the run still pays
-off on held-out data.
+stuck stretch (by `_VAL_GAIN_Z`, 2, sigmas) and reached its best in that stretch's last fifth, or
+beside a val score still gaining over the second half (as below), is no plateau: the training
+loss sits on a floor (dropout, augmentation, a fine-tune's noise) while the run still pays off
+on held-out data.
 A val score (metric_mismatch's) that still gained over that second half, by `_SCORE_GAIN_Z` (3)
 sigmas and `_SCORE_GAIN_ROOM` (5%) of the room it had left, outvotes the losses' witness: their
 creep is their scale (a Dice loss near 1), and the run still pays off.
@@ -386,7 +387,7 @@ class Plateau(Classifier):
         if ev is None or curve is None or ev["stuck_fraction"] < self.min_stuck:
             stall = held_out_stall(run)
             return self.judge_held_out(stall) if stall is not None and stood_still(stall) else None
-        if self._val_still_improving(run, ev):
+        if self._val_still_improving(run, ev) or _score_still_improving(run):
             return None
         return self.judge(ev, int(curve.steps[-1]))
 

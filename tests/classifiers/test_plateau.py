@@ -233,3 +233,20 @@ def test_a_flat_training_loss_beside_a_validation_loss_still_improving_is_no_pla
     flat = np.where(ep < 6, improving, 0.27 + 0.002 * rng.standard_normal(30))
     f = judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, flat)))
     assert f is not None and f.evidence["kind"] == "stuck_after_drop"
+
+
+def test_a_flat_training_loss_beside_a_validation_score_still_improving_is_no_plateau():
+    # a fine-tune whose training loss sits on its floor from early on while the validation
+    # accuracy still climbs 0.90 -> 0.96 over the second half: the run still pays off
+    rng = np.random.default_rng(9)
+    steps = np.arange(0, 4000, 10)
+    train = np.maximum(0.7, 1.9 * np.exp(-steps / 40)) + 0.08 * rng.standard_normal(len(steps))
+    evals = np.arange(400, 4001, 400)
+    val = 1.25 + 0.003 * rng.standard_normal(len(evals))
+    acc = 0.97 - 0.08 * np.exp(-evals / 1500) + 0.002 * rng.standard_normal(len(evals))
+    series = {"train_loss": (steps, train), "val_loss": (evals, val)}
+    climbing = run_of(**series, val_acc=(evals, acc))
+    assert judge(Plateau(), climbing) is None
+    # near miss: the same run with the accuracy on its floor too is stuck
+    flat = run_of(**series, val_acc=(evals, 0.93 + 0.002 * rng.standard_normal(len(evals))))
+    assert judge(Plateau(), flat) is not None
