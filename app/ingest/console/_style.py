@@ -81,6 +81,11 @@ BATCH = re.compile(
 )
 # `[1,  2000] loss: 2.203` at the head of a line (PyTorch's CIFAR-10 tutorial): epoch, batch
 EPOCH_BATCH_PAIR = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*,\s*(?P<batch>\d+)\s*\]")
+# a line that opens with a bracketed number and a space (`[01] train_loss 2.86 | test_loss ..`,
+# a script's f"[{epoch:02d}] ..."): the epoch. Read before the named counters, which take its
+# place when the line prints one (`[0] epoch 3 ...`: a tag, the epoch is 3). A tab after it is
+# a boosting round (`[20]\ttrain-rmse:..`), the xgboost style's
+LEADING_INDEX = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*\](?= )")
 
 
 @dataclass(frozen=True)

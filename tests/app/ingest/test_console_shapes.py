@@ -246,6 +246,22 @@ def test_a_stray_batch_counter_above_epoch_lines_sets_no_axis():
     assert _series(result, "loss") == ([1, 2, 3, 4, 5], [1.0, 0.5, 0.3333, 0.25, 0.2])
 
 
+def test_a_line_opening_with_a_bracketed_number_counts_it_as_the_epoch():
+    """`[01] train_loss 2.8654 | test_loss 2.3644 | test_acc 0.87` (f"[{epoch:02d}] ..."): the
+    bracketed number is the epoch, so the spaced pairs after it are a record; a named counter
+    on the line takes its place (`[0]` a tag before `epoch 3`)."""
+    text = "".join(
+        f"[{e:02d}] train_loss {2 / e:.4f} | test_loss {2.2 / e:.4f} | test_acc 0.9\n"
+        for e in range(1, 6)
+    )
+    result = _read(text)
+    assert _series(result, "train_loss") == ([1, 2, 3, 4, 5], [2.0, 1.0, 0.6667, 0.5, 0.4])
+    assert _series(result, "test_loss")[0] == [1, 2, 3, 4, 5]
+    _same_with_and_without_plans(text)
+    tagged = "".join(f"[0] epoch {e}: loss={1 / e:.4f}\n" for e in range(3, 7))
+    assert _series(_read(tagged), "loss")[0] == [3, 4, 5, 6]
+
+
 def test_nanogpt_lines_stay_with_the_nanogpt_style():
     """nanoGPT's `iter N: loss` and `step N: train loss, val loss` lines are read by the fallback
     too (its evaluation's `train loss` counted as one more curve), but its own style, which
