@@ -394,9 +394,8 @@ class Plateau(Classifier):
     def _val_still_improving(self, run: RunSeries, ev: dict) -> bool:
         """The validation loss gained `late_gain` (2.5%) of its level over the stuck stretch,
         by 2 sigmas of its noise, and reached its best in that stretch's last fifth: the run
-        still pays off on
-        held-out data, so the flat training loss is a floor (dropout, augmentation), not a
-        stall."""
+        still pays off on held-out data, so the flat training loss is a floor (dropout,
+        augmentation), not a stall."""
         vx, vy = finite_curve(run, "val_loss")
         after = vx >= ev["stall_step"]
         if after.sum() < _MIN_VAL_POINTS or not signals.all_positive(vy):

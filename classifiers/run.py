@@ -397,9 +397,8 @@ class RunSeries:
         course: every later session restarted the step counter at the run's first step or
         before, and its positive training loss went on from where the session before stopped
         (`_carries_on`: Keras `fit()` called again, a CSVLogger appending each call from
-        epoch 0). A
-        resume goes back to a checkpoint's step, a new run starts again from the untrained
-        loss: then None, and a later session supersedes (`step_sorted`)."""
+        epoch 0). A resume goes back to a checkpoint's step, a new run starts again from the
+        untrained loss: then None, and a later session supersedes (`step_sorted`)."""
         seg = self._segment_column
         name = self.primary("train_loss")
         if name is None or len(seg) == 0 or seg.min() == seg.max():
@@ -414,7 +413,7 @@ class RunSeries:
         start = int(s[g == sessions[0]].min())
         for prev, k in zip(sessions[:-1], sessions[1:], strict=True):
             a, b = s[g == prev], s[g == k]
-            before, after = _last_finite(y[g == prev]), _last_finite(y[g == k][::-1])
+            before, after = _finite_at(y[g == prev], -1), _finite_at(y[g == k], 0)
             if int(b.min()) > start or not (before > 0 and after > 0):
                 return None
             if not _carries_on(y[g == prev], before, after):
@@ -475,10 +474,10 @@ def _carries_on(previous: np.ndarray, before: float, after: float) -> bool:
     return -np.log1p(_CARRIED_ON_RISE) <= fall <= 2 * largest + np.log1p(_CARRIED_ON_RISE)
 
 
-def _last_finite(y: np.ndarray) -> float:
-    """The last finite value, NaN when there is none."""
+def _finite_at(y: np.ndarray, end: int) -> float:
+    """The first (`end` 0) or last (`end` -1) finite value, NaN when there is none."""
     y = y[np.isfinite(y)]
-    return float(y[-1]) if len(y) else float("nan")
+    return float(y[end]) if len(y) else float("nan")
 
 
 def _not_superseded(steps: np.ndarray, segments: np.ndarray) -> np.ndarray:
