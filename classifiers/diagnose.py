@@ -152,7 +152,7 @@ def diagnose_run(
     findings = apply_leads(apply_explains(order_findings(findings)))
     notes = [str(w) for w in (warnings or ())]
     if run.carried_on is not None:
-        sessions = len(np.unique(run.frame["segment"]))
+        sessions = len(np.unique(run.segments()))
         notes.append(
             f"the log's {sessions} sessions each started the step counter again and carried on "
             "training from where the one before stopped (fit() called again): read as one "

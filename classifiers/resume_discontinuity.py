@@ -267,7 +267,7 @@ def _metrics_changed(run: RunSeries, before: int, after: int) -> bool:
     if before == after:
         return False
     codes, names = run.metric_codes()
-    seg = run.frame["segment"].to_numpy()
+    seg = run.segments()
     logged = [
         np.bincount(codes[(seg == part) & (codes >= 0)], minlength=len(names)) >= _PHASE_MIN_WRITES
         for part in (before, after)

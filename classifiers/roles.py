@@ -41,6 +41,8 @@ _VAL_TOKENS = {
     "te",
 }
 _TRAIN_TOKENS = {"train", "training", "trn", "tr"}
+# of the held-out splits, the test set's words: beside a validation split, not the one tuned on
+_TEST_TOKENS = {"test", "te"}
 _SCORE_TOKENS = {
     "acc",
     "accuracy",
@@ -147,6 +149,11 @@ def _tokens(name: str) -> list[str]:
 
 # words that say when a quantity was logged rather than what it is (`epoch_accuracy`)
 _GRANULARITY_TOKENS = {"epoch", "step"}
+
+
+def names_test_split(metric: str) -> bool:
+    """Whether the name says the test split (`test_loss`, `te_acc`, `testLoss`)."""
+    return bool(set(_tokens(metric)) & _TEST_TOKENS)
 
 
 def metric_stem(metric: str) -> str:

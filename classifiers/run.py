@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from lossforensics.classifiers.frame import coded_strings
 from lossforensics.classifiers.resolution import aggregate, block_size
+from lossforensics.classifiers.roles import names_test_split
 from lossforensics.classifiers.signals.reduce import finite_points
 from lossforensics.classifiers.signals.smoothing import smooth, smoothing_frac
 
@@ -73,9 +74,6 @@ _SECONDARY = re.compile(
     r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|"
     r"(box|obj|cls|rpn|reg|aux|dfl|seg|pose|kobj|mask)"
 )
-# a test split's name (`test_loss`, `te_acc`): beside a validation split's, the held-out set a run
-# is tuned on is the validation one, so its curve is the one read first
-_TEST_SPLIT = re.compile(r"(^|[/_\s])(test|te|tst)([/_\s]|$)")
 # sessions carry on one course when each later one's training loss starts (its first finite
 # point) at most 5% above where the one before stopped (its last): a resume that lost state, or
 # a new run from the untrained loss, starts well above
@@ -217,6 +215,10 @@ class RunSeries:
             self.frame["wall_time"].to_numpy(np.float64),
         )
 
+    def segments(self) -> np.ndarray:
+        """Each row's segment (its session of the run), in row order. Computed once per run."""
+        return self._segment_column
+
     def metric_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """Each row's metric as an integer code (-1 for a missing name) and the names the codes
         stand for, in order of first appearance. Computed once per run."""
@@ -253,7 +255,8 @@ class RunSeries:
             metric, n = item
             low = metric.lower()
             canon = canonical.index(low) if low in canonical else len(canonical)
-            test = int(bool(_TEST_SPLIT.search(low)))
+            # beside a validation split, the held-out set a run is tuned on: read first
+            test = int(names_test_split(metric))
             return (canon, int(bool(_SECONDARY.search(low))), test, -n, metric)
 
         return [m for m, _ in sorted(items, key=key)]

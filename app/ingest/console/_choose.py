@@ -9,13 +9,13 @@ win."""
 from __future__ import annotations
 
 import numpy as np
-from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest.console._engine import (
     LOSS_ROLES,
     MIN_LOSS_POINTS,
     Parser,
     Points,
     loss_points,
+    role_of,
     to_points,
 )
 from lossforensics.ingest.console._style import Style
@@ -62,7 +62,7 @@ def curve_points(points: Points) -> int:
     counts = np.bincount(points.metric, minlength=len(points.names))
     longest = dict.fromkeys(LOSS_ROLES, 0)
     for code, name in enumerate(points.names):
-        role = points.roles.get(name) or infer_role(name)
+        role = role_of(points.roles, name)
         if role in longest and counts[code] >= MIN_LOSS_POINTS:
             longest[role] = max(longest[role], int(counts[code]))
     return sum(longest.values())

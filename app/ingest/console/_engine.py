@@ -195,7 +195,7 @@ def _steps(
     epoch, step, batch, run = rec["epoch"], rec["step"], rec["batch"], rec["run"]
     if _counts_within_epoch(epoch, step, batch, run):
         step, batch = np.full(len(step), -1, dtype=np.int64), step  # read as a batch counter
-    lossy = _loss_records(len(step), p_rec, p_key, names)
+    lossy = _loss_records(len(step), p_rec, p_key, names, _roles(style, names))
     if _counted(step, lossy):
         epoch_level = (step < 0) & (epoch >= 0) & (rec["kind"] != EVAL)
         if epoch_level.any():  # `[Epoch 1] Loss: 0.21` after `[Epoch 1 | Step 10/111] Loss: ..`
@@ -273,9 +273,11 @@ def _held_out_only_at_end(p_key: np.ndarray, at_end: np.ndarray, names: list[str
     return held_out[p_key]
 
 
-def _loss_records(n: int, p_rec: np.ndarray, p_key: np.ndarray, names: list[str]) -> np.ndarray:
-    """Per record: whether it holds a loss (a name whose role is a loss)."""
-    lossy_name = np.array([infer_role(n) in LOSS_ROLES for n in names] + [False], dtype=bool)
+def _loss_records(
+    n: int, p_rec: np.ndarray, p_key: np.ndarray, names: list[str], roles: dict[str, str]
+) -> np.ndarray:
+    """Per record: whether it holds a loss (`role_of` its name is a loss role)."""
+    lossy_name = np.array([role_of(roles, name) in LOSS_ROLES for name in names], dtype=bool)
     lossy = np.zeros(n, dtype=bool)
     lossy[p_rec[lossy_name[p_key]]] = True
     return lossy
@@ -399,6 +401,11 @@ def _roles(style: Style, names: list[str]) -> dict[str, str]:
     return out
 
 
+def role_of(roles: dict[str, str], name: str) -> str:
+    """A metric's role: the style's hint (`roles`, from `_roles`), else the general inference."""
+    return roles.get(name) or infer_role(name)
+
+
 def loss_points(points: Points) -> int:
     """How many points belong to a loss-like series (a train or val loss, by the style's hints
     or the general inference) with at least MIN_LOSS_POINTS points."""
@@ -407,7 +414,6 @@ def loss_points(points: Points) -> int:
     counts = np.bincount(points.metric, minlength=len(points.names))
     total = 0
     for code, name in enumerate(points.names):
-        role = points.roles.get(name) or infer_role(name)
-        if role in LOSS_ROLES and counts[code] >= MIN_LOSS_POINTS:
+        if role_of(points.roles, name) in LOSS_ROLES and counts[code] >= MIN_LOSS_POINTS:
             total += int(counts[code])
     return total
