@@ -3,8 +3,9 @@
 A *run source* is what one `ingest.load_run` call reads: a TensorBoard run directory (a
 Keras `train/` + `validation/` pair is ONE source, at their parent; other logs in its folder are
 the same run written twice, noted in `also`, not listed again), an MLflow run directory
-(`meta.yaml` + `metrics/`), a folder's Keras `training.csv` + `validation.csv` pair or console
-`train_log` + `val_log` parts (one run each, as the readers' `pair_parts` say), or one file
+(`meta.yaml` + `metrics/`), a folder's Keras `training.csv` + `validation.csv` pair, console
+`train_log` + `val_log` parts or series files (`log_train.txt` + `log_val.txt`) (one run each,
+as the readers' `pair_parts` say), or one file
 (trainer_state.json, a Lightning `metrics.csv`, a Keras CSVLogger log, a W&B CSV export that may
 hold several runs, a JSONL log).
 
@@ -48,10 +49,12 @@ WANDB_CSV = "wandb_csv"
 JSONL = "jsonl"
 PLAIN_CSV = "csv"  # any per-step table (Ultralytics results.csv, hand-written logs)
 CONSOLE = "console"  # printed output: nohup.out, a SLURM .out, train.log, a .txt, a misnamed .csv
+SERIES_FILE = "series_file"  # bare numbers named by their file: train_loss.txt, log_val.txt
 # Formats whose reader takes one run's parts as a folder (its `pair_parts` says which folders)
 _PART_READERS = {
     KERAS_CSV: "lossforensics.ingest.keras_csv",
     CONSOLE: "lossforensics.ingest.console",
+    SERIES_FILE: "lossforensics.ingest.series_file",
 }
 
 # Sub-directories whose event files belong to their parent's run (Keras, HF, TF estimators).
@@ -309,8 +312,8 @@ class _Walker:
 
 def _paired(d: Path, picked: list[tuple[Path, str]]) -> list[tuple[Path, str]]:
     """The parts of one run in `d` become one source, the folder, as ingest reads them: a Keras
-    `training.csv` + `validation.csv` pair, or a console training log beside logs named after
-    a split (`train_log.csv` + `val_log.csv`)."""
+    `training.csv` + `validation.csv` pair, a console training log beside logs named after
+    a split (`train_log.csv` + `val_log.csv`), or a folder's series files (one per metric)."""
     for fmt, module in _PART_READERS.items():
         picked = _paired_format(d, picked, fmt, import_module(module).pair_parts)
     return picked

@@ -4,10 +4,10 @@
     result = load_run("runs/exp1")            # a file or a run directory, any supported format
     result.frame, result.warnings, result.format, result.files
 
-One reader module a format (`READERS`: tensorboard, mlflow, hf_trainer, jsonl, wandb_csv,
-lightning_csv, keras_csv, csv, printed_table, console), each with `FORMAT`, `sniff(path)` and
-`read(path, *, run=None, roles=None)`. `detect_format` picks one by content; `load_run`
-detects, plans a directory, reads, and names the runs.
+One reader module a format (`READERS`: tensorboard, mlflow, hf_trainer, history_json, jsonl,
+series_file, wandb_csv, lightning_csv, keras_csv, csv, printed_table, console), each with
+`FORMAT`, `sniff(path)` and `read(path, *, run=None, roles=None)`. `detect_format` picks one by
+content; `load_run` detects, plans a directory, reads, and names the runs.
 """
 
 from __future__ import annotations

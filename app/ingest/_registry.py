@@ -9,7 +9,8 @@ from types import ModuleType
 
 from lossforensics.classifiers.errors import UnknownFormatError
 
-# Detection order: the most specific content test first; `csv` (any per-step table), then a
+# Detection order: the most specific content test first (`series_file` claims a file only by a
+# loss-naming file name over bare numbers); `csv` (any per-step table), then a
 # results table printed among other text (`printed_table`: fastai's, a markdown table), then
 # `console` (printed text, taken only where a loss series is found in it) last.
 MODULES: dict[str, str] = {
@@ -18,6 +19,7 @@ MODULES: dict[str, str] = {
     "hf_trainer": "lossforensics.ingest.hf_trainer",
     "history_json": "lossforensics.ingest.history_json",
     "jsonl": "lossforensics.ingest.jsonl",
+    "series_file": "lossforensics.ingest.series_file",
     "wandb_csv": "lossforensics.ingest.wandb_csv",
     "lightning_csv": "lossforensics.ingest.lightning_csv",
     "keras_csv": "lossforensics.ingest.keras_csv",

@@ -64,7 +64,7 @@ _SKIP_SUFFIXES = {
     ".sh",
     ".lock",
 }
-CSV_FAMILY = {"wandb_csv", "lightning_csv", "keras_csv", "csv"}
+CSV_FAMILY = {"wandb_csv", "lightning_csv", "keras_csv", "csv", "series_file"}
 _NAME_CLAIMS = {  # suffix -> formats whose content fits that name
     ".jsonl": {"jsonl"},
     ".ndjson": {"jsonl"},
@@ -208,6 +208,10 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
     chosen = order[0]
     if chosen == "keras_csv":  # a folder's training/validation parts are one run
         found[chosen] = pair_parts(found[chosen])
+    elif chosen == "series_file":  # log_train.txt + log_val.txt: one file per metric
+        from lossforensics.ingest import series_file
+
+        found[chosen] = series_file.pair_parts(found[chosen])
     elif chosen == "console":  # train_log + val_log: the two halves of one run
         from lossforensics.ingest import console
 

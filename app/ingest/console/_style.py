@@ -36,10 +36,10 @@ _KEY = r"[A-Za-z_][\w\-/.@]*(?:\(\w+\))?(?: (?!is\b)[A-Za-z_][\w\-/.@]*){0,3}"
 _OPEN = r"(?P<wrap>(?:tensor|array|np\.float\d*|float\d*)\()?(?P<list>\[\s*)?"
 _CLOSE = r"(?(list)\s*\])(?(wrap)(?:,[^()\n]*)?\))"
 
-# `key: value`, `key=value`, `key = "value"`, `key is value`, `key value` (the last only when
-# the line carries its own step: see Style.spaced)
+# `key: value`, `key=value`, `key = "value"`, `key is value` (`key is: value`), `key value` (the
+# last only when the line carries its own step: see Style.spaced)
 PAIRS = re.compile(
-    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s+|\s+)['\"]?{_COUNT_OF}{_OPEN}(?P<val>{NUM}){_CLOSE}"
+    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s*[:=]?\s*|\s+)['\"]?{_COUNT_OF}{_OPEN}(?P<val>{NUM}){_CLOSE}"
     rf"['\"]?\s*%?{_END}"
 )
 # a PyTorch meter: `Loss 0.52 (0.61)` / `loss: 0.52 (0.61)`: the value before the brackets

@@ -578,3 +578,12 @@ def test_batches_printed_under_an_epoch_header_belong_to_that_epoch(batch_line):
         parser = Parser(next(s for s in STYLES if s.name == "generic key-value lines"), plans=plans)
         parser.feed_block(text.split("\n"), skeletons(text))
         assert to_points(parser.finish()).step.tolist() == steps
+
+
+def test_a_colon_after_is_still_separates_the_name_from_its_value():
+    """`epoch: 3,  loss is: 0.249, acc is: 0.914` (a PaddlePaddle script's print)."""
+    losses = [0.6286, 0.3675, 0.2923, 0.2490]
+    text = "".join(f"epoch: {e},  loss is: {v}, acc is: 0.{7 + e}\n" for e, v in enumerate(losses))
+    result = _read(text)
+    assert _series(result, "loss") == ([0, 1, 2, 3], losses)
+    assert set(result.frame["metric"]) == {"loss", "acc"}

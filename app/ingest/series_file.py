@@ -1,0 +1,181 @@
+"""A file of bare numbers whose name says what they are: `np.savetxt("train_loss.txt", losses)`,
+a `loss_log.txt` a script appends `epoch,loss` to, a `log_train.txt` + `log_val.txt` pair.
+
+Each non-blank line holds one value, or a whole-number counter (the epoch or step) and a value,
+separated by a comma, semicolon, tab or spaces; one title line without digits may come first
+(`loss`); a title that names something else (`% mean class accuracy`) says the numbers are no
+loss. Otherwise nothing in the file names the metric, so the file name does: its stem, read
+without the words that only say it is a record (`log`, `history`, `values`, ...), must name a
+training or validation loss (`loss_log` -> the training loss, `log_val` -> the validation loss;
+a split's name alone is that split's loss, as a script's `train=2.56, val=2.37` is). A file
+whose name does not name a loss is not claimed: a column of numbers called `results.txt` or
+`accuracy.txt` could be anything; nor is a file of whole numbers only (the ids or labels of a
+`train.txt` split list). The counter, when printed, is the step; else the line's position
+(0-based) is, and a warning says so. A folder's series files are one run, each file one metric,
+the way an MLflow run keeps one file per metric. A line that holds something else (a number cut
+short, a message) is skipped with a warning naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
+from lossforensics.classifiers.roles import infer_role
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._source import (
+    apply_run_name,
+    head_text,
+    parts_as_folders,
+    require_nonempty,
+)
+from lossforensics.ingest.base import IngestResult
+
+FORMAT = "series_file"
+
+_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|NaN|inf|Inf|Infinity)"
+# one point: an optional whole-number counter, then the value
+_POINT = re.compile(rf"\s*(?:(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+))?(?P<val>{_NUM})\s*[,;]?\s*")
+# a value a loss takes: a fraction, an exponent or a non-finite value, not a whole number
+_REAL = re.compile(r"[.eEnN]")
+# a title line: words only, no digit (`loss`, `% mean class accuracy`)
+_TITLE = re.compile(r"[^\d\n]*")
+# words of a file name that say it is a record of something, not what it records
+_FILLER = frozenset(
+    {
+        "log",
+        "logs",
+        "history",
+        "hist",
+        "record",
+        "records",
+        "values",
+        "value",
+        "list",
+        "data",
+        "file",
+        "curve",
+        "curves",
+        "per",
+        "epoch",
+        "epochs",
+        "step",
+        "steps",
+        "iter",
+        "all",
+        "my",
+        "txt",
+        "out",
+    }
+)
+_LOSS_ROLES = ("train_loss", "val_loss")
+# points a sniff must see before claiming a file: fewer are no curve
+_MIN_POINTS = 3
+# one line in this many (at least one) may be something else: a number cut short, a message
+_BAD_SHARE = 50
+# lines looked at by the sniff (the head of a long file says what it is)
+_SNIFF_LINES = 200
+
+
+def role_of_name(path: Path) -> str:
+    """The role the file name gives its numbers: `log_val.txt` -> val_loss."""
+    stem = path.name.split(".")[0]
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", stem) if w and w.lower() not in _FILLER]
+    return infer_role("_".join(words)) if words else "other"
+
+
+def sniff(path: Path) -> bool:
+    """A loss-named file whose head is bare numbers (an optional title line first)."""
+    path = Path(path)
+    if role_of_name(path) not in _LOSS_ROLES:
+        return False
+    text = head_text(path)
+    if not text:
+        return False
+    lines = [ln for ln in text.splitlines()[:_SNIFF_LINES] if ln.strip()]
+    if path.stat().st_size > len(text.encode()) and len(lines) > 1:
+        lines = lines[:-1]  # the head cut its last line
+    if lines and not _POINT.fullmatch(lines[0]) and _TITLE.fullmatch(lines[0]):
+        if infer_role(lines[0]) not in (*_LOSS_ROLES, "other"):
+            return False  # `% mean class accuracy (train set)`: the title says what they are
+        lines = lines[1:]
+    points = [m for m in map(_POINT.fullmatch, lines) if m is not None]
+    if len(points) < _MIN_POINTS or len(lines) - len(points) > max(1, len(lines) // _BAD_SHARE):
+        return False
+    if not any(_REAL.search(m["val"]) for m in points):
+        return False  # whole numbers only: ids or labels (a `train.txt` split list), not a loss
+    return len({m["ctr"] is not None for m in points}) == 1  # counted on every line, or none
+
+
+def pair_parts(paths: list[Path]) -> list[Path]:
+    """Each folder holding two or more series files replaced by the folder: one run."""
+    return parts_as_folders(paths, lambda files: files if len(files) > 1 else None)
+
+
+def _read_one(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(steps, values, counted) of one file; the skipped lines are warned about."""
+    steps: list[int] = []
+    values: list[float] = []
+    counted = False
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for number, raw in enumerate(fh, start=1):
+            line = raw.strip().lstrip("\ufeff")
+            if not line:
+                continue
+            m = _POINT.fullmatch(line)
+            if m is None:
+                if not (number == 1 and _TITLE.fullmatch(line)):
+                    warns.add(f"not a number: skipped ({line[:60]!r})", line=number, kind="skip")
+                continue
+            if m["ctr"] is not None:
+                counted = True
+                steps.append(int(m["ctr"]))
+            else:
+                steps.append(len(values))
+            values.append(float(m["val"]))
+    return np.asarray(steps, dtype=np.int64), np.asarray(values, dtype=np.float64), counted
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    """Read one series file, or a folder's series files as one run."""
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.stat().st_size and sniff(p))
+        if not files:
+            raise NoLogsFoundError("no loss-named file of bare numbers here", file=str(path))
+        run_name = path.resolve().name or "run"
+    else:
+        require_nonempty(path)
+        if not sniff(path):
+            raise UnknownFormatError(
+                "not a series file: a loss-named file of bare numbers, one per line",
+                file=str(path),
+                line=1,
+            )
+        files = [path]
+        run_name = path.resolve().parent.name or path.name.split(".")[0]
+    builder = FrameBuilder()
+    run_code = builder.runs.code(run_name)
+    warnings = []
+    own_roles: dict[str, str] = {}
+    for file in files:
+        warns = Warnings(str(file))
+        steps, values, counted = _read_one(file, warns)
+        name = file.name.split(".")[0]
+        own_roles[name] = role_of_name(file)
+        code = builder.metrics.code(name)
+        builder.add(run_code, np.full(len(steps), code, dtype=np.int32), steps, values)
+        role = own_roles[name].replace("_", " ")
+        how = "the counter before each value" if counted else "the line positions (from 0)"
+        warns.add(f"bare numbers read as the {role} (from the file name); steps are {how}")
+        warnings.extend(warns.finish())
+    merged = {**own_roles, **(roles or {})}
+    frame = builder.build(merged)
+    return IngestResult(
+        apply_run_name(frame, run), warnings, format=FORMAT, files=[str(f) for f in files]
+    )

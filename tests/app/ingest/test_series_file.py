@@ -1,0 +1,95 @@
+"""Bare numbers in a file whose name says what they are (`np.savetxt("train_loss.txt", ...)`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from lossforensics import diagnose
+from lossforensics.classifiers.errors import InputError
+from lossforensics.ingest import load_run, series_file
+
+TRAIN = [0.345724, 0.253627, 0.217457, 0.19007, 0.17253, 0.155955, 0.146898, 0.138625]
+
+
+def _roles(result) -> dict[str, str]:
+    return dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+
+
+def _write(path, rows) -> None:
+    path.write_text("".join(f"{r}\n" for r in rows))
+
+
+def test_a_train_and_val_pair_in_one_folder_is_one_run_with_both_losses(tmp_path):
+    _write(tmp_path / "log_train.txt", [f"{i} {v}" for i, v in enumerate(TRAIN)])
+    _write(tmp_path / "log_val.txt", [f"{i} {0.3 + 0.01 * i}" for i in range(len(TRAIN))])
+    result = load_run(tmp_path)
+    assert result.format == "series_file"
+    assert result.runs == [tmp_path.name]
+    assert _roles(result) == {"log_train": "train_loss", "log_val": "val_loss"}
+    train = result.frame[result.frame["metric"] == "log_train"]
+    assert list(train["step"]) == list(range(8)) and list(train["value"]) == TRAIN
+
+
+def test_a_comma_separated_counter_is_the_step(tmp_path):
+    path = tmp_path / "loss_log.txt"
+    _write(path, [f"{i + 1},{v}" for i, v in enumerate(TRAIN)])
+    result = load_run(path)
+    assert _roles(result) == {"loss_log": "train_loss"}
+    assert list(result.frame["step"]) == list(range(1, 9))
+    assert any("the counter before each value" in w.message for w in result.warnings)
+
+
+def test_values_alone_take_their_line_positions_and_say_so(tmp_path):
+    path = tmp_path / "train_losses.txt"
+    _write(path, ["loss", *TRAIN])  # a title line first
+    result = load_run(path)
+    assert list(result.frame["step"]) == list(range(8))
+    assert list(result.frame["value"]) == TRAIN
+    assert any("line positions" in w.message for w in result.warnings)
+
+
+def test_a_line_that_is_no_number_is_skipped_with_its_line_number(tmp_path):
+    path = tmp_path / "val_loss.txt"
+    _write(path, [*TRAIN[:5], "0.1e", *TRAIN[5:], "nan"])
+    result = load_run(path)
+    values = result.frame["value"].to_numpy()
+    assert len(values) == 9 and np.isnan(values[-1])
+    skipped = [w for w in result.warnings if "not a number" in w.message]
+    assert [w.line for w in skipped] == [6]
+
+
+@pytest.mark.parametrize(
+    ("name", "rows"),
+    [
+        ("results.txt", TRAIN),  # the name does not say what the numbers are
+        ("accuracy.txt", TRAIN),  # a score alone: no loss to read
+        ("train_loss.txt", [f"{v} {v / 2}" for v in TRAIN]),  # two values: a table, not a series
+        ("train_loss.txt", TRAIN[:2]),  # two points are no curve
+        ("train.txt", [3, 17, 4, 21, 9]),  # whole numbers: a split's example ids, not a loss
+    ],
+)
+def test_files_it_does_not_claim(tmp_path, name, rows):
+    path = tmp_path / name
+    _write(path, rows)
+    assert not series_file.sniff(path)
+    with pytest.raises(InputError):
+        load_run(path)
+
+
+def test_an_overfitting_pair_is_diagnosed_from_the_file_names_alone(tmp_path):
+    steps = np.arange(30)
+    train = 1.0 * np.exp(-steps / 6) + 0.02
+    val = 0.5 + 0.3 * np.exp(-steps / 4) + 0.012 * np.maximum(steps - 10, 0)
+    _write(tmp_path / "log_train.txt", [f"{s} {v:.5f}" for s, v in zip(steps, train, strict=True)])
+    _write(tmp_path / "log_val.txt", [f"{s} {v:.5f}" for s, v in zip(steps, val, strict=True)])
+    assert diagnose(tmp_path).verdict == "overfit"
+
+
+def test_a_title_naming_a_score_says_the_numbers_are_no_loss(tmp_path):
+    """`train.log` of `% mean class accuracy (train set)` then accuracies that climb: read as a
+    loss they would be an explosion."""
+    path = tmp_path / "train.log"
+    _write(
+        path, ["% mean class accuracy (train set)\t", *[f" {a:.4e}\t" for a in (15, 19, 21, 24)]]
+    )
+    assert not series_file.sniff(path)
