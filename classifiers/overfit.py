@@ -38,7 +38,9 @@ without ever getting below that value).
 A val that stopped improving for the last `stall_share` (25%) of the span while train kept
 falling is a weaker finding (a stall: the gap widens although the rise is within a sigma or
 two), unless the val loss crept up by under `_CREEP_PCT` (2%) while a val score (accuracy,
-ROUGE, ...) gained at least a sigma after the loss's minimum: generalisation is still improving.
+ROUGE, ...) gained at least a sigma after the loss's minimum: generalisation is still improving;
+or unless the last evaluation, as logged, is the best of all (the smoothed level hid a val that
+was still improving). The memorised-train reading below stands down on the same last evaluation.
 A train loss that fell by `memorised_log` (20x) and has not risen since the val's minimum, beside
 a val `_MEMORISED_RISE_PCT` (20%) above that minimum over 3+ evaluations, is the same weaker
 finding at `_MEMORISED_RISE_Z` (one sigma) of rise: a small val set (a Keras or tabular
@@ -72,9 +74,9 @@ train_fall_after (train fall after the val minimum / train range), train_fall_lo
 start / end), train_fall_log_after (ln of train at the val minimum / end), evaluations_after,
 val_drop_before_z, train_done_before_eval (share of the train's improvement before the first
 evaluation), val_first_below_train_start, val_ever_below_train_start, score_gain_after_min_z
-and score_metric (when a val score is logged), val_follow_ratio (distribution_mismatch's: the
-val's best improvement over the train's on the evaluated span), val_metric (the validation loss
-read), train_drop (the train loss's fall from its first to its last level, relative).
+and score_metric (when a val score is logged), val_last_is_best, val_follow_ratio
+(distribution_mismatch's: the val's best improvement over the train's on the evaluated span),
+val_metric (the validation loss read), train_drop (the train loss's fall from its first to its last level, relative).
 Known false positives: a val curve that drifts up by noise over a long converged tail while the
 train loss still creeps down; a val set re-sampled between evaluations (its level moves without
 the model changing).
@@ -310,6 +312,8 @@ class Overfit(Classifier):
             "val_first_below_train_start": bool(
                 vy[0] < (1.0 - self.first_eval_gain) * max(float(ty[0]), t_start)
             ),
+            # the last evaluation, as logged, is the best of all: the val never stopped improving
+            "val_last_is_best": bool(vy[-1] <= np.min(vy[:-1])),
         }
         m.update(_score_after_min(run))
         return m
@@ -359,7 +363,7 @@ class Overfit(Classifier):
             and m["val_min_fraction"] <= 1.0 - self.stall_share
             and not _still_generalising(m)
         )
-        stalled = stalled or self._rose_after_memorising(m)
+        stalled = (stalled or self._rose_after_memorising(m)) and not m.get("val_last_is_best")
         if not (clear or stalled):
             return None
         strength = (

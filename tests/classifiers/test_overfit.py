@@ -432,3 +432,26 @@ def test_a_noisy_val_20pct_above_its_best_beside_a_memorised_train_is_a_weak_ove
     # which way the gap goes
     fell_5x = 0.35 * np.exp(-ep / 3.0) + 0.09
     assert judge(Overfit(), run_of(loss=(ep, fell_5x), val_loss=(ep, val))) is None
+
+
+def test_a_stalled_val_whose_last_evaluation_is_its_best_is_no_overfit():
+    """A Keras LSTM's val loss, as logged: flat at 0.0112-0.0125 for its last 18 epochs while
+    the training loss creeps down 4%, its last evaluation the best of all. Smoothed, the level
+    after the minimum reads a few percent higher; logged, the val never stopped improving."""
+    train = [0.0189, 0.0183, 0.0177, 0.0174, 0.0168, 0.0167, 0.0162, 0.0161, 0.0156, 0.0145]
+    train += [0.0134, 0.0129, 0.0125, 0.0123, 0.012, 0.0118, 0.0116, 0.0115, 0.0114, 0.0112]
+    train += [0.0111, 0.0111, 0.0111, 0.011, 0.0108, 0.0108, 0.0107, 0.0107, 0.0112, 0.0106]
+    train += [0.0106, 0.0107, 0.0106, 0.0105, 0.0106, 0.0105, 0.0105, 0.0105, 0.0104, 0.0105]
+    train += [0.0104, 0.0103, 0.0105, 0.0103, 0.0102, 0.0103, 0.0103, 0.0102, 0.0102]
+    val = [0.0352, 0.0287, 0.0286, 0.0312, 0.0275, 0.0286, 0.0282, 0.0226, 0.0206, 0.0175]
+    val += [0.0163, 0.0155, 0.013, 0.0136, 0.0124, 0.0136, 0.013, 0.0123, 0.0124, 0.0127]
+    val += [0.0127, 0.0128, 0.0121, 0.0123, 0.012, 0.0139, 0.0133, 0.0129, 0.0123, 0.012]
+    val += [0.0113, 0.0117, 0.0113, 0.0124, 0.0118, 0.012, 0.0116, 0.0115, 0.0119, 0.0116]
+    val += [0.0117, 0.014, 0.0121, 0.0125, 0.0122, 0.0117, 0.0123, 0.0119, 0.0112]
+    ep = np.arange(1, 50)
+    run = run_of(loss=(ep, np.array(train)), val_loss=(ep, np.array(val)))
+    m = Overfit().measure(run)
+    assert m is not None and m["val_last_is_best"]
+    assert judge(Overfit(), run) is None
+    # the same measurements with a last evaluation that is not the best: a stall
+    assert Overfit().judge({**m, "val_last_is_best": False}) is not None
