@@ -14,8 +14,10 @@ finite all along, is an evaluation that had nothing to measure yet (YOLO's early
 box is predicted: 0/0; a step-0 eval) - `leading_val_points` (1) such point is not a finding;
 more than one is (a validation path broken for epochs).
 A non-finite gradient
-norm with finite losses counts only when it persists (at least 3 points or 5% of them):
-mixed-precision loss scalers skip the odd step with an inf gradient by design.
+norm with finite losses counts only when it persists: `persist_points` (3) non-finite in a row,
+non-finite to the end, or `persist_fraction` (a quarter) of its points. A mixed-precision loss
+scaler skips the odd step with an inf gradient by design and is finite again at the next one
+(the Trainer then logs a NaN grad_norm while the learning rate does not advance).
 Confidence: 0.99 when the loss stays non-finite to the end, 0.9 when several points are
 non-finite but training carried on, 0.8 for one isolated point, 0.6 for gradient norm only.
 Evidence: series (the metric that went non-finite), grad_norm_only (only the gradient norm did),
@@ -89,11 +91,12 @@ class NaN(Classifier):
         *,
         # a first non-finite value within the first 2% of the log is "early" (init or data)
         early_fraction: float = 0.02,
-        # a non-finite gradient norm alone counts once it persists over 3 points (a loss
-        # scaler skips the odd inf-gradient step by design)
+        # a non-finite gradient norm alone counts once it persists: 3 points in a row (a loss
+        # scaler skips the odd inf-gradient step by design, finite again at the next)...
         persist_points: int = 3,
-        # ... or 5% of the gradient norm's points, whichever is more
-        persist_fraction: float = 0.05,
+        # ... or a quarter of the gradient norm's points, however scattered (that many skipped
+        # updates is a run that barely trains)
+        persist_fraction: float = 0.25,
         # one non-finite early validation point is an eval with nothing to measure yet
         leading_val_points: int = 1,
         # ... when it is among the first 3 evaluations (YOLO's first eval, a step-0 eval)
@@ -127,6 +130,19 @@ class NaN(Classifier):
             and bool(np.isfinite(train.values).all())
         )
 
+    def _persists(self, grad: Curve, bad: np.ndarray) -> bool:
+        """Whether a gradient norm's non-finite points are more than a loss scaler's skips:
+        `persist_points` in a row, non-finite to the end, or `persist_fraction` of them."""
+        if not len(bad):
+            return False
+        breaks = np.flatnonzero(np.diff(bad) != 1)  # where one stretch of consecutive points ends
+        longest = int(np.max(np.diff(np.concatenate(([-1], breaks, [len(bad) - 1])))))
+        return (
+            longest >= self.persist_points
+            or int(bad[-1]) == len(grad) - 1
+            or len(bad) >= self.persist_fraction * len(grad)
+        )
+
     def measure(self, run: RunSeries) -> dict | None:
         """Where the first non-finite value is and what led up to it; None if all finite."""
         # the primary curves, and the per-step train series when it is logged per epoch too
@@ -149,9 +165,7 @@ class NaN(Classifier):
         grad = run.curve("grad_norm")
         grad_bad = _nonfinite(grad)
         if not hits:
-            if grad is None or len(grad_bad) < max(
-                self.persist_points, self.persist_fraction * len(grad)
-            ):
+            if grad is None or not self._persists(grad, grad_bad):
                 return None
             hits, from_grad = [(grad, grad_bad)], True
         else:

@@ -80,6 +80,19 @@ def test_near_miss_a_single_inf_grad_norm_from_a_loss_scaler_is_not_nan():
     assert f is not None and f.evidence["grad_norm_only"] and f.confidence == 0.6
 
 
+def test_a_loss_scalers_scattered_skips_in_a_short_log_are_not_nan():
+    """A TRL DPO run in fp16, 75 logged steps: grad_norm NaN at steps 1, 2, 18 and 74 (5% of
+    them), finite at the next step each time, the loss finite throughout."""
+    steps = np.arange(1, 76)
+    loss = 0.69 - 0.2 * (1 - np.exp(-steps / 30)) + 0.02 * RNG.standard_normal(len(steps))
+    grad = 10.0 + 3.0 * RNG.standard_normal(len(steps))
+    grad[[0, 1, 17, 73]] = np.nan
+    assert judge(NaN(), run_of(loss=(steps, loss), grad_norm=(steps, grad))) is None
+    grad[40:43] = np.nan  # three skipped updates in a row: the scaler did not recover
+    f = judge(NaN(), run_of(loss=(steps, loss), grad_norm=(steps, grad)))
+    assert f is not None and f.evidence["grad_norm_only"]
+
+
 def test_one_point_run_that_is_nan():
     f = judge(NaN(), run_of(loss=(np.array([0]), np.array([np.nan]))))
     assert f is not None and f.evidence["early"]
