@@ -234,6 +234,16 @@ class Plateau(Classifier):
             signals.all_positive(y)
             and np.exp(end) < _EARLY_DROP_KEPT * float(np.median(y[:_FIRST_POINTS]))
         )
+        start = max(float(y[0]), head)
+        if (
+            not ev["log_scale"]
+            and np.min(y) >= 0
+            and 0 < start
+            and end * np.exp(self.converged_log) <= start
+        ):
+            # a loss that fell to exactly zero (judged linearly: no log of 0) converged, however
+            # flat its smoothed level reads once the zeros outnumber the rest
+            return None
         if flat or (ev["log_scale"] and total < self.flat_log and wander < _FLAT_WANDER_LOG):
             ev.update(
                 kind="stuck_after_drop" if dropped else "flat_from_start",
@@ -251,12 +261,6 @@ class Plateau(Classifier):
             return None  # ended higher (exploding's business) or moved within the noise
         if ev["log_scale"] and total >= self.converged_log:
             return None  # fell by a factor of 20 or more: a flat tail there is the floor
-        if (
-            not ev["log_scale"]
-            and np.min(y) >= 0
-            and end * np.exp(self.converged_log) <= max(float(y[0]), head)
-        ):
-            return None  # the same for a loss that reached exactly zero (judged linearly)
         best = signals.best_so_far(t)
         # the best-so-far of a noisy level keeps finding lower values by chance: new bests
         # count as progress only beyond twice the level's own noise (the point noise over the

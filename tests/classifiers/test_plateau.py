@@ -212,6 +212,17 @@ def test_a_loss_that_reached_exactly_zero_converged():
     assert judge(Plateau(), run_of(loss=(x, stuck))) is not None
 
 
+def test_a_loss_logged_as_zero_from_its_second_point_converged():
+    """A QLoRA fine-tune on a handful of examples: 0.0328 at its first log, then exactly 0.0 at
+    the 99 after. Smoothed, the level is 0 from the start; the first value says it fell."""
+    x = np.arange(10, 1010, 10)
+    loss = np.where(x == 10, 0.0328, 0.0)
+    assert judge(Plateau(), run_of(loss=(x, loss))) is None
+    # near miss: zero from the very first log never moved (a loss masked to nothing)
+    f = judge(Plateau(), run_of(loss=(x, np.zeros(len(x)))))
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
+
+
 def test_a_drop_inside_the_first_few_percent_then_flat_is_stuck_after_a_drop():
     # per-step log: the loss halves within the first 2% of the run, then stays flat and noisy;
     # the head's 5% median already sits after the drop, but the first points say it learned
