@@ -76,7 +76,8 @@ val_drop_before_z, train_done_before_eval (share of the train's improvement befo
 evaluation), val_first_below_train_start, val_ever_below_train_start, score_gain_after_min_z
 and score_metric (when a val score is logged), val_last_is_best, val_follow_ratio
 (distribution_mismatch's: the val's best improvement over the train's on the evaluated span),
-val_metric (the validation loss read), train_drop (the train loss's fall from its first to its last level, relative).
+val_metric (the validation loss read), train_drop (the train loss's fall from its first to its
+last level, relative).
 Known false positives: a val curve that drifts up by noise over a long converged tail while the
 train loss still creeps down; a val set re-sampled between evaluations (its level moves without
 the model changing).

@@ -28,7 +28,7 @@ and byte offset; a cut last line (a live run) is a warning, not an error. Keys s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +36,7 @@ import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError
 from lossforensics.classifiers.roles import ROLES, infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._json_records import looks_like_records, records_document
 from lossforensics.ingest._jsonlines import FrameChunk, RecordChunk, iter_records, parse_json
 from lossforensics.ingest._segments import RUN_KEYS, SEGMENT_KEYS
 from lossforensics.ingest._source import (
@@ -58,10 +59,18 @@ _SPLIT_KEYS = ("mode", "split")  # a line's split: mmdetection's "mode": "train"
 
 def sniff(path: Path) -> bool:
     """The first non-blank line is a JSON object on its own (a cut long first line that opens
-    like one counts too)."""
+    like one counts too), or the file is one document of loss-logging records
+    (`_json_records`)."""
     text = head_text(Path(path))
     if not text:
         return False
+    if _json_lines(text):
+        return True
+    return looks_like_records(text)
+
+
+def _json_lines(text: str) -> bool:
+    """The head's first non-blank line is a JSON object on its own."""
     line = first_line(text.lstrip()).strip()
     if not line.startswith("{"):
         return False
@@ -323,7 +332,15 @@ def read(
     path = Path(path)
     require_nonempty(path)
     state = _State(path, default_run_name(path))
-    for chunk in iter_records(path, state.warns):
+    detail = None
+    chunks: Iterable[RecordChunk | FrameChunk] = iter_records(path, state.warns)
+    head = head_text(path)
+    if head and not _json_lines(head) and looks_like_records(head):
+        document = records_document(path)
+        if document is None:
+            raise EmptyInputError("no list of records holding a loss in this JSON", file=str(path))
+        chunks, detail = [document[0]], document[1]
+    for chunk in chunks:
         if state.long is None:
             first = chunk.records[0]
             state.long = "value" in first and any(
@@ -353,5 +370,9 @@ def read(
         )
     frame = state.builder.build(roles, default_roles=state.defaults, warns=state.warns)
     return IngestResult(
-        apply_run_name(frame, run), state.warns.finish(), format=FORMAT, files=[str(path)]
+        apply_run_name(frame, run),
+        state.warns.finish(),
+        format=FORMAT,
+        files=[str(path)],
+        detail=detail,
     )

@@ -1,0 +1,82 @@
+"""Per-epoch records saved as one JSON document rather than one object a line: a list of them
+(`json.dump(history, f)` where `history` is `[{"epoch": 1, "loss": 0.9, ...}, ...]`), or an
+object that keeps such a list under one key beside the run's settings (`{"seed": 42, "config":
+{...}, "history": [{...}, ...]}`). The records are the lines of a JSON-lines log by another
+layout, so the jsonl reader reads them (`records_document`); each keeps the line its object
+opens on, for warnings.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from lossforensics.ingest._jsonlines import RecordChunk, parse_document
+
+# a loss-named key with a number after it: what makes the records a training log
+_LOSS_KEY = re.compile(r""""[^"\n]{0,100}loss[^"\n]{0,100}"\s*:\s*[-+\d.NI]""", re.I)
+# a list of objects under a key (`"history": [ {`)
+_LIST_OF_OBJECTS = re.compile(r""""([^"\n]{1,100})"\s*:\s*\[\s*\{""")
+_WHITESPACE = re.compile(r"\s*")
+_DECODER = json.JSONDecoder()
+
+
+def looks_like_records(text: str) -> bool:
+    """Whether a file's head opens one JSON document holding a list of loss-logging records:
+    `[{` at the top, or `{` on a line of its own with a list of objects under a key (a file of
+    JSON lines opens with a whole object on its first line instead)."""
+    body = text.lstrip("\ufeff \t\r\n")
+    if _LOSS_KEY.search(body) is None:
+        return False
+    if body.startswith("["):
+        return body[1:].lstrip().startswith("{")
+    return body.startswith("{") and _LIST_OF_OBJECTS.search(body) is not None
+
+
+def _records_key(doc: dict) -> str | None:
+    """The key of the longest list of records holding a loss-named key, if any."""
+    best: tuple[int, str] | None = None
+    for key, value in doc.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            if any("loss" in str(k).lower() for v in value for k in v):
+                if best is None or len(value) > best[0]:
+                    best = (len(value), str(key))
+    return None if best is None else best[1]
+
+
+def _lines(text: str, opening: int, count: int) -> list[int]:
+    """The line each of the `count` objects of the list opening at `opening` starts on."""
+    out: list[int] = []
+    at = opening + 1
+    pos, line = 0, 1
+    for _ in range(count):
+        at = _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
+        line += text.count("\n", pos, at)
+        pos = at
+        out.append(line)
+        try:
+            _, at = _DECODER.raw_decode(text, at)
+        except ValueError:
+            break
+        at = _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
+        if text.startswith(",", at):
+            at += 1
+    return out + [out[-1] if out else 1] * (count - len(out))
+
+
+def records_document(path: Path) -> tuple[RecordChunk, str] | None:
+    """The records of a one-document log, with a word on where they were found; None when the
+    document holds no list of loss-logging records."""
+    raw = path.read_bytes()
+    doc = parse_document(path, raw)
+    text = raw.decode("utf-8", errors="replace")
+    if isinstance(doc, list) and doc and all(isinstance(v, dict) for v in doc):
+        opening = text.index("[")
+        return RecordChunk(doc, _lines(text, opening, len(doc))), "a JSON list of records"
+    if not isinstance(doc, dict) or (key := _records_key(doc)) is None:
+        return None
+    m = re.search(rf'"{re.escape(key)}"\s*:\s*\[', text)
+    opening = m.end() - 1 if m else 0
+    records = doc[key]
+    return RecordChunk(records, _lines(text, opening, len(records))), f"the records under {key!r}"

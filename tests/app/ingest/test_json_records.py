@@ -1,0 +1,78 @@
+"""Per-epoch records saved as one JSON document: a list of them, or a list under one key."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lossforensics.classifiers.errors import InputError
+from lossforensics.ingest import detect_format, load_run
+
+HISTORY = [
+    {"epoch": e, "train_loss": t, "val_loss": v, "val_accuracy": a}
+    for e, t, v, a in [
+        (1, 22.73, 10.99, 0.41),
+        (2, 14.09, 9.70, 0.52),
+        (3, 9.51, 9.12, 0.58),
+        (4, 6.20, 9.35, 0.59),
+    ]
+]
+
+
+def _points(frame, metric):
+    rows = frame[frame["metric"] == metric].sort_values("seq")
+    return list(zip(rows["step"], rows["value"], strict=True))
+
+
+def _roles(result) -> dict[str, str]:
+    return dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+
+
+def test_a_pretty_printed_list_of_epoch_records_is_read_by_epoch(tmp_path):
+    path = tmp_path / "train_history.json"
+    path.write_text(json.dumps(HISTORY, indent=2))
+    result = load_run(path)
+    assert result.format == "jsonl" and result.source["detail"] == "a JSON list of records"
+    assert _points(result.frame, "val_loss") == [(1, 10.99), (2, 9.70), (3, 9.12), (4, 9.35)]
+    assert _roles(result) == {
+        "train_loss": "train_loss",
+        "val_loss": "val_loss",
+        "val_accuracy": "val_score",
+    }
+
+
+def test_records_kept_under_a_key_beside_the_settings_are_read(tmp_path):
+    path = tmp_path / "training_log.json"
+    doc = {"seed": 42, "config": {"lr": 3e-4, "epochs": 4}, "history": HISTORY}
+    path.write_text(json.dumps(doc, indent=2))
+    result = load_run(path)
+    assert result.source["detail"] == "the records under 'history'"
+    assert _points(result.frame, "train_loss")[-1] == (4, 6.20)
+    assert {"seed", "config/lr", "lr"}.isdisjoint(result.frame["metric"])
+
+
+def test_a_bad_value_is_warned_about_at_the_line_its_record_opens_on(tmp_path):
+    path = tmp_path / "history.json"
+    records = [dict(r) for r in HISTORY]
+    records[2]["val_loss"] = "n/a"
+    records[3]["val_loss"] = float("nan")
+    path.write_text(json.dumps(records, indent=2))  # NaN written as the token NaN
+    result = load_run(path)
+    warning = next(w for w in result.warnings if "non-numeric" in w.message)
+    assert warning.line == 1 + 2 * 6 + 1  # `[`, two records of 6 lines, then the third's `{`
+    val = _points(result.frame, "val_loss")
+    assert [s for s, _ in val] == [1, 2, 4] and val[-1][1] != val[-1][1]  # NaN kept
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        [{"name": "resnet", "depth": 50}, {"name": "vit", "depth": 12}],  # no loss: a config list
+        {"runs": [{"id": 1, "acc": 0.9}], "loss_fn": "ce"},  # no loss-logging records
+    ],
+)
+def test_a_json_document_without_loss_records_is_not_claimed(tmp_path, doc):
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps(doc, indent=2))
+    with pytest.raises(InputError):
+        detect_format(path)
