@@ -58,7 +58,7 @@ class Metric(NamedTuple):
 
 
 class Plan(NamedTuple):
-    outcome: int
+    ends_context: bool  # a log message (>= 3 words) of the style ends a record spread over lines
     ends_context: bool  # a log message (>= 3 words) ends a record spread over lines
     counters: tuple[int, ...] = ()  # start, end of each of COUNTER_NAMES (-1: none)
     metrics: tuple[Metric, ...] = ()
@@ -107,9 +107,11 @@ def compile_line(style: Style, raw: str) -> Plan | None:
         if header:
             return header._replace(ends_context=ends)
     if style.skip is not None and style.skip.search(text):
-        return Plan(NOTHING, ends)
+        return Plan(NOTHING, False)  # a line the style knows to pass over: the record goes on
     if style.signature is not None and not style.signature.search(text):
-        return Plan(NOTHING, ends)
+        # another program's line among the style's own (TensorFlow's library messages between
+        # Keras' `Epoch 3/20` and its epoch line): it neither reads nor ends a record
+        return Plan(NOTHING, False)
     rest = text
     pos = list(range(off, off + len(text)))  # where each character of `rest` is in `raw`
     counters: dict[str, tuple[int, int]] = {}

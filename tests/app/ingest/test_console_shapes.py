@@ -587,3 +587,22 @@ def test_a_colon_after_is_still_separates_the_name_from_its_value():
     result = _read(text)
     assert _series(result, "loss") == ([0, 1, 2, 3], losses)
     assert set(result.frame["metric"]) == {"loss", "acc"}
+
+
+def test_keras_verbose_2_keeps_an_epoch_whose_line_comes_after_other_output():
+    """TensorFlow's library messages between `Epoch 1/3` and its line, and EarlyStopping's
+    message (numbered from 0, printed before the last epoch's line by stdout buffering)."""
+    tf = "2021-05-09 18:27:56.180959: I tensorflow/stream_executor/dso_loader.cc:49] "
+    text = (
+        "Epoch 1/50\n"
+        f"{tf}Successfully opened dynamic library cublas64_11.dll\n"
+        f"{tf}Successfully opened dynamic library cudnn64_8.dll\n"
+        "225s - loss: 0.6100 - acc: 0.8104 - val_loss: 0.5090 - val_acc: 0.8441\n"
+        "Epoch 2/50\n"
+        "225s - loss: 0.4897 - acc: 0.8609 - val_loss: 0.3591 - val_acc: 0.8987\n"
+        "Epoch 3/50\n"
+        "Epoch 00002: early stopping\n"
+        "225s - loss: 0.4847 - acc: 0.8622 - val_loss: 0.2958 - val_acc: 0.9164\n"
+    )
+    result = _read(text)
+    assert _series(result, "val_loss") == ([1, 2, 3], [0.509, 0.3591, 0.2958])

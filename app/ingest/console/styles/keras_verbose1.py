@@ -14,6 +14,9 @@ from lossforensics.ingest.console._style import EPOCH, NUM, Style
 # a bar's line: `12/12 [==============================] - 1s ...`, Keras 3's `12/12 ━━━━━━ 1s ...`
 BAR = re.compile(r"^\s*\d+/\d+ (?:\S*\[=*>?\.*\]|\u2501+ )")
 
+# a callback's message on a line of its own (`Epoch 00018: early stopping`): no epoch header
+CALLBACK = re.compile(r"^Epoch \d+: ")
+
 STYLE = Style(
     name="keras verbose 1",
     signature=re.compile(rf"^(?:Epoch \d+(?:/\d+\s*$|: )|{BAR.pattern[1:]})|\u2501"),
