@@ -58,8 +58,8 @@ class Metric(NamedTuple):
 
 
 class Plan(NamedTuple):
-    ends_context: bool  # a log message (>= 3 words) of the style ends a record spread over lines
-    ends_context: bool  # a log message (>= 3 words) ends a record spread over lines
+    outcome: int
+    ends_context: bool  # a message of the style (>= 3 words) ends a record spread over lines
     counters: tuple[int, ...] = ()  # start, end of each of COUNTER_NAMES (-1: none)
     metrics: tuple[Metric, ...] = ()
     kind: int = 0
