@@ -245,7 +245,25 @@ class RunSeries:
         for pair, n in zip(pairs.tolist(), counts.tolist(), strict=True):
             metric, role = divmod(pair, n_roles)
             out.setdefault(str(roles.categories[role]), []).append((str(names[metric]), n))
-        return {role: self._rank(role, items) for role, items in out.items()}
+        return {role: self._vary_first(self._rank(role, items)) for role, items in out.items()}
+
+    def _vary_first(self, ranked: list[str]) -> list[str]:
+        """`ranked` with the metrics whose every finite value is the same moved last: a loss
+        logged as exactly 0 throughout (YOLO's box loss on a set without boxes) says nothing
+        of training, whatever its name; beside one that moves it is never the primary."""
+        if len(ranked) < 2:
+            return ranked
+        values = self._columns[1]
+
+        def constant(metric: str) -> bool:
+            v = values[self.rows(metric)]
+            v = v[np.isfinite(v)]
+            return len(v) >= 2 and bool(v.min() == v.max())
+
+        flat = [m for m in ranked if constant(m)]
+        if not flat or len(flat) == len(ranked):
+            return ranked
+        return [m for m in ranked if m not in flat] + flat
 
     @staticmethod
     def _rank(role: str, items: list[tuple[str, int]]) -> list[str]:

@@ -164,6 +164,29 @@ def test_a_detection_loss_split_into_parts_is_read_by_its_box_part_not_dfl():
     assert run.primary("val_loss") == "val/box_loss"
 
 
+def test_a_loss_logged_as_the_same_value_throughout_is_never_the_primary():
+    # an Ultralytics results.csv trained on a set without boxes: train/box_loss and
+    # train/dfl_loss are 0 on every row while train/cls_loss falls 113 -> 0.03
+    from lossforensics.classifiers.run import RunSeries
+
+    steps = list(range(1, 21))
+    cls = np.geomspace(113.0, 0.03, 20)
+    frame = make_frame(
+        "yolo",
+        ["train/box_loss"] * 20 + ["train/cls_loss"] * 20 + ["train/dfl_loss"] * 20,
+        steps * 3,
+        np.concatenate([np.zeros(20), cls, np.zeros(20)]),
+    )
+    run = RunSeries(frame)
+    assert run.primary("train_loss") == "train/cls_loss"
+    assert run.metrics("train_loss")[1:] == ["train/box_loss", "train/dfl_loss"]
+    # all of them constant: the names decide, as before
+    still = make_frame(
+        "yolo", ["train/box_loss", "train/cls_loss"] * 3, [1, 1, 2, 2, 3, 3], [0.0] * 6
+    )
+    assert RunSeries(still).primary("train_loss") == "train/box_loss"
+
+
 @pytest.mark.parametrize(
     "name", ["loss scale", "loss_scale", "train/loss_scale", "lm loss PPL", "val_ppl"]
 )
