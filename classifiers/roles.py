@@ -94,6 +94,31 @@ _SCORE_TOKENS = {
     "ap",
     "ap50",
     "ap75",
+    # plurals and short forms scripts print (`val_accs`, `val_prec`, `val_sens`, `val_spec`)
+    "accs",
+    "prec",
+    "sens",
+    "spec",
+    "sensitivity",
+    "specificity",
+    "auprc",
+    "sacrebleu",
+    "rougelsum",
+}
+# scores computed by decoding held-out text (BLEU, ROUGE, METEOR, chrF, WER, CER): a script
+# logs them on its validation set, so a bare one (`bleu`, beside `train_loss`) is a val score
+_HELD_OUT_SCORES = {
+    "bleu",
+    "sacrebleu",
+    "rouge",
+    "rouge1",
+    "rouge2",
+    "rougel",
+    "rougelsum",
+    "meteor",
+    "chrf",
+    "wer",
+    "cer",
 }
 # loss functions named without the word loss (`CrossEntropy=1.83`, `val_categorical_crossentropy`,
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
@@ -210,7 +235,8 @@ def infer_role(metric: str, split: str | None = None) -> str:
     ):
         return "val_loss" if is_val else "train_loss"
     if tokset & _SCORE_TOKENS or toks[-1] in _SCORE_SUFFIXES:
-        return "val_score" if is_val else "train_score"
+        held_out = bool(tokset & _HELD_OUT_SCORES) and not tokset & _TRAIN_TOKENS
+        return "val_score" if is_val or held_out else "train_score"
     return "other"
 
 

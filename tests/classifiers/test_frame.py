@@ -133,6 +133,16 @@ def test_split_context_makes_val():
         ("train", "train_loss"),
         ("val", "val_loss"),
         ("Validation", "val_loss"),
+        # plurals and short forms scripts print
+        ("val_accs", "val_score"),
+        ("train_accs", "train_score"),
+        ("val_prec", "val_score"),
+        ("val_sens", "val_score"),
+        # a decoded held-out score is the validation set's even when bare; train's when named
+        ("bleu", "val_score"),
+        ("rougeL", "val_score"),
+        ("wer", "val_score"),
+        ("train_bleu", "train_score"),
     ],
 )
 def test_infer_role(name, role):
