@@ -5,7 +5,9 @@ Symptom: the two numbers meant to agree tell different stories: a metric bug (ar
 wrong axis, labels misaligned, a metric computed on the train split), calibration drift, label
 smoothing or class imbalance.
 Signal read: the primary val loss and the val score that best pairs with it (longest shared
-name prefix: `eval_g3_accuracy` with `eval_g3_loss`), the score taken over the stretch leading
+name prefix: `eval_g3_accuracy` with `eval_g3_loss`; a score whose name is closer to another
+val loss is that loss's: a multi-output Keras model's total `val_loss` has no partner among its
+heads' `val_<head>_accuracy`), the score taken over the stretch leading
 to each evaluation. The score's direction comes from its name (accuracy, wacc, f1, bleu, map:
 higher is better; wer, cer, per (as the last token), mae, perplexity, error: lower is better),
 else from the sign of its rank correlation with the loss (then only a flat partner can be
@@ -194,6 +196,15 @@ def name_direction(metric: str) -> int:
     return 1 if tokens & _HIGHER else 0
 
 
+def _own_scores(run: RunSeries) -> list[str]:
+    """The val scores that may pair with the primary val loss: a score closer by name to
+    another val loss is that loss's (a multi-output model's `val_audio_pred_accuracy` is
+    `val_audio_pred_loss`'s, not the total `val_loss`'s)."""
+    loss_name = run.primary("val_loss")
+    losses = run.metrics("val_loss")
+    return [s for s in run.metrics("val_score") if closest_name(losses, s) == loss_name]
+
+
 class MetricMismatch(Classifier):
     label = "metric_mismatch"
     needs = frozenset({"val_loss", "val_score"})
@@ -230,7 +241,9 @@ class MetricMismatch(Classifier):
 
     def measure(self, run: RunSeries) -> dict | None:
         loss_name = run.primary("val_loss")
-        score_name = closest_name(run.metrics("val_score"), loss_name or "")
+        # a score closer by name to another val loss is that loss's (a multi-output model's
+        # `val_audio_pred_accuracy` is `val_audio_pred_loss`'s, not the total `val_loss`'s)
+        score_name = closest_name(_own_scores(run), loss_name or "")
         if score_name is None:
             return None
         vx, vy = finite_curve(run, "val_loss", max_points=MAX_EVALS)
@@ -402,6 +415,15 @@ class MetricMismatch(Classifier):
             and m.get("metric_gain_after_min_rel", 0.0)
             >= self.outweigh * m.get("loss_rise_after_min_rel", 0.0)
         )
+
+    def skip_reason(self, run: RunSeries) -> str | None:
+        reason = super().skip_reason(run)
+        if reason is None and not _own_scores(run):
+            return (
+                f"each validation metric pairs with its own loss, none with "
+                f"{run.primary('val_loss')} (a model with several outputs)"
+            )
+        return reason
 
     def measured(self, run: RunSeries) -> dict | None:
         """measure(run), once per run and setting: overfit reads the same measurement (how the

@@ -261,3 +261,22 @@ def test_a_val_loss_u_beside_a_creeping_accuracy_is_no_noisy_flat_loss():
     m = MetricMismatch().measure(run)
     assert m is not None and m["loss_rise_after_min_rel"] > 0.3
     assert judge(MetricMismatch(), run) is None
+
+
+def test_a_multi_output_models_total_loss_has_no_partner_among_its_heads_scores():
+    """Keras with three heads: the total val_loss falls 0.46 -> 0.22 while the audio head's
+    accuracy stands still (its own loss barely moves) and the fused head's climbs. Paired by
+    the shared `val_` prefix, the audio head's accuracy gave a mismatch the run does not have."""
+    ep = np.arange(15)
+    fall = np.exp(-ep / 5)
+    run = run_of(
+        loss=(ep, 0.3 + 0.5 * fall),
+        val_loss=(ep, 0.2 + 0.26 * fall),
+        val_audio_pred_accuracy=(ep, 0.73 + 0.005 * RNG.standard_normal(15)),
+        val_audio_pred_loss=(ep, 0.11 + 0.01 * fall),
+        val_fused_pred_accuracy=(ep, 0.85 - 0.16 * fall),
+        val_fused_pred_loss=(ep, 0.05 + 0.06 * fall),
+    )
+    clf = MetricMismatch()
+    assert "pairs with its own loss" in clf.skip_reason(run)
+    assert clf.detect(run) is None
