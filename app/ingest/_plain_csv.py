@@ -26,7 +26,12 @@ from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
 from lossforensics.classifiers.roles import ROLES, infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, CsvHeader, is_long_form, iter_chunks, sniff_header
-from lossforensics.ingest._score_roles import fastai_roles, hf_table_roles, ultralytics_roles
+from lossforensics.ingest._score_roles import (
+    fastai_roles,
+    hf_table_roles,
+    split_named_roles,
+    ultralytics_roles,
+)
 from lossforensics.ingest._source import apply_run_name, default_run_name, require_nonempty
 from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._table import read_step_table
@@ -176,6 +181,7 @@ def read(
         na_values=("", "NA"),
         exclude=_pandas_placeholders(header.stripped),
         default_roles={
+            **split_named_roles(header.stripped),
             **ultralytics_roles(header.stripped),
             **hf_table_roles(header.stripped),
             **fastai_roles(header.stripped),

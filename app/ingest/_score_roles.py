@@ -46,3 +46,23 @@ def scores_beside_losses(names: tuple[str, ...], losses: frozenset[str]) -> dict
         for n in names
         if infer_role(n) == "train_score" and infer_role(n, "validation") == "val_score"
     }
+
+
+_LOSS_ROLES = ("train_loss", "val_loss")
+
+
+def split_named_roles(names: tuple[str, ...]) -> dict[str, str]:
+    """A script's table that names the split of each of its losses (`train_loss`, `val_loss`)
+    and of none of its scores (`epoch,train_loss,val_loss,dice,iou`) computed those scores on
+    the validation set: a loop that evaluates prints its metrics beside the losses it names,
+    and a training-set score would be named as its loss is. Keras' own `loss` beside
+    `val_loss` names no split, and there a bare `accuracy` stays the training one."""
+    losses = [n for n in names if infer_role(n) in _LOSS_ROLES]
+    if not losses or any(infer_role(n) != infer_role(n, "validation") for n in losses):
+        return {}  # a bare `loss` among them: the writer does not name its splits
+    if {infer_role(n) for n in losses} != set(_LOSS_ROLES):
+        return {}
+    scores = [n for n in names if infer_role(n) in ("train_score", "val_score")]
+    if any(infer_role(n, "validation") != "val_score" for n in scores):
+        return {}  # a score named train (`train_acc`): the writer names the scores' splits too
+    return {n: "val_score" for n in scores if infer_role(n) == "train_score"}

@@ -27,7 +27,7 @@ from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatErro
 from lossforensics.classifiers.frame import concat_frames
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._csv import CsvHeader, is_long_form, sniff_header
-from lossforensics.ingest._score_roles import fastai_roles
+from lossforensics.ingest._score_roles import fastai_roles, split_named_roles
 from lossforensics.ingest._source import default_run_name, parts_as_folders, require_nonempty
 from lossforensics.ingest._table import read_step_table
 from lossforensics.ingest.base import IngestResult
@@ -134,5 +134,5 @@ def _read_file(path: Path, *, run: str | None, roles: Mapping[str, str] | None) 
         roles=roles,
         na_values=("", "NA"),
         rename=rename,
-        default_roles=fastai_roles(header.stripped),
+        default_roles={**split_named_roles(header.stripped), **fastai_roles(header.stripped)},
     )

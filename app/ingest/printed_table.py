@@ -33,7 +33,7 @@ from lossforensics.classifiers.errors import (
 )
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, Chunk, CsvHeader, melt_chunk
-from lossforensics.ingest._score_roles import fastai_roles, hf_table_roles
+from lossforensics.ingest._score_roles import fastai_roles, hf_table_roles, split_named_roles
 from lossforensics.ingest._source import HEAD_BYTES, default_run_name, head_text, require_nonempty
 from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._text_tables import TextTable, find_tables
@@ -169,4 +169,4 @@ def _bad_detail(bad: BadCells) -> str:
 
 
 def _table_roles(names: tuple[str, ...]) -> dict[str, str]:
-    return {**fastai_roles(names), **hf_table_roles(names)}
+    return {**split_named_roles(names), **fastai_roles(names), **hf_table_roles(names)}

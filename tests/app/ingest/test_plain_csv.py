@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from lossforensics.ingest import _plain_csv, load_run
 
 
@@ -109,3 +110,26 @@ def test_a_history_saved_with_the_pandas_index_reads_that_index_as_the_step(tmp_
     # near miss: an unnamed first column beside no loss is no history
     path.write_text(",name,score\n0,a,1\n1,b,2\n")
     assert not _plain_csv.sniff(path)
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        # every loss names its split, no score does: the scores are the validation set's
+        ("epoch,train_loss,val_loss,dice,iou,learning_rate", {"dice": "val_score"}),
+        # Keras' bare `loss`: the writer names no split, a bare accuracy is the training one
+        ("epoch,loss,accuracy,val_loss,val_accuracy", {"accuracy": "train_score"}),
+        # a score named train: the writer names its scores' splits, a bare one stays as read
+        ("epoch,train_loss,train_acc,val_loss,f1", {"f1": "train_score"}),
+    ],
+)
+def test_bare_scores_beside_split_named_losses_are_validation_scores(tmp_path, header, expected):
+    path = tmp_path / "history.csv"
+    cols = header.split(",")
+    rows = [
+        ",".join(str(e) if c == "epoch" else f"{0.5 - 0.1 * e:.2f}" for c in cols) for e in range(3)
+    ]
+    path.write_text("\n".join([header, *rows]) + "\n")
+    result = load_run(path)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert {k: roles[k] for k in expected} == expected
