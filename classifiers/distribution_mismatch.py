@@ -52,7 +52,8 @@ val_follow_ratio, train_improvement_pct, val_improvement_pct, coverage, val_rebo
 val_first_untrained, train_done_before_eval, val_never_learned, val_change_rel,
 train_run_improvement_pct, val_metric (the validation loss read), val_head / val_tail and
 train_head / train_tail (each curve's level at the start and the end of the evaluated span),
-val_rise_vs_train (the val's rise over the train's fall on that span), val_first_learned.
+val_rise_vs_train (the val's rise over the train's fall on that span), val_first_learned,
+val_first_score_kept.
 Known false positives: a pre-trained model fine-tuned on data the val set does not measure (the
 val is legitimately flat); a val set so small its loss is dominated by a few examples.
 """
@@ -68,7 +69,7 @@ from lossforensics.classifiers._align import (
     trailing_median,
     train_at_evals,
 )
-from lossforensics.classifiers._score_gap import score_gap
+from lossforensics.classifiers._score_gap import first_score_kept, score_gap
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
@@ -190,7 +191,10 @@ class DistributionMismatch(Classifier):
         v_gain = max(_gain(float(v_all[0]), float(np.min(v_all))), 0.0)
         # the untrained model's loss: the train's first value or its start level
         untrained = max(float(ty[0]), t_all_head)
-        first_untrained = bool(v_all[0] >= (1.0 - self.first_eval_gain) * untrained)
+        # an epoch log's first train value is an epoch's mean, already trained: a val loss above
+        # it may still have learned, which its score beside the train's can say
+        kept = first_score_kept(run)
+        first_untrained = bool(v_all[0] >= (1.0 - self.first_eval_gain) * untrained) and not kept
         return {
             "val_metric": run.primary("val_loss"),
             "start_step": int(vx[0]),
@@ -208,7 +212,11 @@ class DistributionMismatch(Classifier):
             # a positive val loss already `first_eval_gain` below that untrained level at its
             # first evaluation had learned before anyone measured it (for a loss that can be
             # zero or negative a share of its level says nothing)
-            "val_first_learned": bool(not first_untrained and v_all[0] > 0 and t_all_head > 0),
+            "val_first_learned": bool(
+                kept or (not first_untrained and v_all[0] > 0 and t_all_head > 0)
+            ),
+            # the val score at the first evaluation kept up with the train's (_score_gap)
+            "val_first_score_kept": kept,
             # every evaluation sits far above that untrained level (worse than a model that
             # learned nothing): nothing learned ever reached the val set, early or late
             "val_never_learned": bool(np.min(v_all) >= _FAR_ABOVE_UNTRAINED * untrained),

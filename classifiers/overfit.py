@@ -99,6 +99,7 @@ from lossforensics.classifiers._align import (
 from lossforensics.classifiers._epochs import epoch_starts
 from lossforensics.classifiers._few_evals import MIN_EVALS as FEW_EVALS
 from lossforensics.classifiers._few_evals import few_evals_rise, rose_while_training_fell
+from lossforensics.classifiers._score_gap import first_score_kept
 from lossforensics.classifiers._score_stall import (
     held_out_stall,
     stall_finding,
@@ -164,6 +165,13 @@ _EARLY_MIN_SHARE = 1 / 3
 # distribution_mismatch at its defaults: its measurement (shared through the run) gives the val's
 # follow ratio, and its bar says how far a val that did not follow may still have followed
 _MISMATCH = DistributionMismatch()
+
+
+def _first_learned(m: dict) -> bool:
+    """The first evaluation had already learned: its loss below the train's start, or its score
+    kept up with the train's (`_score_gap.first_score_kept`: an epoch log's first train value is
+    an epoch's mean, already trained, so a val loss above it does not say it had not)."""
+    return bool(m.get("val_first_below_train_start") or m.get("val_first_score_kept"))
 
 
 def _log_drop(before: float, after: float) -> float:
@@ -313,6 +321,8 @@ class Overfit(Classifier):
             "val_first_below_train_start": bool(
                 vy[0] < (1.0 - self.first_eval_gain) * max(float(ty[0]), t_start)
             ),
+            # the val score at the first evaluation kept up with the train's: learned (_score_gap)
+            "val_first_score_kept": first_score_kept(run),
             # the last evaluation, as logged, is the best of all: the val never stopped improving
             "val_last_is_best": bool(vy[-1] <= np.min(vy[:-1])),
         }
@@ -337,7 +347,7 @@ class Overfit(Classifier):
         # evaluation without having learned never generalised: distribution_mismatch
         before = (
             self.learned_first_eval
-            if m.get("val_first_below_train_start")
+            if _first_learned(m)
             else self.late_first_eval
         )
         if (
@@ -419,7 +429,7 @@ class Overfit(Classifier):
         trained)."""
         u_shaped = m["val_drop_before_z"] >= VAL_DROP_Z and m["val_rise_z"] >= self.rise_z
         return (
-            not m.get("val_ever_below_train_start", True)
+            not (m.get("val_ever_below_train_start", True) or m.get("val_first_score_kept"))
             and m["val_rise_pct"] < _FLAT_PCT
             and not u_shaped
         )
@@ -447,7 +457,7 @@ class Overfit(Classifier):
         before anyone measured it, so distribution_mismatch gives it up, and the rise from its
         best is overfitting wherever in the run that best fell."""
         return (
-            bool(m.get("val_first_below_train_start"))
+            _first_learned(m)
             and m["evaluations_after"] >= _STALL_MIN_EVALS_AFTER
             and m["val_rise_z"] >= self.rise_z
             and m["val_rise_frac"] >= self.strong_rise
@@ -464,7 +474,7 @@ class Overfit(Classifier):
         did not follow (`val_follow_ratio`), and it rose clearly."""
         clear = m["val_rise_z"] >= self.rise_z and m["val_rise_frac"] >= self.strong_rise
         memorised = m.get("train_fall_log", 0.0) >= self.memorised_log
-        first = m["val_min_fraction"] == 0.0 and bool(m.get("val_first_below_train_start"))
+        first = m["val_min_fraction"] == 0.0 and _first_learned(m)
         followed = (
             m["val_min_fraction"] <= _EARLY_MIN_SHARE
             and m.get("val_follow_ratio", 0.0) > _MISMATCH.widest_follow

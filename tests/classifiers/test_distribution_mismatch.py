@@ -284,3 +284,27 @@ def test_the_verdict_read_without_the_correlation_is_the_verdict_read_with_it():
         fired += found is not None
         assert clf.detect(run) == found
     assert 5 < fired < 50
+
+
+def test_a_first_val_accuracy_that_kept_up_with_the_train_says_the_val_had_learned():
+    """A Keras fine-tune, 6 epochs: train accuracy 0.916 in epoch 0, val accuracy 0.858 at its
+    first evaluation, then val loss rising 0.340 -> 0.485 while train falls 0.211 -> 0.096. The
+    first val loss sits above the first train value (an epoch's mean, already trained), which
+    read alone calls it untrained; the accuracies say it had learned: overfit from the start."""
+    ep = np.arange(6)
+    loss = np.array([0.2110, 0.1702, 0.1412, 0.1222, 0.1159, 0.0957])
+    val = np.array([0.3397, 0.3615, 0.3926, 0.4584, 0.4252, 0.4855])
+    acc = np.array([0.9162, 0.9348, 0.9463, 0.9540, 0.9563, 0.9643])
+    val_acc = np.array([0.8584, 0.8566, 0.8488, 0.8452, 0.8500, 0.8442])
+    run = run_of(
+        loss=(ep, loss), val_loss=(ep, val), accuracy=(ep, acc), val_accuracy=(ep, val_acc)
+    )
+    m = DistributionMismatch().measure(run)
+    assert m["val_first_score_kept"] and not m["val_first_untrained"]
+    assert judge(DistributionMismatch(), run) is None
+    assert judge(Overfit(), run) is not None
+    # near miss: a val accuracy far below the train's from the first evaluation did not learn
+    shifted = run_of(
+        loss=(ep, loss), val_loss=(ep, val), accuracy=(ep, acc), val_accuracy=(ep, val_acc - 0.4)
+    )
+    assert judge(DistributionMismatch(), shifted) is not None
