@@ -345,11 +345,7 @@ class Overfit(Classifier):
         # before the first evaluation (the minimum then predates it) or the minimum came early
         # in a val that had learned (_early_minimum); a val curve that rises from an early first
         # evaluation without having learned never generalised: distribution_mismatch
-        before = (
-            self.learned_first_eval
-            if _first_learned(m)
-            else self.late_first_eval
-        )
+        before = self.learned_first_eval if _first_learned(m) else self.late_first_eval
         if (
             m["val_drop_before_z"] < VAL_DROP_Z
             and m["train_done_before_eval"] < before
