@@ -23,8 +23,7 @@ the whole run (its 5-95% range within `flat_rel` of its level, or within 4 sigma
 sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs); a noisy loss counts
 as flat too when its head-to-tail change is under 2 sigmas and `min_rel` while the metric
 improved by `STRONG_GAIN` (2) times both bars (an ASR fine-tune: eval loss wandering +-10%
-around one level while WER falls 12.5 -> 9.7), unless it clearly rose back after its minimum
-(as below): a loss that fell 44% and climbed 64% ends near where it began, but is no noise.
+around one level while WER falls 12.5 -> 9.7).
 'loss_rises_metric_improves': after its (smoothed) minimum the loss rose back by `rise_rel`
 (5%) of its level, over at least 2 evaluations, and beyond its noise: by `rise_z` (2) sigmas,
 or, over 20 evaluations or more, on a Mann-Kendall climb with p <= 0.01 (a steady creep
@@ -336,14 +335,11 @@ class MetricMismatch(Classifier):
         # or no net move beyond its noise (head to tail under 2 sigmas and min_rel) while the
         # metric improves by STRONG_GAIN x the usual bar: a noisy loss that went nowhere beside
         # a metric that kept improving is the same disagreement
-        # (not a loss that fell and clearly rose back: a U is no noise, and whether its rise
-        # outweighs the metric's gain is the third reading's to say)
         loss_flat = loss_flat or (
             abs(m["loss_gain_z"]) < _FLAT_GAIN_Z
             and abs(m["loss_gain_rel"]) < self.min_rel
             and m["metric_gain_z"] >= STRONG_GAIN * self.min_z
             and m["metric_gain_rel"] >= STRONG_GAIN * self.min_gain
-            and not self._loss_rose_after_min(m)
         )
         metric_better = (
             m["metric_gain_z"] >= _METRIC_GAIN_Z and m["metric_gain_rel"] >= self.min_gain
@@ -388,9 +384,11 @@ class MetricMismatch(Classifier):
             summary,
         )
 
-    def _loss_rose_after_min(self, m: dict) -> bool:
+    def _loss_rises_metric_improves(self, m: dict) -> bool:
         """After its minimum the val loss rose back by `rise_rel` of its level and `rise_z`
-        sigmas (or on a significant climb) over at least 2 evaluations."""
+        sigmas over at least 2 evaluations, while the metric kept improving over the same
+        stretch (a sigma and `min_gain` of its room) by `outweigh` times the loss's relative
+        rise."""
         return (
             m.get("evaluations_after_min", 0) >= _MIN_EVALS_AFTER_MIN
             and m.get("loss_rise_after_min_rel", 0.0) >= self.rise_rel
@@ -402,14 +400,6 @@ class MetricMismatch(Classifier):
                     and m.get("loss_trend_after_min_p", 1.0) <= _TREND_P
                 )
             )
-        )
-
-    def _loss_rises_metric_improves(self, m: dict) -> bool:
-        """The val loss rose back after its minimum (`_loss_rose_after_min`) while the metric
-        kept improving over the same stretch (a sigma and `min_gain` of its room) by `outweigh`
-        times the loss's relative rise."""
-        return (
-            self._loss_rose_after_min(m)
             and m.get("metric_gain_after_min_z", 0.0) >= _METRIC_GAIN_Z
             and m.get("metric_gain_after_min_rel", 0.0) >= self.min_gain
             and m.get("metric_gain_after_min_rel", 0.0)

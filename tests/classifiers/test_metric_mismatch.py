@@ -241,28 +241,6 @@ def test_a_metric_at_its_best_at_every_evaluation_has_no_room_to_disagree():
     assert f is not None and f.evidence["direction"] == "loss_improves"
 
 
-def test_a_val_loss_u_beside_a_creeping_accuracy_is_no_noisy_flat_loss():
-    """A Keras CNN, 40 epochs: val loss 1.94 -> 1.09 (epoch 22) -> 1.79 (+64%) while val
-    accuracy creeps 0.59 -> 0.64. Head to tail the loss ends near where it began, but it fell
-    and clearly rose back: overfit's, the accuracy's small gain does not outweigh the rise."""
-    val_loss = [1.9355, 1.8026, 1.7571, 1.5518, 1.4209, 1.4649, 1.3367, 1.4285, 1.4067, 1.2348]
-    val_loss += [1.3214, 1.1993, 1.1838, 1.2213, 1.1813, 1.2214, 1.186, 1.1256, 1.2447, 1.1195]
-    val_loss += [1.2623, 1.0862, 1.1872, 1.1338, 1.3827, 1.2766, 1.3433, 1.2765, 1.3577, 1.1878]
-    val_loss += [1.2586, 1.3698, 1.5008, 1.3618, 1.4771, 1.5277, 1.5594, 1.6645, 1.694, 1.7857]
-    val_acc = [0.1915, 0.2737, 0.3075, 0.4157, 0.4572, 0.4231, 0.4798, 0.4283, 0.4836, 0.5174]
-    val_acc += [0.4648, 0.5522, 0.5362, 0.5651, 0.5505, 0.5498, 0.5519, 0.5829, 0.5634, 0.5975]
-    val_acc += [0.5964, 0.5916, 0.5985, 0.609, 0.5891, 0.6271, 0.6177, 0.6146, 0.6121, 0.6428]
-    val_acc += [0.6288, 0.6146, 0.6215, 0.6341, 0.6469, 0.649, 0.6393, 0.64, 0.6442, 0.6365]
-    ep = np.arange(40)
-    train = 1.94 * np.exp(-ep / 22)
-    run = run_of(
-        loss=(ep, train), val_loss=(ep, np.array(val_loss)), val_acc=(ep, np.array(val_acc))
-    )
-    m = MetricMismatch().measure(run)
-    assert m is not None and m["loss_rise_after_min_rel"] > 0.3
-    assert judge(MetricMismatch(), run) is None
-
-
 def test_a_multi_output_models_total_loss_has_no_partner_among_its_heads_scores():
     """Keras with three heads: the total val_loss falls 0.46 -> 0.22 while the audio head's
     accuracy stands still (its own loss barely moves) and the fused head's climbs. Paired by
