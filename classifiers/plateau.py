@@ -14,7 +14,11 @@ or, for losses with a value <= 0 (judged in their own units), moved less than th
 noise; and the smoothed level stayed flat all along: within 30% (log scale, `_FLAT_WANDER_LOG`)
 or twice the noise from end to end (a level that climbed and came back is exploding's or a
 spike's, one that swings is oscillating's); a loss that ended under `_EARLY_DROP_KEPT` (80%) of
-its first 3 points fell inside the head's 5% and is `stuck_after_drop` instead;
+its first 3 points fell inside the head's 5% and is `stuck_after_drop` instead; a short log too
+noisy for that (`_flat_in_thirds`, 10 points or more) is `flat_from_start` when the medians of
+its thirds stay within 3% or twice the noise of such a median of each other, its first point
+sits no higher than the rest, and no significant downward trend runs through it (a loss at
+chance level, logged per batch, that never moves beyond its noise);
 `stuck_after_drop` when the run did improve (by more than twice the noise) and some tail of at
 least 40% of the run delivered under 8% of the total improvement, improved the loss itself by
 under 2.5%, AND improved at under 7% of the rate of the window before it; a tail whose trend
@@ -104,6 +108,12 @@ _NOISE_FLOOR = 1e-12
 # the widest a flat level may wander end to end in log scale: ln(1.3), i.e. within 30%;
 # a level that climbed and came back further is exploding's or a spike's, a swing oscillating's
 _FLAT_WANDER_LOG = 0.26
+# a short noisy log read in thirds: at least this many points (three of them a third)
+_THIRDS_MIN_POINTS = 10
+# two medians of a third of the points differ by chance within twice the noise of such a median
+_THIRDS_BAND_SIGMAS = 2.0
+# a downward trend this significant (Kendall's p) is progress, however small the thirds' moves
+_THIRDS_TREND_P = 0.05
 # a median's noise over a mean's of the same points (sqrt(pi/2) ~ 1.25): the head/end levels
 # and the smoothed level are medians
 _MEDIAN_NOISE = 1.25
@@ -244,7 +254,11 @@ class Plateau(Classifier):
             # a loss that fell to exactly zero (judged linearly: no log of 0) converged, however
             # flat its smoothed level reads once the zeros outnumber the rest
             return None
-        if flat or (ev["log_scale"] and total < self.flat_log and wander < _FLAT_WANDER_LOG):
+        if (
+            flat
+            or (ev["log_scale"] and total < self.flat_log and wander < _FLAT_WANDER_LOG)
+            or (ev["log_scale"] and not dropped and self._flat_in_thirds(x, np.log(y), noise))
+        ):
             ev.update(
                 kind="stuck_after_drop" if dropped else "flat_from_start",
                 stuck_fraction=1.0,
@@ -299,6 +313,22 @@ class Plateau(Classifier):
                 )
                 return ev
         return self._both_stalled(run, xs, level, ev)
+
+    def _flat_in_thirds(self, x: np.ndarray, ly: np.ndarray, noise: float) -> bool:
+        """A short log too noisy for its smoothed level to stay within `_FLAT_WANDER_LOG` that
+        still never moved: the medians of its thirds within `flat_log` or twice the noise of such
+        a median of each other, its first point not above the run's median by more than that
+        (no early drop), and no significant downward trend (`_THIRDS_TREND_P`)."""
+        n = len(ly)
+        if n < _THIRDS_MIN_POINTS:
+            return False
+        k = n // 3
+        thirds = [float(np.median(part)) for part in (ly[:k], ly[k : n - k], ly[n - k :])]
+        band = max(self.flat_log, _THIRDS_BAND_SIGMAS * noise / np.sqrt(k))
+        if max(thirds) - min(thirds) > band or ly[0] > float(np.median(ly)) + max(band, noise):
+            return False
+        t = signals.trend(x, ly)
+        return not (t.tau < 0 and t.p_value < _THIRDS_TREND_P)
 
     def _small(self, gained: float, total: float, log_scale: bool) -> bool:
         """A tail gain too small to count as progress: under tail_share of the total (or

@@ -261,3 +261,21 @@ def test_a_flat_training_loss_beside_a_validation_score_still_improving_is_no_pl
     # near miss: the same run with the accuracy on its floor too is stuck
     flat = run_of(**series, val_acc=(evals, 0.93 + 0.002 * rng.standard_normal(len(evals))))
     assert judge(Plateau(), flat) is not None
+
+
+def test_a_short_log_at_chance_that_never_moves_beyond_its_noise_is_flat_from_the_start():
+    """A Lightning probe, 28 logs: the loss swings 2.6-4.0 around 2.95 from its second log on
+    (train accuracy at chance, ~0.1): too noisy for its level to stay within 30%, but its
+    thirds agree and nothing trends down. Near miss: the same noise around a steady fall."""
+    x = np.arange(49, 1400, 50)
+    loss = np.array([2.3472, 2.7919, 3.4139, 2.9378, 2.6248, 3.1253, 3.2811, 2.652, 3.2077])
+    loss = np.concatenate(
+        [loss, [2.8205, 3.3816, 3.9783, 2.8217, 2.7287, 3.9868, 2.8747, 2.9512, 3.1089]]
+    )
+    loss = np.concatenate(
+        [loss, [3.1065, 2.7065, 2.6896, 2.6597, 3.2925, 2.7767, 3.2286, 3.3271, 2.9539, 2.7272]]
+    )
+    f = judge(Plateau(), run_of(loss=(x, loss)))
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
+    falling = loss * np.geomspace(1.0, 0.4, len(loss))
+    assert judge(Plateau(), run_of(loss=(x, falling))) is None
