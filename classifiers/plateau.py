@@ -108,7 +108,9 @@ _NOISE_FLOOR = 1e-12
 # the widest a flat level may wander end to end in log scale: ln(1.3), i.e. within 30%;
 # a level that climbed and came back further is exploding's or a spike's, a swing oscillating's
 _FLAT_WANDER_LOG = 0.26
-# a short noisy log read in thirds: at least this many points (three of them a third)
+# a short noisy log read in thirds...
+_PARTS = 3
+# ... of at least this many points (three of them a third)
 _THIRDS_MIN_POINTS = 10
 # two medians of a third of the points differ by chance within twice the noise of such a median
 _THIRDS_BAND_SIGMAS = 2.0
@@ -322,7 +324,7 @@ class Plateau(Classifier):
         n = len(ly)
         if n < _THIRDS_MIN_POINTS:
             return False
-        k = n // 3
+        k = n // _PARTS
         thirds = [float(np.median(part)) for part in (ly[:k], ly[k : n - k], ly[n - k :])]
         band = max(self.flat_log, _THIRDS_BAND_SIGMAS * noise / np.sqrt(k))
         if max(thirds) - min(thirds) > band or ly[0] > float(np.median(ly)) + max(band, noise):

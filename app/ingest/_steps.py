@@ -21,6 +21,9 @@ def choose_step_key(names: list[str] | tuple[str, ...]) -> str | None:
         "iters",
         "trainer/global_step",
         "train/global_step",
+        # Stable-Baselines3's progress.csv: environment steps so far
+        "time/total_timesteps",
+        "total_timesteps",
         "epochs",
     ):
         if key in lower:

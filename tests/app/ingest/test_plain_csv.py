@@ -133,3 +133,17 @@ def test_bare_scores_beside_split_named_losses_are_validation_scores(tmp_path, h
     result = load_run(path)
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert {k: roles[k] for k in expected} == expected
+
+
+def test_stable_baselines3_progress_csv_is_stepped_by_its_total_timesteps(tmp_path):
+    path = tmp_path / "progress.csv"
+    path.write_text(
+        "time/iterations,rollout/ep_rew_mean,time/total_timesteps,train/value_loss,train/loss\n"
+        "1,0.18,2048,,\n"
+        "2,0.09,4096,0.0133,0.0076\n"
+        "3,0.35,6144,0.0210,0.0112\n"
+    )
+    result = load_run(path)
+    loss = result.frame[result.frame["metric"] == "train/loss"]
+    assert list(loss["step"]) == [4096, 6144]
+    assert "time/total_timesteps" not in set(result.frame["metric"])
