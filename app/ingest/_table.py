@@ -1,7 +1,11 @@
 """The core of every 'one row per step' CSV (Keras CSVLogger, Lightning CSVLogger, Ultralytics
 results.csv): a step column, then one metric per column, melted chunk by chunk. A `run`,
 `experiment` or `trial` column names separate runs; a `segment` or `phase` column names sessions
-of one run (`_segments`); neither is a metric."""
+of one run (`_segments`); neither is a metric. A `split`, `mode`, `type`, `subset` or `set`
+column whose cells name a split (`epoch,type,loss` with rows of `train`, `validation`, `test`)
+says whose each row's metrics are: a row of any split but train names its metrics under it
+(`validation/loss`; its `lr` repeats the train rows' and is dropped), as JSON lines' `mode`
+does; merged into one series they would interleave the splits' values."""
 
 from __future__ import annotations
 
@@ -11,12 +15,32 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError
+from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, CsvHeader, iter_chunks, melt_chunk
 from lossforensics.ingest._segments import RUN_KEYS, SEGMENT_KEYS, key_column
 from lossforensics.ingest._steps import integral_steps
 from lossforensics.ingest._values import text_cells
 from lossforensics.ingest.base import IngestResult
+
+# columns that may name each row's split, and the words such a column holds
+_SPLIT_COLUMNS = ("split", "mode", "type", "subset", "set")
+_TRAIN_WORDS = frozenset({"train", "training", "trn"})
+_SPLIT_WORDS = _TRAIN_WORDS | {"val", "valid", "validation", "eval", "evaluation", "dev", "test"}
+
+
+def _split_column(names: tuple[str, ...], path: Path, header: CsvHeader) -> int | None:
+    """The position of a column naming each row's split, judged from its first chunk: every
+    non-blank cell a split word, a train word among them and another split too."""
+    col = key_column(names, _SPLIT_COLUMNS)
+    if col is None:
+        return None
+    for chunk in iter_chunks(path, header):
+        words = {str(v).strip().lower() for v in chunk.frame[col].dropna()}
+        if words and words <= _SPLIT_WORDS and words & _TRAIN_WORDS and words - _TRAIN_WORDS:
+            return col
+        return None
+    return None
 
 
 def _text(col: pd.Series) -> pd.Series:
@@ -46,7 +70,8 @@ def read_step_table(
     names = header.stripped
     run_col = key_column(names, RUN_KEYS)
     seg_col = key_column(names, SEGMENT_KEYS)
-    keys = {step_col, run_col, seg_col}
+    split_col = _split_column(names, path, header)
+    keys = {step_col, run_col, seg_col, split_col}
     columns = [j for j in range(len(names)) if j not in keys and j not in exclude and names[j]]
     codes = np.array(
         [builder.metrics.code((rename or {}).get(names[j], names[j])) for j in columns],
@@ -76,19 +101,36 @@ def read_step_table(
             row_runs = builder.named_runs(_text(chunk.frame[run_col]), names[run_col], run_code)
         if seg_col is not None:
             labels = builder.label_codes(_text(chunk.frame[seg_col]))
-        melt_chunk(
-            chunk,
-            header,
-            columns,
-            codes,
-            run_code,
-            steps,
-            ok,
-            builder,
-            bad,
-            row_runs=row_runs,
-            labels=labels,
-        )
+        splits = [("", ok)]
+        if split_col is not None:
+            words = _text(chunk.frame[split_col]).fillna("").astype(str).str.lower().to_numpy()
+            words = np.where(np.isin(words, list(_TRAIN_WORDS)), "", words)
+            splits = [(w, ok & (words == w)) for w in np.unique(words)]
+        for word, rows_ok in splits:
+            cols, split_codes = columns, codes
+            if word:  # a held-out split's rows: its metrics named under it, its lr the train's
+                kept = [i for i, j in enumerate(columns) if infer_role(names[j]) != "lr"]
+                cols = [columns[i] for i in kept]
+                split_codes = np.array(
+                    [
+                        builder.metrics.code(f"{word}/{builder.metrics.names[codes[i]]}")
+                        for i in kept
+                    ],
+                    dtype=np.int32,
+                )
+            melt_chunk(
+                chunk,
+                header,
+                cols,
+                split_codes,
+                run_code,
+                steps,
+                rows_ok,
+                builder,
+                bad,
+                row_runs=row_runs,
+                labels=labels,
+            )
         rows_seen += n
     if step_col is None:
         warns.add("no step column: the row order is used as the step")

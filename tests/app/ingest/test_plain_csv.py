@@ -147,3 +147,26 @@ def test_stable_baselines3_progress_csv_is_stepped_by_its_total_timesteps(tmp_pa
     loss = result.frame[result.frame["metric"] == "train/loss"]
     assert list(loss["step"]) == [4096, 6144]
     assert "time/total_timesteps" not in set(result.frame["metric"])
+
+
+def test_a_column_naming_each_rows_split_keeps_the_splits_apart(tmp_path):
+    """`epoch,type,loss,lr` with train, validation and test rows: merged, the train loss would
+    interleave three splits' values at repeated steps."""
+    path = tmp_path / "loss_log.csv"
+    rows = ["epoch,type,loss,lr"]
+    for e in range(1, 4):
+        rows += [f"{e},train,{0.9 / e:.3f},0.001", f"{e},validation,{1.0 / e + 0.1:.3f},0.001"]
+    rows.append("3,test,0.450,0.001")
+    path.write_text("\n".join(rows) + "\n")
+    result = load_run(path)
+    frame = result.frame
+    roles = dict(zip(frame["metric"], frame["role"].astype(str), strict=False))
+    assert roles == {
+        "loss": "train_loss",
+        "lr": "lr",
+        "validation/loss": "val_loss",
+        "test/loss": "val_loss",
+    }
+    train = frame[frame["metric"] == "loss"]
+    assert list(train["step"]) == [1, 2, 3] and list(train["value"]) == [0.9, 0.45, 0.3]
+    assert not any("non-numeric" in w.message for w in result.warnings)
