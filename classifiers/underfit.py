@@ -28,7 +28,10 @@ and are not judged.
 A val score (accuracy, Dice, ...; metric_mismatch's, higher or lower is better by name or by its
 correlation with the loss) that closed `_SCORE_LEARNED_REL` (a third) of its room by
 `_SCORE_LEARNED_Z` (4) sigmas says the model fits, whatever share of its start the loss kept: a
-Dice or Jaccard loss barely leaves 1 while the accuracy climbs 0.56 -> 0.82.
+Dice or Jaccard loss barely leaves 1 while the accuracy climbs 0.56 -> 0.82. A validation loss
+that still gained `_VAL_STILL_GAINING` (10%) of its level over the second half (middle to end)
+has not stopped improving either, however the training loss reads (its noise, a warm-up still
+raising the learning rate): both curves must have flattened.
 Without a validation loss "high and close" cannot be read, so the run is skipped, unless the
 training loss started at a classifier's chance level: its first logged value (or its start
 level) within `_CHANCE_TOL` (0.5%) of ln(k) for k = 2..10 classes, the cross-entropy of a
@@ -43,8 +46,9 @@ a fine-tune that starts near its best loss (little room to fall, so
 modelling); both look underfit without knowing the loss's floor.
 Evidence: val_logged, chance_classes, score_metric, score_gain_rel (share of its room the val score
 closed, head to tail) and score_gain_z when a val score is logged, start, end, kept (end / start),
-improvement (1 - kept), late_gain, rate_ratio, plateau (bool), val_end, gap_ratio ((val end - end) /
-end), first_step, last_step, stall_step (the middle of the run, where the finding's span starts).
+improvement (1 - kept), late_gain, val_late_gain, rate_ratio, plateau (bool), val_end, gap_ratio
+((val end - end) / end), first_step, last_step, stall_step (the middle of the run, where the
+finding's span starts).
 """
 
 from __future__ import annotations
@@ -75,6 +79,10 @@ _MIDDLE = (0.4, 0.6)
 _END = (0.85, 1.0)
 # validation's end level is the median of its last 20%: validation is logged sparsely
 _VAL_END_SHARE = 0.2
+# a validation loss that still gained 10% of its level over the second half (twice the train's
+# `max_late_gain`) has not stopped improving: the model is still learning, whatever the train
+# loss's noise or warm-up says
+_VAL_STILL_GAINING = 0.1
 # the early rate is measured from 15% of the run to its half: the warm-up and the first fast
 # drop before 15% would make every later rate look like a knee
 _EARLY_FROM = 0.15
@@ -222,6 +230,10 @@ class Underfit(Classifier):
         mid, end = signals.span_median(level, *_MIDDLE), signals.span_median(level, *_END)
         # without a validation curve there is no gap to read: judged on the train alone
         val_end = end if val is None else signals.tail_level(vy, _VAL_END_SHARE, min_points=1)
+        val_late_gain = 0.0
+        if val is not None:
+            val_mid = signals.span_median(vy, *_MIDDLE)
+            val_late_gain = (val_mid - val_end) / val_mid if val_mid > 0 else 0.0
         kept = end / start
         stuck = self._plateau.measure(run)
         scored = _SCORES.measured(run)
@@ -245,6 +257,7 @@ class Underfit(Classifier):
             "kept": kept,
             "improvement": 1.0 - kept,
             "late_gain": (mid - end) / mid,
+            "val_late_gain": float(val_late_gain),
             "gap_ratio": (val_end - end) / end,
             "first_step": int(x[0]),
             "last_step": int(x[-1]),
@@ -271,6 +284,7 @@ class Underfit(Classifier):
         low = self.min_kept_stuck if stuck_tight else self.min_kept
         return (
             not _score_learned(ev)
+            and ev.get("val_late_gain", 0.0) < _VAL_STILL_GAINING
             and low <= ev["kept"] <= self.max_kept
             and stalled
             and ev["late_gain"] >= -self.max_late_rise

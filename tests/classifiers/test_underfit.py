@@ -199,3 +199,16 @@ def test_a_loss_near_1_beside_a_val_score_that_closed_its_room_is_not_underfit()
     little = 0.62 - 0.06 * np.exp(-EP / 6) + 0.004 * RNG.standard_normal(20)
     f = judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, val), val_accuracy=(EP, little)))
     assert f is not None and f.evidence["score_gain_rel"] < 1 / 3
+
+
+def test_a_validation_loss_still_falling_over_the_second_half_is_no_underfit():
+    """A fine-tune whose train loss stalls high (kept ~70% of its start) while its validation
+    loss still falls 14% from the middle of the run to its end: the model is still learning.
+    Near miss: the same train beside a validation loss that flattened is underfit."""
+    train = _knee(1.6, 1.1)
+    still = 1.6 - 0.5 * (1 - np.exp(-EP / 1.5)) - 0.02 * np.maximum(EP - 8, 0)
+    f = judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, still)))
+    assert f is None
+    m = Underfit().measure(run_of(loss=(EP, train), val_loss=(EP, still)))
+    assert m["val_late_gain"] > 0.1
+    assert judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, _knee(1.6, 1.12)))) is not None
