@@ -71,6 +71,7 @@ from lossforensics.classifiers._align import (
 )
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.roles import DECODED_HIGHER
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import (
     TINY,
@@ -93,13 +94,6 @@ _HIGHER = {
     "auroc",
     "map",
     "map50",
-    "bleu",
-    "sacrebleu",
-    "rouge",
-    "rouge1",
-    "rouge2",
-    "rougel",
-    "rougelsum",
     "iou",
     "miou",
     "dice",
@@ -114,13 +108,11 @@ _HIGHER = {
     "em",
     "score",
     "correct",
-    "meteor",
-    "chrf",
     "kappa",
     "mcc",
     "spearman",
     "pearson",
-}
+} | DECODED_HIGHER
 _LOWER = {
     "wer",
     "cer",

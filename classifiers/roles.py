@@ -105,21 +105,13 @@ _SCORE_TOKENS = {
     "sacrebleu",
     "rougelsum",
 }
-# scores computed by decoding held-out text (BLEU, ROUGE, METEOR, chrF, WER, CER): a script
-# logs them on its validation set, so a bare one (`bleu`, beside `train_loss`) is a val score
-_HELD_OUT_SCORES = {
-    "bleu",
-    "sacrebleu",
-    "rouge",
-    "rouge1",
-    "rouge2",
-    "rougel",
-    "rougelsum",
-    "meteor",
-    "chrf",
-    "wer",
-    "cer",
-}
+# scores computed by decoding held-out text, higher is better (BLEU, ROUGE, METEOR, chrF)...
+DECODED_HIGHER = frozenset(
+    {"bleu", "sacrebleu", "rouge", "rouge1", "rouge2", "rougel", "rougelsum", "meteor", "chrf"}
+)
+# ... and the error rates (WER, CER): a script logs them on its validation set, so a bare one
+# (`bleu`, beside `train_loss`) is a val score
+_HELD_OUT_SCORES = DECODED_HIGHER | {"wer", "cer"}
 # loss functions named without the word loss (`CrossEntropy=1.83`, `val_categorical_crossentropy`,
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
 _LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1", "xent"}
