@@ -90,10 +90,13 @@ _SCORE_TOKENS = {
     "acc1",
     "acc5",
     "jaccard",
-    # COCO's average precision (`val_AP`, `AP50`)
+    # COCO's average precision (`val_AP`, `AP50`; by object size `APs`, `APm`, `APl`)
     "ap",
     "ap50",
     "ap75",
+    "aps",
+    "apm",
+    "apl",
     # plurals and short forms scripts print (`val_accs`, `val_prec`, `val_sens`, `val_spec`)
     "accs",
     "prec",
@@ -109,9 +112,22 @@ _SCORE_TOKENS = {
 DECODED_HIGHER = frozenset(
     {"bleu", "sacrebleu", "rouge", "rouge1", "rouge2", "rougel", "rougelsum", "meteor", "chrf"}
 )
-# ... and the error rates (WER, CER): a script logs them on its validation set, so a bare one
-# (`bleu`, beside `train_loss`) is a val score
-_HELD_OUT_SCORES = DECODED_HIGHER | {"wer", "cer"}
+# ... and the error rates (WER, CER), and a detector's average precision, which only an evaluator
+# on held-out images computes (detectron2 merges `bbox/AP` into its training rows): a script
+# logs them on its validation set, so a bare one (`bleu`, beside `train_loss`) is a val score
+_HELD_OUT_SCORES = DECODED_HIGHER | {
+    "wer",
+    "cer",
+    "ap",
+    "ap50",
+    "ap75",
+    "aps",
+    "apm",
+    "apl",
+    "map",
+    "map50",
+    "map75",
+}
 # loss functions named without the word loss (`CrossEntropy=1.83`, `val_categorical_crossentropy`,
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
 _LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1", "xent"}

@@ -6,7 +6,9 @@
 test-split results logged without a step (they take the step of the entry before, role
 other: they are not the validation curve), hyphenated keys (`eval_rouge-1`), and a final
 summary entry (`train_runtime`, `train_loss` averaged over the whole run, ...) that is not a
-point of any curve and is left out. `epoch` is kept once per step (role `other`). NaN is
+point of any curve and is left out. `epoch` is kept once per step (role `other`); where it falls
+back while `step` counts on (a second Trainer appended to the state, its schedule started
+over), a new session (the frame's `segment`) begins. NaN is
 serialised as a bare `NaN` and kept. The file is one JSON document, read whole (it holds one
 entry per log call, small next to the run it describes).
 """
@@ -34,6 +36,8 @@ from lossforensics.ingest.base import IngestResult
 
 FORMAT = "hf_trainer"
 SUMMARY_KEYS = frozenset(("train_runtime", "train_samples_per_second", "train_steps_per_second"))
+# an `epoch` that falls back by this much: a new Trainer's, not the same epoch logged again
+_EPOCH_FALL = 0.01
 
 
 def sniff(path: Path) -> bool:
@@ -64,6 +68,21 @@ def _nothing_logged(doc: dict, summaries: int) -> str:
     if isinstance(every, int | float) and isinstance(steps, int | float) and every > steps:
         why += f" (logging_steps {every:g} is more than the run's {steps:g} steps)"
     return why
+
+
+def _epoch_sessions(epoch: np.ndarray, logged: np.ndarray) -> np.ndarray | None:
+    """Per entry, the session it belongs to: a new one starts where the `epoch` field falls
+    back by `_EPOCH_FALL` or more below the entry logged before it (a second Trainer whose state
+    was appended while `step` counted on: its schedule and loss start over, which
+    resume_discontinuity reads at the session's start); None when it never falls back."""
+    idx = np.flatnonzero(logged)
+    ep = epoch[idx]
+    falls = idx[1:][ep[1:] < ep[:-1] - _EPOCH_FALL]
+    if not len(falls):
+        return None
+    starts = np.zeros(len(epoch), dtype=np.int64)
+    starts[falls] = 1
+    return np.cumsum(starts)
 
 
 def is_summary(entry: dict) -> bool:
@@ -126,8 +145,10 @@ def read(
         values[:, j], keep[:, j] = cells.values, cells.keep
         bad += int((cells.bad & ok).sum())
     keep &= ok[:, None]
+    sessions = None
     if "epoch" in columns:  # every entry repeats it: one point per step is the series
         j = columns.index("epoch")
+        sessions = _epoch_sessions(values[:, j], keep[:, j])
         logged = np.flatnonzero(keep[:, j])
         keep[logged[pd.Series(steps[logged]).duplicated().to_numpy()], j] = False
     if bad:
@@ -137,7 +158,8 @@ def read(
     run_code = builder.runs.code(named or default_run_name(path))
     codes = np.array([builder.metrics.code(str(c)) for c in columns], dtype=np.int32)
     rows, cols = np.nonzero(keep)
-    builder.add(run_code, codes[cols], steps[rows], values[rows, cols])
+    labels = None if sessions is None else builder.label_codes(sessions)[rows]
+    builder.add(run_code, codes[cols], steps[rows], values[rows, cols], None, labels)
     if builder.points == 0:
         raise EmptyInputError("log_history has no numeric points", file=str(path))
     # `predict_*` is Trainer.predict on a test split, logged beside `eval_*`: not the val curve

@@ -143,6 +143,11 @@ def test_split_context_makes_val():
         ("rougeL", "val_score"),
         ("wer", "val_score"),
         ("train_bleu", "train_score"),
+        # a detector's average precision comes from an evaluator on held-out images
+        ("bbox/AP", "val_score"),
+        ("bbox/APs", "val_score"),
+        ("segm/AP75", "val_score"),
+        ("mAP", "val_score"),
     ],
 )
 def test_infer_role(name, role):

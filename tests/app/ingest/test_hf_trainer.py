@@ -115,3 +115,41 @@ def test_a_history_with_only_the_final_summary_says_why_nothing_was_logged(tmp_p
         r"logging_steps 996 is more than the run's 768",
     ):
         hf_trainer.read(path)
+
+
+def _appended_state(tmp_path, second_start: float):
+    """A trainer_state.json whose log_history holds a first Trainer's 3 logs (epoch 0.2-0.6),
+    then a second's (epoch from 0.04 again) while `step` counts on, its schedule restarted."""
+    history = [
+        {
+            "step": 500 * (i + 1),
+            "epoch": 0.21 * (i + 1),
+            "loss": 2.12 - 0.01 * i,
+            "learning_rate": 4.98e-5 - 1e-7 * i,
+        }
+        for i in range(3)
+    ]
+    for i in range(12):
+        history.append(
+            {
+                "step": 2000 + 500 * i,
+                "epoch": 0.04 + 0.21 * i,
+                "loss": second_start - 0.02 * i,
+                "learning_rate": 5e-5 * (1 - i / 12),
+            }
+        )
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({"global_step": 7500, "log_history": history}))
+    return path
+
+
+def test_an_epoch_that_falls_back_while_the_step_counts_on_starts_a_session(tmp_path):
+    from lossforensics import diagnose
+
+    result = load_run(_appended_state(tmp_path, second_start=2.49))
+    loss = result.frame[result.frame["metric"] == "loss"].sort_values("seq")
+    assert list(loss["segment"]) == [0] * 3 + [1] * 12
+    assert "resume_discontinuity" in {f.label for f in diagnose(result.frame).findings}
+    # near miss: the second Trainer carries on from where the first stopped: no jump, no resume
+    calm = load_run(_appended_state(tmp_path, second_start=2.09)).frame
+    assert "resume_discontinuity" not in {f.label for f in diagnose(calm).findings}
