@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
-from lossforensics.classifiers.roles import ROLES, infer_role
+from lossforensics.classifiers.roles import ROLES, infer_role, override_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, CsvHeader, is_long_form, iter_chunks, sniff_header
 from lossforensics.ingest._score_roles import (
@@ -53,7 +53,7 @@ _KEY_VALUE = re.compile(r"[A-Za-z_][\w /.-]*\s*[:=]\s*[-+]?(?:\d+\.?\d*|\.\d+)(?
 _TABLE_KEYS = frozenset({"name", "model", "run", "id", "experiment", "config", "trial"})
 
 
-def _layout(header: CsvHeader) -> str | None:
+def _layout(header: CsvHeader, roles: Mapping[str, str] | None = None) -> str | None:
     names = header.stripped
     if len(names) >= 2 and all(_KEY_VALUE.fullmatch(n) for n in names):
         return None  # `Epoch=1,Loss:0.44,...`: a printed record, the console reader's
@@ -61,9 +61,9 @@ def _layout(header: CsvHeader) -> str | None:
         return "long"
     if choose_step_key(names) is not None and len(names) >= 2:
         return "wide"
-    if _placeholder(names[0]) and _history_without_steps(names[1:]):
+    if _placeholder(names[0]) and _history_without_steps(names[1:], roles):
         return "pandas_index"
-    if _history_without_steps(names):
+    if _history_without_steps(names, roles):
         return "indexed"
     return None
 
@@ -80,16 +80,17 @@ def _pandas_placeholders(names: tuple[str, ...]) -> list[int]:
     return [j for j, n in enumerate(names) if n.strip() and _placeholder(n)]
 
 
-def _history_without_steps(names: tuple[str, ...]) -> bool:
+def _history_without_steps(names: tuple[str, ...], roles: Mapping[str, str] | None = None) -> bool:
     """A history table with no step column (`pd.DataFrame(history.history).to_csv()`): every
-    column named, a loss among them, and no column that keys rows by model or run. Its rows are
+    column named, a loss among them (by its name, or by the caller's `roles`: `loss0`, `loss1`
+    name no loss a reader can know), and no column that keys rows by model or run. Its rows are
     read in order as steps 0, 1, 2, ... (and a warning says so)."""
     low = [n.strip().lower() for n in names]
     return (
         len(low) >= 2
         and all(low)
         and not _TABLE_KEYS & set(low)
-        and any(infer_role(n) in ("train_loss", "val_loss") for n in names)
+        and any(override_role(n, infer_role(n), roles) in ("train_loss", "val_loss") for n in names)
     )
 
 
@@ -153,7 +154,7 @@ def read(
     path = Path(path)
     require_nonempty(path)
     header = sniff_header(path)
-    layout = None if header is None else _layout(header)
+    layout = None if header is None else _layout(header, roles)
     if header is None or layout is None:
         raise UnknownFormatError(
             "not a per-step CSV: no delimited header with a step, iter or epoch column on line 1",

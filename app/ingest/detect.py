@@ -109,7 +109,8 @@ def _unknown(path: Path) -> UnknownFormatError:
     if header is not None:
         return UnknownFormatError(
             f"a table without a step column (columns: {', '.join(header.stripped[:6])}); "
-            "name one 'step', 'iter' or 'epoch'",
+            "name one 'step', 'iter' or 'epoch', or read its rows in order by naming its loss "
+            "(format csv with a role: --format csv --role COLUMN=train_loss)",
             file=str(path),
             line=1,
         )

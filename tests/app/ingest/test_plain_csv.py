@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from lossforensics.classifiers.errors import UnknownFormatError
 from lossforensics.ingest import _plain_csv, load_run
 
 
@@ -170,3 +171,15 @@ def test_a_column_naming_each_rows_split_keeps_the_splits_apart(tmp_path):
     train = frame[frame["metric"] == "loss"]
     assert list(train["step"]) == [1, 2, 3] and list(train["value"]) == [0.9, 0.45, 0.3]
     assert not any("non-numeric" in w.message for w in result.warnings)
+
+
+def test_a_history_whose_losses_no_reader_can_name_is_read_with_the_callers_roles(tmp_path):
+    """`,loss0,loss1,acc0,acc1` (pandas' index, then numbered splits): no name says loss, so the
+    file is refused with a way out; given roles, its rows are read in order as a history."""
+    path = tmp_path / "losses.csv"
+    path.write_text(",loss0,loss1,acc0,acc1\n0,1.75,1.76,81.7,79.1\n1,1.65,1.67,84.5,82.0\n")
+    with pytest.raises(UnknownFormatError, match="--format csv --role COLUMN=train_loss"):
+        load_run(path)
+    result = load_run(path, format="csv", roles={"loss0": "train_loss", "loss1": "val_loss"})
+    loss = result.frame[result.frame["metric"] == "loss1"]
+    assert list(loss["step"]) == [0, 1] and set(loss["role"].astype(str)) == {"val_loss"}
