@@ -36,11 +36,14 @@ _KEY = r"[A-Za-z_][\w\-/.@]*(?:\(\w+\))?(?: (?!is\b)[A-Za-z_][\w\-/.@]*){0,3}"
 _OPEN = r"(?P<wrap>(?:tensor|array|np\.float\d*|float\d*)\()?(?P<list>\[\s*)?"
 _CLOSE = r"(?(list)\s*\])(?(wrap)(?:,[^()\n]*)?\))"
 
+# a value printed as the change that led to it (`Learning Rate Reduced: 0.001 -> 0.0001`): the
+# new value is the one that holds from here on
+_CHANGED_FROM = rf"(?:(?:{NUM})\s*(?:->|=>|\u2192)\s*)?"
 # `key: value`, `key=value`, `key = "value"`, `key is value` (`key is: value`), `key value` (the
 # last only when the line carries its own step: see Style.spaced)
 PAIRS = re.compile(
-    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s*[:=]?\s*|\s+)['\"]?{_COUNT_OF}{_OPEN}(?P<val>{NUM}){_CLOSE}"
-    rf"['\"]?\s*%?{_END}"
+    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s*[:=]?\s*|\s+)['\"]?{_COUNT_OF}{_CHANGED_FROM}"
+    rf"{_OPEN}(?P<val>{NUM}){_CLOSE}['\"]?\s*%?{_END}"
 )
 # a PyTorch meter: `Loss 0.52 (0.61)` / `loss: 0.52 (0.61)`: the value before the brackets
 METER_PAIRS = re.compile(

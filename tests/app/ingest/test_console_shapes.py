@@ -606,3 +606,14 @@ def test_keras_verbose_2_keeps_an_epoch_whose_line_comes_after_other_output():
     )
     result = _read(text)
     assert _series(result, "val_loss") == ([1, 2, 3], [0.509, 0.3591, 0.2958])
+
+
+def test_a_value_printed_as_its_change_is_read_as_the_new_value():
+    """`--> Learning Rate Reduced: 0.001 -> 0.0001` (a script's ReduceLROnPlateau message): the
+    learning rate from here on is the new value, not the old one."""
+    text = "".join(f"Epoch {e}: loss: {0.6 - 0.05 * e:.2f}\n" for e in range(1, 4))
+    text += "--> Learning Rate Reduced: 0.001 -> 0.0001\n"
+    text += "".join(f"Epoch {e}: loss: {0.6 - 0.05 * e:.2f}\n" for e in range(4, 6))
+    result = _read(text)
+    assert _series(result, "Learning Rate Reduced") == ([3], [0.0001])
+    _same_with_and_without_plans(text)
