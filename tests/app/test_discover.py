@@ -173,3 +173,19 @@ def test_a_file_named_like_a_log_that_no_reader_takes_is_reported(tmp_path: Path
     assert [(Path(p.path).name, p.kind) for p in found.problems] == [
         ("training.log", "unrecognised")
     ]
+
+
+def test_a_folders_series_files_are_one_run(tmp_path: Path) -> None:
+    """`log_train.txt` + `log_val.txt` of bare numbers: one run, at their folder, as ingest
+    reads it; a lone series file elsewhere is its own (named after its folder, as a lone
+    conventional file is)."""
+    run = tmp_path / "exp1"
+    run.mkdir()
+    (run / "log_train.txt").write_text("".join(f"{e} {0.9 / (e + 1):.4f}\n" for e in range(6)))
+    (run / "log_val.txt").write_text("".join(f"{e} {1.0 / (e + 1):.4f}\n" for e in range(6)))
+    (tmp_path / "train_loss.txt").write_text("0.91\n0.62\n0.48\n0.40\n")
+    found = discover_runs(tmp_path)
+    assert sorted((s.name, s.format) for s in found.sources) == sorted(
+        [("exp1", "series_file"), (tmp_path.name, "series_file")]
+    )
+    assert {Path(s.path).name for s in found.sources} == {"exp1", "train_loss.txt"}
