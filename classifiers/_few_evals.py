@@ -1,4 +1,5 @@
-"""A validation loss read at only 3 or 4 evaluations: a short fine-tune evaluated once an epoch.
+"""A validation loss read at only 3 or 4 evaluations (a short fine-tune evaluated once an epoch),
+or at up to 15 from its raw values (a short epoch log).
 
 Three epochs of fine-tuning with an evaluation at the end of each is the most common shape of a
 Hugging Face run, and the classic overfit there is a val loss that rises at every evaluation
@@ -25,8 +26,16 @@ never got below the untrained loss and did not follow it never generalised
 last evaluation, and at its own last points, is `TRAIN_FALL` below its level at the minimum
 (the gap still widens; a loss that blew up meanwhile did not fall). The
 finding is inferred, so it stands at the bar whatever the size of the rise.
-Evidence: reading='few_evaluations', evaluations, rises (evaluations after the minimum),
-val_min_step, val_min, val_last, val_rise_pct, train_at_min, train_at_last, train_fall_after_rel.
+A short epoch log of 5 to `SHORT_MAX_EVALS` (15) evaluations is read the same way from its raw
+values (`short_log_rise`, reading='short_log'), where the main reading's running median of 3
+would erase a minimum one epoch wide and its noise estimate spans the first epochs' fall: the
+minimum is a level, not one lucky evaluation (each neighbour within `DIP_RATIO`, 1.5x, of it);
+at least 2 evaluations follow it, every one `AFTER_FLOOR` (5%) above it and their median
+`SHORT_MIN_RISE` (15%) above it; then the last evaluation's rise, the val having learned and the
+training loss still falling are judged as above. Only positive losses (the rises are ratios).
+Evidence: reading ('few_evaluations' | 'short_log'), evaluations, rises (evaluations after the
+minimum), val_min_step, val_min, val_last, val_rise_pct, val_learned, train_at_min,
+train_at_last, train_fall_after_rel.
 """
 
 from __future__ import annotations
@@ -55,6 +64,19 @@ MIN_RISE_IN_A_ROW = 0.15
 RISES_IN_A_ROW = 3
 # the training loss at the last evaluation 10% below its level at the val minimum: still falling
 TRAIN_FALL = 0.1
+# a short epoch log read on its raw evaluations: from one more than the few-evaluations reading
+# takes...
+SHORT_MIN_EVALS = 5
+# ... up to 15, where the main reading's running median of 3 erases a minimum one epoch wide
+SHORT_MAX_EVALS = 15
+# at least two evaluations after the minimum: one is a noisy evaluation
+SHORT_MIN_AFTER = 2
+# a minimum whose neighbour is 1.5x or more above it is one lucky evaluation, not a level
+DIP_RATIO = 1.5
+# every evaluation after the minimum 5% above it: it never came back to its best
+AFTER_FLOOR = 0.05
+# ... and their median 15% above it: about twice the noise of a noisy real val (6-7%)
+SHORT_MIN_RISE = 0.15
 # val_rise_pct is in percent of the minimum, as overfit's own evidence
 _PERCENT = 100.0
 
@@ -72,6 +94,47 @@ def few_evals_rise(
     i_min = int(np.argmin(vy))
     if i_min == len(vy) - 1 or not np.all(np.diff(vy[i_min:]) > 0):
         return None
+    return _rise_after(run, vx, vy, tx, ty, i_min, first_eval_gain, late_first_eval)
+
+
+def short_log_rise(
+    run: RunSeries, *, first_eval_gain: float, late_first_eval: float
+) -> dict | None:
+    """The same measurement for an epoch log of `below_evals` to `SHORT_MAX_EVALS` positive
+    evaluations whose minimum is a level (each neighbour within `DIP_RATIO` of it, not one lucky
+    evaluation) and stayed behind: every evaluation after it at least `AFTER_FLOOR` above it, and
+    their median `SHORT_MIN_RISE` above it; None otherwise. The main reading smooths such a log
+    with a running median of 3, which erases a minimum one evaluation wide, and measures its
+    noise across the first epochs' fall."""
+    vx, vy = finite_curve(run, "val_loss", max_points=MAX_EVALS)
+    tx, ty = finite_curve(run, "train_loss")
+    if not SHORT_MIN_EVALS <= len(vy) <= SHORT_MAX_EVALS or len(ty) < 2 or np.any(vy <= 0):
+        return None
+    i_min = int(np.argmin(vy))
+    after, low = vy[i_min + 1 :], float(vy[i_min])
+    if len(after) < SHORT_MIN_AFTER:
+        return None
+    neighbours = vy[max(i_min - 1, 0) : i_min + 2]
+    if np.any(neighbours > DIP_RATIO * low):
+        return None  # one lucky evaluation between two ordinary ones: no level to rise from
+    if np.any(after < (1.0 + AFTER_FLOOR) * low) or np.median(after) < (1.0 + SHORT_MIN_RISE) * low:
+        return None
+    found = _rise_after(run, vx, vy, tx, ty, i_min, first_eval_gain, late_first_eval)
+    return None if found is None else {**found, "reading": "short_log"}
+
+
+def _rise_after(
+    run: RunSeries,
+    vx: np.ndarray,
+    vy: np.ndarray,
+    tx: np.ndarray,
+    ty: np.ndarray,
+    i_min: int,
+    first_eval_gain: float,
+    late_first_eval: float,
+) -> dict | None:
+    """The val's rise after its minimum at `i_min`, beside the training loss there and at the
+    end; None when the training loss is not read at both."""
     train = train_at_evals(run, MAX_EVALS)
     # where training ended: the worse of its level leading to the last evaluation and its last
     # points (a loss that blew up after the last evaluation did not keep falling)

@@ -50,7 +50,11 @@ With only 3 or 4 evaluations (a short fine-tune evaluated once an epoch), too fe
 their noise, a val that rose at every evaluation after its best by `_few_evals.MIN_RISE` (20%,
 about 3x the noise of a noisy real val; 15% after three rises in a row, which chance makes 4
 times rarer than two) while the training loss kept falling is overfit at
-`_INFERRED_CONFIDENCE` (classifiers._few_evals; evidence reading='few_evaluations').
+`_INFERRED_CONFIDENCE` (classifiers._few_evals; evidence reading='few_evaluations'). A short
+epoch log of 5 to 15 evaluations the rules above find nothing in is read the same way from its
+raw values (reading='short_log'): a minimum that is a level, not one lucky evaluation, every
+evaluation after it 5% above it and their median 15% above (a running median of 3 erases a
+minimum one epoch wide).
 Without a validation loss, a log that marks its epochs is read for the memorisation staircase
 (classifiers._staircase): the per-step training loss drops by `_MIN_DROP_REL` (5%) or more at
 2+ epoch boundaries, those drops hold `_BOUNDARY_SHARE` (two thirds) of its fall over the epochs
@@ -98,7 +102,11 @@ from lossforensics.classifiers._align import (
 )
 from lossforensics.classifiers._epochs import epoch_starts
 from lossforensics.classifiers._few_evals import MIN_EVALS as FEW_EVALS
-from lossforensics.classifiers._few_evals import few_evals_rise, rose_while_training_fell
+from lossforensics.classifiers._few_evals import (
+    few_evals_rise,
+    rose_while_training_fell,
+    short_log_rise,
+)
 from lossforensics.classifiers._score_gap import first_score_kept
 from lossforensics.classifiers._score_stall import (
     held_out_stall,
@@ -510,13 +518,24 @@ class Overfit(Classifier):
         return stall_finding(self.label, tag, _INFERRED_CONFIDENCE, summary, m)
 
     def judge_few_evals(self, m: dict) -> Finding:
-        """Overfit read from 3-4 evaluations (classifiers._few_evals): inferred, at the bar."""
+        """Overfit read from 3-4 evaluations, or from a short epoch log's raw values
+        (classifiers._few_evals): inferred, at the bar."""
+        short = m.get("reading") == "short_log"
+        how = (
+            "stayed above its best at every evaluation after it"
+            if short
+            else "rose at every evaluation after its best"
+        )
+        why = (
+            "a log this short is read from its raw evaluations"
+            if short
+            else "too few to measure their noise"
+        )
         summary = (
-            f"Validation loss rose at every evaluation after its best ({m['val_min']:.4g} at "
+            f"Validation loss {how} ({m['val_min']:.4g} at "
             f"step {m['val_min_step']}), {m['val_rise_pct']:.0f}% to {m['val_last']:.4g}, "
             f"while the training loss kept falling ({m['train_at_min']:.3g} -> "
-            f"{m['train_at_last']:.3g}); read from {m['evaluations']} evaluations, too few to "
-            "measure their noise."
+            f"{m['train_at_last']:.3g}); read from {m['evaluations']} evaluations: {why}."
         )
         evidence = {k: v for k, v in m.items() if k != "val_end_step"}
         return Finding(
@@ -550,4 +569,11 @@ class Overfit(Classifier):
         follow = _MISMATCH.measured(run)
         if follow is not None:
             m["val_follow_ratio"] = follow["val_follow_ratio"]
-        return self.judge(m)
+        found = self.judge(m)
+        if found is None:  # (short_log_rise's val_learned is its own generalisation test)
+            short = short_log_rise(
+                run, first_eval_gain=self.first_eval_gain, late_first_eval=self.late_first_eval
+            )
+            if short is not None and rose_while_training_fell(short):
+                return self.judge_few_evals(short)
+        return found

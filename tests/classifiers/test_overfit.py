@@ -455,3 +455,23 @@ def test_a_stalled_val_whose_last_evaluation_is_its_best_is_no_overfit():
     assert judge(Overfit(), run) is None
     # the same measurements with a last evaluation that is not the best: a stall
     assert Overfit().judge({**m, "val_last_is_best": False}) is not None
+
+
+def test_a_short_epoch_log_is_read_from_its_raw_evaluations():
+    """A Keras CNN, 9 epochs: val 0.552 -> 0.136 (epoch 5), then 0.154, 0.220, 0.190 while the
+    training loss keeps falling. A running median of 3 erases the one-epoch minimum and the
+    first epochs' fall swamps the noise estimate; read raw, the val never came back to its
+    best. Near misses: a minimum that is one lucky evaluation between two ordinary ones, and a
+    val that came back to within 5% of its best."""
+    ep = np.arange(9)
+    train = np.array([0.9245, 0.4974, 0.2912, 0.1945, 0.1352, 0.1168, 0.0910, 0.0795, 0.0786])
+    val = np.array([0.5524, 0.4171, 0.2719, 0.1745, 0.1818, 0.1358, 0.1538, 0.2203, 0.1896])
+    f = judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.evidence["reading"] == "short_log"
+    assert f.evidence["val_min_step"] == 5 and f.evidence["val_rise_pct"] > 30
+    dip = val.copy()
+    dip[5] = 0.08  # both neighbours twice it: a lucky evaluation, no level
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, dip))) is None
+    back = val.copy()
+    back[7] = 0.140  # came back to its best: not a val that stayed above it
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, back))) is None
