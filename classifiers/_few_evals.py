@@ -1,5 +1,5 @@
 """A validation loss read at only 3 or 4 evaluations (a short fine-tune evaluated once an epoch),
-or at up to 15 from its raw values (a short epoch log).
+or at up to 20 from its raw values (a short epoch log).
 
 Three epochs of fine-tuning with an evaluation at the end of each is the most common shape of a
 Hugging Face run, and the classic overfit there is a val loss that rises at every evaluation
@@ -26,7 +26,7 @@ never got below the untrained loss and did not follow it never generalised
 last evaluation, and at its own last points, is `TRAIN_FALL` below its level at the minimum
 (the gap still widens; a loss that blew up meanwhile did not fall). The
 finding is inferred, so it stands at the bar whatever the size of the rise.
-A short epoch log of 5 to `SHORT_MAX_EVALS` (15) evaluations is read the same way from its raw
+A short epoch log of 5 to `SHORT_MAX_EVALS` (20) evaluations is read the same way from its raw
 values (`short_log_rise`, reading='short_log'), where the main reading's running median of 3
 would erase a minimum one epoch wide and its noise estimate spans the first epochs' fall: the
 minimum is a level, not one lucky evaluation (each neighbour within `DIP_RATIO`, 1.5x, of it);
@@ -67,8 +67,11 @@ TRAIN_FALL = 0.1
 # a short epoch log read on its raw evaluations: from one more than the few-evaluations reading
 # takes...
 SHORT_MIN_EVALS = 5
-# ... up to 15, where the main reading's running median of 3 erases a minimum one epoch wide
-SHORT_MAX_EVALS = 15
+# ... up to 20 (a Keras run of 10-20 epochs), where the main reading's running median of 3 erases
+# a minimum one epoch wide and the first epochs' fall dominates its noise estimate; further on, a
+# noisy val's lucky dip followed by higher values grows likelier (at 30 an external healthy-ish
+# run is called overfit)
+SHORT_MAX_EVALS = 20
 # at least two evaluations after the minimum: one is a noisy evaluation
 SHORT_MIN_AFTER = 2
 # a minimum whose neighbour is 1.5x or more above it is one lucky evaluation, not a level
@@ -100,7 +103,7 @@ def few_evals_rise(
 def short_log_rise(
     run: RunSeries, *, first_eval_gain: float, late_first_eval: float
 ) -> dict | None:
-    """The same measurement for an epoch log of `below_evals` to `SHORT_MAX_EVALS` positive
+    """The same measurement for an epoch log of `SHORT_MIN_EVALS` to `SHORT_MAX_EVALS` positive
     evaluations whose minimum is a level (each neighbour within `DIP_RATIO` of it, not one lucky
     evaluation) and stayed behind: every evaluation after it at least `AFTER_FLOOR` above it, and
     their median `SHORT_MIN_RISE` above it; None otherwise. The main reading smooths such a log

@@ -51,7 +51,7 @@ their noise, a val that rose at every evaluation after its best by `_few_evals.M
 about 3x the noise of a noisy real val; 15% after three rises in a row, which chance makes 4
 times rarer than two) while the training loss kept falling is overfit at
 `_INFERRED_CONFIDENCE` (classifiers._few_evals; evidence reading='few_evaluations'). A short
-epoch log of 5 to 15 evaluations the rules above find nothing in is read the same way from its
+epoch log of 5 to 20 evaluations the rules above find nothing in is read the same way from its
 raw values (reading='short_log'): a minimum that is a level, not one lucky evaluation, every
 evaluation after it 5% above it and their median 15% above (a running median of 3 erases a
 minimum one epoch wide).
