@@ -6,14 +6,15 @@ separated by a comma, semicolon, tab or spaces; one title line without digits ma
 (`loss`); a title that names something else (`% mean class accuracy`) says the numbers are no
 loss. Otherwise nothing in the file names the metric, so the file name does: its stem, read
 without the words that only say it is a record (`log`, `history`, `values`, ...), must name a
-training or validation loss (`loss_log` -> the training loss, `log_val` -> the validation loss;
-a split's name alone is that split's loss, as a script's `train=2.56, val=2.37` is). A file
-whose name does not name a loss is not claimed: a column of numbers called `results.txt` or
-`accuracy.txt` could be anything; nor is a file of whole numbers only (the ids or labels of a
-`train.txt` split list). The counter, when printed, is the step; else the line's position
-(0-based) is, and a warning says so. A folder's series files are one run, each file one metric,
-the way an MLflow run keeps one file per metric. A line that holds something else (a number cut
-short, a message) is skipped with a warning naming it.
+training or validation loss (`loss_log` -> the training loss, `log_val` -> the validation loss).
+A split's name beside such a record word is that split's loss, as a script's `train=2.56,
+val=2.37` is; a bare `train.txt` or `val.txt` is as often a dataset's split and is left alone.
+A file whose name does not name a loss is not claimed: a column of numbers called `results.txt`
+or `accuracy.txt` could be anything; nor is a file of whole numbers only (the ids or labels of
+a split list). The counter, when printed, is the step; else the line's position (0-based) is,
+and a warning says so. A folder's series files are one run, each file one metric, the way an
+MLflow run keeps one file per metric. A line that holds something else (a number cut short, a
+message) is skipped with a warning naming it.
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ _FILLER = frozenset(
         "out",
     }
 )
+# words that say a file records a run (beside a split's name, they make it that split's loss)
+_RECORD_WORDS = frozenset(
+    {"log", "logs", "history", "hist", "record", "records", "curve", "curves"}
+)
 _LOSS_ROLES = ("train_loss", "val_loss")
 # points a sniff must see before claiming a file: fewer are no curve
 _MIN_POINTS = 3
@@ -81,10 +86,18 @@ _SNIFF_LINES = 200
 
 
 def role_of_name(path: Path) -> str:
-    """The role the file name gives its numbers: `log_val.txt` -> val_loss."""
+    """The role the file name gives its numbers: `log_val.txt` -> val_loss. A split's name
+    alone names its loss only beside a word saying the file is a record (`log_val`,
+    `train_history`): a bare `train.txt` or `val.txt` is as often a dataset's split."""
     stem = path.name.split(".")[0]
-    words = [w for w in re.split(r"[^A-Za-z0-9]+", stem) if w and w.lower() not in _FILLER]
-    return infer_role("_".join(words)) if words else "other"
+    tokens = [w for w in re.split(r"[^A-Za-z0-9]+", stem) if w]
+    words = [w for w in tokens if w.lower() not in _FILLER]
+    if not words:
+        return "other"
+    named_loss = any("loss" in w.lower() for w in words)
+    if not named_loss and not _RECORD_WORDS & {w.lower() for w in tokens}:
+        return "other"
+    return infer_role("_".join(words))
 
 
 def sniff(path: Path) -> bool:

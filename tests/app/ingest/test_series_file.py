@@ -65,7 +65,8 @@ def test_a_line_that_is_no_number_is_skipped_with_its_line_number(tmp_path):
         ("accuracy.txt", TRAIN),  # a score alone: no loss to read
         ("train_loss.txt", [f"{v} {v / 2}" for v in TRAIN]),  # two values: a table, not a series
         ("train_loss.txt", TRAIN[:2]),  # two points are no curve
-        ("train.txt", [3, 17, 4, 21, 9]),  # whole numbers: a split's example ids, not a loss
+        ("train_log.txt", [3, 17, 4, 21, 9]),  # whole numbers: ids or labels, not a loss
+        ("val.txt", TRAIN),  # a split's name alone: as often a dataset's split as its loss
     ],
 )
 def test_files_it_does_not_claim(tmp_path, name, rows):
