@@ -41,6 +41,8 @@ _VAL_TOKENS = {
     "te",
 }
 _TRAIN_TOKENS = {"train", "training", "trn", "tr"}
+# COCO's average precision (`val_AP`, `AP50`; by object size `APs`, `APm`, `APl`)
+_AVERAGE_PRECISION = frozenset({"ap", "ap50", "ap75", "aps", "apm", "apl"})
 # of the held-out splits, the test set's words: beside a validation split, not the one tuned on
 _TEST_TOKENS = {"test", "te"}
 _SCORE_TOKENS = {
@@ -90,13 +92,6 @@ _SCORE_TOKENS = {
     "acc1",
     "acc5",
     "jaccard",
-    # COCO's average precision (`val_AP`, `AP50`; by object size `APs`, `APm`, `APl`)
-    "ap",
-    "ap50",
-    "ap75",
-    "aps",
-    "apm",
-    "apl",
     # plurals and short forms scripts print (`val_accs`, `val_prec`, `val_sens`, `val_spec`)
     "accs",
     "prec",
@@ -107,7 +102,7 @@ _SCORE_TOKENS = {
     "auprc",
     "sacrebleu",
     "rougelsum",
-}
+} | _AVERAGE_PRECISION
 # scores computed by decoding held-out text, higher is better (BLEU, ROUGE, METEOR, chrF)...
 DECODED_HIGHER = frozenset(
     {"bleu", "sacrebleu", "rouge", "rouge1", "rouge2", "rougel", "rougelsum", "meteor", "chrf"}
@@ -115,19 +110,7 @@ DECODED_HIGHER = frozenset(
 # ... and the error rates (WER, CER), and a detector's average precision, which only an evaluator
 # on held-out images computes (detectron2 merges `bbox/AP` into its training rows): a script
 # logs them on its validation set, so a bare one (`bleu`, beside `train_loss`) is a val score
-_HELD_OUT_SCORES = DECODED_HIGHER | {
-    "wer",
-    "cer",
-    "ap",
-    "ap50",
-    "ap75",
-    "aps",
-    "apm",
-    "apl",
-    "map",
-    "map50",
-    "map75",
-}
+_HELD_OUT_SCORES = DECODED_HIGHER | _AVERAGE_PRECISION | {"wer", "cer", "map", "map50", "map75"}
 # loss functions named without the word loss (`CrossEntropy=1.83`, `val_categorical_crossentropy`,
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
 _LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1", "xent"}
