@@ -47,7 +47,12 @@ def _pairs(run: RunSeries) -> Iterator[tuple[str, str]]:
 def first_score_kept(run: RunSeries) -> bool:
     """Whether the first evaluation had already learned, read from a score: its bounded
     higher-is-better val score stands at `FIRST_SCORE_KEPT` or more of the train score over the
-    stretch leading to it, and that train score is `FIRST_TRAIN_SHARE` of its best or more."""
+    stretch leading to it, and that train score is `FIRST_TRAIN_SHARE` of its best or more.
+    Kept with the run: distribution_mismatch and overfit both ask."""
+    return bool(run.measured(("first_score_kept",), lambda: _first_score_kept(run)))
+
+
+def _first_score_kept(run: RunSeries) -> bool:
     for val_name, train_name in _pairs(run):
         vx, vy = finite_curve(run, "val_score", val_name)
         tx, ty = finite_curve(run, "train_score", train_name)

@@ -34,48 +34,38 @@ from lossforensics.ingest._source import (
     require_nonempty,
 )
 from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.console._style import NUM
 
 FORMAT = "series_file"
 
-_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|NaN|inf|Inf|Infinity)"
 # one point: an optional whole-number counter, then the value
-_POINT = re.compile(rf"\s*(?:(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+))?(?P<val>{_NUM})\s*[,;]?\s*")
+_POINT = re.compile(rf"\s*(?:(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+))?(?P<val>{NUM})\s*[,;]?\s*")
 # a value a loss takes: a fraction, an exponent or a non-finite value, not a whole number
 _REAL = re.compile(r"[.eEnN]")
 # a title line: words only, no digit (`loss`, `% mean class accuracy`)
 _TITLE = re.compile(r"[^\d\n]*")
-# words of a file name that say it is a record of something, not what it records
-_FILLER = frozenset(
-    {
-        "log",
-        "logs",
-        "history",
-        "hist",
-        "record",
-        "records",
-        "values",
-        "value",
-        "list",
-        "data",
-        "file",
-        "curve",
-        "curves",
-        "per",
-        "epoch",
-        "epochs",
-        "step",
-        "steps",
-        "iter",
-        "all",
-        "my",
-        "txt",
-        "out",
-    }
-)
 # words that say a file records a run (beside a split's name, they make it that split's loss)
 _RECORD_WORDS = frozenset(
     {"log", "logs", "history", "hist", "record", "records", "curve", "curves"}
 )
+# words of a file name that say it is a record of something, not what it records
+_FILLER = _RECORD_WORDS | {
+    "values",
+    "value",
+    "list",
+    "data",
+    "file",
+    "per",
+    "epoch",
+    "epochs",
+    "step",
+    "steps",
+    "iter",
+    "all",
+    "my",
+    "txt",
+    "out",
+}
 _LOSS_ROLES = ("train_loss", "val_loss")
 # points a sniff must see before claiming a file: fewer are no curve
 _MIN_POINTS = 3
