@@ -19,28 +19,13 @@ from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, CsvHeader, iter_chunks, melt_chunk
 from lossforensics.ingest._segments import RUN_KEYS, SEGMENT_KEYS, key_column
+from lossforensics.ingest._split_words import held_out_splits, names_splits
 from lossforensics.ingest._steps import integral_steps
 from lossforensics.ingest._values import text_cells
 from lossforensics.ingest.base import IngestResult
 
-# columns that may name each row's split, and the words such a column holds
+# columns that may name each row's split (`_split_words` judges their cells)
 _SPLIT_COLUMNS = ("split", "mode", "type", "subset", "set")
-_TRAIN_WORDS = frozenset({"train", "training", "trn"})
-_SPLIT_WORDS = _TRAIN_WORDS | {"val", "valid", "validation", "eval", "evaluation", "dev", "test"}
-
-
-def _split_column(names: tuple[str, ...], path: Path, header: CsvHeader) -> int | None:
-    """The position of a column naming each row's split, judged from its first chunk: every
-    non-blank cell a split word, a train word among them and another split too."""
-    col = key_column(names, _SPLIT_COLUMNS)
-    if col is None:
-        return None
-    for chunk in iter_chunks(path, header):
-        words = {str(v).strip().lower() for v in chunk.frame[col].dropna()}
-        if words and words <= _SPLIT_WORDS and words & _TRAIN_WORDS and words - _TRAIN_WORDS:
-            return col
-        return None
-    return None
 
 
 def _text(col: pd.Series) -> pd.Series:
@@ -70,18 +55,26 @@ def read_step_table(
     names = header.stripped
     run_col = key_column(names, RUN_KEYS)
     seg_col = key_column(names, SEGMENT_KEYS)
-    split_col = _split_column(names, path, header)
-    keys = {step_col, run_col, seg_col, split_col}
-    columns = [j for j in range(len(names)) if j not in keys and j not in exclude and names[j]]
-    codes = np.array(
-        [builder.metrics.code((rename or {}).get(names[j], names[j])) for j in columns],
-        dtype=np.int32,
-    )
+    split_at = key_column(names, _SPLIT_COLUMNS)
+    split_col: int | None = None
+    columns: list[int] = []
+    codes = np.empty(0, dtype=np.int32)
     bad = BadCells()
     rows_seen = 0
     no_step = 0
     first_no_step: int | None = None
     for chunk in iter_chunks(path, header, na_values=na_values):
+        if rows_seen == 0:  # the first chunk says whether a split column is one
+            if split_at is not None and names_splits(chunk.frame[split_at]):
+                split_col = split_at
+            keys = {step_col, run_col, seg_col, split_col}
+            columns = [
+                j for j in range(len(names)) if j not in keys and j not in exclude and names[j]
+            ]
+            codes = np.array(
+                [builder.metrics.code((rename or {}).get(names[j], names[j])) for j in columns],
+                dtype=np.int32,
+            )
         for line, why in chunk.skipped:
             warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong field count)")
         n = len(chunk.frame)
@@ -103,8 +96,7 @@ def read_step_table(
             labels = builder.label_codes(_text(chunk.frame[seg_col]))
         splits = [("", ok)]
         if split_col is not None:
-            words = _text(chunk.frame[split_col]).fillna("").astype(str).str.lower().to_numpy()
-            words = np.where(np.isin(words, list(_TRAIN_WORDS)), "", words)
+            words = held_out_splits(chunk.frame[split_col])
             splits = [(w, ok & (words == w)) for w in np.unique(words)]
         for word, rows_ok in splits:
             cols, split_codes = columns, codes

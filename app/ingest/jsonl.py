@@ -46,6 +46,7 @@ from lossforensics.ingest._source import (
     head_text,
     require_nonempty,
 )
+from lossforensics.ingest._split_words import held_out_splits
 from lossforensics.ingest._steps import choose_step_key, counts_within_epoch, integral_steps
 from lossforensics.ingest._values import json_cells
 from lossforensics.ingest.base import IngestResult
@@ -205,7 +206,7 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
         values[:, j], keep[:, j] = cells.values, cells.keep
         state.note_bad(cells.bad & ok, lines, str(col))
     keep &= ok[:, None]
-    split = _splits(frame[state.split_key] if state.split_key in frame.columns else None)
+    split = held_out_splits(frame[state.split_key]) if state.split_key in frame.columns else None
     names = [str(c) for c in columns]
     for j, name in enumerate(names):  # a split line's lr repeats the train lines' lr
         if split is not None and infer_role(name) == "lr":
@@ -226,15 +227,6 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
         None if wall is None else wall[rows],
         None if labels is None else labels[rows],
     )
-
-
-def _splits(col: pd.Series | None) -> np.ndarray | None:
-    """Each line's split from a `mode`/`split` key (mmdetection's `"mode": "val"`): '' for a
-    train line or none, else the split's name; None without the key (every line is train)."""
-    if col is None:
-        return None
-    text = col.map(lambda v: v.strip() if isinstance(v, str) else "").to_numpy(dtype=object)
-    return np.where(np.isin(text, ("train", "training", "")), "", text)
 
 
 def _split_codes(
