@@ -7,7 +7,9 @@ The counters of the records that hold a loss decide (a banner's stray `[batch:25
 axis); in a log with no loss, any record's.
 A line with an epoch and no step or batch in a log of step or batch lines (`[Epoch 1] Loss:
 0.21` after `[Epoch 1 | Step 111/111] Loss: 0.26`) is the epoch's summary: its training values
-are their own series, `epoch/<name>`. Reading lines into records is `_parser`'s job; a
+are their own series, `epoch/<name>` (a held-out metric or a learning rate printed only there
+keeps its name; such a line printed before its epoch's batch lines, `Epoch [2/15] | LR: ..`,
+sits at the epoch's start). Reading lines into records is `_parser`'s job; a
 record's metric values are kept as logged, but for a log with no loss whose perplexity is read
 as its log, the loss (`_perplexity`).
 """
@@ -26,7 +28,7 @@ from lossforensics.ingest.console._parser import REC_FIELDS as _REC_FIELDS
 from lossforensics.ingest.console._parser import Parsed, Parser
 from lossforensics.ingest.console._perplexity import PERPLEXITY_NOTE, perplexity_as_loss
 from lossforensics.ingest.console._plan import EVAL, TRAIN
-from lossforensics.ingest.console._repeats import not_repeated
+from lossforensics.ingest.console._repeats import not_echoed, not_repeated
 from lossforensics.ingest.console._style import Style
 
 LOSS_ROLES = ("train_loss", "val_loss")
@@ -110,6 +112,13 @@ def to_points(parsed: Parsed) -> Points:
         fresh = not_repeated(rec["step"], rec["run"], p_rec, p_key, p_val)
         p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
         heads = None
+    echoes = 0
+    if len(p_rec):
+        fresh = not_echoed(rec, p_rec, p_key, p_val)
+        if not fresh.all():
+            echoes = len(np.unique(p_rec[~fresh]))
+            p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
+            heads = None
     if len(p_val) >= RELEASE_AFTER_POINTS:
         release_freed_memory()  # the chunks joined above
     names = parsed.key_names()
@@ -117,7 +126,12 @@ def to_points(parsed: Parsed) -> Points:
     roles = _roles(parsed.style, names)
     before = names
     names, roles, p_val = perplexity_as_loss(names, roles, p_key, p_val, parsed.style.prefix_eval)
-    notes = () if names is before else (PERPLEXITY_NOTE,)
+    notes: tuple[str, ...] = () if names is before else (PERPLEXITY_NOTE,)
+    if echoes:
+        notes += (
+            f"{echoes} line(s) printed again right after themselves (a logger's line and "
+            "its echo) read once",
+        )
     run = _take(rec["run"], p_rec)
     wall = _take(rec["wall"], p_rec)
     segment = _take(_segments(rec, step, p_rec, heads), p_rec)
@@ -206,6 +220,7 @@ def _steps(
         ep = np.maximum(epoch - first_epoch, 0)
         end_of_epoch = batch < 0
         s = np.where(end_of_epoch, ep * per_epoch + per_epoch - 1, ep * per_epoch + batch)
+        s = np.where(_opens_its_epoch(end_of_epoch, epoch, run), ep * per_epoch, s)
         s = _eval_at_last_train(s, rec)
         at_end = end_of_epoch[p_rec] & (rec["kind"][p_rec] != EVAL)  # eval keeps its split
         p_key, names = _epoch_lines_apart(p_key, at_end, names)
@@ -223,6 +238,21 @@ def _steps(
     ordinal = np.maximum(np.cumsum(rec["kind"] == TRAIN) - 1, 0)
     axis = "the order of the train lines (no step, iteration or epoch)"
     return ordinal[p_rec], axis, p_key, names
+
+
+def _opens_its_epoch(end_of_epoch: np.ndarray, epoch: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """Per record: an epoch-level line printed before its epoch's batch lines (`Epoch [2/15] |
+    LR: 9.9e-05` heading them): it holds the epoch's settings, not its summary, and is placed at
+    the epoch's start (at its end, every batch line after it would step back, a new session)."""
+    in_batches = ~end_of_epoch & (epoch >= 0)
+    if not in_batches.any() or not end_of_epoch.any():
+        return np.zeros(len(epoch), dtype=bool)
+    pos = np.arange(len(epoch), dtype=np.int64)
+    none = np.iinfo(np.int64).max
+    first = (
+        pd.Series(np.where(in_batches, pos, none)).groupby([run, epoch]).transform("min").to_numpy()
+    )
+    return end_of_epoch & (epoch >= 0) & (pos < first) & (first < none)
 
 
 def _epoch_length(
@@ -265,10 +295,13 @@ def _epoch_lines_apart(
 
 
 def _held_out_only_at_end(p_key: np.ndarray, at_end: np.ndarray, names: list[str]) -> np.ndarray:
-    """Per point: whether its metric names a held-out split (`Validation Loss`, `test_acc`)
-    and is printed only on epoch-end lines (`Epoch: 3  Training Loss: 0.9  Validation Loss: 1.1`
-    after the batch lines): the evaluation, with no batch-level series to keep apart from."""
-    held_out = np.asarray([infer_role(n).startswith("val_") for n in names], dtype=bool)
+    """Per point: whether its metric names a held-out split (`Validation Loss`, `test_acc`) or
+    a learning rate, and is printed only on epoch-level lines (`Epoch: 3  Training Loss: 0.9
+    Validation Loss: 1.1` after the batch lines, `Epoch [2/15] | LR: 9.9e-05` before them): the
+    evaluation, or the epoch's rate, with no batch-level series to keep apart from."""
+    held_out = np.asarray(
+        [(role := infer_role(n)).startswith("val_") or role == "lr" for n in names], dtype=bool
+    )
     held_out[np.unique(p_key[~at_end])] = False
     return held_out[p_key]
 

@@ -1,4 +1,7 @@
-"""A round printed again, with the values it had, is a summary, not a new measurement.
+"""A record printed again, with the values it had, is not a new measurement.
+
+An echo: a line printed twice in a row (a logger's line and a `print` of it) is one record
+(`not_echoed`, every style). A repeated round:
 
 XGBoost's early stopping ends with `Stopping. Best iteration:` and the best round once more
 (`[35]\tvalidation_0-logloss:0.487962`, the very line logged at round 35). Read as a record it is a
@@ -35,3 +38,41 @@ def not_repeated(
         else:
             seen.add(sig)
     return keep
+
+
+# the record fields an echo repeats exactly: the same run, kind of line and counters
+_ECHO_FIELDS = ("run", "kind", "epoch", "step", "batch")
+# a multiplier that spreads metric codes over 64 bits before they are mixed with the values
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def not_echoed(
+    rec: dict[str, np.ndarray], p_rec: np.ndarray, p_key: np.ndarray, p_val: np.ndarray
+) -> np.ndarray:
+    """Per point, False where its record echoes the record with points just before it: the same
+    run, kind and counters, the same metrics with the same values. A logger's line followed by
+    a `print` of the same text, or a file handler and a redirected stdout writing one file,
+    print every record twice; read twice, each epoch holds two points at two sub-steps. A record
+    with neither step nor batch counter must hold two metrics or more to count as an echo: one
+    value printed twice within an epoch may be a flat loss printed per batch."""
+    keep = np.ones(len(p_rec), dtype=bool)
+    if len(p_rec) < 2:
+        return keep
+    starts = np.flatnonzero(np.r_[True, p_rec[1:] != p_rec[:-1]])
+    counts = np.diff(np.r_[starts, len(p_rec)])
+    if len(starts) < 2:
+        return keep
+    mixed = (p_key.astype(np.uint64) + np.uint64(1)) * _MIX
+    mixed ^= np.ascontiguousarray(p_val, dtype=np.float64).view(np.uint64)
+    sig = np.add.reduceat(mixed, starts)  # order-free within a record, wraps on overflow
+    recs = p_rec[starts]
+    echo = (sig[1:] == sig[:-1]) & (counts[1:] == counts[:-1])
+    for field in _ECHO_FIELDS:
+        column = rec[field]
+        echo &= column[recs[1:]] == column[recs[:-1]]
+    counted = (rec["step"][recs[1:]] >= 0) | (rec["batch"][recs[1:]] >= 0) | (counts[1:] >= 2)
+    echo &= counted
+    if not echo.any():
+        return keep
+    dropped = np.r_[False, echo]
+    return ~np.repeat(dropped, counts)

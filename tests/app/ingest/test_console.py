@@ -155,7 +155,8 @@ def test_a_key_printed_again_after_a_split_word_is_that_splits():
     assert _series(result, "Train Loss")[0] == [0, 1, 2, 3]
     roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
     assert roles["Val/Token Acc"] == "val_score" and roles["Token Acc"] == "train_score"
-    steps, values = _series(_read("step 1 loss: 0.5 acc: 0.8 loss: 0.6\n" * 2), "loss")
+    text = "".join(f"step {i} loss: 0.5 acc: 0.8 loss: 0.6\n" for i in (1, 2))
+    steps, values = _series(_read(text), "loss")
     assert values == [0.5, 0.6, 0.5, 0.6]  # no split word between: the repeat keeps its name
 
 
@@ -392,3 +393,41 @@ def test_a_redrawn_line_reduces_as_read_redraw_by_redraw(redraws):
     assert clean(line) == _states(line)
     if not line.endswith("\r"):  # else its \r and the next \n are a Windows line end
         assert clean(f"x\n{line}\ny") == f"x\n{_states(line)}\ny"
+
+
+def test_a_rate_printed_before_its_epochs_batches_is_the_epochs_rate():
+    """`Epoch [2/3] | LR: ...` heading the batch lines: the learning rate keeps its role (it is
+    not an epoch summary of a batch series) and sits at the epoch's start, so the batch lines
+    after it do not step back into a new session every epoch."""
+    lines = []
+    for e, lr in enumerate((1e-4, 5e-5, 1e-5), start=1):
+        lines.append(f"Epoch [{e}/3] | LR: {lr:.2e}")
+        lines += [f"Epoch {e} | Batch [{b}/4] | Loss: {1.0 / (e + b / 4):.4f}" for b in (2, 4)]
+    result = _read("\n".join(lines) + "\n")
+    frame = result.frame
+    assert set(frame.loc[frame["metric"] == "LR", "role"].astype(str)) == {"lr"}
+    assert _series(result, "LR") == ([0, 4, 8], [1e-4, 5e-5, 1e-5])
+    assert _series(result, "Loss")[0] == [2, 4, 6, 8, 10, 12]
+    assert set(frame["segment"]) == {0}
+    assert not any("sessions" in w.message for w in result.warnings)
+
+
+def test_a_line_echoed_right_after_itself_is_read_once():
+    """A logger's line then a `print` of it (or two handlers writing one file): each epoch is
+    one point, not two at sub-steps; a warning says how many were read once."""
+    lines = []
+    for e in range(1, 4):
+        line = f"Epoch {e}/3, Train Loss: {0.5 / e:.4f}, Val Loss: {0.6 / e:.4f}"
+        lines += [f"2024-11-01 00:29:3{e},442 - INFO - {line}", "", "=== Progress ===", line]
+    result = _read("\n".join(lines) + "\n")
+    assert _series(result, "Train Loss") == ([1, 2, 3], [0.5, 0.25, 0.1667])
+    assert _series(result, "Val Loss")[0] == [1, 2, 3]
+    assert any("3 line(s) printed again" in w.message for w in result.warnings)
+
+
+def test_a_single_value_printed_twice_in_an_epoch_is_kept_twice():
+    """One loss printed per batch with no batch counter may repeat exactly (a flat loss): only
+    a record with a counter or two metrics counts as an echo."""
+    text = "".join(f"epoch {e} loss: 2.3026\n" * 2 for e in range(3))
+    steps, values = _series(_read(text), "loss")
+    assert values == [2.3026] * 6
