@@ -24,6 +24,7 @@ CHUNK_ROWS = 100_000
 CHUNK_CELLS = 2_000_000  # a chunk of a wide table holds at most this many cells
 _SNIFF_LINES = 6
 _SEPARATORS = (",", ";", "\t")
+_COMMENT_LINES = 40  # a block of `#` lines above a table is read past up to this many lines
 _SKIPPED_LINE = re.compile(r"Skipping line (\d+): (.*)")
 _ASCII_READ_BYTES = 16 << 20  # a pure-ASCII file up to this size is read from memory
 
@@ -88,6 +89,8 @@ def sniff_header(path: Path) -> CsvHeader | None:
             )
         return None
     raw = leading_lines(text, _SNIFF_LINES + 1)
+    if raw and raw[0].lstrip().startswith("#"):
+        return _below_comments(path)
     lines = [ln for ln in raw[:_SNIFF_LINES] if ln.strip()]
     if not lines or lines[0].lstrip()[:1] in ("{", "[", "#", "<") or is_text_line(lines[0]):
         return None
@@ -104,6 +107,24 @@ def sniff_header(path: Path) -> CsvHeader | None:
             line=1 + best.skip,
         )
     return best
+
+
+def _below_comments(path: Path) -> CsvHeader | None:
+    """The header of a table under a block of `#` comment lines (and blank lines), as some
+    writers open their log with the run's settings (`# Base Learning Rate: 0.01000`); None when
+    the block runs past `_COMMENT_LINES` or no table follows it."""
+    text, complete = head_lines(path, _COMMENT_LINES + _SNIFF_LINES, current().max_line_bytes)
+    raw = leading_lines(text, _COMMENT_LINES + _SNIFF_LINES + 1)
+    skip = 0
+    while skip < len(raw) and (not raw[skip].strip() or raw[skip].lstrip().startswith("#")):
+        skip += 1
+    if skip > _COMMENT_LINES or skip == len(raw) or raw[skip].lstrip()[:1] in ("{", "[", "<"):
+        return None
+    lines = [ln for ln in raw[skip : skip + _SNIFF_LINES] if ln.strip()]
+    if not complete or is_text_line(lines[0]):
+        return None
+    found = _best_table(lines)
+    return None if found is None else replace(found, skip=skip)
 
 
 def _is_title(raw: list[str]) -> bool:

@@ -183,3 +183,26 @@ def test_a_history_whose_losses_no_reader_can_name_is_read_with_the_callers_role
     result = load_run(path, format="csv", roles={"loss0": "train_loss", "loss1": "val_loss"})
     loss = result.frame[result.frame["metric"] == "loss1"]
     assert list(loss["step"]) == [0, 1] and set(loss["role"].astype(str)) == {"val_loss"}
+
+
+def test_a_table_under_a_block_of_comment_lines_is_read_from_its_header(tmp_path):
+    """`# Base Learning Rate: 0.01000` lines and a blank line above `Epoch,Accuracy,Loss`: the
+    table is read (it was refused as no format), and a bad cell's line counts the comments."""
+    path = tmp_path / "training_metrics.csv"
+    path.write_text(
+        "# Training configuration\n# Base Learning Rate: 0.01000\n\n"
+        "Epoch,Accuracy,Loss\n1,93.4050,0.215935\n2,96.7333,oops\n3,97.1,0.08\n"
+    )
+    result = load_run(path)
+    loss = result.frame[result.frame["metric"] == "Loss"]
+    assert result.format == "csv"
+    assert list(loss["step"]) == [1, 3] and list(loss["value"]) == [0.215935, 0.08]
+    assert [w.line for w in result.warnings if "non-numeric" in w.message] == [6]
+
+
+def test_a_comment_block_over_text_is_no_table(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text(
+        "# run notes\n# lr 0.01\nepoch 1, loss 0.52, acc 0.81\nepoch 2, loss 0.41, acc 0.85\n"
+    )
+    assert _plain_csv.sniff(path) is False
