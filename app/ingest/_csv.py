@@ -114,6 +114,8 @@ def _below_comments(path: Path) -> CsvHeader | None:
     writers open their log with the run's settings (`# Base Learning Rate: 0.01000`); None when
     the block runs past `_COMMENT_LINES` or no table follows it."""
     text, complete = head_lines(path, _COMMENT_LINES + _SNIFF_LINES, current().max_line_bytes)
+    if not text or not complete:
+        return None
     raw = leading_lines(text, _COMMENT_LINES + _SNIFF_LINES + 1)
     skip = 0
     while skip < len(raw) and (not raw[skip].strip() or raw[skip].lstrip().startswith("#")):
@@ -121,7 +123,7 @@ def _below_comments(path: Path) -> CsvHeader | None:
     if skip > _COMMENT_LINES or skip == len(raw) or raw[skip].lstrip()[:1] in ("{", "[", "<"):
         return None
     lines = [ln for ln in raw[skip : skip + _SNIFF_LINES] if ln.strip()]
-    if not complete or is_text_line(lines[0]):
+    if is_text_line(lines[0]):
         return None
     found = _best_table(lines)
     return None if found is None else replace(found, skip=skip)
