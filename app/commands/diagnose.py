@@ -93,12 +93,16 @@ def render(diagnoses: list[Diagnosis], console: Console) -> None:
         render_one(diagnosis, console)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def render_one(d: Diagnosis, console: Console) -> None:
     style = _VERDICT_STYLE.get(d.verdict, "bold red")
     points = sum(m.points for m in d.metrics)
     console.print(
         f"[bold]{escape(d.run) or '(unnamed run)'}[/]  verdict: [{style}]"
-        f"{d.verdict}[/]  [dim]({len(d.metrics)} metrics, {points} points, "
+        f"{d.verdict}[/]  [dim]({_count(len(d.metrics), 'metric')}, {_count(points, 'point')}, "
         f"{escape(str(d.source.get('format') or 'unknown format'))})[/]"
     )
     if d.verdict == INCONCLUSIVE:

@@ -68,7 +68,7 @@ CSV_FAMILY = {"wandb_csv", "lightning_csv", "keras_csv", "csv", "series_file"}
 _NAME_CLAIMS = {  # suffix -> formats whose content fits that name
     ".jsonl": {"jsonl"},
     ".ndjson": {"jsonl"},
-    ".json": {"jsonl", "hf_trainer", "history_json"},
+    ".json": {"jsonl", "hf_trainer", "history_json", "series_file"},
     ".csv": CSV_FAMILY,
     ".tsv": CSV_FAMILY,
     ".db": {"mlflow"},

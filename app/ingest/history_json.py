@@ -6,6 +6,12 @@ epoch), pandas' `DataFrame(history.history).to_json()` (`{"loss": {"0": 0.9, "1"
 repr written as text). Pretty-printed or on one line alike; keys that are no series (a
 timestamp, a model name, a final test score) may come first.
 
+A history kept one level down is read too: under a key beside the run's other fields
+(`{"epochs": [...], "metrics": {"loss": [...], ...}}`) or one object per split (`{"train":
+{"loss": [...]}, "val": {"loss": [...]}}`); its series are named `outer/inner` (`val/loss`). In
+a file whose name says it holds losses (`loss_history.json`, as `series_file` reads names), a
+list under a split's bare name (`"train"`, `"val"`) is that split's loss.
+
 The position in a list is the epoch (0-based, as Keras' CSVLogger counts it); a pandas index
 label is the step it names. A metric whose values are not all numbers (a nested list, a
 string) is skipped with a warning; `null`, `NaN`/`nan` and `Infinity`/`inf` are values (`null`
@@ -34,6 +40,7 @@ from lossforensics.ingest._source import (
     read_head,
     require_nonempty,
 )
+from lossforensics.ingest._split_words import SPLIT_WORDS, TRAIN_WORDS
 from lossforensics.ingest.base import IngestResult
 
 FORMAT = "history_json"
@@ -55,6 +62,17 @@ _WHOLE_LIST = re.compile(r"""["']([^"'\n]{1,200})["']\s*:\s*\[([^\[\]{}]*)\]""")
 # Python's reprs of non-finite floats, as a literal can spell them (1e999 is inf)
 _PY_NONFINITE = re.compile(r"(?<![\w.])(-?)(nan|inf)(?![\w.])")
 _LOSS_ROLES = ("train_loss", "val_loss")
+# a split's bare name holding a list of numbers (`"val": [0.9`), for a loss-named file
+_SPLIT_SERIES = re.compile(
+    r"""["'](""" + "|".join(sorted(SPLIT_WORDS)) + r""")["']\s*:\s*\[\s*(?:[-+]?[\d.]|NaN|null)""",
+    re.I,
+)
+# a history one level down holds at least this many values in a loss list: a settings file's
+# nested `"loss_weights": [1.0, 0.5]` is no curve
+_NESTED_MIN_POINTS = 3
+# the keys a history is kept under one level down (a labels file's `{"run_a": {"loss": ...}}`
+# is keyed by run, not by one of these)
+_HISTORY_KEYS = SPLIT_WORDS | {"metrics", "history", "logs", "log", "scalars", "curves"}
 # the bytes read first: a history opens with `{` (or a JSON string's `"{`) after some whitespace
 _OPENING = 256
 # a Python literal is evaluated only up to this size (a history is kilobytes; parsing a literal
@@ -75,11 +93,64 @@ def sniff(path: Path) -> bool:
     body = text.lstrip()
     if not body.startswith(("{", '"{')) or _SECOND_OBJECT.search(body) is not None:
         return False
-    # a key of the object itself, not of one nested in it (a labels file's `"loss": [...]`)
-    return any(
-        body.count("{", 0, m.start()) - body.count("}", 0, m.start()) == 1
-        for m in _LOSS_SERIES.finditer(body)
+    # a key of the object itself (not of one nested in it: a labels file's `"loss": [...]`)
+    depths = {_depth(body, m.start()) for m in _LOSS_SERIES.finditer(body)}
+    if 1 in depths:
+        return True
+    if 2 in depths and Path(path).stat().st_size <= _MAX_LITERAL:
+        try:  # one level down: only under a key that holds a history (`"metrics"`, `"val"`)
+            doc = parse_document(Path(path), Path(path).read_bytes())
+        except CorruptInputError:
+            return False
+        return isinstance(doc, dict) and any(k in doc for k in _flattened(doc, nested_only=True))
+    return _names_losses(path) and any(
+        _depth(body, m.start()) == 1 for m in _SPLIT_SERIES.finditer(body)
     )
+
+
+def _depth(body: str, at: int) -> int:
+    """How many objects are open at `at`."""
+    return body.count("{", 0, at) - body.count("}", 0, at)
+
+
+def _names_losses(path: Path) -> bool:
+    """Whether the file's name says it holds losses (`loss_history.json`, `losses.json`)."""
+    from lossforensics.ingest.series_file import role_of_name
+
+    return role_of_name(path) in _LOSS_ROLES
+
+
+def _flattened(doc: dict, *, nested_only: bool = False) -> dict[str, object]:
+    """The object's own keys, and those of an object under a history key as `outer/inner` (a
+    history kept under `"metrics"`, or per split under `"train"` and `"val"`); an object keyed
+    by index labels (pandas' `to_json()`) is a series, not a level. `nested_only`: the history
+    keys that hold such an object, each once."""
+    out: dict[str, object] = {}
+    for key, value in doc.items():
+        if (
+            isinstance(value, dict)
+            and value
+            and str(key).lower() in _HISTORY_KEYS
+            and not all(_INDEX_LABEL.fullmatch(str(k)) for k in value)
+        ):
+            if nested_only:
+                out[key] = value
+            else:
+                out.update({f"{key}/{inner}": v for inner, v in value.items()})
+        elif not nested_only:
+            out[key] = value
+    return out
+
+
+def _split_roles(path: Path, keys: list[str]) -> dict[str, str]:
+    """In a loss-named file, each key that is a split's bare name -> that split's loss."""
+    if not _names_losses(path):
+        return {}
+    return {
+        k: "train_loss" if k.lower() in TRAIN_WORDS else "val_loss"
+        for k in keys
+        if k.lower() in SPLIT_WORDS
+    }
 
 
 def _python_literal(text: str) -> object | None:
@@ -164,7 +235,10 @@ def read(
     run_code = builder.runs.code(default_run_name(path))
     skipped: list[str] = []
     losses = 0
-    for key, value in doc.items():
+    flat = _flattened(doc)
+    own_roles = _split_roles(path, list(flat))
+    merged = {**own_roles, **(roles or {})}
+    for key, value in flat.items():
         series = _series(value)
         if series is None:
             skipped.append(key)
@@ -172,7 +246,8 @@ def read(
         steps, values = series
         code = builder.metrics.code(key)
         builder.add(run_code, np.full(len(steps), code, dtype=np.int32), steps, values)
-        losses += (roles or {}).get(key, infer_role(key)) in _LOSS_ROLES
+        nested_short = "/" in key and key not in doc and len(values) < _NESTED_MIN_POINTS
+        losses += merged.get(key, infer_role(key)) in _LOSS_ROLES and not nested_short
     if not losses:
         raise UnknownFormatError(
             "not a training history: no loss-like key holds a list of numbers "
@@ -183,7 +258,12 @@ def read(
         warns.add(
             f"{len(skipped)} key(s) without a list of numbers skipped (first: {skipped[0]!r})"
         )
-    frame = builder.build(roles, warns=warns)
+    if own_roles and not roles:
+        warns.add(
+            f"{', '.join(repr(k) for k in own_roles)} read as the losses of those splits (the "
+            "file name says it holds losses)"
+        )
+    frame = builder.build(merged, warns=warns)
     return IngestResult(
         apply_run_name(frame, run), warns.finish(), format=FORMAT, files=[str(path)]
     )

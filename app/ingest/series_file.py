@@ -15,10 +15,16 @@ a split list). The counter, when printed, is the step; else the line's position 
 and a warning says so. A folder's series files are one run, each file one metric, the way an
 MLflow run keeps one file per metric. A line that holds something else (a number cut short, a
 message) is skipped with a warning naming it.
+The same numbers saved as one JSON array are read alike: `json.dump(losses, f)` (a list of
+values, the position the step) or a list of rows `[counter, value]`; a row of two values after
+the counter, `[step, train, val]`, is the training and the validation loss in that order, the
+order a loop over `("train", "val")` writes them (nanoGPT's `estimate_loss`); a warning says so,
+and `--role` names them otherwise.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -73,6 +79,10 @@ _MIN_POINTS = 3
 _BAD_SHARE = 50
 # lines looked at by the sniff (the head of a long file says what it is)
 _SNIFF_LINES = 200
+# a JSON array is parsed whole: one larger than this is no list of one value an epoch or step
+_MAX_JSON_BYTES = 16 << 20
+# a JSON array's rows: the counter and one value, or the counter, a train and a val value
+_ROW_WIDTHS = (2, 3)
 
 
 def role_of_name(path: Path) -> str:
@@ -90,14 +100,57 @@ def role_of_name(path: Path) -> str:
     return infer_role("_".join(words))
 
 
+def _number(value: object) -> bool:
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+
+
+def json_array(path: Path) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """(steps, values: one column per value, counted) of a JSON array of numbers (the position
+    is the step), or of rows [counter, value, ...] whose counter is a whole number that goes up
+    (counted); None for any other file, or one of whole numbers only (ids, not a loss)."""
+    if path.stat().st_size > _MAX_JSON_BYTES:
+        return None
+    try:
+        doc = json.loads(path.read_bytes())
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, list) or len(doc) < _MIN_POINTS:
+        return None
+    if all(_number(v) for v in doc):
+        values = np.array([np.nan if v is None else v for v in doc], dtype=np.float64)[:, None]
+        steps, counted = np.arange(len(doc), dtype=np.int64), False
+    else:
+        width = len(doc[0]) if isinstance(doc[0], list) else 0
+        if width not in _ROW_WIDTHS or not all(
+            isinstance(r, list) and len(r) == width and all(_number(v) for v in r) for r in doc
+        ):
+            return None
+        rows = np.array([[np.nan if v is None else v for v in r] for r in doc], dtype=np.float64)
+        counter = rows[:, 0]
+        if not np.isfinite(counter).all() or (counter != np.round(counter)).any():
+            return None
+        if (np.diff(counter) <= 0).any():
+            return None
+        steps, values, counted = counter.astype(np.int64), rows[:, 1:], True
+    finite = values[np.isfinite(values)]
+    if not len(finite) or (finite == np.round(finite)).all():
+        return None
+    return steps, values, counted
+
+
 def sniff(path: Path) -> bool:
-    """A loss-named file whose head is bare numbers (an optional title line first)."""
+    """A loss-named file whose head is bare numbers (an optional title line first), or that
+    holds them as one JSON array."""
     path = Path(path)
-    if role_of_name(path) not in _LOSS_ROLES:
+    role = role_of_name(path)
+    if role not in _LOSS_ROLES:
         return False
     text = head_text(path)
     if not text:
         return False
+    if text.lstrip().startswith("["):
+        found = json_array(path)
+        return found is not None and (found[1].shape[1] == 1 or role == "train_loss")
     lines = [ln for ln in text.splitlines()[:_SNIFF_LINES] if ln.strip()]
     if path.stat().st_size > len(text.encode()) and len(lines) > 1:
         lines = lines[:-1]  # the head cut its last line
@@ -168,14 +221,31 @@ def read(
     own_roles: dict[str, str] = {}
     for file in files:
         warns = Warnings(str(file))
-        steps, values, counted = _read_one(file, warns)
         name = file.name.split(".")[0]
-        own_roles[name] = role_of_name(file)
-        code = builder.metrics.code(name)
-        builder.add(run_code, np.full(len(steps), code, dtype=np.int32), steps, values)
-        role = own_roles[name].replace("_", " ")
-        how = "the counter before each value" if counted else "the line positions (from 0)"
-        warns.add(f"bare numbers read as the {role} (from the file name); steps are {how}")
+        array = json_array(file) if (head_text(file) or "").lstrip().startswith("[") else None
+        if array is not None:
+            steps, columns, counted = array
+        else:
+            steps, values, counted = _read_one(file, warns)
+            columns = values[:, None]
+        if columns.shape[1] == 1:
+            named = {name: role_of_name(file)}
+        else:
+            named = {f"{name}/train": "train_loss", f"{name}/val": "val_loss"}
+            warns.add(
+                "two values after each counter read as the training and the validation loss, "
+                "in that order; --role NAME=ROLE says otherwise"
+            )
+        for j, (metric, role_name) in enumerate(named.items()):
+            own_roles[metric] = role_name
+            code = builder.metrics.code(metric)
+            n = len(steps)
+            builder.add(run_code, np.full(n, code, dtype=np.int32), steps, columns[:, j])
+        role = role_of_name(file).replace("_", " ")
+        where = "array" if array is not None else "line"
+        how = "the counter before each value" if counted else f"the {where} positions (from 0)"
+        if columns.shape[1] == 1:
+            warns.add(f"bare numbers read as the {role} (from the file name); steps are {how}")
         warnings.extend(warns.finish())
     merged = {**own_roles, **(roles or {})}
     frame = builder.build(merged)

@@ -94,3 +94,50 @@ def test_a_history_cut_short_gives_its_complete_lists_and_says_where_it_breaks(t
     assert list(result.frame["value"]) == [0.86, 0.6, 0.45, 0.3]
     (cut,) = [w for w in result.warnings if "cut short" in w.message]
     assert cut.byte == len(path.read_text())
+
+
+def test_a_history_kept_under_a_metrics_key_is_read_one_level_down(tmp_path):
+    """`{"epochs": [...], "metrics": {"loss": [...], "val_loss": [...]}}` with NaN: the nan
+    rule then sees the blow-up (the file was refused as no known format)."""
+    path = tmp_path / "history.json"
+    doc = {
+        "epochs": [0.0, 1.0, 2.0, 3.0],
+        "metrics": {
+            "loss": [3.0, 2.0, float("nan")] + [float("nan")],
+            "val_loss": [3.1, 2.2, 2.5, float("nan")],
+        },
+    }
+    path.write_text(json.dumps(doc, indent=2))
+    result = load_run(path)
+    assert result.format == "history_json"
+    roles = _roles(result)
+    assert roles["metrics/loss"] == "train_loss" and roles["metrics/val_loss"] == "val_loss"
+
+
+def test_a_history_per_split_reads_each_splits_loss(tmp_path):
+    path = tmp_path / "history.json"
+    path.write_text(
+        json.dumps({"train": {"loss": [1.0, 0.8, 0.6]}, "val": {"loss": [1.1, 0.9, 1.0]}})
+    )
+    assert _roles(load_run(path)) == {"train/loss": "train_loss", "val/loss": "val_loss"}
+
+
+def test_bare_split_keys_are_losses_only_in_a_loss_named_file(tmp_path):
+    doc = {"epochs": [1, 2, 3], "train": [3775.9, 38.3, 37.0], "val": [40.1, 39.0, 41.2]}
+    named = tmp_path / "loss_history.json"
+    named.write_text(json.dumps(doc))
+    result = load_run(named)
+    assert _roles(result) == {"epochs": "other", "train": "train_loss", "val": "val_loss"}
+    assert any("read as the losses of those splits" in w.message for w in result.warnings)
+    other = tmp_path / "splits.json"
+    other.write_text(json.dumps(doc))
+    assert not history_json.sniff(other)
+
+
+def test_a_nested_object_keyed_by_run_is_no_history(tmp_path):
+    """One level down counts only under a history's key: `{"run_a": {"loss": [...]}}` (a
+    labels file) and a settings file's `{"optim": {"loss_weights": [...]}}` are not read."""
+    for doc in ({"run_a": {"loss": [0.5, 0.4, 0.3]}}, {"optim": {"loss_weights": [1.0, 0.5, 0.2]}}):
+        path = tmp_path / "x.json"
+        path.write_text(json.dumps(doc))
+        assert not history_json.sniff(path)

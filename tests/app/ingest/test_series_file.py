@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from lossforensics import diagnose
@@ -93,4 +95,51 @@ def test_a_title_naming_a_score_says_the_numbers_are_no_loss(tmp_path):
     _write(
         path, ["% mean class accuracy (train set)\t", *[f" {a:.4e}\t" for a in (15, 19, 21, 24)]]
     )
+    assert not series_file.sniff(path)
+
+
+def test_a_json_array_of_values_in_a_loss_named_file_is_that_loss(tmp_path):
+    """`json.dump(losses, f)`: the positions are the steps; nulls are gaps."""
+    path = tmp_path / "losses.json"
+    path.write_text(json.dumps([*TRAIN[:4], None, *TRAIN[4:]]))
+    result = load_run(path)
+    assert result.format == "series_file" and _roles(result) == {"losses": "train_loss"}
+    assert list(result.frame["step"]) == list(range(9))
+    assert any("array positions" in w.message for w in result.warnings)
+
+
+def test_json_rows_of_step_train_and_val_are_both_losses_in_that_order(tmp_path):
+    """nanoGPT-style `[[step, train, val], ...]`, pretty-printed or on one line."""
+    rows = [[200 * (i + 1), v, v + 0.05] for i, v in enumerate(TRAIN)]
+    for indent in (None, 2):
+        path = tmp_path / "loss_history.json"
+        path.write_text(json.dumps(rows, indent=indent))
+        result = load_run(path)
+        assert _roles(result) == {
+            "loss_history/train": "train_loss",
+            "loss_history/val": "val_loss",
+        }
+        val = result.frame[result.frame["metric"] == "loss_history/val"]
+        assert list(val["step"]) == [r[0] for r in rows]
+        assert list(val["value"]) == [r[2] for r in rows]
+        assert any("in that order" in w.message for w in result.warnings)
+    result = load_run(
+        path, roles={"loss_history/val": "train_loss", "loss_history/train": "val_loss"}
+    )
+    assert _roles(result)["loss_history/val"] == "train_loss"
+
+
+@pytest.mark.parametrize(
+    ("name", "doc"),
+    [
+        ("losses.json", [3, 1, 4, 1, 5]),  # whole numbers: ids, not a loss
+        ("results.json", TRAIN),  # the name names no loss
+        ("losses.json", [[2, 0.5], [1, 0.4], [3, 0.3]]),  # a counter that goes back
+        ("losses.json", [[1, 0.5, 0.4, 0.3]] * 3),  # rows too wide to say what they hold
+        ("val_loss.json", [[1, 0.5, 0.6], [2, 0.4, 0.5], [3, 0.3, 0.4]]),  # two values of val?
+    ],
+)
+def test_json_arrays_that_do_not_say_they_are_a_loss_are_not_claimed(tmp_path, name, doc):
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
     assert not series_file.sniff(path)
