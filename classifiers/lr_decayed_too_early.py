@@ -18,13 +18,20 @@ cut gives) to the end the loss improves by at most `max_post_gain` of its level 
 keeps improving after a cut, only more slowly, is a schedule doing its job), unless the cut is
 one no schedule plans: `_NO_PLAN_DROP` (100x) or more within the first `_NO_PLAN_SHARE` (5%) of
 the run (milestones set in steps instead of epochs), where the slowing alone is the finding.
+A loss that had already stopped before the LR first fell to half its peak is no loss the decay
+stopped: over the last half of the stretch before that first cut (the medians of its two
+quarters) it gained under `_STALLED_BEFORE_CUT` (0.5%) of its level. The cuts that followed were
+the schedule reacting to the stall (ReduceLROnPlateau), and the stall is plateau's or
+underfit's to explain.
 Confidence: 0.5 at the thresholds, + up to 0.25 the earlier the drop, + up to 0.23 the flatter
 the loss after (the `_*_CONFIDENCE` constants), capped at 0.98.
 Evidence: lr_peak, lr_final, lr_drop_factor (peak / final LR), decay_fraction (0..1 of the run
 where the LR fell), decay_step, cuts (downward steps of at least 2x after the peak),
 rate_ratio (improvement rate after / before), post_gain, loss_before, loss_at_decay,
 loss_end, lr_metric (the LR read), stays_low (share of the points after the drop where the LR
-stays low), pre_gain_z (the loss's gain before the drop, in standard errors).
+stays low), pre_gain_z (the loss's gain before the drop, in standard errors), first_cut_step
+and gain_before_first_cut (the relative gain just before the LR first halved; None when fewer
+than `_MIN_CUT_POINTS` loss points come before it).
 Known false positives: a run stopped early by the user right after a planned step schedule (the
 logged budget is not the planned one); a run that converged exactly when the LR was cut.
 """
@@ -72,8 +79,27 @@ _EARLY_CONFIDENCE = 0.25
 _FLAT_CONFIDENCE = 0.23
 # confidence never reaches 1: the user may have stopped the run right after a planned schedule
 _MAX_CONFIDENCE = 0.98
+# the first cut: the LR at half its peak or below ...
+_FIRST_CUT = 0.5
+# ... before which the loss gained under 0.5% of its level over the last half of the stretch
+# (two quarters' medians): it was no longer improving at the full LR
+_STALLED_BEFORE_CUT = 0.005
+# ... read when at least 4 loss points come before the cut: two quarters of one point each
+_MIN_CUT_POINTS = 4
 # the summary gives the drop's place in the run in percent
 _PERCENT = 100
+
+
+def _gain_before_cut(tx: np.ndarray, ty: np.ndarray, cut_step: float) -> float | None:
+    """The loss's relative gain over the last half of the stretch before `cut_step`: the
+    median of its last quarter against the quarter before; None with too few points."""
+    j = int(np.searchsorted(tx, cut_step, side="right"))
+    if j < _MIN_CUT_POINTS:
+        return None
+    w = j // _PRE_DROP_PARTS
+    earlier = float(np.median(ty[j - 2 * w : j - w]))
+    later = float(np.median(ty[j - w : j]))
+    return (earlier - later) / max(abs(earlier), TINY)
 
 
 def _no_plan(m: dict) -> bool:
@@ -128,6 +154,7 @@ class LrDecayedTooEarly(Classifier):
         if screen and self._late_or_brief(decay_fraction, stays_low):
             return None
         ratios = ly[i_peak + 1 :] / np.maximum(ly[i_peak:-1], TINY)
+        first_cut = float(lx[i_peak + int(np.flatnonzero(ly[i_peak:] <= _FIRST_CUT * peak)[0])])
         k = max(_MIN_MEDIAN_POINTS, len(ty) // _MEDIAN_PARTS)
         # the loss just before the drop: the last quarter of the pre-drop stretch (2k points at
         # least), so a fast first descent long before the cut does not count as progress
@@ -160,6 +187,8 @@ class LrDecayedTooEarly(Classifier):
                 (before - at_drop) / max(_MEDIAN_NOISE * noise_level(ty) * np.sqrt(2.0 / kp), TINY)
             ),
             "rate_ratio": post_rate / pre_rate if pre_rate > 0 else float("inf"),
+            "first_cut_step": int(first_cut),
+            "gain_before_first_cut": _gain_before_cut(tx, ty, first_cut),
         }
 
     def _late_or_brief(self, decay_fraction: float, stays_low: float) -> bool:
@@ -173,6 +202,9 @@ class LrDecayedTooEarly(Classifier):
             return None
         if not (m["post_gain"] <= self.max_post_gain or _no_plan(m)):
             return None  # still improving (NaN: cannot tell)
+        stalled = m.get("gain_before_first_cut")
+        if stalled is not None and stalled < _STALLED_BEFORE_CUT:
+            return None  # stopped at the full LR: the cuts reacted to the stall
         conf = (
             _BASE_CONFIDENCE
             + _EARLY_CONFIDENCE * (1 - m["decay_fraction"] / self.max_budget)

@@ -41,6 +41,9 @@ two), unless the val loss crept up by under `_CREEP_PCT` (2%) while a val score 
 ROUGE, ...) gained at least a sigma after the loss's minimum: generalisation is still improving;
 or unless the last evaluation, as logged, is the best of all (the smoothed level hid a val that
 was still improving). The memorised-train reading below stands down on the same last evaluation.
+Nor is it overfit when the training loss rose after the val's minimum by `_ROSE_TOGETHER` (half)
+or more of the val's rise (both in log terms): the two climbed together, no gap opened between
+them (a run going unstable, or a frozen net's loss wandering, is another label's).
 A train loss that fell by `memorised_log` (20x) and has not risen since the val's minimum, beside
 a val `_MEMORISED_RISE_PCT` (20%) above that minimum over 3+ evaluations, is the same weaker
 finding at `_MEMORISED_RISE_Z` (one sigma) of rise: a small val set (a Keras or tabular
@@ -153,6 +156,9 @@ _SCORE_STILL_IMPROVING_Z = 1.0
 _CREEP_PCT = 2.0
 # a val that rose by under 5% of its minimum is flat where it started
 _FLAT_PCT = 5.0
+# a training loss that rose after the val's minimum by half the val's rise or more (in logs)
+# rose with it: no gap between them opened
+_ROSE_TOGETHER = 0.5
 # a val 20% above its minimum beside a memorised train (fell 20x) is overfit at a sigma of rise:
 # twice log_fall_rise, since a noisy val's running-median minimum sits low by about a sigma
 _MEMORISED_RISE_PCT = 20.0
@@ -206,6 +212,14 @@ def _still_generalising(m: dict) -> bool:
         m["val_rise_pct"] < _CREEP_PCT
         and m.get("score_gain_after_min_z", 0.0) >= _SCORE_STILL_IMPROVING_Z
     )
+
+
+def _rose_together(m: dict) -> bool:
+    """The training loss rose after the val's minimum by `_ROSE_TOGETHER` or more of the val's
+    own rise (both in log terms): the two climbed together, no gap opened."""
+    train_rise = -m.get("train_fall_log_after", 0.0)
+    val_rise = float(np.log1p(max(m["val_rise_pct"], 0.0) / _PERCENT))
+    return train_rise > 0 and val_rise > 0 and train_rise >= _ROSE_TOGETHER * val_rise
 
 
 class Overfit(Classifier):
@@ -361,7 +375,7 @@ class Overfit(Classifier):
             and not self._learned_then_rose(m)
         ):
             return None
-        if self._never_generalised(m):
+        if self._never_generalised(m) or _rose_together(m):
             return None
         falling = m["train_fall_after"] >= self.train_fall or (
             m.get("train_fall_log_after", 0.0) >= self.train_fall_log

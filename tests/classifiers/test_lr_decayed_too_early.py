@@ -125,3 +125,18 @@ def test_the_screened_verdict_is_the_verdict_on_the_whole_measurement():
         screened += quick is None and full is not None
         assert clf.detect(run) == (None if full is None else clf.judge(full))
     assert screened > 10
+
+
+def test_cuts_that_follow_a_stall_at_the_full_rate_are_no_early_decay():
+    """ReduceLROnPlateau halving the LR after the loss stopped at 1e-3: each cut buys a little,
+    but the loss was flat before the first one, so the decay did not stop it (a json8-like
+    chess-engine history). The same cuts while the loss still fell are the finding."""
+    ep = np.arange(120)
+    lr = 1e-3 * 0.5 ** np.clip((ep - 20) // 6 + 1, 0, 12)
+    flat_then_cuts = 0.0232 + 0.0020 * np.exp(-ep / 4) + 0.0001 * (lr / 1e-3) * (ep >= 20)
+    m = LrDecayedTooEarly().measure(run_of(loss=(ep, flat_then_cuts), lr=(ep, lr)))
+    assert m is not None and m["gain_before_first_cut"] < 0.005
+    assert judge(LrDecayedTooEarly(), run_of(loss=(ep, flat_then_cuts), lr=(ep, lr))) is None
+    still_falling = 0.02 + 0.03 * np.exp(-np.cumsum(lr / 1e-3) / 12)
+    f = judge(LrDecayedTooEarly(), run_of(loss=(ep, still_falling), lr=(ep, lr)))
+    assert f is not None and f.evidence["gain_before_first_cut"] > 0.005

@@ -475,3 +475,26 @@ def test_a_short_epoch_log_is_read_from_its_raw_evaluations():
     back = val.copy()
     back[7] = 0.140  # came back to its best: not a val that stayed above it
     assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, back))) is None
+
+
+def _frozen_after(ep, level_from, level_to, at, end_level):
+    """A curve that falls from level_from to level_to at `at`, then sits at end_level with
+    noise in its seventh digit (a net that stopped changing)."""
+    head = np.geomspace(level_from, level_to, at + 1)
+    tail = end_level + 1e-7 * RNG.standard_normal(len(ep) - at - 1)
+    return np.concatenate([head, tail])
+
+
+def test_a_train_loss_that_rose_with_the_val_opened_no_gap():
+    """Train and val both sit ~3-4% above their minima after epoch 17, frozen to the sixth
+    digit: their rise together is no overfit, however many sigmas a frozen curve's noise
+    makes of it. The same val beside a train that stayed at its minimum is overfit."""
+    ep = np.arange(100)
+    val = np.concatenate(
+        [np.linspace(0.0293, 0.0243, 18), 0.0267856 + 1e-7 * RNG.standard_normal(82)]
+    )
+    rose = np.concatenate([[26.4], _frozen_after(ep[1:], 0.0285, 0.0256, 16, 0.0280550)])
+    assert judge(Overfit(), run_of(loss=(ep, rose), val_loss=(ep, val))) is None
+    stayed = np.concatenate([[26.4], _frozen_after(ep[1:], 0.0285, 0.0256, 16, 0.0255)])
+    f = judge(Overfit(), run_of(loss=(ep, stayed), val_loss=(ep, val)))
+    assert f is not None and f.label == "overfit"
