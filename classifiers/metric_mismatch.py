@@ -112,6 +112,10 @@ _HIGHER = {
     "mcc",
     "spearman",
     "pearson",
+    "psnr",
+    "ssim",
+    "sdr",
+    "sisdr",
 } | DECODED_HIGHER
 _LOWER = {
     "wer",

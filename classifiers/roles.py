@@ -102,6 +102,12 @@ _SCORE_TOKENS = {
     "auprc",
     "sacrebleu",
     "rougelsum",
+    # signal and image quality of denoising, super-resolution and source separation (in dB,
+    # or SSIM's [0, 1]): higher is better
+    "psnr",
+    "ssim",
+    "sdr",
+    "sisdr",
 } | _AVERAGE_PRECISION
 # scores computed by decoding held-out text, higher is better (BLEU, ROUGE, METEOR, chrF)...
 DECODED_HIGHER = frozenset(

@@ -148,6 +148,10 @@ def test_split_context_makes_val():
         ("bbox/APs", "val_score"),
         ("segm/AP75", "val_score"),
         ("mAP", "val_score"),
+        # signal and image quality: denoising, super-resolution, source separation
+        ("val_psnr", "val_score"),
+        ("val_ssim", "val_score"),
+        ("val_si_sdr", "val_score"),
     ],
 )
 def test_infer_role(name, role):

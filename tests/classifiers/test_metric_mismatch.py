@@ -133,6 +133,7 @@ def test_unknown_direction_comes_from_the_correlation():
 def test_name_direction():
     assert name_direction("eval_accuracy") == 1 and name_direction("val/wer") == -1
     assert name_direction("eval_mean_token_accuracy") == 1 and name_direction("val_x") == 0
+    assert name_direction("val_psnr") == 1 and name_direction("val_ssim") == 1  # higher: better
 
 
 def test_pairs_the_score_of_the_same_eval_set():
