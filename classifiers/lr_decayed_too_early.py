@@ -211,10 +211,11 @@ class LrDecayedTooEarly(Classifier):
             + _FLAT_CONFIDENCE * (1 - max(m["rate_ratio"], 0.0) / self.stall_ratio)
         )
         summary = (
-            f"The learning rate fell {m['lr_drop_factor']:.0f}x below its peak by step "
-            f"{m['decay_step']} ({_PERCENT * m['decay_fraction']:.0f}% into the run) and the "
-            f"loss stopped improving there ({m['loss_at_decay']:.4g} -> "
-            f"{m['loss_end']:.4g} over the rest of the run)."
+            f"The learning rate fell to {_PERCENT * self.lr_fraction:.0f}% of its peak by step "
+            f"{m['decay_step']} ({_PERCENT * m['decay_fraction']:.0f}% into the run; "
+            f"{m['lr_drop_factor']:.0f}x below the peak by the end) and the loss stopped "
+            f"improving there ({m['loss_at_decay']:.4g} -> {m['loss_end']:.4g} over the rest of "
+            "the run)."
         )
         evidence = {k: v for k, v in m.items() if k != "end_step"}
         return Finding(
