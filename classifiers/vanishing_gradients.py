@@ -21,7 +21,10 @@ falls; what separates them is timing and the loss. So a fall of `collapse_orders
 peak (the largest smoothed level in the first 10%) that is reached within the first
 `collapse_by` of the run and held to the end (the late level), while the loss over the whole run
 removed at most `weak_progress` of its start, fires too (the blow-up and near-zero exclusions
-still apply). A healthy run's norm quietens gradually as its loss falls by well over half.
+still apply), so long as the loss did not keep improving after the norm's fall of `min_orders`
+(the stall test above, asked of every reading: a norm that settles early beside a loss still
+falling steadily is a fine-tune's start-up). A healthy run's norm quietens gradually as its loss
+falls by well over half.
 Confidence: _BASE_CONFIDENCE (0.45) at `min_orders`, +_PER_ORDER (0.2) per further order, capped
 at 0.95; an early collapse of under `min_orders` reads _EARLY_COLLAPSE_CONFIDENCE (0.4).
 Evidence: grad_norm_decay (initial / late grad norm), grad_norm_orders, grad_norm_early,
@@ -213,7 +216,9 @@ class VanishingGradients(Classifier):
         # (a run that converged first and then quietened down has small gradients too)
         weak = m["onset_fraction"] <= 0.5 and m["loss_progress"] <= self.weak_progress
         decayed = m["grad_norm_orders"] >= self.strong_orders or weak
-        if not early and not (decayed and self._stalled(m)):
+        # the loss's stall after the onset is asked of every reading: an early collapse of the
+        # norm beside a loss that kept improving after a full order's fall is a settling norm
+        if not ((early or decayed) and self._stalled(m)):
             return None
         if (
             m["loss_gain_after_rel"] < -_BLOW_UP_REL

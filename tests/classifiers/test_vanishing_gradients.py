@@ -129,3 +129,16 @@ def test_the_screen_rules_out_only_runs_judge_turns_down():
             assert quick == full
             fired += clf.judge(full) is not None
     assert screened > 10 and fired > 2
+
+
+def test_near_miss_early_fall_of_an_order_while_the_loss_keeps_improving_after_it():
+    """The norm falls 30 -> ~0.3 in the first steps (its late median sits on the low mode of a
+    two-mode norm), while the loss keeps falling steadily, 40% in all and most of it after the
+    fall: a settling norm, not a stuck net (an HF fine-tune's pre-clip grad_norm)."""
+    grad = _noisy(
+        np.where(STEPS < 150, 30.0, np.where(np.arange(len(STEPS)) % 5 < 3, 0.3, 40.0)), 0.2
+    )
+    loss = 1.84 - 0.75 * STEPS / STEPS[-1] + 0.02 * RNG.standard_normal(len(STEPS))
+    m = VanishingGradients().measure(run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad)))
+    assert m is not None and m["grad_norm_orders"] >= 1 and m["loss_gain_after"] > 0.5
+    assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
