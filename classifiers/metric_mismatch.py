@@ -49,11 +49,10 @@ correlation (Spearman, loss vs score), loss_metric, loss_head / loss_tail and sc
 score_tail (each curve's level at the start and the end).
 A validation loss that never changed (a one-class detector's class loss, always 0) is not
 read: there is nothing to compare the metric with.
-A metric at its best possible value at every evaluation (100% accuracy, a WER of 0: a tiny or
-easy validation set) has no room to improve: a loss that falls beside it is no disagreement
-(evidence metric_saturated).
-Known false positives: a metric saturated for most of the run (accuracy at 100% but for one
-evaluation) while the loss still falls; a metric on a different eval subset than the loss.
+A metric at its best possible value at every evaluation after the first, or at
+`_SATURATED_SHARE` (90%) of them (100% accuracy, a WER of 0: a tiny or easy validation set), has
+no room to improve: a loss that falls beside it is no disagreement (evidence metric_saturated).
+Known false positives: a metric on a different eval subset than the loss.
 """
 
 from __future__ import annotations
@@ -180,6 +179,16 @@ _MAX_CONFIDENCE = 0.9
 # error rate (lower is better)
 _BEST_HIGH = (1.0, 100.0)
 _BEST_LOW = (0.0,)
+# a metric at its best value at 90% of the evaluations (or all but the first) is saturated
+_SATURATED_SHARE = 0.9
+
+
+def _saturated(score: np.ndarray, best: tuple[float, ...]) -> bool:
+    """The metric sat at its best possible value at every evaluation after the first, or at
+    `_SATURATED_SHARE` of them: an easy or tiny validation set with no room left to show a
+    disagreement."""
+    at_best = np.isin(score, best)
+    return bool(at_best[1:].all() or at_best.mean() >= _SATURATED_SHARE)
 
 
 def name_direction(metric: str) -> int:
@@ -289,9 +298,7 @@ class MetricMismatch(Classifier):
         return {
             # the metric sat at its best possible value at every evaluation (100% accuracy, 0
             # WER): no room to improve, so no disagreement with a loss that still falls
-            "metric_saturated": bool(
-                np.ptp(score) == 0 and float(score[0]) in (_BEST_HIGH if sign > 0 else _BEST_LOW)
-            ),
+            "metric_saturated": _saturated(score, _BEST_HIGH if sign > 0 else _BEST_LOW),
             "loss_min_step": int(vx[i_min]),
             "loss_trend_after_min_tau": after.tau if after else 0.0,
             "loss_trend_after_min_p": after.p_value if after else 1.0,

@@ -116,6 +116,15 @@ def test_near_miss_saturated_accuracy_still_creeping_up():
     assert judge(MetricMismatch(), run_of(val_loss=(EP, _val_loss()), val_acc=(EP, acc))) is None
 
 
+def test_accuracy_at_100_percent_after_its_first_evaluation_is_saturated():
+    """0.9992 then exactly 1.0 for 19 evaluations while the val loss keeps falling: no room to
+    disagree (a real phishing-URL classifier was called metric_mismatch at 0.91)."""
+    acc = np.r_[0.99917, np.ones(19)]
+    run = run_of(val_loss=(EP, _val_loss()), val_acc=(EP, acc))
+    assert MetricMismatch().measure(run)["metric_saturated"]
+    assert judge(MetricMismatch(), run) is None
+
+
 def test_unknown_direction_comes_from_the_correlation():
     good = 0.5 + 0.4 * (1 - np.exp(-EP / 5))
     frame = make_frame(
