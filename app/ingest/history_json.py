@@ -67,6 +67,13 @@ _SPLIT_SERIES = re.compile(
     r"""["'](""" + "|".join(sorted(SPLIT_WORDS)) + r""")["']\s*:\s*\[\s*(?:[-+]?[\d.]|NaN|null)""",
     re.I,
 )
+# ... anywhere when its first value is a decimal: a split's list of ids holds whole numbers
+_SPLIT_DECIMALS = re.compile(
+    r"""["'](""" + "|".join(sorted(SPLIT_WORDS)) + r""")["']\s*:\s*\[\s*(?:[-+]?\d*\.\d|NaN)""",
+    re.I,
+)
+# a list under one of these keys, of whole numbers that go up, is the step of the series as long
+_STEP_KEYS = ("step", "steps", "global_step", "iteration", "iterations", "iter", "epoch", "epochs")
 # a history one level down holds at least this many values in a loss list: a settings file's
 # nested `"loss_weights": [1.0, 0.5]` is no curve
 _NESTED_MIN_POINTS = 3
@@ -103,6 +110,8 @@ def sniff(path: Path) -> bool:
         except CorruptInputError:
             return False
         return isinstance(doc, dict) and any(k in doc for k in _flattened(doc, nested_only=True))
+    if any(_depth(body, m.start()) == 1 for m in _SPLIT_DECIMALS.finditer(body)):
+        return True
     return _names_losses(path) and any(
         _depth(body, m.start()) == 1 for m in _SPLIT_SERIES.finditer(body)
     )
@@ -142,10 +151,33 @@ def _flattened(doc: dict, *, nested_only: bool = False) -> dict[str, object]:
     return out
 
 
-def _split_roles(path: Path, keys: list[str]) -> dict[str, str]:
-    """In a loss-named file, each key that is a split's bare name -> that split's loss."""
-    if not _names_losses(path):
-        return {}
+def _step_lists(doc: dict) -> dict[int, np.ndarray]:
+    """Length -> steps, from each top-level list under a step-named key (`"steps": [0, 100,
+    ...]`, `"epochs": [1.0, 2.0, ...]`) of whole numbers that go up."""
+    out: dict[int, np.ndarray] = {}
+    for key, value in doc.items():
+        if str(key).lower() not in _STEP_KEYS or not isinstance(value, list) or not value:
+            continue
+        series = _series(value)
+        if series is None:
+            continue
+        steps = series[1]
+        if np.isfinite(steps).all() and (steps == np.round(steps)).all():
+            if (np.diff(steps) > 0).all():
+                out.setdefault(len(steps), steps.astype(np.int64))
+    return out
+
+
+def _spread(n: int, base: np.ndarray) -> np.ndarray:
+    """Steps for a list of `n` values logged less often than the `base` steps' series over the
+    same span: each at the end of its equal share (an evaluation at the end of each epoch
+    beside a training loss logged every few steps)."""
+    at = np.round(np.arange(1, n + 1) * len(base) / n).astype(np.int64) - 1
+    return base[np.clip(at, 0, len(base) - 1)]
+
+
+def _split_roles(keys: list[str]) -> dict[str, str]:
+    """Each key that is a split's bare name -> that split's loss."""
     return {
         k: "train_loss" if k.lower() in TRAIN_WORDS else "val_loss"
         for k in keys
@@ -236,14 +268,24 @@ def read(
     skipped: list[str] = []
     losses = 0
     flat = _flattened(doc)
-    own_roles = _split_roles(path, list(flat))
+    own_roles = _split_roles(list(flat))
     merged = {**own_roles, **(roles or {})}
+    step_lists = _step_lists(doc)
+    parsed = {}
     for key, value in flat.items():
         series = _series(value)
         if series is None:
             skipped.append(key)
-            continue
-        steps, values = series
+        elif not (str(key).lower() in _STEP_KEYS and len(series[1]) in step_lists):
+            parsed[key] = series
+    lists = {k: len(v[1]) for k, v in parsed.items() if isinstance(flat[k], list)}
+    longest = max(lists.values(), default=0)
+    base = step_lists.get(longest, np.arange(longest, dtype=np.int64))
+    spread = [k for k, n in lists.items() if n < longest and n not in step_lists]
+    for key, (steps, values) in parsed.items():
+        if key in lists:
+            n = lists[key]
+            steps = step_lists[n] if n in step_lists else base if n == longest else _spread(n, base)
         code = builder.metrics.code(key)
         builder.add(run_code, np.full(len(steps), code, dtype=np.int32), steps, values)
         nested_short = "/" in key and key not in doc and len(values) < _NESTED_MIN_POINTS
@@ -261,7 +303,16 @@ def read(
     if own_roles and not roles:
         warns.add(
             f"{', '.join(repr(k) for k in own_roles)} read as the losses of those splits (the "
-            "file name says it holds losses)"
+            "keys name only the split)"
+        )
+    if step_lists:
+        named = ", ".join(repr(k) for k in doc if str(k).lower() in _STEP_KEYS)
+        warns.add(f"{named} read as the step of the series as long")
+    if spread:
+        warns.add(
+            f"{', '.join(repr(k) for k in spread[:3])} hold fewer values than the longest list "
+            f"({longest}): each is placed at the end of its equal share of the run (an "
+            "evaluation at each epoch's end)"
         )
     frame = builder.build(merged, warns=warns)
     return IngestResult(

@@ -122,12 +122,13 @@ def test_a_history_per_split_reads_each_splits_loss(tmp_path):
     assert _roles(load_run(path)) == {"train/loss": "train_loss", "val/loss": "val_loss"}
 
 
-def test_bare_split_keys_are_losses_only_in_a_loss_named_file(tmp_path):
-    doc = {"epochs": [1, 2, 3], "train": [3775.9, 38.3, 37.0], "val": [40.1, 39.0, 41.2]}
+def test_bare_split_keys_of_whole_numbers_are_losses_only_in_a_loss_named_file(tmp_path):
+    doc = {"epochs": [1, 2, 3], "train": [3775, 38, 37], "val": [40, 39, 41]}
     named = tmp_path / "loss_history.json"
     named.write_text(json.dumps(doc))
     result = load_run(named)
-    assert _roles(result) == {"epochs": "other", "train": "train_loss", "val": "val_loss"}
+    assert _roles(result) == {"train": "train_loss", "val": "val_loss"}
+    assert list(result.frame["step"].unique()) == [1, 2, 3]  # the epochs list is the axis
     assert any("read as the losses of those splits" in w.message for w in result.warnings)
     other = tmp_path / "splits.json"
     other.write_text(json.dumps(doc))
@@ -141,3 +142,29 @@ def test_a_nested_object_keyed_by_run_is_no_history(tmp_path):
         path = tmp_path / "x.json"
         path.write_text(json.dumps(doc))
         assert not history_json.sniff(path)
+
+
+def test_split_keys_holding_decimals_are_losses_in_any_history(tmp_path):
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps({"train": [2.71, 2.40, 2.21], "val": [2.60, 2.45, 2.38]}, indent=2))
+    assert _roles(load_run(path)) == {"train": "train_loss", "val": "val_loss"}
+    ids = tmp_path / "split.json"
+    ids.write_text(json.dumps({"train": [3, 17, 42], "val": [5, 8, 13]}))
+    assert not history_json.sniff(ids)  # a split's ids are whole numbers
+
+
+def test_a_step_list_is_the_axis_and_a_shorter_list_spreads_over_the_run(tmp_path):
+    """`"steps": [0, 100, ...]` sets the steps of the lists as long; five evaluations beside
+    111 training logs sit at the end of each fifth, not on the first five logs."""
+    path = tmp_path / "loss_history.json"
+    train = list(np.linspace(0.19, 0.03, 111))
+    path.write_text(json.dumps({"train_loss": train, "eval_loss": [0.14, 0.19, 0.15, 0.17, 0.18]}))
+    result = load_run(path)
+    val = result.frame[result.frame["metric"] == "eval_loss"]
+    assert list(val["step"]) == [21, 43, 66, 88, 110]
+    assert any("fewer values than the longest" in w.message for w in result.warnings)
+    stepped = tmp_path / "history.json"
+    stepped.write_text(json.dumps({"steps": [0, 100, 200, 300], "loss": [1.0, 0.8, 0.7, 0.65]}))
+    result = load_run(stepped)
+    assert set(result.frame["metric"]) == {"loss"}
+    assert list(result.frame["step"]) == [0, 100, 200, 300]
