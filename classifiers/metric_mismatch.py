@@ -14,7 +14,8 @@ else from the sign of its rank correlation with the loss (then only a flat partn
 detected). Each series is reduced to its head and tail levels (first and last 20% of the
 evaluations) and its detrended noise.
 Rule: the metric "improves" when it moves the right way by at least one sigma and `min_gain`
-of its room (to 1, or 0, for a metric within [0, 1]: 99.0% -> 99.3% accuracy is real progress,
+of its room (to 1, or 0, for a metric within [0, 1], to 100 for a share such as an accuracy
+printed in percent: 99.0% -> 99.3% accuracy is real progress,
 0.3% -> 1.0% on a 10-class task is not; else of its size). 'loss_improves': the loss improved
 by `min_z` sigmas and `min_rel` of its level while the metric did not improve.
 'metric_improves': the metric improved (and by `min_z` sigmas) while the loss stayed flat over
@@ -179,8 +180,43 @@ _MAX_CONFIDENCE = 0.9
 # error rate (lower is better)
 _BEST_HIGH = (1.0, 100.0)
 _BEST_LOW = (0.0,)
+# the scores that are shares of the examples (or of n-grams), bounded at 100 in percent
+_SHARES = {
+    "acc",
+    "accuracy",
+    "wacc",
+    "acc1",
+    "acc5",
+    "f1",
+    "auc",
+    "auroc",
+    "map",
+    "map50",
+    "iou",
+    "miou",
+    "dice",
+    "precision",
+    "recall",
+    "top1",
+    "top5",
+    "exact",
+    "em",
+    "correct",
+} | DECODED_HIGHER
+_PERCENT_TOP = 100.0
 # a metric at its best value at 90% of the evaluations (or all but the first) is saturated
 _SATURATED_SHARE = 0.9
+
+
+def _top(metric: str, score: np.ndarray) -> float | None:
+    """The best value a bounded metric can take: 1 for values within [0, 1]; 100 for a share
+    (accuracy, F1, IoU, BLEU, ...) printed in percent, within [0, 100]; None otherwise."""
+    if np.all((score >= 0) & (score <= 1)):
+        return 1.0
+    tokens = {t for t in re.split(r"[^a-z0-9]+", metric.lower()) if t}
+    if tokens & _SHARES and np.all((score >= 0) & (score <= _PERCENT_TOP)):
+        return _PERCENT_TOP
+    return None
 
 
 def _saturated(score: np.ndarray, best: tuple[float, ...]) -> bool:
@@ -270,10 +306,12 @@ class MetricMismatch(Classifier):
         l_head, l_tail = head_level(vy, _END_SHARE), tail_level(vy, _END_SHARE)
         g_head, g_tail = head_level(good, _END_SHARE), tail_level(good, _END_SHARE)
         l_noise = floor(detrended_noise(vy), scale(vy))
-        # how far the metric could still go: to 1 (or 0) for a [0, 1] metric, else its size
-        bounded = bool(np.all((score >= 0) & (score <= 1)))
+        # how far the metric could still go: to 1 (or 0) for a [0, 1] metric, to 100 for a
+        # share printed in percent (an accuracy of 89.6 has 10.4 points left), else its size
+        top = _top(score_name, score)
+        bounded = top is not None
         room = (
-            (1.0 - sign * g_head if sign > 0 else -g_head)
+            ((top or 1.0) - sign * g_head if sign > 0 else -g_head)
             if bounded
             else max(abs(g_head), abs(g_tail))
         )
@@ -287,7 +325,7 @@ class MetricMismatch(Classifier):
         # the gain after the minimum is a share of the room left there: late in training the
         # last points of accuracy are the hard ones (96.0% -> 96.7% is a sixth of what is left)
         room_at_min = (
-            (1.0 - sign * g_at_min if sign > 0 else -g_at_min)
+            ((top or 1.0) - sign * g_at_min if sign > 0 else -g_at_min)
             if bounded
             else max(abs(g_at_min), abs(g_tail))
         )

@@ -125,6 +125,15 @@ def test_accuracy_at_100_percent_after_its_first_evaluation_is_saturated():
     assert judge(MetricMismatch(), run) is None
 
 
+def test_an_accuracy_in_percent_has_its_room_to_100():
+    """Val Accuracy 86 -> 92.5 (printed in percent) beside a falling val loss closed half its
+    room to 100: it improved, no disagreement (its size, 92, made 2.6 points look like 3%)."""
+    acc = 100 * (0.86 + 0.065 * (1 - np.exp(-EP / 5))) + 0.2 * RNG.standard_normal(20)
+    run = run_of(val_loss=(EP, _val_loss()), val_acc=(EP, acc))
+    assert MetricMismatch().measure(run)["metric_gain_rel"] > 0.3
+    assert judge(MetricMismatch(), run) is None
+
+
 def test_unknown_direction_comes_from_the_correlation():
     good = 0.5 + 0.4 * (1 - np.exp(-EP / 5))
     frame = make_frame(
