@@ -24,7 +24,8 @@ the whole run (its 5-95% range within `flat_rel` of its level, or within 4 sigma
 sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs); a noisy loss counts
 as flat too when its head-to-tail change is under 2 sigmas and `min_rel` while the metric
 improved by `STRONG_GAIN` (2) times both bars (an ASR fine-tune: eval loss wandering +-10%
-around one level while WER falls 12.5 -> 9.7).
+around one level while WER falls 12.5 -> 9.7), unless its range spans over `_NOISY_RANGE_Z`
+(10) sigmas: a loss that fell and rose back (a U, overfit's) only ends where it began.
 'loss_rises_metric_improves': after its (smoothed) minimum the loss rose back by `rise_rel`
 (5%) of its level, over at least 2 evaluations, and beyond its noise: by `rise_z` (2) sigmas,
 or, over 20 evaluations or more, on a Mann-Kendall climb with p <= 0.01 (a steady creep
@@ -154,6 +155,9 @@ _SMOOTH_FRAC = 0.05
 _SMOOTH_MIN_WINDOW = 3
 # a loss whose 5-95% range is within 4 sigmas (and min_rel of its level) is flat, only noisy
 _FLAT_RANGE_Z = 4.0
+# ... and a loss whose range spans over 10 sigmas moved (fell, then rose: a U), whatever its
+# head and tail levels: it is no noisy flat loss beside a strongly improving metric
+_NOISY_RANGE_Z = 10.0
 # a flat loss's head-to-tail change is under 2 sigmas of its noise ...
 _FLAT_GAIN_Z = 2.0
 # ... or under 1% of its level: near chance, cross-entropy creeps while accuracy climbs
@@ -379,6 +383,7 @@ class MetricMismatch(Classifier):
         loss_flat = loss_flat or (
             abs(m["loss_gain_z"]) < _FLAT_GAIN_Z
             and abs(m["loss_gain_rel"]) < self.min_rel
+            and m["loss_range_z"] <= _NOISY_RANGE_Z
             and m["metric_gain_z"] >= STRONG_GAIN * self.min_z
             and m["metric_gain_rel"] >= STRONG_GAIN * self.min_gain
         )

@@ -134,6 +134,17 @@ def test_an_accuracy_in_percent_has_its_room_to_100():
     assert judge(MetricMismatch(), run) is None
 
 
+def test_a_loss_that_fell_and_rose_back_is_no_noisy_flat_loss():
+    """A V-shaped val loss (2.6 -> 1.5 -> 2.6) ends near where it started while accuracy
+    climbs: that is overfit's rise after a minimum, not a flat loss beside a better metric."""
+    ep = np.arange(40)
+    loss = 1.5 + 1.1 * np.abs(ep - 19.5) / 19.5 + 0.01 * RNG.standard_normal(40)
+    acc = 0.45 + 0.15 * (1 - np.exp(-ep / 6)) + 0.003 * RNG.standard_normal(40)
+    m = MetricMismatch().measure(run_of(val_loss=(ep, loss), val_acc=(ep, acc)))
+    assert m["loss_range_z"] > 10 and abs(m["loss_gain_rel"]) < 0.1
+    assert judge(MetricMismatch(), run_of(val_loss=(ep, loss), val_acc=(ep, acc))) is None
+
+
 def test_unknown_direction_comes_from_the_correlation():
     good = 0.5 + 0.4 * (1 - np.exp(-EP / 5))
     frame = make_frame(
