@@ -157,7 +157,9 @@ class Plan:
     superseded: list[Path] = field(default_factory=list)  # older HF checkpoint states
 
 
-def _walk(root: Path) -> tuple[list[Path], bool]:
+def _walk(root: Path, markdown: bool = False) -> tuple[list[Path], bool]:
+    """The files below `root` a reader may take (`markdown`: only the markdown files, which
+    the first walk leaves aside), and whether the walk stopped at MAX_FILES."""
     files: list[Path] = []
     for current, dirs, names in os.walk(root):
         depth = len(Path(current).relative_to(root).parts)
@@ -165,7 +167,8 @@ def _walk(root: Path) -> tuple[list[Path], bool]:
             d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS and depth < MAX_DEPTH
         )
         for name in sorted(names):
-            if name.startswith(".") or Path(name).suffix.lower() in _SKIP_SUFFIXES:
+            suffix = Path(name).suffix.lower()
+            if name.startswith(".") or (suffix != ".md" if markdown else suffix in _SKIP_SUFFIXES):
                 continue
             files.append(Path(current) / name)
             if len(files) >= MAX_FILES:
@@ -184,19 +187,13 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
                 plan.ignored = _others(root, fmt)
             return plan
     files, truncated = _walk(root)
-    found: dict[str, list[Path]] = {}
-    for file in files:
-        if "tfevents" in file.name:
-            continue
-        try:
-            if file.stat().st_size == 0:
-                continue
-            sniffed = sniff_file(file)
-        except InputError:
-            continue
-        if sniffed is not None and sniffed not in ("mlflow", "tensorboard"):
-            found.setdefault(sniffed, []).append(file)
+    found = _sniffed(files)
     order = [f for f in READERS if f in found and format in (None, f)]
+    if not order:  # nothing else here: a log pasted into a markdown file is the run's log
+        markdown, truncated = _walk(root, markdown=True)
+        found = _sniffed(markdown)
+        order = [f for f in READERS if f in found and format in (None, f)]
+        files += markdown
     if not order:
         what = f"no {format} logs" if format else "no training logs in a format we read"
         raise NoLogsFoundError(
@@ -219,6 +216,23 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
         found[chosen] = console.pair_parts(found[chosen])
     ignored = {f: paths for f, paths in found.items() if f != chosen}
     return Plan(chosen, found[chosen], ignored, truncated, superseded)
+
+
+def _sniffed(files: list[Path]) -> dict[str, list[Path]]:
+    """Format -> the files it recognises (TensorBoard and MLflow trees are found before)."""
+    found: dict[str, list[Path]] = {}
+    for file in files:
+        if "tfevents" in file.name:
+            continue
+        try:
+            if file.stat().st_size == 0:
+                continue
+            sniffed = sniff_file(file)
+        except InputError:
+            continue
+        if sniffed is not None and sniffed not in ("mlflow", "tensorboard"):
+            found.setdefault(sniffed, []).append(file)
+    return found
 
 
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")

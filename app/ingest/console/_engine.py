@@ -319,9 +319,16 @@ def _loss_records(
 def _counted(counter: np.ndarray, lossy: np.ndarray) -> bool:
     """Whether the log counts its records with `counter`: a record holding a loss prints it
     (a stray counter on a line of other numbers, `[Training][batch:256][input:128]` above a
-    log of epoch lines, sets no axis), or, in a log with no loss, any record does."""
+    log of epoch lines, sets no axis), or, in a log with no loss, any record does. A counter
+    that every such record prints with one same value (`iter:0/18` on each epoch's one line)
+    counts nothing."""
     counted = counter >= 0
-    return bool(counted[lossy].any() if lossy.any() else counted.any())
+    among = lossy if lossy.any() else np.ones(len(counter), dtype=bool)
+    rows = counted & among
+    if not rows.any():
+        return False
+    values = counter[rows]
+    return bool(values.min() != values.max() or not rows[among].all())
 
 
 def _counts_within_epoch(

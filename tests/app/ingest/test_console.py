@@ -431,3 +431,15 @@ def test_a_single_value_printed_twice_in_an_epoch_is_kept_twice():
     text = "".join(f"epoch {e} loss: 2.3026\n" * 2 for e in range(3))
     steps, values = _series(_read(text), "loss")
     assert values == [2.3026] * 6
+
+
+def test_a_counter_printed_with_one_value_on_every_loss_line_is_no_axis():
+    """`[train] epoch:3 iter:0/18 ... loss:0.61` once an epoch: iter never moves, so the epoch
+    is the step (every point sat at step 0 and no check could judge the run)."""
+    text = "".join(
+        f"[train] epoch:{e} iter:0/18 0.00% lr:0.001000 loss:{1.3 / (e + 1):.6f} ETA:0.0min\n"
+        f"[val] epoch:{e} miou:0.{20 + e}\n"
+        for e in range(6)
+    )
+    steps, values = _series(_read(text), "loss")
+    assert steps == [0, 1, 2, 3, 4, 5] and values[0] == 1.3

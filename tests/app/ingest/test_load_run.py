@@ -198,3 +198,16 @@ def test_run_prefixes_a_several_run_source(real_runs):
     result = load_run(real_runs / "wandb_nanogpt_tokenizer_variants", run="sweep")
     assert len(result.runs) == 8 and all(r.startswith("sweep/") for r in result.runs)
     assert "sweep/gpt2" in result.runs
+
+
+def test_a_log_pasted_into_a_markdown_file_is_read_when_the_folder_has_no_other(tmp_path):
+    """`train.md` holding a console log in a code fence: a folder with nothing else is read
+    from it; beside a real log, markdown (a README's results table) stays aside."""
+    lines = "".join(
+        f"Epoch {e}: train_loss={1 / e:.4f} val_loss={1.1 / e:.4f}\n" for e in range(1, 6)
+    )
+    (tmp_path / "train.md").write_text(f"# Training\n\n```\n{lines}```\n")
+    result = load_run(tmp_path)
+    assert result.format == "console" and result.files == [str(tmp_path / "train.md")]
+    (tmp_path / "metrics.csv").write_text("epoch,loss\n1,0.9\n2,0.7\n3,0.6\n")
+    assert load_run(tmp_path).files == [str(tmp_path / "metrics.csv")]
