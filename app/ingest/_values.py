@@ -28,6 +28,14 @@ class Cells:
     bad: np.ndarray
 
 
+# a number printed inside the object that held it: `tensor(3.1304, device='cuda:0',
+# grad_fn=<DivBackward0>)`, `array([0.69])`, `np.float64(0.5)`
+_WRAPPED = (
+    r"^\s*(?:tensor|array|np\.float\d*|numpy\.float\d*)\(\s*\[?\s*"
+    r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*\]?\s*[,)]"
+)
+
+
 def text_cells(col: pd.Series) -> Cells:
     """Cells read from text (CSV): missing cells are NA after parsing, 'nan'/'inf'/'Infinity'
     tokens are values, anything else that is not a number is bad."""
@@ -54,6 +62,14 @@ def text_cells(col: pd.Series) -> Cells:
     if unparsed.any():
         tokens = col[unparsed].astype(str).str.strip().str.lower()
         bad[unparsed] = ~tokens.isin(_NAN_TOKENS).to_numpy()
+    if bad.any():  # a printed tensor or array (`str(loss)` without `.item()`): its number
+        inner = pd.to_numeric(
+            col[bad].astype(str).str.extract(_WRAPPED, expand=False), errors="coerce"
+        ).to_numpy(dtype=np.float64, na_value=np.nan)
+        rows = np.flatnonzero(bad)[~np.isnan(inner)]
+        num = num.copy()
+        num[rows] = inner[~np.isnan(inner)]
+        bad[rows] = False
     return Cells(num, ~missing & ~bad, bad)
 
 

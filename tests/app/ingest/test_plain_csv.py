@@ -206,3 +206,21 @@ def test_a_comment_block_over_text_is_no_table(tmp_path):
         "# run notes\n# lr 0.01\nepoch 1, loss 0.52, acc 0.81\nepoch 2, loss 0.41, acc 0.85\n"
     )
     assert _plain_csv.sniff(path) is False
+
+
+def test_cells_holding_a_printed_tensor_are_read_as_its_number(tmp_path):
+    """`str(loss)` without `.item()` writes `tensor(3.1304, device='cuda:0', ...)`: the number
+    is the value (the file was refused as holding no numeric points); other text stays bad."""
+    path = tmp_path / "losses.csv"
+    path.write_text(
+        "Epoch,Train_loss,Val_loss\n"
+        "1,\"tensor(3.1304, device='cuda:0', grad_fn=<DivBackward0>)\","
+        "\"tensor(2.9495, device='cuda:0')\"\n"
+        "2,\"tensor(2.5, device='cuda:0')\",array([2.4])\n"
+        "3,np.float64(2.1),oops\n"
+    )
+    result = load_run(path)
+    train = result.frame[result.frame["metric"] == "Train_loss"]
+    val = result.frame[result.frame["metric"] == "Val_loss"]
+    assert list(train["value"]) == [3.1304, 2.5, 2.1] and list(val["value"]) == [2.9495, 2.4]
+    assert any("'oops'" in w.message for w in result.warnings)
