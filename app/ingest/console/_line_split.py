@@ -3,10 +3,11 @@ Accuracy: 0.87` prints the validation loss, then the accuracy of the same evalua
 saying its split again. Read alone, `Accuracy` would be a training score; it is the
 validation accuracy (`Validation/Accuracy`).
 
-A split-less score takes the split of the held-out loss printed before it, when no key on the
-line names the training split and no split-less loss is there (`loss: 0.5, val_loss: 0.4,
-acc: 0.8` reports both splits; `acc` stays the training accuracy). Only scores take it: a
-learning rate, a time or a count belongs to no split.
+A split-less score or loss takes the split of the held-out loss or score printed before it,
+when no key on the line names the training split and no split-less loss comes before that
+held-out key (`loss: 0.5, val_loss: 0.4, acc: 0.8` reports both splits; `acc` stays the
+training accuracy; `Valid acc: 0.30 | loss: 2.05` is the validation loss). Only scores and
+losses take it: a learning rate, a time or a count belongs to no split.
 """
 
 from __future__ import annotations
@@ -34,11 +35,11 @@ def held_out_prefixes(keys: list[str]) -> list[str]:
             return [""] * len(keys)
         if named is None:
             role = _role(key)
-            if role == "train_loss":
+            if role == "train_loss" and not split:
                 return [""] * len(keys)
-            if split and role == "train_score":
+            if split and role in ("train_loss", "train_score"):
                 out[i] = split
-        elif not split and _role(key) == "val_loss":
+        elif not split and _role(key) in ("val_loss", "val_score"):
             split = f"{named.group(1)}/"
     return out
 

@@ -443,3 +443,18 @@ def test_a_counter_printed_with_one_value_on_every_loss_line_is_no_axis():
     )
     steps, values = _series(_read(text), "loss")
     assert steps == [0, 1, 2, 3, 4, 5] and values[0] == 1.3
+
+
+def test_a_loss_after_a_held_out_score_on_its_line_is_that_splits():
+    """`[Epoch: 05] Valid acc: 0.2988 | loss: 2.0462` after the train lines: the loss is the
+    validation loss, not five more points spliced into the training curve."""
+    text = ""
+    for e in range(1, 11):
+        text += f"[Epoch: {e:02d}] Train acc: 0.{20 + e} | loss: {2.3 - 0.05 * e:.4f}\n"
+        if e % 5 == 0:
+            text += f"[Epoch: {e:02d}] Valid acc: 0.{25 + e} | loss: {2.1 - 0.04 * e:.4f}\n"
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["Valid/loss"] == "val_loss" and roles["loss"] == "train_loss"
+    assert len(_series(result, "loss")[0]) == 10
+    assert _series(result, "Valid/loss")[1] == [1.9, 1.7]
