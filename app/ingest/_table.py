@@ -1,8 +1,9 @@
 """The core of every 'one row per step' CSV (Keras CSVLogger, Lightning CSVLogger, Ultralytics
 results.csv): a step column, then one metric per column, melted chunk by chunk. A `run`,
-`experiment` or `trial` column names separate runs; a `segment` or `phase` column names sessions
-of one run (`_segments`); neither is a metric. A `split`, `mode`, `type`, `subset` or `set`
-column whose cells name a split (`epoch,type,loss` with rows of `train`, `validation`, `test`)
+`experiment` or `trial` column names separate runs, and so does a `model` column naming two
+models or more (a comparison appended in one table); a `segment` or `phase` column names
+sessions of one run (`_segments`); neither is a metric. A `split`, `mode`, `type`, `subset` or
+`set` column whose cells name a split (`epoch,type,loss` with rows of `train`, `validation`, `test`)
 says whose each row's metrics are: a row of any split but train names its metrics under it
 (`validation/loss`; its `lr` repeats the train rows' and is dropped), as JSON lines' `mode`
 does; merged into one series they would interleave the splits' values."""
@@ -26,6 +27,22 @@ from lossforensics.ingest.base import IngestResult
 
 # columns that may name each row's split (`_split_words` judges their cells)
 _SPLIT_COLUMNS = ("split", "mode", "type", "subset", "set")
+# a column naming the model each row belongs to, and the models it must name to split the runs
+_MODEL_COLUMNS = ("model", "model_name", "arch", "architecture")
+_MIN_MODELS = 2
+
+
+def _models_column(names: tuple[str, ...], frame: pd.DataFrame) -> int | None:
+    """A `model` column whose cells name two models or more (`MLP`, then `CNN`): a comparison
+    of models appended in one table, each its own run (read as one, the second model's start
+    was a resume)."""
+    col = key_column(names, _MODEL_COLUMNS)
+    if col is None:
+        return None
+    cells = frame[col].dropna()
+    if pd.api.types.is_numeric_dtype(cells.dtype):
+        return None
+    return col if cells.astype(str).str.strip().nunique() >= _MIN_MODELS else None
 
 
 def _text(col: pd.Series) -> pd.Series:
@@ -64,9 +81,11 @@ def read_step_table(
     no_step = 0
     first_no_step: int | None = None
     for chunk in iter_chunks(path, header, na_values=na_values):
-        if rows_seen == 0:  # the first chunk says whether a split column is one
+        if rows_seen == 0:  # the first chunk says whether a split or model column is one
             if split_at is not None and names_splits(chunk.frame[split_at]):
                 split_col = split_at
+            if run_col is None:
+                run_col = _models_column(names, chunk.frame)
             keys = {step_col, run_col, seg_col, split_col}
             columns = [
                 j for j in range(len(names)) if j not in keys and j not in exclude and names[j]

@@ -224,3 +224,19 @@ def test_cells_holding_a_printed_tensor_are_read_as_its_number(tmp_path):
     val = result.frame[result.frame["metric"] == "Val_loss"]
     assert list(train["value"]) == [3.1304, 2.5, 2.1] and list(val["value"]) == [2.9495, 2.4]
     assert any("'oops'" in w.message for w in result.warnings)
+
+
+def test_a_model_column_naming_two_models_makes_two_runs(tmp_path):
+    """`model,epoch,loss` with an MLP's 3 epochs then a CNN's: two runs, not one resumed at
+    epoch 1 with a loss jump; a model column of one model keeps one run."""
+    path = tmp_path / "results.csv"
+    rows = ["model,epoch,loss,val_accuracy"]
+    rows += [f"MLP(flatten pixels),{e},{0.5 / e:.3f},0.{30 + e}" for e in range(1, 4)]
+    rows += [f"CNN-local features,{e},{2.4 / e:.3f},0.{40 + e}" for e in range(1, 4)]
+    path.write_text("\n".join(rows) + "\n")
+    result = load_run(path)
+    assert result.runs == ["MLP(flatten pixels)", "CNN-local features"]
+    assert not any("non-numeric" in w.message for w in result.warnings)
+    single = tmp_path / "one.csv"
+    single.write_text("model,epoch,loss\nresnet,1,0.9\nresnet,2,0.7\nresnet,3,0.6\n")
+    assert load_run(single).runs == ["one"]
