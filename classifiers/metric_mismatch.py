@@ -207,6 +207,7 @@ _SHARES = {
     "em",
     "correct",
 } | DECODED_HIGHER
+# ... whose best value, printed in percent, is 100
 _PERCENT_TOP = 100.0
 # a metric at its best value at 90% of the evaluations (or all but the first) is saturated
 _SATURATED_SHARE = 0.9

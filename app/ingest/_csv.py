@@ -126,7 +126,9 @@ def _below_comments(path: Path) -> CsvHeader | None:
     if is_text_line(lines[0]):
         return None
     found = _best_table(lines)
-    return None if found is None else replace(found, skip=skip)
+    if found is None or found.rows_sampled < 1:  # a sentence with a `;` is no table
+        return None
+    return replace(found, skip=skip)
 
 
 def _is_title(raw: list[str]) -> bool:

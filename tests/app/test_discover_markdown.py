@@ -1,5 +1,6 @@
 """Markdown files in a walked folder: a model card's results table is read when the card is
-given itself, never picked up by a folder walk (discovery, or `load_run` of a folder)."""
+given itself, or when a folder given to `load_run` holds no other log; never picked up by
+discovery, nor beside another log."""
 
 from __future__ import annotations
 
@@ -56,7 +57,12 @@ def test_a_folder_walk_takes_no_markdown_as_a_run_or_a_problem(repo: Path) -> No
     assert load_run(repo / "whisper").format == "hf_trainer"  # the card beside it is not read
 
 
-def test_a_folder_holding_only_markdown_has_no_logs(repo: Path) -> None:
+def test_a_folder_holding_only_markdown_is_read_from_it_but_never_discovered(repo: Path) -> None:
+    """`load_run` of a folder with no other log reads its markdown (a card's results table, a
+    console log pasted into `train.md`); discovery still takes no markdown as a run, and a
+    folder whose markdown holds no log has none."""
+    assert load_run(repo / "card_only").format == "printed_table"
+    assert discover_runs(repo / "card_only").sources == []
     with pytest.raises(NoLogsFoundError):
-        load_run(repo / "card_only")
+        load_run(repo / "docs")
     assert discover_runs(repo / "docs").sources == []

@@ -206,6 +206,9 @@ def test_a_comment_block_over_text_is_no_table(tmp_path):
         "# run notes\n# lr 0.01\nepoch 1, loss 0.52, acc 0.81\nepoch 2, loss 0.41, acc 0.85\n"
     )
     assert _plain_csv.sniff(path) is False
+    notes = tmp_path / "README.md"
+    notes.write_text("# Notes\n\nWe trained for 3 epochs; loss 0.5.\n")  # one line, a `;`
+    assert _plain_csv.sniff(notes) is False
 
 
 def test_cells_holding_a_printed_tensor_are_read_as_its_number(tmp_path):
