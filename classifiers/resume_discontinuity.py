@@ -32,8 +32,8 @@ counter (the LR moved by `_LR_JUMP`, 2x, or more across the restart) is a resume
 logged again sit that far from what the earlier run logged at them (`replay_gap`): the resumed run
 is not in the state that produced them, though the loss did not jump against the last point before
 the restart. A counter that goes back with no jump, no schedule restart or no replay gap (an epoch
-field reset each session) is not a finding. More restarts than `max_restarts` or 5% of the points
-means interleaved writers (ranks, processes), not resumes: no finding. Nor is a restart between
+field reset each session) is not a finding. More restarts than both `max_restarts` (50) and 5% of
+the points means interleaved writers (ranks, processes), not resumes: no finding. Nor is a restart between
 segments that log different metrics (some only before it, some only after: `metrics_changed`): a
 second phase with its own loss terms, or another model appended to the log, not a resume.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
@@ -59,7 +59,8 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, robust_range
 
-# more restarts than 5% of the points is interleaved writers (ranks, processes), not resumes
+# more restarts than 5% of the points (and than max_restarts) is interleaved writers (ranks,
+# processes), not resumes
 _MAX_RESTART_SHARE = 0.05
 # an LR that changes by 2x or more across a restart restarted its schedule (ReduceLROnPlateau's
 # common factor of 0.5 undone, a warmup or cosine begun again); smaller moves are the schedule
