@@ -34,8 +34,9 @@ is not in the state that produced them, though the loss did not jump against the
 the restart. A counter that goes back with no jump, no schedule restart or no replay gap (an epoch
 field reset each session) is not a finding. More restarts than both `max_restarts` (50) and 5% of
 the points means interleaved writers (ranks, processes), not resumes: no finding. Nor is a
-restart between segments that log different metrics (some only before it, some only after: `metrics_changed`): a
-second phase with its own loss terms, or another model appended to the log, not a resume.
+restart between segments that log different metrics (some only before it, some only after:
+`metrics_changed`): a second phase with its own loss terms, or another model appended to the
+log, not a resume.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
 Evidence: metrics_changed, restarts, resume_step, resumed_from_step, loss_jump (signed, in standard
 errors: the largest rise among the restarts), loss_jump_rel (share of the robust range or of the
