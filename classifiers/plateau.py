@@ -9,16 +9,17 @@ run's improvement and with the rate just before it (Theil-Sen slopes on both win
 A run that improved by no more than twice its noise is not judged by the tail test (the noise
 of the head and end levels: the per-point noise over the square root of the points each median
 summarises, on long logs).
-Rule: `flat_from_start` when the whole run gained under 3% (log scale; a mild net rise counts)
-or, for losses with a value <= 0 (judged in their own units), moved less than the point-to-point
-noise; and the smoothed level stayed flat all along: within 30% (log scale, `_FLAT_WANDER_LOG`)
-or twice the noise from end to end (a level that climbed and came back is exploding's or a
-spike's, one that swings is oscillating's); a loss that ended under `_EARLY_DROP_KEPT` (80%) of
-its first 3 points fell inside the head's 5% and is `stuck_after_drop` instead; a short log too
-noisy for that (`_flat_in_thirds`, 10 points or more) is `flat_from_start` when the medians of
-its thirds stay within 3% or twice the noise of such a median of each other, its first point
-sits no higher than the rest, and no significant downward trend runs through it (a loss at
-chance level, logged per batch, that never moves beyond its noise);
+Rule: `flat_from_start` when the whole run gained under 3% (log scale; a mild net rise counts) or,
+for losses with a value <= 0 (judged in their own units), moved less than the point-to-point noise;
+and the smoothed level stayed flat all along: within 30% (log scale, `_FLAT_WANDER_LOG`) or twice
+the noise from end to end (a level that climbed and came back is exploding's or a spike's, one that
+swings is oscillating's; one whose smoothed level ends `_CLIMBED` (2x) above its first logged value
+climbed to it, exploding's); a loss that ended under `_EARLY_DROP_KEPT` (80%) of its first 3 points
+fell inside the head's 5% and is `stuck_after_drop` instead; a short log too noisy for that
+(`_flat_in_thirds`, 10 points or more) is `flat_from_start` when the medians of its thirds stay
+within 3% or twice the noise of such a median of each other, its first point sits no higher than
+the rest, and no significant downward trend runs through it (a loss at chance level, logged per
+batch, that never moves beyond its noise);
 `stuck_after_drop` when the run did improve (by more than twice the noise) and some tail of at
 least 40% of the run delivered under 8% of the total improvement, improved the loss itself by
 under 2.5%, AND improved at under 7% of the rate of the window before it; a tail whose trend
@@ -108,6 +109,8 @@ _NOISE_FLOOR = 1e-12
 # the widest a flat level may wander end to end in log scale: ln(1.3), i.e. within 30%;
 # a level that climbed and came back further is exploding's or a spike's, a swing oscillating's
 _FLAT_WANDER_LOG = 0.26
+# a smoothed end level twice the first logged value or more climbed to it: no flat line
+_CLIMBED = 2.0
 # a short noisy log read in thirds...
 _PARTS = 3
 # ... of at least this many points (three of them a third)
@@ -256,7 +259,10 @@ class Plateau(Classifier):
             # a loss that fell to exactly zero (judged linearly: no log of 0) converged, however
             # flat its smoothed level reads once the zeros outnumber the rest
             return None
-        if (
+        # a smoothed level far above the first logged value climbed there (a blow-up in the
+        # first points, the bucket medians hiding it): exploding's, not a loss flat from the start
+        climbed = (ev["start_kept"] or 0.0) >= _CLIMBED
+        if not climbed and (
             flat
             or (ev["log_scale"] and total < self.flat_log and wander < _FLAT_WANDER_LOG)
             or (ev["log_scale"] and not dropped and self._flat_in_thirds(x, np.log(y), noise))

@@ -279,3 +279,15 @@ def test_a_short_log_at_chance_that_never_moves_beyond_its_noise_is_flat_from_th
     assert f is not None and f.evidence["kind"] == "flat_from_start"
     falling = loss * np.geomspace(1.0, 0.4, len(loss))
     assert judge(Plateau(), run_of(loss=(x, falling))) is None
+
+
+def test_a_level_the_loss_climbed_to_in_its_first_points_is_no_flat_start():
+    """1.8 at the first log, then 15 and flat for 20 logs (an LSTM at lr 0.1 blown up at once):
+    the smoothed level is flat but sits 8x above where the loss started; exploding's, not a
+    plateau from the start."""
+    ep = np.arange(21)
+    loss = np.r_[1.8, 15.0 + 0.3 * np.random.default_rng(2).standard_normal(20)]
+    assert judge(Plateau(), run_of(loss=(ep, loss))) is None
+    stuck = np.r_[15.2, 15.0 + 0.3 * np.random.default_rng(2).standard_normal(20)]
+    f = judge(Plateau(), run_of(loss=(ep, stuck)))
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
