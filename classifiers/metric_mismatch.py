@@ -86,10 +86,13 @@ from lossforensics.classifiers.signals import (
     trend,
 )
 
-_HIGHER = {
+# the scores that are shares of the examples (or of n-grams), bounded at 100 in percent
+_SHARES = {
     "acc",
     "accuracy",
     "wacc",
+    "acc1",
+    "acc5",
     "f1",
     "auc",
     "auroc",
@@ -102,13 +105,16 @@ _HIGHER = {
     "recall",
     "top1",
     "top5",
+    "exact",
+    "em",
+    "correct",
+} | DECODED_HIGHER
+# higher is better: the shares, and scores with no bound of 100 (correlations, dB, ranks)
+_HIGHER = _SHARES | {
     "r2",
     "mrr",
     "ndcg",
-    "exact",
-    "em",
     "score",
-    "correct",
     "kappa",
     "mcc",
     "spearman",
@@ -117,7 +123,7 @@ _HIGHER = {
     "ssim",
     "sdr",
     "sisdr",
-} | DECODED_HIGHER
+}
 _LOWER = {
     "wer",
     "cer",
@@ -184,30 +190,7 @@ _MAX_CONFIDENCE = 0.9
 # error rate (lower is better)
 _BEST_HIGH = (1.0, 100.0)
 _BEST_LOW = (0.0,)
-# the scores that are shares of the examples (or of n-grams), bounded at 100 in percent
-_SHARES = {
-    "acc",
-    "accuracy",
-    "wacc",
-    "acc1",
-    "acc5",
-    "f1",
-    "auc",
-    "auroc",
-    "map",
-    "map50",
-    "iou",
-    "miou",
-    "dice",
-    "precision",
-    "recall",
-    "top1",
-    "top5",
-    "exact",
-    "em",
-    "correct",
-} | DECODED_HIGHER
-# ... whose best value, printed in percent, is 100
+# a share printed in percent (`_SHARES`) is at its best at 100
 _PERCENT_TOP = 100.0
 # a metric at its best value at 90% of the evaluations (or all but the first) is saturated
 _SATURATED_SHARE = 0.9
