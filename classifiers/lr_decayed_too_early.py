@@ -84,8 +84,9 @@ _FIRST_CUT = 0.5
 # ... before which the loss gained under 0.5% of its level over the last half of the stretch
 # (two quarters' medians): it was no longer improving at the full LR
 _STALLED_BEFORE_CUT = 0.005
-# ... read when at least 4 loss points come before the cut: two quarters of one point each
-_MIN_CUT_POINTS = 4
+# ... read when at least 12 loss points come before the cut: quarters of 3 points, the smallest
+# median that outvotes one noisy point (a sparser log's quarters swing by their noise alone)
+_MIN_CUT_POINTS = 12
 # the summary gives the drop's place in the run in percent
 _PERCENT = 100
 
