@@ -31,7 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 from lossforensics.classifiers.errors import InvalidFrameError
-from lossforensics.classifiers.roles import ROLES, infer_role, override_role
+from lossforensics.classifiers.roles import ROLES, errors_as_losses, infer_role, override_role
 
 COLUMNS: tuple[str, ...] = (
     "run",
@@ -80,9 +80,14 @@ def _roles(
     splits: Mapping[str, str] | None,
 ) -> pd.Categorical:
     """The role column of metric codes into `names` (-1: missing, role 'other')."""
-    roles = [
-        override_role(str(m), infer_role(str(m), (splits or {}).get(m)), overrides) for m in names
-    ]
+    names = list(names)
+    roles = errors_as_losses(
+        [str(m) for m in names],
+        [
+            override_role(str(m), infer_role(str(m), (splits or {}).get(m)), overrides)
+            for m in names
+        ],
+    )
     # each name's role code (-1: not a role, refused by validate_frame), then 'other' for -1
     lookup = np.array([_ROLE_CODES.get(r, -1) for r in roles] + [_ROLE_CODES["other"]], np.int8)
     # every code is -1..len(ROLES)-1 by construction: no range check of a code per point

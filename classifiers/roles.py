@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from lossforensics.classifiers.errors import InvalidRoleError
 
@@ -121,6 +121,8 @@ _HELD_OUT_SCORES = DECODED_HIGHER | _AVERAGE_PRECISION | {"wer", "cer", "map", "
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
 _LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1", "xent"}
 _LOSS_FUNCTION_PAIRS = ({"cross", "entropy"}, {"smooth", "l1"})
+# the errors a regression minimises, in the order one is taken as the loss of a log naming none
+_ERROR_OBJECTIVES = ("mse", "rmse", "mae")
 # Error rates named by a bare acronym that is also an English word: a score only as the name's
 # last token (`val_per`: phoneme error rate), never inside a phrase (`tokens_per_step`).
 _SCORE_SUFFIXES = {"per", "ser"}
@@ -241,6 +243,27 @@ def check_role(role: str) -> str:
     if role not in ROLES:
         raise InvalidRoleError(f"unknown role {role!r}; roles are: {', '.join(ROLES)}")
     return role
+
+
+def errors_as_losses(names: Sequence[str], roles: list[str]) -> list[str]:
+    """The roles of a log that names no loss but an error it minimises (`train_mse`,
+    `val_mse`: a regression's objective logged under its metric's name): the names carrying the
+    first of `_ERROR_OBJECTIVES` found become that split's loss; any loss named keeps every
+    role as it is."""
+    if any(r in ("train_loss", "val_loss") for r in roles):
+        return roles
+    for token in _ERROR_OBJECTIVES:
+        hits = [
+            i
+            for i, name in enumerate(names)
+            if roles[i] in ("train_score", "val_score") and token in _tokens(str(name))
+        ]
+        if hits:
+            out = list(roles)
+            for i in hits:
+                out[i] = "val_loss" if roles[i] == "val_score" else "train_loss"
+            return out
+    return roles
 
 
 def override_role(metric: str, inferred: str, overrides: Mapping[str, str] | None) -> str:

@@ -158,6 +158,21 @@ def test_infer_role(name, role):
     assert infer_role(name) == role
 
 
+def test_a_log_naming_no_loss_but_an_error_has_that_error_as_its_loss():
+    """`train_mse_step`, `val_mse_step`, `train_rmse_step` and no loss (a regression logging its
+    objective under the metric's name): the MSE is the loss, the RMSE stays a score; beside a
+    named loss the MSE is a score again."""
+    names = ["train_mse_step", "val_mse_step", "train_rmse_step"]
+    f = make_frame("r", names, [1, 1, 1], [1.0, 2.0, 1.0])
+    assert dict(zip(f["metric"], f["role"].astype(str), strict=True)) == {
+        "train_mse_step": "train_loss",
+        "val_mse_step": "val_loss",
+        "train_rmse_step": "train_score",
+    }
+    g = make_frame("r", [*names, "loss"], [1, 1, 1, 1], [1.0, 2.0, 1.0, 1.0])
+    assert set(g.loc[g["metric"] == "train_mse_step", "role"].astype(str)) == {"train_score"}
+
+
 def test_concat_renumbers_seq():
     a = make_frame("a", ["loss"] * 2, [0, 1], [1.0, 2.0])
     b = make_frame("b", ["loss"] * 2, [0, 1], [1.0, 2.0])
