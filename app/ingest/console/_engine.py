@@ -134,7 +134,8 @@ def to_points(parsed: Parsed) -> Points:
         )
     run = _take(rec["run"], p_rec)
     wall = _take(rec["wall"], p_rec)
-    segment = _take(_segments(rec, step, p_rec, heads), p_rec)
+    lossy = _loss_records(len(rec["points"]), p_rec, p_key, names, roles)
+    segment = _take(_segments(rec, step, p_rec, heads, lossy), p_rec)
     return Points(
         run=run,
         metric=p_key,
@@ -389,10 +390,16 @@ def _eval_at_last_train(s: np.ndarray, rec: dict[str, np.ndarray]) -> np.ndarray
 
 
 def _segments(
-    rec: dict[str, np.ndarray], step: np.ndarray, p_rec: np.ndarray, heads: np.ndarray | None
+    rec: dict[str, np.ndarray],
+    step: np.ndarray,
+    p_rec: np.ndarray,
+    heads: np.ndarray | None,
+    lossy: np.ndarray,
 ) -> np.ndarray:
     """Per record: the session it belongs to: +1 at a restart header, and +1 where the train
-    step goes back. `heads`: each record's first point, when every record has one."""
+    step goes back between records that hold a loss (`lossy`; in a log with no loss, any
+    record): a summary line's step (`Best validation AUC: 0.898 at epoch 30` after epoch 45)
+    restarts nothing. `heads`: each record's first point, when every record has one."""
     n = len(rec["points"])
     if heads is not None:
         first = step[heads]  # the step of each record's first point
@@ -402,7 +409,10 @@ def _segments(
         head = np.flatnonzero(np.r_[True, p_rec[1:] != p_rec[:-1]])  # p_rec is sorted
         first[p_rec[head]] = step[head]
         del head
-    idx = np.flatnonzero((rec["kind"] == TRAIN) & (first >= 0))
+    counted = (rec["kind"] == TRAIN) & (first >= 0)
+    if (counted & lossy).any():
+        counted &= lossy
+    idx = np.flatnonzero(counted)
     if len(idx) < 2:
         return rec["segment"]
     first = first[idx]

@@ -458,3 +458,15 @@ def test_a_loss_after_a_held_out_score_on_its_line_is_that_splits():
     assert roles["Valid/loss"] == "val_loss" and roles["loss"] == "train_loss"
     assert len(_series(result, "loss")[0]) == 10
     assert _series(result, "Valid/loss")[1] == [1.9, 1.7]
+
+
+def test_a_summary_line_whose_step_goes_back_opens_no_session():
+    """`Best validation AUC: 0.8981 at epoch 30` after epoch 45's lines holds no loss: its step
+    going back is no restart (it made a second session, with a warning saying so)."""
+    text = "".join(
+        f"Epoch {e}/45\nTrain Loss: {1 / e:.4f}\nVal Loss: {1.2 / e:.4f}\n" for e in range(1, 46)
+    )
+    text += "Training complete in 869.82s. Best validation AUC: 0.8981 at epoch 30\n"
+    result = _read(text)
+    assert set(result.frame["segment"]) == {0}
+    assert not any("sessions" in w.message for w in result.warnings)
