@@ -27,7 +27,10 @@ minimum: the two labels split on one bar, with no gap between them); and the fir
 the untrained level (not `first_eval_gain` below it): a val that had already learned when first
 measured improved before anyone measured it, so it was not flat or high from the start (flat
 after that is a val that converged early; climbing, overfit's, which splits on the same test);
-read for positive losses (val_first_learned).
+read for positive losses (val_first_learned). A log whose first train step is past `_LATE_START`
+(half) of its last holds no start to be flat or high from (a window pasted from late in training,
+a run resumed from its last checkpoint): the loss reading stands down, and overfit reads such a
+window's open gap.
 Second reading, from the scores (classifiers._score_gap), when the loss reading finds nothing:
 a bounded val score (accuracy, F1) at `_SCORE_FAR_BELOW` (a quarter) or less of the same score
 on the training data at the typical evaluation, while the train loss improved by `train_drop`
@@ -124,6 +127,8 @@ def _first_eval_train(tx: np.ndarray, ty: np.ndarray, at: float, start: float) -
 # model that learned nothing: it did not dip below that level before a late first evaluation and
 # climb back (an overfit before anyone measured it stays near what it had learned)
 _FAR_ABOVE_UNTRAINED = 2.0
+# a log whose first train step is past half of its last holds no start (a late window)
+_LATE_START = 0.5
 # a val that never got below the untrained level and moved by under 5% of its level over its
 # evaluations is flat where it started (one that climbs steadily is overfit's: a fine-tune whose
 # log starts after the pre-trained model's loss was already low)
@@ -233,6 +238,9 @@ class DistributionMismatch(Classifier):
             "val_tail": v_tail,
             "train_head": t_head,
             "train_tail": t_tail,
+            # where the log starts within its own span: past half (`Epoch 76/100` pasted from an
+            # issue, a run resumed at its last checkpoint), the start is not in the log
+            "log_start_share": float(tx[0] / tx[-1]) if len(tx) and tx[-1] > 0 else 0.0,
             # how much of its best improvement the val gave back by the end (overfit's shape)
             "val_rebound": float(
                 (v_all[-1] - np.min(v_all)) / max(float(v_all[0] - np.min(v_all)), TINY)
@@ -240,6 +248,10 @@ class DistributionMismatch(Classifier):
         }
 
     def judge(self, m: dict) -> Finding | None:
+        # a log that starts past half of its span holds no start to be flat or high from: its
+        # first train value is no untrained loss, and how the val began is not in it
+        if m.get("log_start_share", 0.0) >= _LATE_START:
+            return None
         # a flat val far above the untrained level learned nothing, however late its first
         # evaluation: overfit cannot take it (it never generalised), so it is judged here
         # against the train's improvement over the whole run

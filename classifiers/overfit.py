@@ -58,6 +58,12 @@ epoch log of 5 to 20 evaluations the rules above find nothing in is read the sam
 raw values (reading='short_log'): a minimum that is a level, not one lucky evaluation, every
 evaluation after it 5% above it and their median 15% above (a running median of 3 erases a
 minimum one epoch wide).
+A window cut late from training (its first step past `_LATE_START`, half, of its last: epochs
+86-90 pasted from an issue), which the rules above find nothing in, is overfit when the val sits
+`_LATE_GAP` (2x) or more above the train at its start and did not follow (`_LATE_FOLLOW`, a
+fifth) a train fall of `_LATE_TRAIN_DROP` (20%) or more across it: the gap opened before the
+window and training on widens it (reading='late_window_gap', distribution_mismatch's measurement,
+confidence `_LATE_WINDOW_CONFIDENCE`, 0.4: inferred without the run's start).
 Without a validation loss, a log that marks its epochs is read for the memorisation staircase
 (classifiers._staircase): the per-step training loss drops by `_MIN_DROP_REL` (5%) or more at
 2+ epoch boundaries, those drops hold `_BOUNDARY_SHARE` (two thirds) of its fall over the epochs
@@ -156,6 +162,27 @@ _SCORE_STILL_IMPROVING_Z = 1.0
 _CREEP_PCT = 2.0
 # a val that rose by under 5% of its minimum is flat where it started
 _FLAT_PCT = 5.0
+# a window cut late from training: its first step past half of its last ...
+_LATE_START = 0.5
+# ... with the val at twice the train or more at its start ...
+_LATE_GAP = 2.0
+# ... while the train fell 20% across it ...
+_LATE_TRAIN_DROP = 0.2
+# ... and the val followed a fifth of that fall at most
+_LATE_FOLLOW = 0.2
+# confidence of the late-window reading: inferred, the run's start is not in the log
+_LATE_WINDOW_CONFIDENCE = 0.4
+# what the late-window reading keeps of distribution_mismatch's measurement
+_LATE_WINDOW_EVIDENCE = (
+    "log_start_share",
+    "train_improvement_pct",
+    "val_improvement_pct",
+    "val_follow_ratio",
+    "val_head",
+    "val_tail",
+    "train_head",
+    "train_tail",
+)
 # a training loss that rose after the val's minimum by half the val's rise or more (in logs)
 # rose with it: no gap between them opened
 _ROSE_TOGETHER = 0.5
@@ -211,6 +238,22 @@ def _still_generalising(m: dict) -> bool:
     return (
         m["val_rise_pct"] < _CREEP_PCT
         and m.get("score_gain_after_min_z", 0.0) >= _SCORE_STILL_IMPROVING_Z
+    )
+
+
+def _late_window_gap(m: dict) -> bool:
+    """A window cut late from training (its first step past `_LATE_START` of its last) whose
+    validation loss sits `_LATE_GAP` (2x) or more above the training loss at its start, and
+    did not follow (`_LATE_FOLLOW`, a fifth) the training loss's fall of `_LATE_TRAIN_DROP`
+    (20%) or more across it: the generalisation gap opened before the window, and training on
+    widens it. (A run's start, where distribution_mismatch tells a val that never learned from
+    one that stopped, is not in such a log.)"""
+    return bool(
+        m.get("log_start_share", 0.0) >= _LATE_START
+        and m["train_head"] > 0
+        and m["val_head"] >= _LATE_GAP * m["train_head"]
+        and m["train_improvement_pct"] >= _PERCENT * _LATE_TRAIN_DROP
+        and m["val_follow_ratio"] <= _LATE_FOLLOW
     )
 
 
@@ -560,7 +603,41 @@ class Overfit(Classifier):
             summary,
         )
 
+    def judge_late_window(self, m: dict) -> Finding:
+        """Overfit read from a window cut late from training (distribution_mismatch's
+        measurement, `log_start_share` past `_LATE_START`): the gap is open when the window
+        starts, the training loss falls across it and the validation loss does not follow."""
+        gap = m["val_head"] / m["train_head"]
+        summary = (
+            f"The log starts late in training (step {m['start_step']} of {m['end_step']}) with "
+            f"the validation loss already {gap:.1f}x the training loss; over the window the "
+            f"training loss fell {m['train_improvement_pct']:.0f}% ({m['train_head']:.4g} -> "
+            f"{m['train_tail']:.4g}) while the validation loss did not follow ("
+            f"{m['val_head']:.4g} -> {m['val_tail']:.4g}): the gap between them is open and "
+            "widening."
+        )
+        evidence = {
+            "reading": "late_window_gap",
+            "val_gap_ratio": gap,
+            **{k: m[k] for k in _LATE_WINDOW_EVIDENCE},
+        }
+        return Finding(
+            self.label,
+            _LATE_WINDOW_CONFIDENCE,
+            Span(m["start_step"], m["end_step"]),
+            evidence,
+            summary,
+        )
+
     def detect(self, run: RunSeries) -> Finding | None:
+        found = self._detect(run)
+        if found is None and run.has("val_loss"):
+            window = _MISMATCH.measured(run)
+            if window is not None and _late_window_gap(window):
+                return self.judge_late_window(window)
+        return found
+
+    def _detect(self, run: RunSeries) -> Finding | None:
         if not run.has("val_loss"):
             stairs = staircase(run)
             if stairs is not None:

@@ -498,3 +498,22 @@ def test_a_train_loss_that_rose_with_the_val_opened_no_gap():
     stayed = np.concatenate([[26.4], _frozen_after(ep[1:], 0.0285, 0.0256, 16, 0.0255)])
     f = judge(Overfit(), run_of(loss=(ep, stayed), val_loss=(ep, val)))
     assert f is not None and f.label == "overfit"
+
+
+def test_a_window_cut_late_from_training_with_an_open_gap_is_overfit_not_a_mismatch():
+    """Epochs 86-90 pasted from an issue: val 2.7x the train and flat while the train falls
+    23%. The run's start is not in the log, so it is no val 'flat from the start'
+    (distribution_mismatch); the open, widening gap is overfit's, inferred. The same curves
+    from epoch 1 are left to distribution_mismatch."""
+    from lossforensics.classifiers.distribution_mismatch import DistributionMismatch
+
+    ep = np.arange(86, 91)
+    train = np.array([0.1033, 0.0888, 0.0919, 0.0813, 0.0792])
+    val = np.array([0.2777, 0.2726, 0.2895, 0.2690, 0.2793])
+    run = run_of(loss=(ep, train), val_loss=(ep, val))
+    assert judge(DistributionMismatch(), run) is None
+    f = judge(Overfit(), run)
+    assert f is not None and f.evidence["reading"] == "late_window_gap"
+    assert f.evidence["log_start_share"] > 0.9 and f.evidence["val_gap_ratio"] > 2
+    early = run_of(loss=(ep - 85, train), val_loss=(ep - 85, val))
+    assert judge(Overfit(), early) is None
