@@ -42,6 +42,7 @@ from lossforensics.ingest._source import (
 )
 from lossforensics.ingest._split_words import SPLIT_WORDS, TRAIN_WORDS
 from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.series_file import role_of_name
 
 FORMAT = "history_json"
 
@@ -124,8 +125,6 @@ def _depth(body: str, at: int) -> int:
 
 def _names_losses(path: Path) -> bool:
     """Whether the file's name says it holds losses (`loss_history.json`, `losses.json`)."""
-    from lossforensics.ingest.series_file import role_of_name
-
     return role_of_name(path) in _LOSS_ROLES
 
 

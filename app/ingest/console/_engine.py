@@ -284,7 +284,7 @@ def _epoch_lines_apart(
     """The points of epoch-level lines (`at_end`) in a log of batch or step lines renamed
     `epoch/<name>`: an epoch's average is not one more batch of the batch series, and a second
     training curve beside it. A held-out metric printed only there keeps its name."""
-    at_end = at_end & ~_held_out_only_at_end(p_key, at_end, names)
+    at_end = at_end & ~_kept_names_at_end(p_key, at_end, names)
     if not at_end.any():
         return p_key, names
     epoch_keys = np.unique(p_key[at_end])
@@ -295,7 +295,7 @@ def _epoch_lines_apart(
     return p_key, [*names, *(f"epoch/{names[k]}" for k in epoch_keys)]
 
 
-def _held_out_only_at_end(p_key: np.ndarray, at_end: np.ndarray, names: list[str]) -> np.ndarray:
+def _kept_names_at_end(p_key: np.ndarray, at_end: np.ndarray, names: list[str]) -> np.ndarray:
     """Per point: whether its metric names a held-out split (`Validation Loss`, `test_acc`) or
     a learning rate, and is printed only on epoch-level lines (`Epoch: 3  Training Loss: 0.9
     Validation Loss: 1.1` after the batch lines, `Epoch [2/15] | LR: 9.9e-05` before them): the
