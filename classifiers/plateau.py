@@ -50,6 +50,12 @@ left to its bound, while the training loss fell by a factor of 4 or more
 run is for stopped improving; the training after the stall only memorised (overfit reports that
 beside it, and this finding leads the verdict). Confidence `_HELD_OUT_CONFIDENCE` (0.5): read
 from a few evaluations.
+`frozen_predictions` when a bounded held-out score (accuracy, F1, a percentage) read exactly the
+same value at every one of 4 evaluations or more, above 0 and short of converged, and the
+validation loss found no new best after its first third by 5% of its level
+(classifiers._frozen_predictions): the model gave the same answers at every evaluation, most
+often the majority class. It needs no training loss and only 4 evaluations (`skip_reason`), and
+is read where the training-loss rules found no stall. Confidence `_FROZEN_CONFIDENCE` (0.6).
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
 Evidence: kind, stall_step, stuck_fraction, tail_improvement (the tail's share of the total
@@ -57,7 +63,8 @@ improvement; on the creep path the train's relative gain over the second half, b
 val_late_gain), rate_ratio, lr_final_ratio, start_kept (end level / first logged value: ~1 is stuck
 at the untrained, chance-level loss), best_kept (the best smoothed level / first logged value),
 points, total_improvement (start level - end level, in logs for a positive loss), log_scale (the
-loss is positive and read in logs), noise, tail_tau (Kendall's tau of the part judged flat).
+loss is positive and read in logs), noise, tail_tau (Kendall's tau of the part judged flat); a
+frozen score's: score_metric, score_value, evaluations, val_late_gain, val_points.
 """
 
 from __future__ import annotations
@@ -66,6 +73,7 @@ import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._align import detrended_noise, finite_curve, floor
 from lossforensics.classifiers._curve_noise import curve_noise
+from lossforensics.classifiers._frozen_predictions import frozen_predictions
 from lossforensics.classifiers._score_stall import (
     held_out_stall,
     stall_finding,
@@ -143,6 +151,9 @@ _NO_TREND_TAU = -0.2
 _MAX_CONFIDENCE = 0.99
 # a held-out score's stall, read from a handful of evaluations: a finding at the bar
 _HELD_OUT_CONFIDENCE = 0.5
+# a held-out score identical at every evaluation beside a val loss that agrees: clear, though
+# read from a handful of evaluations
+_FROZEN_CONFIDENCE = 0.6
 
 
 def _score_still_improving(run: RunSeries) -> bool:
@@ -423,12 +434,37 @@ class Plateau(Classifier):
         tag = {"kind": "held_out_stall"}
         return stall_finding(self.label, tag, _HELD_OUT_CONFIDENCE, summary, m)
 
+    def skip_reason(self, run: RunSeries) -> str | None:
+        """A held-out score frozen at every evaluation is judged from 4 evaluations and needs
+        no training loss: the model's answers never changed, however little else was logged."""
+        reason = super().skip_reason(run)
+        return None if reason is not None and frozen_predictions(run) is not None else reason
+
+    def judge_frozen(self, m: dict) -> Finding:
+        """The held-out score that never changed, beside a validation loss that agrees."""
+        summary = (
+            f"The held-out {m['score_metric']} read exactly {m['score_value']:.6g} at all "
+            f"{m['evaluations']} evaluations and the validation loss found no new best after "
+            f"its first third ({max(m['val_late_gain'], 0):.1%}): the model's answers on "
+            "held-out data never changed (the majority class, or weights that are not updated)."
+        )
+        return Finding(
+            self.label,
+            _FROZEN_CONFIDENCE,
+            Span(m["first_step"], m["last_step"]),
+            m,
+            summary,
+        )
+
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)
         curve = run.curve("train_loss")
         if ev is None or curve is None or ev["stuck_fraction"] < self.min_stuck:
             stall = held_out_stall(run)
-            return self.judge_held_out(stall) if stall is not None and stood_still(stall) else None
+            if stall is not None and stood_still(stall):
+                return self.judge_held_out(stall)
+            frozen = frozen_predictions(run)
+            return None if frozen is None else self.judge_frozen(frozen)
         if self._val_still_improving(run, ev) or _score_still_improving(run):
             return None
         return self.judge(ev, int(curve.steps[-1]))

@@ -20,13 +20,32 @@ def _held_out(ev: Evidence) -> bool:
     return ev.get("kind") == "held_out_stall"
 
 
+def _frozen(ev: Evidence) -> bool:
+    """A held-out score identical at every evaluation: the model's answers never changed."""
+    return ev.get("kind") == "frozen_predictions"
+
+
 # Priors: near even (0.15-0.3): the kind of plateau decides. Flat from the start points at a
 # training loop that does not update (+0.45), labels, or an LR so high it sits at a trivial
 # solution; stuck after a drop at capacity and an LR too low, all the more when the LR ended
 # below 5% of its peak. A held-out score's stall beside a training loss still falling puts
 # training past the point where it stopped paying off first (+0.6) and the causes of a flat
-# training loss last (-0.2: that loss did fall).
+# training loss last (-0.2: that loss did fall). A held-out score frozen at one value puts a model
+# that answers one class for every input first (+0.6), weights that are not updated next (+0.2).
 PLATEAU = (
+    Rule(
+        "the model gives one answer for every input (the majority class): imbalanced classes, "
+        "a loss that does not weight them, or outputs collapsed by a too-high learning rate",
+        "data",
+        0.0,
+        (
+            "Count the predicted classes on the validation set: one class for every input is "
+            "the collapse; compare the frozen score with that class's share.",
+            "Weight the loss by class or resample the classes; divide the LR by 10.",
+        ),
+        "batch_inspect",
+        lambda ev: 0.6 * _frozen(ev),
+    ),
     Rule(
         "training went on after the held-out metric stopped improving: the model only "
         "memorises its training examples from there",
@@ -63,7 +82,9 @@ PLATEAU = (
             "Overfit one small batch: if the loss does not move, the wiring is broken.",
         ),
         "overfit_one_batch",
-        lambda ev: 0.45 * _flat_start(ev) - 0.1 * _stuck(ev) - 0.2 * _held_out(ev),
+        lambda ev: (
+            0.45 * _flat_start(ev) + 0.2 * _frozen(ev) - 0.1 * _stuck(ev) - 0.2 * _held_out(ev)
+        ),
     ),
     Rule(
         "dead or saturated units (dead ReLUs, saturated sigmoids), or a capacity limit",

@@ -291,3 +291,47 @@ def test_a_level_the_loss_climbed_to_in_its_first_points_is_no_flat_start():
     stuck = np.r_[15.2, 15.0 + 0.3 * np.random.default_rng(2).standard_normal(20)]
     f = judge(Plateau(), run_of(loss=(ep, stuck)))
     assert f is not None and f.evidence["kind"] == "flat_from_start"
+
+
+def _majority_class_run(val_acc, val_loss, epochs=9):
+    """A skin-lesion classifier of 9 epochs whose validation accuracy is the majority class's
+    share at every epoch; the training loss falls a little as it learns the class prior."""
+    ep = np.arange(1, epochs + 1)
+    train = 1.32 * np.geomspace(1.0, 0.88, epochs)
+    return run_of(loss=(ep, train), val_loss=(ep, val_loss), val_accuracy=(ep, val_acc))
+
+
+def test_a_validation_accuracy_frozen_at_every_epoch_beside_a_flat_val_loss_is_a_plateau():
+    # the validation loss drops at epoch 3, then finds no new best beyond 1.3%: nothing that
+    # reaches the model's held-out answers was learned
+    val = np.array([1.215, 1.17, 1.115, 1.13, 1.12, 1.125, 1.121, 1.128, 1.1])
+    f = judge(Plateau(), _majority_class_run(np.full(9, 0.6697736), val))
+    assert f is not None and f.evidence["kind"] == "frozen_predictions"
+    assert f.evidence["score_metric"] == "val_accuracy" and f.evidence["evaluations"] == 9
+    assert "0.669774" in f.summary and (f.span.start_step, f.span.end_step) == (1, 9)
+
+
+def test_near_misses_of_a_frozen_validation_accuracy():
+    frozen, flat = np.full(9, 0.6697736), np.array([1.2, 1.18, 1.17, 1.19, 1.18] + [1.18] * 4)
+    moving = frozen + np.r_[0, 0.01, 0, 0, 0, 0, 0, 0, 0]
+    assert judge(Plateau(), _majority_class_run(moving, flat)) is None  # one answer changed
+    # the validation loss fell 30% after the first third: learning the score cannot show yet
+    falling = np.geomspace(1.2, 0.84, 9)
+    assert judge(Plateau(), _majority_class_run(frozen, falling)) is None
+    for value in (0.0, 0.99, 1.0):  # no metric at all, or a converged model
+        assert judge(Plateau(), _majority_class_run(np.full(9, value), flat)) is None
+
+
+def test_a_frozen_validation_accuracy_is_judged_from_four_epochs_and_no_training_loss():
+    # a Keras CSV of 4 rows (too few for plateau's training-loss rules) and a val-only log
+    ep = np.arange(4)
+    acc, val = np.full(4, 0.7334802), np.array([0.597, 0.607, 0.585, 0.586])
+    train = np.array([0.81, 0.585, 0.569, 0.532])
+    four = run_of(loss=(ep, train), val_loss=(ep, val), val_accuracy=(ep, acc))
+    assert judge(Plateau(), four).evidence["kind"] == "frozen_predictions"
+    val_only = run_of(val_loss=(ep, np.full(4, 0.8132617)), val_acc=(ep, np.full(4, 50.0)))
+    assert judge(Plateau(), val_only).evidence["score_value"] == 50.0
+    three = run_of(
+        loss=(ep[:3], train[:3]), val_loss=(ep[:3], val[:3]), val_accuracy=(ep[:3], acc[:3])
+    )
+    assert Plateau().skip_reason(three) is not None

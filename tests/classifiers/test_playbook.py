@@ -46,6 +46,10 @@ def test_plateau_ranking_follows_its_kind():
     assert all("gradient" not in c.cause for c in held[:2])
     # the cause is not offered for a flat training loss
     assert "held-out" not in rank_causes("plateau", {"kind": "flat_from_start"})[0].cause
+    # a held-out score frozen at one value: one answer for every input, then frozen weights
+    frozen = rank_causes("plateau", {"kind": "frozen_predictions"})
+    assert "majority class" in frozen[0].cause and "gradient" in frozen[1].cause
+    assert "majority class" not in flat[0].cause
 
 
 def test_spikes_in_validation_only_point_at_eval_mode():
