@@ -246,24 +246,26 @@ def check_role(role: str) -> str:
 
 
 def errors_as_losses(names: Sequence[str], roles: list[str]) -> list[str]:
-    """The roles of a log that names no loss but an error it minimises (`train_mse`,
-    `val_mse`: a regression's objective logged under its metric's name): the names carrying the
-    first of `_ERROR_OBJECTIVES` found become that split's loss; any loss named keeps every
-    role as it is."""
-    if any(r in ("train_loss", "val_loss") for r in roles):
-        return roles
-    for token in _ERROR_OBJECTIVES:
-        hits = [
-            i
-            for i, name in enumerate(names)
-            if roles[i] in ("train_score", "val_score") and token in _tokens(str(name))
-        ]
-        if hits:
-            out = list(roles)
-            for i in hits:
-                out[i] = "val_loss" if roles[i] == "val_score" else "train_loss"
-            return out
-    return roles
+    """The roles of a log whose split names no loss but an error it minimises (`train_mse`,
+    `val_mse`: a regression's objective logged under its metric's name). Each split is read on
+    its own: in a split holding no loss, the names carrying the first of `_ERROR_OBJECTIVES`
+    found become its loss (a `train_loss` beside `val_mse` and `val_rmse` only: the val MSE is
+    the held-out loss). A split that names a loss keeps every role as it is."""
+    out = list(roles)
+    for score, loss in (("train_score", "train_loss"), ("val_score", "val_loss")):
+        if loss in roles:
+            continue
+        for token in _ERROR_OBJECTIVES:
+            hits = [
+                i
+                for i, name in enumerate(names)
+                if roles[i] == score and token in _tokens(str(name))
+            ]
+            if hits:
+                for i in hits:
+                    out[i] = loss
+                break
+    return out
 
 
 def override_role(metric: str, inferred: str, overrides: Mapping[str, str] | None) -> str:

@@ -173,6 +173,20 @@ def test_a_log_naming_no_loss_but_an_error_has_that_error_as_its_loss():
     assert set(g.loc[g["metric"] == "train_mse_step", "role"].astype(str)) == {"train_score"}
 
 
+def test_a_split_naming_no_loss_but_an_error_has_that_error_as_its_loss():
+    """A regression logging `train_loss` beside `val_mse` and `val_rmse` (no val loss): the val
+    MSE is the held-out loss, read per split; a `val_loss` beside it keeps it a score."""
+    names = ["train_loss", "val_mse", "val_rmse"]
+    f = make_frame("r", names, [1, 1, 1], [0.8, 0.7, 0.84])
+    assert dict(zip(f["metric"], f["role"].astype(str), strict=True)) == {
+        "train_loss": "train_loss",
+        "val_mse": "val_loss",
+        "val_rmse": "val_score",
+    }
+    g = make_frame("r", [*names, "val_loss"], [1, 1, 1, 1], [0.8, 0.7, 0.84, 0.7])
+    assert set(g.loc[g["metric"] == "val_mse", "role"].astype(str)) == {"val_score"}
+
+
 def test_concat_renumbers_seq():
     a = make_frame("a", ["loss"] * 2, [0, 1], [1.0, 2.0])
     b = make_frame("b", ["loss"] * 2, [0, 1], [1.0, 2.0])
