@@ -2,6 +2,10 @@
 
 Symptom: a training loss that is flat from the start, or that fell early and then stayed flat
 for a large part of the run.
+The loss judged is the training loss; a run whose training loss has under 5 finite points (its
+trainer's logging interval outlasted the run) is judged by its validation loss the same way, with
+a stall of at least `_VAL_MIN_STUCK` (60%) of the run (a held-out loss levels off at the end of
+any run trained long enough) and no validation witness beside it (evidence `series`).
 Signal: the smoothed training loss (bucket medians + rolling median), in log scale when every
 value is positive (losses heading to zero keep improving by factors, not by amounts). For the
 last 40%, 50%, ... 80% of the run, the improvement over that tail is compared with the whole
@@ -58,13 +62,13 @@ often the majority class. It needs no training loss and only 4 evaluations (`ski
 is read where the training-loss rules found no stall. Confidence `_FROZEN_CONFIDENCE` (0.6).
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
-Evidence: kind, stall_step, stuck_fraction, tail_improvement (the tail's share of the total
-improvement; on the creep path the train's relative gain over the second half, beside the val's,
-val_late_gain), rate_ratio, lr_final_ratio, start_kept (end level / first logged value: ~1 is stuck
-at the untrained, chance-level loss), best_kept (the best smoothed level / first logged value),
-points, total_improvement (start level - end level, in logs for a positive loss), log_scale (the
-loss is positive and read in logs), noise, tail_tau (Kendall's tau of the part judged flat); a
-frozen score's: score_metric, score_value, evaluations, val_late_gain, val_points.
+Evidence: series (train or val), kind, stall_step, stuck_fraction, tail_improvement (the tail's
+share of the total improvement; on the creep path the train's relative gain over the second half,
+beside the val's, val_late_gain), rate_ratio, lr_final_ratio, start_kept (end level / first logged
+value: ~1 is stuck at the untrained, chance-level loss), best_kept (the best smoothed level / first
+logged value), points, total_improvement (start level - end level, in logs for a positive loss),
+log_scale (the loss is positive and read in logs), noise, tail_tau (Kendall's tau of the part judged
+flat); a frozen score's: score_metric, score_value, evaluations, val_late_gain, val_points.
 """
 
 from __future__ import annotations
@@ -151,6 +155,10 @@ _NO_TREND_TAU = -0.2
 _MAX_CONFIDENCE = 0.99
 # a held-out score's stall, read from a handful of evaluations: a finding at the bar
 _HELD_OUT_CONFIDENCE = 0.5
+# a validation loss judged alone (no training loss to judge) is stuck over 60% of the run at
+# least: a held-out loss levels off at the end of any run trained long enough, and one that
+# levelled off before the middle made no progress for most of the run
+_VAL_MIN_STUCK = 0.6
 # a held-out score identical at every evaluation beside a val loss that agrees: clear, though
 # read from a handful of evaluations
 _FROZEN_CONFIDENCE = 0.6
@@ -215,20 +223,33 @@ class Plateau(Classifier):
         ev = run.measured(("plateau", repr(self)), lambda: self._measure(run))
         return None if ev is None else dict(ev)
 
+    def judged_role(self, run: RunSeries) -> str | None:
+        """The loss judged: the training loss, or the validation loss of a log whose training
+        loss has under `min_points` finite points (logged once, or not at all, when the
+        trainer's logging interval is longer than the run): then the held-out loss is all that
+        shows whether the run made progress."""
+        for role in ("train_loss", "val_loss"):
+            curve = run.curve(role)
+            if curve is not None and np.isfinite(curve.values).sum() >= self.min_points:
+                return role
+        return None
+
     def _measure(self, run: RunSeries) -> dict | None:
-        curve = run.curve("train_loss")
-        if curve is None:
+        role = self.judged_role(run)
+        curve = None if role is None else run.curve(role)
+        if role is None or curve is None:
             return None
         x, y = signals.finite_points(curve.steps, curve.values)
         if len(y) < self.min_points or np.ptp(x) == 0:
             return None
-        xs, level = run.smoothed("train_loss")
+        xs, level = run.smoothed(role)
         # log scale for positive losses; otherwise the level itself, in the noise's units
         t = signals.safe_log(level) if signals.all_positive(y) else level
         head, end = signals.head_level(t, _END_SHARE), signals.tail_level(t, _END_SHARE)
         total = head - end
         noise = curve_noise(run, curve)  # in log scale when positive (loss_spikes reads it too)
         ev: dict = {
+            "series": "val" if role == "val_loss" else "train",
             "points": len(y),
             "total_improvement": total,
             "log_scale": signals.all_positive(y),
@@ -368,7 +389,7 @@ class Plateau(Classifier):
         by under `late_gain` (relative) over the second half. Validation is the witness that a
         slow train descent is not still paying off."""
         val = run.curve("val_loss")
-        if val is None or not ev["log_scale"]:
+        if val is None or not ev["log_scale"] or ev["series"] == "val":
             return None
         _, vy = signals.finite_points(val.steps, val.values)
         if len(vy) < _MIN_VAL_POINTS or not signals.all_positive(vy):
@@ -401,8 +422,9 @@ class Plateau(Classifier):
             + _STUCK_CONFIDENCE * extra
             + _NO_TREND_CONFIDENCE * (ev["tail_tau"] >= _NO_TREND_TAU)
         )
+        loss = "Validation loss" if ev["series"] == "val" else "Training loss"
         if ev["kind"] == "flat_from_start":
-            summary = "Training loss never moved beyond its noise: flat from the first step."
+            summary = f"{loss} never moved beyond its noise: flat from the first step."
         elif ev.get("val_late_gain") is not None:  # _both_stalled: gains relative to the loss
             summary = (
                 f"Training loss stopped improving at about step {ev['stall_step']}: over the "
@@ -411,7 +433,7 @@ class Plateau(Classifier):
             )
         else:
             summary = (
-                f"Training loss stopped improving at about step {ev['stall_step']}: the "
+                f"{loss} stopped improving at about step {ev['stall_step']}: the "
                 f"last {ev['stuck_fraction']:.0%} of the run gained "
                 f"{max(ev['tail_improvement'], 0):.1%} of the total improvement."
             )
@@ -435,10 +457,14 @@ class Plateau(Classifier):
         return stall_finding(self.label, tag, _HELD_OUT_CONFIDENCE, summary, m)
 
     def skip_reason(self, run: RunSeries) -> str | None:
-        """A held-out score frozen at every evaluation is judged from 4 evaluations and needs
-        no training loss: the model's answers never changed, however little else was logged."""
+        """A run whose training loss is too short is judged by its validation loss
+        (`judged_role`); a held-out score frozen at every evaluation is judged from 4
+        evaluations and needs no training loss: the model's answers never changed, however
+        little else was logged."""
         reason = super().skip_reason(run)
-        return None if reason is not None and frozen_predictions(run) is not None else reason
+        if reason is None or self.judged_role(run) is not None:
+            return None
+        return None if frozen_predictions(run) is not None else reason
 
     def judge_frozen(self, m: dict) -> Finding:
         """The held-out score that never changed, beside a validation loss that agrees."""
@@ -458,8 +484,9 @@ class Plateau(Classifier):
 
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)
-        curve = run.curve("train_loss")
-        if ev is None or curve is None or ev["stuck_fraction"] < self.min_stuck:
+        curve = None if ev is None else run.curve(f"{ev['series']}_loss")
+        least = _VAL_MIN_STUCK if ev is not None and ev["series"] == "val" else self.min_stuck
+        if ev is None or curve is None or ev["stuck_fraction"] < least:
             stall = held_out_stall(run)
             if stall is not None and stood_still(stall):
                 return self.judge_held_out(stall)
@@ -474,6 +501,8 @@ class Plateau(Classifier):
         by 2 sigmas of its noise, and reached its best in that stretch's last fifth: the run
         still pays off on held-out data, so the flat training loss is a floor (dropout,
         augmentation), not a stall."""
+        if ev["series"] == "val":
+            return False  # the validation loss is the curve judged: no witness beside it
         vx, vy = finite_curve(run, "val_loss")
         after = vx >= ev["stall_step"]
         if after.sum() < _MIN_VAL_POINTS or not signals.all_positive(vy):

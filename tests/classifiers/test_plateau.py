@@ -335,3 +335,21 @@ def test_a_frozen_validation_accuracy_is_judged_from_four_epochs_and_no_training
         loss=(ep[:3], train[:3]), val_loss=(ep[:3], val[:3]), val_accuracy=(ep[:3], acc[:3])
     )
     assert Plateau().skip_reason(three) is not None
+
+
+def test_a_run_whose_training_loss_was_logged_once_is_judged_by_its_validation_loss():
+    """A Lightning run whose logging interval outlasted it: one training-loss row, ten
+    validation losses within 0.5% of 1.054 (nothing learned). Near misses: a fine-tune's val
+    loss levelling off over its last 40% is convergence; one flat over its last 80% is stuck."""
+    ep = np.arange(10)
+    flat = np.array([1.0541, 1.0541, 1.059, 1.057, 1.0522, 1.05, 1.0509, 1.0539, 1.0517, 1.0493])
+    once = {"loss": (np.array([49]), np.array([1.2496]))}
+    f = judge(Plateau(), run_of(**once, val_loss=(ep, flat)))
+    assert f is not None and f.evidence["series"] == "val"
+    assert f.evidence["kind"] == "flat_from_start" and f.summary.startswith("Validation loss")
+    converging = np.array([0.60, 0.268, 0.201, 0.144, 0.130, 0.118, 0.102, 0.106, 0.103, 0.104])
+    assert judge(Plateau(), run_of(**once, val_loss=(ep, converging))) is None
+    stuck = np.r_[0.267, 0.1293, 0.1289 + 0.0001 * np.sin(ep[2:])]
+    f = judge(Plateau(), run_of(**once, val_loss=(ep, stuck)))
+    assert f is not None and f.evidence["kind"] == "stuck_after_drop"
+    assert f.evidence["stuck_fraction"] >= 0.6
