@@ -31,12 +31,13 @@ epochs, where the trend before the restart cannot be measured). A schedule resta
 counter (the LR moved by `_LR_JUMP`, 2x, or more across the restart) is a resume too when the steps
 logged again sit that far from what the earlier run logged at them (`replay_gap`): the resumed run
 is not in the state that produced them, though the loss did not jump against the last point before
-the restart. A counter that goes back with no jump, no schedule restart or no replay gap (an epoch
-field reset each session) is not a finding. More restarts than both `max_restarts` (50) and 5% of
-the points means interleaved writers (ranks, processes), not resumes: no finding. Nor is a
-restart between segments that log different metrics (some only before it, some only after:
-`metrics_changed`): a second phase with its own loss terms, or another model appended to the
-log, not a resume.
+the restart; not when the counter went back to the run's first step (the earlier run's untrained
+start sits there, far from any trained model). A counter that goes back with no jump, no schedule
+restart or no replay gap (an epoch field reset each session) is not a finding. More restarts than
+both `max_restarts` (50) and 5% of the points means interleaved writers (ranks, processes), not
+resumes: no finding. Nor is a restart between segments that log different metrics (some only before
+it, some only after: `metrics_changed`): a second phase with its own loss terms, or another model
+appended to the log, not a resume.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
 Evidence: metrics_changed, restarts, resume_step, resumed_from_step, loss_jump (signed, in standard
 errors: the largest rise among the restarts), loss_jump_rel (share of the robust range or of the
@@ -44,7 +45,7 @@ level before, whichever is smaller), loss_before, loss_after, loss_same_steps_ea
 those steps were never logged before), matches_earlier_run (bool: the resumed loss is within 2
 standard errors of it), lr_jump (bool: the LR differs by more than 2x across the restart, e.g. the
 scheduler restarted), replay_gap and replay_gap_rel (the resumed loss against the earlier run's at
-the same steps, in standard errors and relative).
+the same steps, in standard errors and relative), first_step (the run's first logged step).
 Known false positives: two different runs appended to one log under one name (a restart to
 step 0 with a different model); a restart exactly at an LR milestone.
 """
@@ -204,6 +205,7 @@ class ResumeDiscontinuity(Classifier):
             # the resumed loss against the earlier run's at the same steps: a resume that
             # restored its state logs those steps again about as before
             "replay_gap": (best["after"] - best["old"]) / se2,
+            "first_step": int(np.min(s)),
             "replay_gap_rel": (best["after"] - best["old"])
             / max(min(span, abs(best["before"])), TINY),
         }
@@ -215,11 +217,14 @@ class ResumeDiscontinuity(Classifier):
         """The scheduler restarted at the restart and the steps logged again sit `min_z`
         standard errors and `min_rel` away from what the earlier run logged at them: the
         resumed run is not in the state that produced them (a fresh optimizer or scheduler),
-        although the loss did not jump against the last point before the restart."""
+        although the loss did not jump against the last point before the restart. Not when the
+        counter went back to the run's first step: the earlier run logged its untrained start
+        there, which any trained model sits far from, whatever state it kept."""
         gap = float(m.get("replay_gap", np.nan))
         rel = float(m.get("replay_gap_rel", np.nan))
         return bool(
             m["lr_jump"]
+            and m["resume_step"] > m.get("first_step", -np.inf)
             and np.isfinite(gap)
             and abs(gap) >= self.min_z
             and abs(rel) >= self.min_rel

@@ -168,6 +168,24 @@ def test_a_schedule_restarted_with_the_counter_is_a_resume_when_the_replayed_ste
     assert judge(ResumeDiscontinuity(), _run(steps, values, kept)) is None
 
 
+def test_a_counter_back_to_the_first_step_replays_the_untrained_start_and_is_no_replay_gap():
+    # three sessions of a PyTorch loop that each print `step: N` from 0 again with a fresh
+    # warmup, every one carrying on from where the last stopped (0.69 -> 0.55 -> 0.50): the
+    # first session's steps 0-1350 hold its untrained start (6.5 -> 0.9), far above any
+    # trained model, so the resumed loss sits far below them without a state lost
+    rng = np.random.default_rng(4)
+    s1, s2, s3 = np.arange(0, 4000, 50), np.arange(0, 3000, 50), np.arange(0, 2000, 50)
+    l1 = 0.68 + 5.8 * np.exp(-s1 / 250) + 0.01 * rng.standard_normal(len(s1))
+    l2 = np.linspace(0.69, 0.57, len(s2)) + 0.01 * rng.standard_normal(len(s2))
+    l3 = np.linspace(0.573, 0.5, len(s3)) + 0.01 * rng.standard_normal(len(s3))
+    warm = lambda s: 1e-4 * np.minimum(1.0, (s + 50) / 500)  # noqa: E731 - each session's warmup
+    steps, values = np.r_[s1, s2, s3], np.r_[l1, l2, l3]
+    lr = (steps, np.r_[warm(s1), warm(s2), warm(s3)])
+    run = _run(steps, values, lr)
+    assert ResumeDiscontinuity().measure(run)["replay_gap"] <= -4
+    assert judge(ResumeDiscontinuity(), run) is None
+
+
 def test_only_the_rows_of_the_training_role_are_read():
     # the same name logged under a second role (a hand-built frame): its rows, which go back
     # to step 0 a loss unit higher, are not the training loss's and make no restart
