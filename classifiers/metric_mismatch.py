@@ -72,7 +72,7 @@ from lossforensics.classifiers._align import (
 )
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
-from lossforensics.classifiers.roles import DECODED_HIGHER
+from lossforensics.classifiers.roles import DECODED_HIGHER, metric_words
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import (
     TINY,
@@ -90,6 +90,7 @@ from lossforensics.classifiers.signals import (
 _SHARES = {
     "acc",
     "accuracy",
+    "accuracies",
     "wacc",
     "acc1",
     "acc5",
@@ -100,6 +101,7 @@ _SHARES = {
     "map50",
     "iou",
     "miou",
+    "jaccard",
     "dice",
     "precision",
     "recall",
@@ -218,7 +220,7 @@ def _saturated(score: np.ndarray, best: tuple[float, ...]) -> bool:
 def name_direction(metric: str) -> int:
     """+1 when higher is better, -1 when lower is better, 0 when the name does not say."""
     parts = [t for t in re.split(r"[^a-z0-9]+", metric.lower()) if t]
-    tokens = set(parts)
+    tokens = metric_words(parts)
     if tokens & _LOWER or (parts and parts[-1] in _LOWER_SUFFIXES):
         return -1
     return 1 if tokens & _HIGHER else 0

@@ -94,6 +94,7 @@ _SCORE_TOKENS = {
     "jaccard",
     # plurals and short forms scripts print (`val_accs`, `val_prec`, `val_sens`, `val_spec`)
     "accs",
+    "accuracies",
     "prec",
     "sens",
     "spec",
@@ -171,6 +172,27 @@ def _tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[^a-z0-9]+", spaced.lower()) if t]
 
 
+# torchmetrics logs a metric under its class's name lowercased into one word
+# (`val_multiclassaccuracy`, `val_binaryf1score`, `val_multiclassjaccardindex`): the task prefix
+# and the class name's trailing `score`/`index` are dropped to find the metric's own word
+_TORCHMETRICS_TASKS = ("multiclass", "multilabel", "binary")
+_TORCHMETRICS_TAILS = ("score", "index")
+
+
+def metric_words(tokens: Sequence[str]) -> set[str]:
+    """A name's tokens, plus the metric word inside a torchmetrics class name
+    (`multiclassjaccardindex` -> `jaccard`, `binaryf1score` -> `f1`)."""
+    words = set(tokens)
+    for token in tokens:
+        task = next((t for t in _TORCHMETRICS_TASKS if token.startswith(t)), None)
+        if task is None or len(token) == len(task):
+            continue
+        rest = token[len(task) :]
+        tail = next((t for t in _TORCHMETRICS_TAILS if rest.endswith(t) and rest != t), "")
+        words.add(rest[: len(rest) - len(tail)])
+    return words
+
+
 # words that say when a quantity was logged rather than what it is (`epoch_accuracy`)
 _GRANULARITY_TOKENS = {"epoch", "step"}
 
@@ -194,7 +216,7 @@ def infer_role(metric: str, split: str | None = None) -> str:
     name = metric.strip()
     low = name.lower()
     toks = _tokens(name)
-    tokset = set(toks)
+    tokset = metric_words(toks)
     if not toks:
         return "other"
     if (

@@ -152,6 +152,15 @@ def test_split_context_makes_val():
         ("val_psnr", "val_score"),
         ("val_ssim", "val_score"),
         ("val_si_sdr", "val_score"),
+        # torchmetrics' class names lowercased into one word, and plural score names
+        ("val_multiclassjaccardindex", "val_score"),
+        ("train_multiclassjaccardindex_epoch", "train_score"),
+        ("val_binaryf1score", "val_score"),
+        ("val_multiclassaccuracy", "val_score"),
+        ("train_accuracies", "train_score"),
+        ("test_accuracies", "val_score"),
+        ("binary", "other"),
+        ("multiclass_loss", "train_loss"),
     ],
 )
 def test_infer_role(name, role):

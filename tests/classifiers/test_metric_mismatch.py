@@ -163,6 +163,9 @@ def test_name_direction():
     assert name_direction("eval_accuracy") == 1 and name_direction("val/wer") == -1
     assert name_direction("eval_mean_token_accuracy") == 1 and name_direction("val_x") == 0
     assert name_direction("val_psnr") == 1 and name_direction("val_ssim") == 1  # higher: better
+    # torchmetrics' class names (`MulticlassJaccardIndex` logged lowercased) and plurals
+    assert name_direction("val_multiclassjaccardindex") == 1
+    assert name_direction("val_binaryf1score") == 1 and name_direction("test_accuracies") == 1
 
 
 def test_pairs_the_score_of_the_same_eval_set():
