@@ -27,6 +27,9 @@ from lossforensics.ingest.base import IngestResult
 
 # columns that may name each row's split (`_split_words` judges their cells)
 _SPLIT_COLUMNS = ("split", "mode", "type", "subset", "set")
+# rows a step column must repeat one value over (with a metric on as many) to be a counter that
+# never advanced: two rows at one step are a train row and a val row as often as anything
+_STILL_ROWS = 3
 # a column naming the model each row belongs to, and the models it must name to split the runs
 _MODEL_COLUMNS = ("model", "model_name", "arch", "architecture")
 _MIN_MODELS = 2
@@ -43,6 +46,21 @@ def _models_column(names: tuple[str, ...], frame: pd.DataFrame) -> int | None:
     if pd.api.types.is_numeric_dtype(cells.dtype):
         return None
     return col if cells.astype(str).str.strip().nunique() >= _MIN_MODELS else None
+
+
+def _step_stands_still(frame: pd.DataFrame, step_col: int, columns: Sequence[int]) -> bool:
+    """A step column holding one value on every row (at least `_STILL_ROWS`) beside a metric
+    logged on several of them: the counter never advanced (Keras' CSVLogger appended by a loop
+    of `fit(epochs=1)` writes epoch 0 on every row), so the rows, not the column, are the
+    steps. Read on the first chunk, which holds every row of such a log."""
+    if len(frame) < _STILL_ROWS:
+        return False
+    cells = text_cells(frame[step_col])
+    steps, ok = integral_steps(np.where(cells.keep, cells.values, np.nan))
+    if not ok.all() or np.unique(steps).size != 1:
+        return False
+    values = frame.iloc[:, list(columns)].apply(pd.to_numeric, errors="coerce")
+    return bool((values.notna().sum(axis=0) >= _STILL_ROWS).any())
 
 
 def _text(col: pd.Series) -> pd.Series:
@@ -80,6 +98,7 @@ def read_step_table(
     rows_seen = 0
     no_step = 0
     first_no_step: int | None = None
+    still_col: int | None = None  # a step column that never advanced, read as the row order
     for chunk in iter_chunks(path, header, na_values=na_values):
         if rows_seen == 0:  # the first chunk says whether a split or model column is one
             if split_at is not None and names_splits(chunk.frame[split_at]):
@@ -94,6 +113,17 @@ def read_step_table(
                 [builder.metrics.code((rename or {}).get(names[j], names[j])) for j in columns],
                 dtype=np.int32,
             )
+            if (
+                step_col is not None
+                and split_col is None
+                and run_col is None
+                and _step_stands_still(chunk.frame, step_col, columns)
+            ):
+                warns.add(
+                    f"the {names[step_col]!r} column holds one value on every row (a loop of "
+                    "fit(epochs=1) appending to one log): the row order is used as the step"
+                )
+                still_col, step_col = step_col, None
         for line, why in chunk.skipped:
             warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong field count)")
         n = len(chunk.frame)
@@ -144,7 +174,8 @@ def read_step_table(
             )
         rows_seen += n
     if step_col is None:
-        warns.add("no step column: the row order is used as the step")
+        if still_col is None:
+            warns.add("no step column: the row order is used as the step")
     elif no_step:
         warns.add(
             f"{no_step} row(s) without a whole-number {names[step_col]!r} skipped",

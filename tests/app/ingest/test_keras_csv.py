@@ -168,3 +168,23 @@ def test_fastai_s_csvlogger_keeps_its_bare_metrics_on_the_validation_side(tmp_pa
     path.write_text("epoch,accuracy,loss,val_loss\n0,0.7,0.5,0.6\n1,0.8,0.4,0.5\n")
     roles = dict(zip(*(load_run(path).frame[c] for c in ("metric", "role")), strict=False))
     assert roles["accuracy"] == "train_score"
+
+
+def test_an_epoch_column_that_never_advances_is_read_in_row_order(tmp_path):
+    # a loop of fit(epochs=1) appending to one CSVLogger writes epoch 0 on every row: eight
+    # epochs, not eight values at one step (every check skipped the one-point curves)
+    rows = [
+        f"0,{0.76 + 0.02 * i},{0.71 / (i + 1)},{0.87 + 0.01 * i},{0.41 / (i + 1)}" for i in range(8)
+    ]
+    p = tmp_path / "history.csv"
+    p.write_text(
+        "epoch,categorical_accuracy,loss,val_categorical_accuracy,val_loss\n" + "\n".join(rows)
+    )
+    r = load_run(p)
+    loss = r.frame[r.frame["metric"] == "loss"]
+    assert list(loss["step"]) == list(range(8)) and "epoch" not in set(r.frame["metric"])
+    assert any("holds one value on every row" in str(w) for w in r.warnings)
+    # near miss: a train row and a val row at one epoch is a split, not a counter standing still
+    two = tmp_path / "two.csv"
+    two.write_text("epoch,loss,val_loss\n0,0.7,\n0,,0.4\n")
+    assert set(load_run(two).frame["step"]) == {0}
