@@ -282,6 +282,23 @@ def test_nanogpt_lines_stay_with_the_nanogpt_style():
     assert roles == {"train loss": "train_loss", "val loss": "val_loss"}
 
 
+def test_build_nanogpt_step_split_value_lines():
+    """build-nanogpt's `log/log.txt`: `<step> <split> <value>` a line, no key separator; `train`
+    is the training loss, `val` the validation loss every few steps, `hella` a held-out score."""
+    text = "".join(
+        (f"{s} val {4.1 - s / 100:.4f}\n{s} hella 0.{24 + s // 10}\n" if s % 10 == 0 else "")
+        + f"{s} train {4 - s / 100:.6f}\n"
+        for s in range(21)
+    )
+    result = _read(text)
+    assert "build-nanogpt" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles == {"train": "train_loss", "val": "val_loss", "hella": "val_score"}
+    assert _series(result, "val") == ([0, 10, 20], [4.1, 4.0, 3.9])
+    assert _series(result, "train")[0] == list(range(21))
+    _same_with_and_without_plans(text)
+
+
 def test_hf_dicts_written_over_the_training_bar_are_at_its_position():
     """The HF Trainer writes each log dict over its tqdm bar (`tqdm.write`: a blank redraw, then
     the dict): the bar's last position is the global step; the evaluation, written after its

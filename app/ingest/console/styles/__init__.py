@@ -23,6 +23,7 @@ _MODULES = (
     "fairseq",
     "fairseq_json",
     "nanogpt",
+    "build_nanogpt",
     "megatron",
     "yolo",
     "yolov8",
