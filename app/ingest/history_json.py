@@ -12,6 +12,10 @@ A history kept one level down is read too: under a key beside the run's other fi
 a file whose name says it holds losses (`loss_history.json`, as `series_file` reads names), a
 list under a split's bare name (`"train"`, `"val"`) is that split's loss.
 
+An object whose keys name runs, each holding a history (`{"MLP": {"train_loss": [...], ...},
+"CNN": {...}}`: a comparison of models saved in one file), is read as one run a key
+(`history/MLP`), each as a history on its own.
+
 The position in a list is the epoch (0-based, as Keras' CSVLogger counts it); a pandas index
 label is the step it names. A metric whose values are not all numbers (a nested list, a
 string) is skipped with a warning; `null`, `NaN`/`nan` and `Infinity`/`inf` are values (`null`
@@ -78,6 +82,8 @@ _STEP_KEYS = ("step", "steps", "global_step", "iteration", "iterations", "iter",
 # a history one level down holds at least this many values in a loss list: a settings file's
 # nested `"loss_weights": [1.0, 0.5]` is no curve
 _NESTED_MIN_POINTS = 3
+# an object whose keys name runs holds two histories or more (one is a history one level down)
+_MIN_RUNS = 2
 # the keys a history is kept under one level down (a labels file's `{"run_a": {"loss": ...}}`
 # is keyed by run, not by one of these)
 _HISTORY_KEYS = SPLIT_WORDS | {"metrics", "history", "logs", "log", "scalars", "curves"}
@@ -110,7 +116,9 @@ def sniff(path: Path) -> bool:
             doc = parse_document(Path(path), Path(path).read_bytes())
         except CorruptInputError:
             return False
-        return isinstance(doc, dict) and any(k in doc for k in _flattened(doc, nested_only=True))
+        return isinstance(doc, dict) and (
+            any(k in doc for k in _flattened(doc, nested_only=True)) or bool(_runs_by_key(doc))
+        )
     if any(_depth(body, m.start()) == 1 for m in _SPLIT_DECIMALS.finditer(body)):
         return True
     return _names_losses(path) and any(
@@ -148,6 +156,31 @@ def _flattened(doc: dict, *, nested_only: bool = False) -> dict[str, object]:
         elif not nested_only:
             out[key] = value
     return out
+
+
+def _holds_history(value: object) -> bool:
+    """A history of its own: an object (not pandas' index-keyed series) with a loss-named key
+    holding a list of `_NESTED_MIN_POINTS` values or more."""
+    if not isinstance(value, dict) or not value:
+        return False
+    if all(_INDEX_LABEL.fullmatch(str(k)) for k in value):
+        return False
+    return any(
+        isinstance(v, list) and len(v) >= _NESTED_MIN_POINTS and infer_role(str(k)) in _LOSS_ROLES
+        for k, v in value.items()
+    )
+
+
+def _runs_by_key(doc: dict) -> list[str]:
+    """The keys of an object whose keys name runs: two or more holding a history of their own
+    (`{"MLP": {...}, "CNN": {...}}`), none a history key (`metrics`, a split's name) and no
+    series of the object's own beside them."""
+    if any(str(k).lower() in _HISTORY_KEYS for k in doc):
+        return []
+    if any(isinstance(v, list) and infer_role(str(k)) in _LOSS_ROLES for k, v in doc.items()):
+        return []
+    keys = [str(k) for k, v in doc.items() if _holds_history(v)]
+    return keys if len(keys) >= _MIN_RUNS else []
 
 
 def _step_lists(doc: dict) -> dict[int, np.ndarray]:
@@ -252,18 +285,16 @@ def _series(value: object) -> tuple[np.ndarray, np.ndarray] | None:
     return np.asarray(labels, dtype=np.int64), values
 
 
-def read(
-    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
-) -> IngestResult:
-    path = Path(path)
-    require_nonempty(path)
-    text = path.read_bytes()
-    warns = Warnings(str(path))
-    doc = _document(path, text, warns)
-    if not isinstance(doc, dict):
-        raise UnknownFormatError("not a training history: not one JSON object", file=str(path))
-    builder = FrameBuilder()
-    run_code = builder.runs.code(default_run_name(path))
+def _add_history(
+    path: Path,
+    doc: dict,
+    builder: FrameBuilder,
+    run_code: int,
+    roles: Mapping[str, str] | None,
+    warns: Warnings,
+) -> tuple[dict[str, str], list[str]]:
+    """Add one history's series to `builder` under `run_code`; the roles its split-named keys
+    take (the caller's `roles` go over them) and the keys skipped (no list of numbers)."""
     skipped: list[str] = []
     losses = 0
     flat = _flattened(doc)
@@ -295,10 +326,6 @@ def read(
             f"(keys: {', '.join(list(doc)[:6])})",
             file=str(path),
         )
-    if skipped:
-        warns.add(
-            f"{len(skipped)} key(s) without a list of numbers skipped (first: {skipped[0]!r})"
-        )
     if own_roles and not roles:
         warns.add(
             f"{', '.join(repr(k) for k in own_roles)} read as the losses of those splits (the "
@@ -312,6 +339,42 @@ def read(
             f"{', '.join(repr(k) for k in spread[:3])} hold fewer values than the longest list "
             f"({longest}): each is placed at the end of its equal share of the run (an "
             "evaluation at each epoch's end)"
+        )
+    return own_roles, skipped
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    path = Path(path)
+    require_nonempty(path)
+    text = path.read_bytes()
+    warns = Warnings(str(path))
+    doc = _document(path, text, warns)
+    if not isinstance(doc, dict):
+        raise UnknownFormatError("not a training history: not one JSON object", file=str(path))
+    builder = FrameBuilder()
+    name = default_run_name(path)
+    runs = _runs_by_key(doc)
+    merged: dict[str, str] = {}
+    skipped: list[str] = []
+    keys: list[str | None] = [*runs] if runs else [None]  # None: the object is the one run
+    for key in keys:
+        code = builder.runs.code(name if key is None else f"{name}/{key}")
+        own, passed = _add_history(
+            path, doc if key is None else doc[key], builder, code, roles, warns
+        )
+        merged |= own
+        skipped += [k for k in passed if k not in skipped]
+    merged |= dict(roles or {})
+    if runs:
+        warns.add(
+            f"{len(runs)} runs read, one a key ({', '.join(repr(k) for k in runs[:4])}): each "
+            "holds a history of its own"
+        )
+    if skipped:
+        warns.add(
+            f"{len(skipped)} key(s) without a list of numbers skipped (first: {skipped[0]!r})"
         )
     frame = builder.build(merged, warns=warns)
     return IngestResult(

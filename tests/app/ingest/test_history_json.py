@@ -144,6 +144,24 @@ def test_a_nested_object_keyed_by_run_is_no_history(tmp_path):
         assert not history_json.sniff(path)
 
 
+def test_an_object_keyed_by_model_holding_two_histories_is_a_run_each(tmp_path):
+    """`{"MLP": {"train_loss": [...], ...}, "CNN": {...}}`: two models compared in one file,
+    each its own run (read as one, nothing was); one key alone is still no history."""
+    mlp = {"train_loss": [0.33, 0.16, 0.12, 0.1], "val_loss": [0.2, 0.15, 0.16, 0.18]}
+    cnn = {"train_loss": [0.2, 0.08, 0.05, 0.03], "val_loss": [0.1, 0.06, 0.05, 0.05]}
+    path = tmp_path / "results" / "history.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"MLP": mlp, "CNN": {**cnn, "config": {"lr": 1e-3}}}))
+    assert history_json.sniff(path)
+    result = load_run(path)
+    f = result.frame
+    assert sorted(f["run"].unique()) == ["results/CNN", "results/MLP"]
+    cnn_val = f[(f["run"] == "results/CNN") & (f["metric"] == "val_loss")]
+    assert cnn_val["value"].round(2).tolist() == cnn["val_loss"]
+    assert any("2 runs read, one a key" in str(w) for w in result.warnings)
+    assert sum("'config'" in str(w) for w in result.warnings) == 1
+
+
 def test_split_keys_holding_decimals_are_losses_in_any_history(tmp_path):
     path = tmp_path / "history.json"
     path.write_text(json.dumps({"train": [2.71, 2.40, 2.21], "val": [2.60, 2.45, 2.38]}, indent=2))
