@@ -66,7 +66,9 @@ one of its symptoms (a validation generator that skips the training rescale over
 training does not). loss_spikes leads overfit: spikes are bad batches (corrupt or atypical
 samples), a data problem, and the data is looked at before the training procedure and the
 hyper-parameters that overfitting points to; each spike also kicks the weights that the next
-evaluation measures, so a val rise beside spikes is read after them. plateau leads overfit when
+evaluation measures, so a val rise beside spikes is read after them: when the first spike came
+at or before the val minimum, or the rise is not clear (under `OVERFIT_CLEAR_Z` sigmas). A clear
+rise that began before any spike leads by severity. plateau leads overfit when
 both read a held-out score that stood still while the training loss collapsed, with no
 validation loss logged: the stall of the metric the run is for is what the log shows (stop
 where it stalled); the memorisation is inferred beside it.
@@ -163,6 +165,17 @@ def _rise_within_swings(cause: Finding, effect: Finding) -> bool:
         return True
     rise = effect.evidence.get("val_rise_z")
     return rise is not None and rise < OVERFIT_CLEAR_Z
+
+
+def _spikes_came_first(cause: Finding, effect: Finding) -> bool:
+    """loss_spikes leads overfit when its first spike came at or before the validation minimum
+    the rise starts from (each spike kicks the weights the next evaluation measures: the rise is
+    read after them), or when overfit saw no clear rise (`_rise_within_swings`). A clear rise
+    that began before any spike is overfitting the spikes did not cause."""
+    low, first = effect.evidence.get("val_min_step"), cause.evidence.get("first_step")
+    if low is not None and first is not None and first <= low:
+        return True
+    return _rise_within_swings(cause, effect)
 
 
 def _trend_rose(cause: Finding, effect: Finding) -> bool:
@@ -307,6 +320,7 @@ LEADS: tuple[Explains, ...] = (
         "overfit",
         "bad batches are a data problem, looked at before the training procedure; each spike "
         "also moves the weights the validation loss is measured on",
+        _spikes_came_first,
     ),
 )
 

@@ -196,8 +196,21 @@ def test_diagnose_calls_a_val_that_followed_then_climbed_overfit():
 
 
 def test_spikes_lead_an_overfit_beside_them_and_both_stay():
-    ordered = apply_leads([_f("overfit"), _f("plateau"), _f("loss_spikes")])
+    rise = _f("overfit", val_min_step=50, val_rise_z=8.0)
+    spikes = _f("loss_spikes", first_step=40)
+    ordered = apply_leads([rise, _f("plateau"), spikes])
     assert [f.label for f in ordered] == ["loss_spikes", "overfit", "plateau"]
     # a more severe label still comes first
-    ordered = apply_leads([_f("exploding"), _f("overfit"), _f("loss_spikes")])
+    ordered = apply_leads([_f("exploding"), rise, spikes])
     assert [f.label for f in ordered] == ["exploding", "loss_spikes", "overfit"]
+
+
+def test_a_clear_val_rise_that_began_before_the_first_spike_is_not_led_by_it():
+    # dev loss rising 133% from epoch 7 (31 sigmas); one train spike at epoch 88: the
+    # overfitting came first, and the spike did not cause it
+    rise = _f("overfit", val_min_step=7, val_rise_z=31.0)
+    late = _f("loss_spikes", first_step=88)
+    assert [f.label for f in apply_leads([rise, late])] == ["overfit", "loss_spikes"]
+    # a rise within the noise is still read after the spikes, wherever they fall
+    unclear = _f("overfit", val_min_step=31, val_rise_z=1.6)
+    assert [f.label for f in apply_leads([unclear, late])] == ["loss_spikes", "overfit"]
