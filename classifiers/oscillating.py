@@ -20,7 +20,9 @@ unstably, so a training loss swinging beside a validation loss whose own swing i
 _CALM_VAL_SHARE (a third) of `min_swing` is the noise of each epoch's estimate, not
 oscillation; and a validation loss swinging by _VAL_SWING_SHARE (3x) `min_swing` around its
 trend while the training loss's trend moved less than `max_move` oscillates, from 8 epochs on
-(the short epoch logs of Keras and Lightning, too few points to judge the training loss).
+(the short epoch logs of Keras and Lightning, too few points to judge the training loss), unless
+a held-out score sat within `CONVERGED_ROOM` (5%) of its best end over its second half: a model
+that gets 99.5% right swings its val loss by the confidence of a handful of examples.
 Confidence: _BASE_CONFIDENCE (0.55) + _OVER_BONUS (0.3) x min(1, (swing ratio - threshold) /
 threshold) + _CALM_BONUS (0.1) when the trend moved less than _CALM_MOVE (10%).
 Known false positives: a healthy run with very small batches whose per-step loss is noisy and
@@ -38,8 +40,10 @@ from __future__ import annotations
 import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._align import finite_curve
+from lossforensics.classifiers._score_stall import CONVERGED_ROOM
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.metric_mismatch import name_direction
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals.reduce import median
 
@@ -80,8 +84,27 @@ _VAL_SWING_SHARE = 3
 _SAME_CADENCE = 0.8
 # a val loss at that cadence swinging under a third of the training loss's bar is calm
 _CALM_VAL_SHARE = 1 / 3
+# a share printed in percent: every value in [0, 100]
+_PERCENT = 100.0
 # no finding read from a curve alone is certain
 _MAX_CONFIDENCE = 0.95
+
+
+def _score_converged(run: RunSeries) -> bool:
+    """The first bounded held-out score whose name says its direction sat, over the second half
+    of its evaluations (their median), within `CONVERGED_ROOM` of its best end (the bound, or 0
+    for an error rate): a model that gets 99.5% right swings its val loss by the confidence of a
+    handful of examples, which is no instability."""
+    for name in run.metrics("val_score"):
+        sign = name_direction(name)
+        _, y = finite_curve(run, "val_score", name)
+        if sign == 0 or len(y) < 2 or np.any(y < 0) or np.any(y > _PERCENT):
+            continue
+        bound = 1.0 if np.all(y <= 1) else _PERCENT
+        level = float(np.median(y[len(y) // 2 :]))
+        room = bound - level if sign > 0 else level
+        return room <= CONVERGED_ROOM * bound
+    return False
 
 
 def _trend_window(points: int) -> int:
@@ -287,5 +310,7 @@ class Oscillating(Classifier):
         ev = self.measure(run, lag1=False, screen=True)
         if ev is None or not self.oscillates(ev):
             return None
+        if not self.train_swings(ev) and _score_converged(run):
+            return None  # a converged model's val loss swings by a handful of examples
         ev = self.measure(run)
         return None if ev is None else self.judge(ev)

@@ -75,6 +75,20 @@ def test_a_short_epoch_log_whose_val_loss_swings_wildly_while_training_stalls_os
     assert judge(Oscillating(), run_of(loss=(ep, train))) is None
 
 
+def test_a_converged_models_val_loss_swinging_near_zero_is_no_oscillation():
+    # 8 epochs at 99.5-100% val accuracy: the val loss moves 0.0007-0.011, swings of the
+    # confidence of a handful of examples; the same val beside an accuracy of 80% oscillates
+    ep = np.arange(8)
+    train = np.array([0.0031, 0.0029, 0.0027, 0.0030, 0.0026, 0.0028, 0.0025, 0.0027])
+    val = np.array([0.0028, 0.0053, 0.0011, 0.0007, 0.0024, 0.0109, 0.0011, 0.0018])
+    top = np.array([0.995, 0.995, 1.0, 1.0, 0.995, 0.995, 1.0, 1.0])
+    run = run_of(loss=(ep, train), val_loss=(ep, val), val_accuracy=(ep, top))
+    assert judge(Oscillating(), run) is None
+    low = run_of(loss=(ep, train), val_loss=(ep, val), val_accuracy=(ep, top - 0.2))
+    f = judge(Oscillating(), low)
+    assert f is not None and f.summary.startswith("Validation loss swings")
+
+
 def test_a_loss_bouncing_ever_higher_oscillates_its_rise_is_no_progress():
     # Adam at 80x its LR with beta1 0.99: the loss bounces between 0.3 and 6 with a trend that
     # drifts up; a trend that moved is progress only when it fell
