@@ -395,10 +395,20 @@ class RunSeries:
         and is left out (an aborted restart shorter than the session before it must not leave
         that session's later points on its tail); a step logged again keeps its last write.
         Unless the sessions carried on one course (`carried_on`): then each session's steps
-        are counted on from the one before."""
+        are counted on from the one before. A session that logged nothing but (step, value)
+        pairs an earlier one logged already is that log written twice (a rerun's rows appended
+        again, byte for byte: `_replays`), and is left out."""
         rows = self.rows(metric)
         all_steps, all_values, all_wall = self._columns
         steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
+        replays = _replays(steps, values, self._segment_column[rows])
+        if replays.any():
+            rows, steps, values, wall = (
+                rows[~replays],
+                steps[~replays],
+                values[~replays],
+                wall[~replays],
+            )
         carried = self.carried_on
         if carried is not None:
             steps = steps + carried[self._segment_column[rows]]
@@ -482,6 +492,23 @@ class RunSeries:
             return view
 
         return self.measured(("finest_view",), compute)
+
+
+def _replays(steps: np.ndarray, values: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """The rows of each session (after the first) whose every (step, value) pair an earlier
+    session logged already: the same log written twice, not a course of its own."""
+    out = np.zeros(len(steps), bool)
+    sessions = np.unique(segments)
+    if len(sessions) < 2:
+        return out
+    seen: set[tuple[int, float]] = set()
+    for k in sessions:
+        mine = segments == k
+        pairs = set(zip(steps[mine].tolist(), values[mine].tolist(), strict=True))
+        if seen and pairs <= seen:
+            out[mine] = True
+        seen |= pairs
+    return out
 
 
 def _carries_on(previous: np.ndarray, before: float, after: float) -> bool:

@@ -26,6 +26,21 @@ def test_a_shorter_restart_supersedes_the_tail_of_the_session_before_it():
     assert len(run.writes("loss", "train_loss")) == len(old) + len(new)
 
 
+def test_a_session_that_replays_an_earlier_ones_rows_exactly_is_left_out():
+    # epochs 1-49 of a model, then its epochs 1-10 appended again byte for byte (a rerun's
+    # rows written twice): the course is the 49 epochs, not the 10-epoch replay
+    ep = np.arange(1, 50)
+    loss = 1.2 * np.exp(-ep / 15) + 0.3 + 0.01 * np.sin(ep)
+    run = RunSeries(_sessions((ep, loss), (ep[:10], loss[:10].copy())))
+    assert run.curve("train_loss").steps.tolist() == ep.tolist()
+    assert len(run.writes("loss", "train_loss")) == 59  # the restarts' readers still see it
+    # near miss: a restart whose values differ by one is a course of its own
+    other = loss[:10].copy()
+    other[3] += 0.01
+    rerun = RunSeries(_sessions((ep, loss), (ep[:10], other)))
+    assert rerun.curve("train_loss").steps.tolist() == ep[:10].tolist()
+
+
 def test_a_resume_from_a_checkpoint_keeps_the_course_before_it():
     first, resumed = np.arange(0, 101), np.arange(50, 201)
     run = RunSeries(_sessions((first, np.full(101, 2.0)), (resumed, np.full(151, 1.0))))
