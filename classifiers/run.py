@@ -397,11 +397,14 @@ class RunSeries:
         Unless the sessions carried on one course (`carried_on`): then each session's steps
         are counted on from the one before. A session that logged nothing but (step, value)
         pairs an earlier one logged already is that log written twice (a rerun's rows appended
-        again, byte for byte: `_replays`), and is left out."""
+        again, byte for byte: `_replays`), and is left out, as is a restart that logged one
+        point and stopped (`_lone_restarts`): one point starts no course to judge."""
         rows = self.rows(metric)
         all_steps, all_values, all_wall = self._columns
         steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
-        replays = _replays(steps, values, self._segment_column[rows])
+        replays = _replays(steps, values, self._segment_column[rows]) | _lone_restarts(
+            steps, self._segment_column[rows]
+        )
         if replays.any():
             rows, steps, values, wall = (
                 rows[~replays],
@@ -508,6 +511,22 @@ def _replays(steps: np.ndarray, values: np.ndarray, segments: np.ndarray) -> np.
         if seen and pairs <= seen:
             out[mine] = True
         seen |= pairs
+    return out
+
+
+def _lone_restarts(steps: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """The write of each session (after the first) that holds one write only, at a step some
+    earlier write reached already: a restart aborted after its first log. Superseding the
+    course before it would leave the run one point to judge."""
+    out = np.zeros(len(steps), bool)
+    if len(steps) < 2 or segments[-1] == segments[0]:
+        return out
+    starts = np.flatnonzero(np.r_[True, segments[1:] != segments[:-1]])
+    sizes = np.diff(np.r_[starts, len(steps)])
+    reached = np.maximum.accumulate(steps)
+    for i in np.flatnonzero(sizes[1:] == 1) + 1:
+        at = int(starts[i])
+        out[at] = steps[at] <= reached[at - 1]
     return out
 
 
