@@ -40,10 +40,9 @@ from __future__ import annotations
 import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._align import finite_curve
-from lossforensics.classifiers._score_stall import CONVERGED_ROOM
+from lossforensics.classifiers._score_converged import score_converged
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
-from lossforensics.classifiers.metric_mismatch import name_direction
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals.reduce import median
 
@@ -84,27 +83,8 @@ _VAL_SWING_SHARE = 3
 _SAME_CADENCE = 0.8
 # a val loss at that cadence swinging under a third of the training loss's bar is calm
 _CALM_VAL_SHARE = 1 / 3
-# a share printed in percent: every value in [0, 100]
-_PERCENT = 100.0
 # no finding read from a curve alone is certain
 _MAX_CONFIDENCE = 0.95
-
-
-def _score_converged(run: RunSeries) -> bool:
-    """The first bounded held-out score whose name says its direction sat, over the second half
-    of its evaluations (their median), within `CONVERGED_ROOM` of its best end (the bound, or 0
-    for an error rate): a model that gets 99.5% right swings its val loss by the confidence of a
-    handful of examples, which is no instability."""
-    for name in run.metrics("val_score"):
-        sign = name_direction(name)
-        _, y = finite_curve(run, "val_score", name)
-        if sign == 0 or len(y) < 2 or np.any(y < 0) or np.any(y > _PERCENT):
-            continue
-        bound = 1.0 if np.all(y <= 1) else _PERCENT
-        level = float(np.median(y[len(y) // 2 :]))
-        room = bound - level if sign > 0 else level
-        return room <= CONVERGED_ROOM * bound
-    return False
 
 
 def _trend_window(points: int) -> int:
@@ -310,7 +290,7 @@ class Oscillating(Classifier):
         ev = self.measure(run, lag1=False, screen=True)
         if ev is None or not self.oscillates(ev):
             return None
-        if not self.train_swings(ev) and _score_converged(run):
+        if not self.train_swings(ev) and score_converged(run):
             return None  # a converged model's val loss swings by a handful of examples
         ev = self.measure(run)
         return None if ev is None else self.judge(ev)

@@ -22,6 +22,19 @@ def test_flat_val_while_train_falls_fires_over_the_whole_span():
     assert f.evidence["val_follow_ratio"] < 0.1
 
 
+def test_a_flat_val_loss_beside_a_converged_val_accuracy_is_no_mismatch():
+    # a YOLOv8 classifier: train loss 2.1 -> 0.1, val loss flat at 2.3 (computed on softmaxed
+    # outputs), top-1 accuracy 0.955 -> 0.99: the model gets the held-out data right
+    ep = np.arange(30)
+    val = 2.3 + 0.02 * RNG.standard_normal(30)
+    top1 = 0.99 - 0.035 * np.exp(-ep / 3)
+    series = {"loss": (ep, _train(ep)), "val_loss": (ep, val)}
+    assert judge(DistributionMismatch(), run_of(**series, val_accuracy=(ep, top1))) is None
+    # near miss: the same losses beside an accuracy stuck at 60% are a mismatch
+    stuck = run_of(**series, val_accuracy=(ep, top1 - 0.39))
+    assert judge(DistributionMismatch(), stuck) is not None
+
+
 def test_val_high_and_barely_improving_fires():
     ep = np.arange(30)
     val = 2.5 - 0.1 * (1 - np.exp(-ep / 6)) + 0.01 * RNG.standard_normal(30)
