@@ -6,7 +6,8 @@ sessions of one run (`_segments`); neither is a metric. A `split`, `mode`, `type
 `set` column whose cells name a split (`epoch,type,loss` with rows of `train`, `validation`, `test`)
 says whose each row's metrics are: a row of any split but train names its metrics under it
 (`validation/loss`; its `lr` repeats the train rows' and is dropped), as JSON lines' `mode`
-does; merged into one series they would interleave the splits' values."""
+does; merged into one series they would interleave the splits' values. A `phase` column whose
+cells name splits (`train`, `val`) is such a split column, not sessions."""
 
 from __future__ import annotations
 
@@ -103,6 +104,8 @@ def read_step_table(
         if rows_seen == 0:  # the first chunk says whether a split or model column is one
             if split_at is not None and names_splits(chunk.frame[split_at]):
                 split_col = split_at
+            elif seg_col is not None and names_splits(chunk.frame[seg_col]):
+                split_col, seg_col = seg_col, None  # `phase` cells of train and val: splits
             if run_col is None:
                 run_col = _models_column(names, chunk.frame)
             keys = {step_col, run_col, seg_col, split_col}

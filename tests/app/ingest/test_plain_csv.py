@@ -173,6 +173,23 @@ def test_a_column_naming_each_rows_split_keeps_the_splits_apart(tmp_path):
     assert not any("non-numeric" in w.message for w in result.warnings)
 
 
+def test_a_phase_column_of_train_and_val_rows_keeps_the_splits_apart(tmp_path):
+    """`epoch,step,phase,loss,f1_macro`: a long table whose `phase` names each row's split (not
+    a session): the val rows' loss is the validation loss, their F1 a validation score."""
+    path = tmp_path / "training_metrics.csv"
+    rows = ["epoch,step,phase,loss,f1_macro"]
+    for e in range(1, 4):
+        rows += [f"{e},{s},train,{3.0 / s:.4f}," for s in range(e * 100 - 50, e * 100 + 1, 50)]
+        rows.append(f"{e},{e * 100},val,{2.0 / e + 0.5:.4f},{0.2 * e:.2f}")
+    path.write_text("\n".join(rows) + "\n")
+    frame = load_run(path).frame
+    roles = dict(zip(frame["metric"], frame["role"].astype(str), strict=False))
+    assert roles["loss"] == "train_loss" and roles["val/loss"] == "val_loss"
+    assert roles["val/f1_macro"] == "val_score" and "f1_macro" not in roles
+    assert frame[frame["metric"] == "loss"]["step"].tolist() == [50, 100, 150, 200, 250, 300]
+    assert set(frame["segment"]) == {0}
+
+
 def test_a_history_whose_losses_no_reader_can_name_is_read_with_the_callers_roles(tmp_path):
     """`,loss0,loss1,acc0,acc1` (pandas' index, then numbered splits): no name says loss, so the
     file is refused with a way out; given roles, its rows are read in order as a history."""
