@@ -29,7 +29,8 @@ from lossforensics.ingest.base import IngestResult
 # columns that may name each row's split (`_split_words` judges their cells)
 _SPLIT_COLUMNS = ("split", "mode", "type", "subset", "set")
 # rows a step column must repeat one value over (with a metric on as many) to be a counter that
-# never advanced: two rows at one step are a train row and a val row as often as anything
+# never advanced, or hold fractions over to be a fractional epoch: two rows at one step are a
+# train row and a val row as often as anything
 _STILL_ROWS = 3
 # a column naming the model each row belongs to, and the models it must name to split the runs
 _MODEL_COLUMNS = ("model", "model_name", "arch", "architecture")
@@ -49,19 +50,30 @@ def _models_column(names: tuple[str, ...], frame: pd.DataFrame) -> int | None:
     return col if cells.astype(str).str.strip().nunique() >= _MIN_MODELS else None
 
 
-def _step_stands_still(frame: pd.DataFrame, step_col: int, columns: Sequence[int]) -> bool:
-    """A step column holding one value on every row (at least `_STILL_ROWS`) beside a metric
-    logged on several of them: the counter never advanced (Keras' CSVLogger appended by a loop
-    of `fit(epochs=1)` writes epoch 0 on every row), so the rows, not the column, are the
-    steps. Read on the first chunk, which holds every row of such a log."""
-    if len(frame) < _STILL_ROWS:
-        return False
+def _step_in_row_order(frame: pd.DataFrame, step_col: int, columns: Sequence[int]) -> str | None:
+    """Why a step column's rows, not its values, are the steps, or None. Read on the first
+    chunk, which holds every row of such a log:
+    - one value on every row (at least `_STILL_ROWS`) beside a metric logged on as many: the
+      counter never advanced (Keras' CSVLogger appended by a loop of `fit(epochs=1)` writes
+      epoch 0 on every row);
+    - fractions of an epoch on most rows, never going back (a Trainer callback writing its
+      fractional `epoch`, 0.0168, 0.0337, ...): the whole-number rows alone would be a few."""
     cells = text_cells(frame[step_col])
-    steps, ok = integral_steps(np.where(cells.keep, cells.values, np.nan))
-    if not ok.all() or np.unique(steps).size != 1:
-        return False
+    raw = np.where(cells.keep, cells.values, np.nan)
+    steps, ok = integral_steps(raw)
+    finite = raw[np.isfinite(raw)]
+    if (
+        len(finite) >= _STILL_ROWS
+        and (~ok & np.isfinite(raw)).sum() > len(finite) / 2
+        and np.all(np.diff(finite) >= 0)
+    ):
+        return "holds fractions of an epoch (a Trainer's fractional epoch)"
+    if len(frame) < _STILL_ROWS or not ok.all() or np.unique(steps).size != 1:
+        return None
     values = frame.iloc[:, list(columns)].apply(pd.to_numeric, errors="coerce")
-    return bool((values.notna().sum(axis=0) >= _STILL_ROWS).any())
+    if (values.notna().sum(axis=0) >= _STILL_ROWS).any():
+        return "holds one value on every row (a loop of fit(epochs=1) appending to one log)"
+    return None
 
 
 def _text(col: pd.Series) -> pd.Series:
@@ -116,15 +128,14 @@ def read_step_table(
                 [builder.metrics.code((rename or {}).get(names[j], names[j])) for j in columns],
                 dtype=np.int32,
             )
-            if (
-                step_col is not None
-                and split_col is None
-                and run_col is None
-                and _step_stands_still(chunk.frame, step_col, columns)
-            ):
+            why = (
+                _step_in_row_order(chunk.frame, step_col, columns)
+                if step_col is not None and split_col is None and run_col is None
+                else None
+            )
+            if why is not None and step_col is not None:
                 warns.add(
-                    f"the {names[step_col]!r} column holds one value on every row (a loop of "
-                    "fit(epochs=1) appending to one log): the row order is used as the step"
+                    f"the {names[step_col]!r} column {why}: the row order is used as the step"
                 )
                 still_col, step_col = step_col, None
         for line, why in chunk.skipped:

@@ -188,3 +188,15 @@ def test_an_epoch_column_that_never_advances_is_read_in_row_order(tmp_path):
     two = tmp_path / "two.csv"
     two.write_text("epoch,loss,val_loss\n0,0.7,\n0,,0.4\n")
     assert set(load_run(two).frame["step"]) == {0}
+
+
+def test_a_fractional_epoch_column_is_read_in_row_order(tmp_path):
+    # a Trainer callback writing the loss every 5 steps against its fractional epoch: only two
+    # rows hold a whole-number epoch, the other 58 were skipped
+    rows = [f"{(i + 1) / 29.7:.6f},{0.74 * 0.97**i:.4f}" for i in range(60)]
+    p = tmp_path / "training_history_loss.csv"
+    p.write_text("epoch,loss\n" + "\n".join(rows) + "\n")
+    r = load_run(p)
+    assert r.frame["step"].tolist() == list(range(60))
+    assert any("fractions of an epoch" in str(w) for w in r.warnings)
+    assert not any("skipped" in str(w) for w in r.warnings)
