@@ -3,8 +3,9 @@
 epoch), pandas' `DataFrame(history.history).to_json()` (`{"loss": {"0": 0.9, "1": 0.6},
 ...}`, the index label before each value), and the Python repr people save instead
 (`json.dump(str(history.history), f)`: a JSON string holding `{'loss': [0.9, nan], ...}`, or the
-repr written as text). Pretty-printed or on one line alike; keys that are no series (a
-timestamp, a model name, a final test score) may come first.
+repr written as text, or printed after a label on the first line: `train history: {'loss':
+[...], ...}`, read up to its closing brace). Pretty-printed or on one line alike; keys that are no
+series (a timestamp, a model name, a final test score) may come first.
 
 A history kept one level down is read too: under a key beside the run's other fields
 (`{"epochs": [...], "metrics": {"loss": [...], ...}}`) or one object per split (`{"train":
@@ -58,6 +59,8 @@ _LOSS_SERIES = re.compile(
     r"""(?:\[\s*(?:[-+]?[\d.]|NaN|nan|-?Infinity|-?inf|null|None)|\{\s*["']-?\d+["']\s*:)""",
     re.I,
 )
+# a label printed before a history's dict on the first line (`train history: {'acc': [...`)
+_LABEL_BEFORE_DICT = re.compile(r"[ \t]*[A-Za-z][\w .-]{0,60}?[ \t]*[:=][ \t]*(?=\{)")
 # a JSON-lines file starts a second object on a line of its own: not one document
 _SECOND_OBJECT = re.compile(r"\n\s*\{")
 # an index label of pandas' `to_json()`: a whole number
@@ -94,17 +97,27 @@ _OPENING = 256
 _MAX_LITERAL = 4 << 20
 
 
+def _labelled(text: str) -> int | None:
+    """Where the dict of a history printed after a label starts (`train history: {'loss':
+    [...]}`: `print("train history:", h.history)`), or None."""
+    m = _LABEL_BEFORE_DICT.match(text)
+    return None if m is None else m.end()
+
+
 def sniff(path: Path) -> bool:
-    """One object (not JSON lines), or a JSON string holding a Python dict's repr, with a
-    loss-named key of its own holding a list of numbers (or index-keyed numbers) in its first
-    bytes."""
+    """One object (not JSON lines), or a JSON string holding a Python dict's repr, or a dict's
+    repr printed after a label on the first line, with a loss-named key of its own holding a
+    list of numbers (or index-keyed numbers) in its first bytes."""
     # most files tried here are tables: their first bytes rule them out before the head is read
-    if not read_head(Path(path), _OPENING).lstrip().startswith((b"{", b'"{', b"\xef\xbb\xbf")):
+    opening = read_head(Path(path), _OPENING)
+    labelled = _LABEL_BEFORE_DICT.match(opening.decode("utf-8", errors="replace"))
+    if not (opening.lstrip().startswith((b"{", b'"{', b"\xef\xbb\xbf")) or labelled):
         return False
     text = head_text(Path(path))
     if not text:
         return False
-    body = text.lstrip()
+    start = _labelled(text)
+    body = (text if start is None else text[start:]).lstrip()
     if not body.startswith(("{", '"{')) or _SECOND_OBJECT.search(body) is not None:
         return False
     # a key of the object itself (not of one nested in it: a labels file's `"loss": [...]`)
@@ -230,6 +243,21 @@ def _python_literal(text: str) -> object | None:
         return None
 
 
+def _printed_dict(text: str) -> dict | None:
+    """The dict printed after a label on the first line (`train history: {...}`), up to its
+    closing brace (what follows it, a final score printed on the next line, is not read)."""
+    start = _labelled(text)
+    if start is None:
+        return None
+    depth = 0
+    for i in range(start, min(len(text), start + _MAX_LITERAL)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            literal = _python_literal(text[start : i + 1])
+            return literal if isinstance(literal, dict) else None
+    return None
+
+
 def _salvage(text: str) -> dict[str, list]:
     """The complete lists of numbers a file cut short still holds."""
     out: dict[str, list] = {}
@@ -250,6 +278,10 @@ def _document(path: Path, text: bytes, warns: Warnings) -> object:
         literal = _python_literal(decoded)
         if isinstance(literal, dict):
             return literal
+        printed = _printed_dict(decoded)
+        if printed is not None:
+            warns.add("the history was read from the dict printed after the first line's label")
+            return printed
         salvaged = _salvage(decoded)
         if not salvaged:
             raise

@@ -162,6 +162,22 @@ def test_an_object_keyed_by_model_holding_two_histories_is_a_run_each(tmp_path):
     assert sum("'config'" in str(w) for w in result.warnings) == 1
 
 
+def test_a_history_printed_after_a_label_is_read_up_to_its_closing_brace(tmp_path):
+    """`print("train history:", h.history)` then a final score on the next line: the dict's
+    repr after the label is the history; a console line of one printed record is not one."""
+    history = {"loss": [1.09, 0.9, 0.8, 0.7], "val_loss": [1.0, 0.95, float("nan"), 0.97]}
+    path = tmp_path / "train_history.txt"
+    path.write_text(f"train history: {history!r}\n accuracy: 0.761905305191101\n")
+    assert history_json.sniff(path)
+    result = load_run(path)
+    val = result.frame[result.frame["metric"] == "val_loss"]["value"].tolist()
+    assert val[:2] == [1.0, 0.95] and np.isnan(val[2]) and len(val) == 4
+    assert any("printed after the first line's label" in str(w) for w in result.warnings)
+    record = tmp_path / "log.txt"
+    record.write_text("epoch 1: {'loss': 0.9, 'val_loss': 1.0}\nepoch 2: {'loss': 0.8}\n")
+    assert not history_json.sniff(record)
+
+
 def test_split_keys_holding_decimals_are_losses_in_any_history(tmp_path):
     path = tmp_path / "history.json"
     path.write_text(json.dumps({"train": [2.71, 2.40, 2.21], "val": [2.60, 2.45, 2.38]}, indent=2))
