@@ -64,14 +64,14 @@ overfit beside it. distribution_mismatch leads nan when every non-finite value i
 validation loss (training stayed finite): the validation path is what is broken, and the NaN is
 one of its symptoms (a validation generator that skips the training rescale overflows where
 training does not). loss_spikes leads overfit: spikes are bad batches (corrupt or atypical
-samples), a data problem, and the data is looked at before the training procedure and the
-hyper-parameters that overfitting points to; each spike also kicks the weights that the next
-evaluation measures, so a val rise beside spikes is read after them: when the first spike came
-at or before the val minimum, or the rise is not clear (under `OVERFIT_CLEAR_Z` sigmas). A clear
-rise that began before any spike leads by severity. plateau leads overfit when
-both read a held-out score that stood still while the training loss collapsed, with no
-validation loss logged: the stall of the metric the run is for is what the log shows (stop
-where it stalled); the memorisation is inferred beside it.
+samples), a data problem, and the data is looked at before the training procedure and the hyper-
+parameters that overfitting points to; each spike also kicks the weights that the next evaluation
+measures, so a val rise beside spikes is read after them: when the first training-loss spike came at
+or before the val minimum, or the rise is not clear (under `OVERFIT_CLEAR_Z` sigmas). A clear rise
+that began before any spike, or beside val-only spikes, leads by severity. plateau leads overfit
+when both read a held-out score that stood still while the training loss collapsed, with no
+validation loss logged: the stall of the metric the run is for is what the log shows (stop where it
+stalled); the memorisation is inferred beside it.
 """
 
 from __future__ import annotations
@@ -168,12 +168,15 @@ def _rise_within_swings(cause: Finding, effect: Finding) -> bool:
 
 
 def _spikes_came_first(cause: Finding, effect: Finding) -> bool:
-    """loss_spikes leads overfit when its first spike came at or before the validation minimum
-    the rise starts from (each spike kicks the weights the next evaluation measures: the rise is
-    read after them), or when overfit saw no clear rise (`_rise_within_swings`). A clear rise
-    that began before any spike is overfitting the spikes did not cause."""
+    """loss_spikes leads overfit when its first spike, in the training loss, came at or before
+    the validation minimum the rise starts from (each spike kicks the weights the next
+    evaluation measures: the rise is read after them), or when overfit saw no clear rise
+    (`_rise_within_swings`). A clear rise that began before any spike, or beside spikes in the
+    validation loss only (an evaluation moves no weights), is overfitting the spikes did not
+    cause."""
     low, first = effect.evidence.get("val_min_step"), cause.evidence.get("first_step")
-    if low is not None and first is not None and first <= low:
+    trained = cause.evidence.get("series") != "val"
+    if trained and low is not None and first is not None and first <= low:
         return True
     return _rise_within_swings(cause, effect)
 

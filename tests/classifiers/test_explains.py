@@ -214,3 +214,8 @@ def test_a_clear_val_rise_that_began_before_the_first_spike_is_not_led_by_it():
     # a rise within the noise is still read after the spikes, wherever they fall
     unclear = _f("overfit", val_min_step=31, val_rise_z=1.6)
     assert [f.label for f in apply_leads([unclear, late])] == ["loss_spikes", "overfit"]
+    # a val-only spike before a clear rise moved no weights: the rise leads
+    eval_blip = _f("loss_spikes", first_step=3, series="val")
+    rise_after = _f("overfit", val_min_step=11, val_rise_z=9.0)
+    assert [f.label for f in apply_leads([rise_after, eval_blip])] == ["overfit", "loss_spikes"]
+    assert [f.label for f in apply_leads([unclear, eval_blip])] == ["loss_spikes", "overfit"]
