@@ -64,14 +64,14 @@ overfit beside it. distribution_mismatch leads nan when every non-finite value i
 validation loss (training stayed finite): the validation path is what is broken, and the NaN is
 one of its symptoms (a validation generator that skips the training rescale overflows where
 training does not). loss_spikes leads overfit: spikes are bad batches (corrupt or atypical
-samples), a data problem, and the data is looked at before the training procedure and the hyper-
-parameters that overfitting points to; each spike also kicks the weights that the next evaluation
-measures, so a val rise beside spikes is read after them: when the first training-loss spike came at
-or before the val minimum, or the rise is not clear (under `OVERFIT_CLEAR_Z` sigmas). A clear rise
-that began before any spike, or beside val-only spikes, leads by severity. plateau leads overfit
-when both read a held-out score that stood still while the training loss collapsed, with no
-validation loss logged: the stall of the metric the run is for is what the log shows (stop where it
-stalled); the memorisation is inferred beside it.
+samples), a data problem, and the data is looked at before the training procedure and the
+hyper-parameters that overfitting points to; each spike also kicks the weights that the next
+evaluation measures, so a val rise beside spikes is read after them: when the first training-loss
+spike came at or before the val minimum, or the rise is not clear (under `OVERFIT_CLEAR_Z` sigmas).
+A clear rise that began before any spike, or beside val-only spikes, leads by severity. plateau
+leads overfit when both read a held-out score that stood still while the training loss collapsed,
+with no validation loss logged: the stall of the metric the run is for is what the log shows (stop
+where it stalled); the memorisation is inferred beside it.
 """
 
 from __future__ import annotations
