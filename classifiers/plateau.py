@@ -23,7 +23,9 @@ fell inside the head's 5% and is `stuck_after_drop` instead; a short log too noi
 (`_flat_in_thirds`, 10 points or more) is `flat_from_start` when the medians of its thirds stay
 within 3% or twice the noise of such a median of each other, its first point sits no higher than
 the rest, and no significant downward trend runs through it (a loss at chance level, logged per
-batch, that never moves beyond its noise);
+batch, that never moves beyond its noise), and so is a loss whose fall over the run stayed
+within twice the noise of its head and end levels (the test that rules a run out of the tail
+test), from a start that did not drop and along a level within `_FLAT_WANDER_LOG`;
 `stuck_after_drop` when the run did improve (by more than twice the noise) and some tail of at
 least 40% of the run delivered under 8% of the total improvement, improved the loss itself by
 under 2.5%, AND improved at under 7% of the rate of the window before it; a tail whose trend
@@ -299,19 +301,17 @@ class Plateau(Classifier):
             or (ev["log_scale"] and total < self.flat_log and wander < _FLAT_WANDER_LOG)
             or (ev["log_scale"] and not dropped and self._flat_in_thirds(x, np.log(y), noise))
         ):
-            ev.update(
-                kind="stuck_after_drop" if dropped else "flat_from_start",
-                stuck_fraction=1.0,
-                stall_step=int(x[0]),
-                tail_improvement=0.0,
-                rate_ratio=0.0,
-                tail_tau=signals.trend(xs, t).tau,
-            )
-            return ev
+            return self._flat_from_start(ev, x, xs, t, dropped=dropped)
         # the head and end levels are medians of 5% of the run each: on a long per-step log
         # their difference is known to about noise / sqrt(points), not to one point's noise
         k = max(1, int(_END_SHARE * len(y)))
         if total <= 2 * noise * min(1.0, _MEDIAN_NOISE * np.sqrt(2.0 / k)):
+            # a fall within the noise of the head and end levels, from a start that did not
+            # drop, along a level that stayed within _FLAT_WANDER_LOG: never moved beyond its
+            # logging noise, however noisy each log (a fine-tune at its floor from step 1)
+            if total > 0 and ev["log_scale"] and not (dropped or climbed):
+                if wander < _FLAT_WANDER_LOG:
+                    return self._flat_from_start(ev, x, xs, t)
             return None  # ended higher (exploding's business) or moved within the noise
         if ev["log_scale"] and total >= self.converged_log:
             return None  # fell by a factor of 20 or more: a flat tail there is the floor
@@ -353,6 +353,21 @@ class Plateau(Classifier):
                 )
                 return ev
         return self._both_stalled(run, xs, level, ev)
+
+    def _flat_from_start(
+        self, ev: dict, x: np.ndarray, xs: np.ndarray, t: np.ndarray, *, dropped: bool = False
+    ) -> dict:
+        """The evidence of a loss stuck over the whole run: from its first step, or (`dropped`)
+        after a drop inside the head's first points."""
+        ev.update(
+            kind="stuck_after_drop" if dropped else "flat_from_start",
+            stuck_fraction=1.0,
+            stall_step=int(x[0]),
+            tail_improvement=0.0,
+            rate_ratio=0.0,
+            tail_tau=signals.trend(xs, t).tau,
+        )
+        return ev
 
     def _flat_in_thirds(self, x: np.ndarray, ly: np.ndarray, noise: float) -> bool:
         """A short log too noisy for its smoothed level to stay within `_FLAT_WANDER_LOG` that

@@ -353,3 +353,17 @@ def test_a_run_whose_training_loss_was_logged_once_is_judged_by_its_validation_l
     f = judge(Plateau(), run_of(**once, val_loss=(ep, stuck)))
     assert f is not None and f.evidence["kind"] == "stuck_after_drop"
     assert f.evidence["stuck_fraction"] >= 0.6
+
+
+def test_a_log_whose_fall_stays_within_its_noise_is_flat_from_the_start():
+    """40 epochs at 0.9 +- 3%: the level fell 5% over the run, more than 3% but within the
+    noise of its head and end levels, and never wandered: nothing measurable was learned.
+    Near miss: the same noise around a 40% fall is progress."""
+    rng = np.random.default_rng(4)
+    ep = np.arange(40)
+    noise = np.exp(0.03 * rng.standard_normal(40))
+    f = judge(Plateau(), run_of(loss=(ep, 0.9 * np.linspace(1.0, 0.95, 40) * noise)))
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
+    assert f.evidence["total_improvement"] > 0.03
+    falling = 0.9 * np.linspace(1.0, 0.6, 40) * noise
+    assert judge(Plateau(), run_of(loss=(ep, falling))) is None
