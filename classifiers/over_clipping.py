@@ -23,6 +23,8 @@ Rule: the share of steps at or above the threshold (within _TOL, 0.1%: pre-clip 
 and post-clip norms pinned at it both count) is at least `min_fraction`. When no threshold is
 logged and no ceiling holds at least _MIN_CEILING_SHARE (5%) of the points, the run is skipped:
 clipping cannot be judged from a norm that never touches a limit.
+A short log (`_FEW_POINTS`, 5, to `min_points` grad norms) is judged when a threshold is logged or
+assumed and the median norm is `_FAR_RATIO` (100) times it or more.
 Confidence: _BASE_CONFIDENCE (0.5) at `min_fraction`, rising by _FULL_CLIP_BONUS to 0.95 when
 every step is clipped; a ceiling inferred without a logged threshold scores _CEILING_PENALTY
 (0.1) lower.
@@ -53,6 +55,10 @@ _THRESHOLD = re.compile(
     re.IGNORECASE,
 )
 _NOT_THRESHOLD = re.compile(r"frac|rate|ratio|coef|pct|percent|count|range|eps", re.IGNORECASE)
+# a short grad-norm log (5 points or more, under min_points) is judged when its median is 100x
+# the threshold or more: two orders of magnitude no handful of noisy points makes up
+_FEW_POINTS = 5
+_FAR_RATIO = 100.0
 # A clipped step reads the threshold to within 0.1% (a logger's rounding of the same float), both
 # for a post-clip norm pinned at its ceiling and for a norm at or above a known threshold
 _TOL = 1e-3
@@ -137,6 +143,8 @@ class OverClipping(Classifier):
 
     def skip_reason(self, run: RunSeries) -> str | None:
         reason = super().skip_reason(run)
+        if reason is not None and run.has("grad_norm") and self._few_but_far(run):
+            return None
         if reason is not None or threshold_metric(run) is not None or is_trainer_log(run):
             return reason
         _, g = finite_curve(run, "grad_norm", grad_norm_metric(run, None))
@@ -151,7 +159,7 @@ class OverClipping(Classifier):
         thr_name = threshold_metric(run)
         metric = grad_norm_metric(run, thr_name)
         gx, g = finite_curve(run, "grad_norm", metric, max_points=_ALL_POINTS)
-        if metric is None or len(g) < self.min_points:
+        if metric is None or (len(g) < self.min_points and not self._few_but_far(run)):
             return None
         if thr_name is not None:
             _, t = finite_curve(run, "other", thr_name)
@@ -185,6 +193,24 @@ class OverClipping(Classifier):
             "first_step": int(gx[hits[0]]) if len(hits) else int(gx[0]),
             "last_step": int(gx[hits[-1]]) if len(hits) else int(gx[-1]),
         }
+
+    def _few_but_far(self, run: RunSeries) -> bool:
+        """`_FEW_POINTS` to `min_points` grad norms whose median is `_FAR_RATIO` times the
+        threshold (a logged one, or the Trainer's default) or more: an effect of that size no
+        handful of noisy points makes up (a norm of 3e5 on all 8 logs of a fine-tune)."""
+        thr_name = threshold_metric(run)
+        metric = grad_norm_metric(run, thr_name)
+        _, g = finite_curve(run, "grad_norm", metric, max_points=_ALL_POINTS)
+        if metric is None or not (_FEW_POINTS <= len(g) < self.min_points):
+            return False
+        if thr_name is not None:
+            _, t = finite_curve(run, "other", thr_name)
+            thr = float(np.median(t)) if len(t) else float("nan")
+        elif is_trainer_log(run):
+            thr = TRAINER_DEFAULT_THRESHOLD
+        else:
+            return False
+        return bool(np.isfinite(thr) and thr > 0 and median(g) >= _FAR_RATIO * thr)
 
     def judge(self, m: dict) -> Finding | None:
         if m["clip_fraction"] < self.min_fraction:

@@ -102,6 +102,17 @@ def test_trainer_log_in_the_healthy_norm_range_is_not_judged():
     assert judge(OverClipping(), run_of(**_trainer_log(grad, np.linspace(2.0, 1.0, 200)))) is None
 
 
+def test_a_short_trainer_log_is_judged_only_when_its_norm_is_far_beyond_the_threshold():
+    # 8 logs of a RoBERTa fine-tune at grad norms of 2e5-8e5: clipped on every step under any
+    # threshold; 8 logs at 6x the assumed default are too few to say so
+    loss = np.linspace(0.7, 0.3, 8)
+    far = judge(OverClipping(), run_of(**_trainer_log(np.geomspace(1.9e5, 8.2e5, 8), loss)))
+    assert far is not None and far.evidence["median_ratio"] > 100
+    near = run_of(**_trainer_log(np.geomspace(5.5, 7.5, 8), loss))
+    assert OverClipping().skip_reason(near) is not None
+    assert judge(OverClipping(), run_of(**_trainer_log(np.full(4, 5e5), loss[:4]))) is None
+
+
 def test_trainer_log_whose_loss_never_moved_is_not_clipping():
     # an optimizer without the params: the unzeroed gradient grows, no step is taken
     grad = np.linspace(1.0, 300.0, 200)
