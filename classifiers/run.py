@@ -74,6 +74,9 @@ _SECONDARY = re.compile(
     r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|"
     r"(box|obj|cls|rpn|reg|aux|dfl|seg|pose|kobj|mask)"
 )
+# a restart that logged fewer points than this and stopped (an aborted rerun) starts no course:
+# two epochs of a new attempt leave every check too few points to judge, the run before it not
+_ABORTED_POINTS = 3
 # sessions carry on one course when each later one's training loss starts (its first finite
 # point) at most 5% above where the one before stopped (its last): a resume that lost state, or
 # a new run from the untrained loss, starts well above
@@ -397,8 +400,8 @@ class RunSeries:
         Unless the sessions carried on one course (`carried_on`): then each session's steps
         are counted on from the one before. A session that logged nothing but (step, value)
         pairs an earlier one logged already is that log written twice (a rerun's rows appended
-        again, byte for byte: `_replays`), and is left out, as is a restart that logged one
-        point and stopped (`_lone_restarts`): one point starts no course to judge."""
+        again, byte for byte: `_replays`), and is left out, as is a restart that logged one or
+        two points and stopped (`_lone_restarts`): they start no course to judge."""
         rows = self.rows(metric)
         all_steps, all_values, all_wall = self._columns
         steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
@@ -515,18 +518,18 @@ def _replays(steps: np.ndarray, values: np.ndarray, segments: np.ndarray) -> np.
 
 
 def _lone_restarts(steps: np.ndarray, segments: np.ndarray) -> np.ndarray:
-    """The write of each session (after the first) that holds one write only, at a step some
-    earlier write reached already: a restart aborted after its first log. Superseding the
-    course before it would leave the run one point to judge."""
+    """The writes of each session (after the first) that holds under `_ABORTED_POINTS` writes,
+    starting at a step some earlier write reached already: a restart aborted after its first
+    logs. Superseding the course before it would leave the run one or two points to judge."""
     out = np.zeros(len(steps), bool)
     if len(steps) < 2 or segments[-1] == segments[0]:
         return out
     starts = np.flatnonzero(np.r_[True, segments[1:] != segments[:-1]])
     sizes = np.diff(np.r_[starts, len(steps)])
     reached = np.maximum.accumulate(steps)
-    for i in np.flatnonzero(sizes[1:] == 1) + 1:
-        at = int(starts[i])
-        out[at] = steps[at] <= reached[at - 1]
+    for i in np.flatnonzero(sizes[1:] < _ABORTED_POINTS) + 1:
+        at, end = int(starts[i]), int(starts[i]) + int(sizes[i])
+        out[at:end] = steps[at] <= reached[at - 1]
     return out
 
 

@@ -41,7 +41,7 @@ def test_a_session_that_replays_an_earlier_ones_rows_exactly_is_left_out():
     assert rerun.curve("train_loss").steps.tolist() == ep[:10].tolist()
 
 
-def test_a_restart_that_logged_one_point_and_stopped_supersedes_nothing():
+def test_a_restart_that_logged_one_or_two_points_and_stopped_supersedes_nothing():
     # epochs 0-10 flat at 1.5-1.7, then a row `0,2.835` (a rerun aborted after its first log):
     # the course stays the 11 epochs, not one point nothing can judge
     ep = np.arange(11)
@@ -49,9 +49,13 @@ def test_a_restart_that_logged_one_point_and_stopped_supersedes_nothing():
     run = RunSeries(_sessions((ep, loss), (np.array([0]), np.array([2.835]))))
     assert run.curve("train_loss").steps.tolist() == ep.tolist()
     assert len(run.writes("loss", "train_loss")) == 12  # the restart readers still see it
-    # near miss: a restart that logged two points is a course of its own
+    # nor does one that logged two (epochs 1-2 again after 10)
     two = RunSeries(_sessions((ep, loss), (np.array([0, 1]), np.array([2.835, 2.5]))))
-    assert two.curve("train_loss").steps.tolist() == [0, 1]
+    assert two.curve("train_loss").steps.tolist() == ep.tolist()
+    # near miss: a restart that logged three points is a course of its own
+    three = np.array([0, 1, 2])
+    rerun = RunSeries(_sessions((ep, loss), (three, np.array([2.835, 2.5, 2.2]))))
+    assert rerun.curve("train_loss").steps.tolist() == [0, 1, 2]
 
 
 def test_a_resume_from_a_checkpoint_keeps_the_course_before_it():
