@@ -38,6 +38,7 @@ from lossforensics.classifiers.roles import ROLES, infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._json_records import looks_like_records, records_document
 from lossforensics.ingest._jsonlines import FrameChunk, RecordChunk, iter_records, parse_json
+from lossforensics.ingest._logged_messages import read_messages
 from lossforensics.ingest._segments import RUN_KEYS, SEGMENT_KEYS
 from lossforensics.ingest._source import (
     apply_run_name,
@@ -355,6 +356,9 @@ def read(
         line, key = state.first_bad
         state.warns.add(f"{state.bad} non-numeric value(s) skipped (first: key {key!r})", line=line)
     if state.builder.points == 0:
+        logged = read_messages(path, run=run or default_run_name(path), roles=roles)
+        if logged is not None:
+            return logged
         found = state.warns.finish()  # why the objects gave nothing, when the reader noticed
         why = f" ({'; '.join(w.message for w in found[:2])})" if found else ""
         raise EmptyInputError(

@@ -224,3 +224,29 @@ def test_an_iter_that_goes_back_within_an_epoch_is_still_a_restart(tmp_path):
     )
     f = load_run(resumed).frame
     assert f["segment"].nunique() == 2  # folded by epoch, the resume still goes back
+
+
+def test_json_lines_of_a_logging_formatter_are_read_from_their_messages(tmp_path):
+    """`{"timestamp": .., "level": "INFO", "message": "Epoch : 1\\t Loss : 0.001"}`: no field
+    holds a number, the training log is the message text, read as console lines."""
+    lines = []
+    for e in range(1, 11):
+        for key, value in (("Loss", 0.0011 / e), ("Acc", 95.9 + e / 10)):
+            message = f"Epoch : {e}\t {key} : {value:.6f}"
+            lines.append(
+                json.dumps({"timestamp": "2023-12-16", "level": "INFO", "message": message})
+            )
+    path = tmp_path / "training_log.json"
+    path.write_text("\n".join(lines) + "\n")
+    result = load_run(path)
+    loss = result.frame[result.frame["metric"] == "Loss"]
+    assert loss["step"].tolist() == list(range(1, 11)) and set(loss["role"].astype(str)) == {
+        "train_loss"
+    }
+    assert "message text was read as console lines" in str(result.warnings[0])
+    chatter = tmp_path / "app.json"
+    chatter.write_text(
+        "\n".join(json.dumps({"level": "INFO", "message": "started"}) for _ in range(3))
+    )
+    with pytest.raises(EmptyInputError):
+        load_run(chatter, format="jsonl")
