@@ -28,6 +28,7 @@ and byte offset; a cut last line (a live run) is a warning, not an error. Keys s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -57,6 +58,8 @@ _METRIC_KEYS = ("metric", "tag", "key", "name")
 _WALL_KEYS = ("_timestamp", "wall_time", "walltime", "timestamp")
 _DROPPED_PREFIXES = ("_wandb",)
 _SPLIT_KEYS = ("mode", "split")  # a line's split: mmdetection's "mode": "train" / "val"
+# DETR's (and Deformable-DETR's, DINO's) COCO evaluation: a list of the 12 COCO stats, AP first
+_COCO_EVAL = re.compile(r"coco_eval_(bbox|masks|segm)$")
 
 
 def sniff(path: Path) -> bool:
@@ -157,6 +160,18 @@ class _State:
         return steps, ok
 
 
+def _coco_ap(col: pd.Series) -> pd.Series:
+    """A `test_coco_eval_bbox` column's AP: the first of the 12 COCO stats each cell lists
+    (AP at IoU 0.50:0.95), read as `test_coco_eval_bbox/AP`, a validation score."""
+
+    def first(v: object) -> object:
+        if isinstance(v, (list, tuple, np.ndarray)) and len(v) > 0:
+            return v[0] if isinstance(v[0], (int, float, np.number)) else v
+        return v
+
+    return col.map(first)
+
+
 def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     frame = chunk.frame
     lines = np.asarray(chunk.lines)
@@ -203,12 +218,12 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     values = np.empty((n, len(columns)))
     keep = np.empty((n, len(columns)), dtype=bool)
     for j, col in enumerate(columns):
-        cells = json_cells(frame[col])
+        cells = json_cells(_coco_ap(frame[col]) if _COCO_EVAL.search(str(col)) else frame[col])
         values[:, j], keep[:, j] = cells.values, cells.keep
         state.note_bad(cells.bad & ok, lines, str(col))
     keep &= ok[:, None]
     split = held_out_splits(frame[state.split_key]) if state.split_key in frame.columns else None
-    names = [str(c) for c in columns]
+    names = [f"{c}/AP" if _COCO_EVAL.search(str(c)) else str(c) for c in columns]
     for j, name in enumerate(names):  # a split line's lr repeats the train lines' lr
         if split is not None and infer_role(name) == "lr":
             keep[:, j] &= split == ""

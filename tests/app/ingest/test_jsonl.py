@@ -250,3 +250,27 @@ def test_json_lines_of_a_logging_formatter_are_read_from_their_messages(tmp_path
     )
     with pytest.raises(EmptyInputError):
         load_run(chatter, format="jsonl")
+
+
+def test_detr_s_coco_evaluation_list_gives_its_ap_as_a_validation_score(tmp_path):
+    """DETR's `log.txt`: `test_coco_eval_bbox` lists the 12 COCO stats, AP first; it is the
+    run's only held-out quality metric, read as `test_coco_eval_bbox/AP`."""
+    stats = lambda e: [0.1 + 0.02 * e, 0.2, 0.1, 0.0, 0.1, 0.2, 0.2, 0.3, 0.3, 0.1, 0.3, 0.4]  # noqa: E731
+    lines = [
+        json.dumps(
+            {
+                "train_loss": 30 / (e + 1),
+                "test_loss": 28 / (e + 1),
+                "test_coco_eval_bbox": stats(e),
+                "epoch": e,
+            }
+        )
+        for e in range(6)
+    ]
+    path = tmp_path / "log.txt"
+    path.write_text("\n".join(lines) + "\n")
+    result = load_run(path)
+    ap = result.frame[result.frame["metric"] == "test_coco_eval_bbox/AP"]
+    assert ap["value"].round(2).tolist() == [0.1, 0.12, 0.14, 0.16, 0.18, 0.2]
+    assert set(ap["role"].astype(str)) == {"val_score"}
+    assert not any("non-numeric" in str(w) for w in result.warnings)
