@@ -20,7 +20,17 @@ from __future__ import annotations
 
 import numpy as np
 
-RUN_KEYS: tuple[str, ...] = ("run", "experiment", "trial")  # a column naming separate runs
+# a column naming separate runs (by its name, or by an id: `run_id`, `trial_id`)
+RUN_KEYS: tuple[str, ...] = (
+    "run",
+    "experiment",
+    "trial",
+    "run_id",
+    "run_name",
+    "experiment_id",
+    "experiment_name",
+    "trial_id",
+)
 SEGMENT_KEYS: tuple[str, ...] = ("segment", "phase")  # a column naming sessions of one run
 
 

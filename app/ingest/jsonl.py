@@ -13,8 +13,9 @@ metrics of a line of any split but train are named under it (`val/bbox_mAP`), it
 (it repeats the train lines'). A step key that starts again at every epoch (mmdetection's `iter`
 beside `epoch`) counts within the epoch: steps become epoch x (largest step + 1) + step.
 
-Runs and segments, in wide lines: a `run`, `experiment` or `trial` key names separate runs
-(each value its own `run`, named `<key>-<value>` when the value is not text); a `segment` or
+Runs and segments, in wide lines: a `run`, `experiment` or `trial` key (or `run_id`,
+`trial_id`, ...) names separate runs (each value its own `run`, named `<key>-<value>` when the
+value is not text); a `segment` or
 `phase` key, or a metric's step that goes back below its previous step, starts a new segment
 of the same run (the frame's `segment` column: 0, then +1 at each restart; the rule is
 `_segments`'). Neither key is a metric.

@@ -260,3 +260,16 @@ def test_a_model_column_naming_two_models_makes_two_runs(tmp_path):
     single = tmp_path / "one.csv"
     single.write_text("model,epoch,loss\nresnet,1,0.9\nresnet,2,0.7\nresnet,3,0.6\n")
     assert load_run(single).runs == ["one"]
+
+
+def test_a_run_id_column_names_separate_runs(tmp_path):
+    """Six attack runs appended in one `epoch_metrics.csv`, told apart by `run_id` (epoch back at
+    1 for each): runs of their own, not segments of one."""
+    rows = ["run_id,epoch,loss,clean_acc"]
+    for run in ("20250611T175536", "20250611T175735"):
+        rows += [f"{run},{e},{1.0 / e:.3f},0.{50 + e}" for e in range(1, 6)]
+    path = tmp_path / "epoch_metrics.csv"
+    path.write_text("\n".join(rows) + "\n")
+    frame = load_run(path).frame
+    assert sorted(frame["run"].unique()) == ["20250611T175536", "20250611T175735"]
+    assert set(frame["segment"]) == {0} and "run_id" not in set(frame["metric"])
