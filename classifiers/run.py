@@ -507,13 +507,16 @@ def _replays(steps: np.ndarray, values: np.ndarray, segments: np.ndarray) -> np.
     sessions = np.unique(segments)
     if len(sessions) < 2:
         return out
-    seen: set[tuple[int, float]] = set()
-    for k in sessions:
+    for k in sessions[1:]:
         mine = segments == k
+        before = segments < k
+        first = int(np.argmax(mine))
+        # most restarts log something new at their first step: rejected in one vectorised pass
+        if not np.any((steps[before] == steps[first]) & (values[before] == values[first])):
+            continue
+        seen = set(zip(steps[before].tolist(), values[before].tolist(), strict=True))
         pairs = set(zip(steps[mine].tolist(), values[mine].tolist(), strict=True))
-        if seen and pairs <= seen:
-            out[mine] = True
-        seen |= pairs
+        out[mine] = pairs <= seen
     return out
 
 
