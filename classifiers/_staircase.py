@@ -24,7 +24,7 @@ _EDGE_SHARE = 0.2
 # a boundary drop counts when the loss fell by 5% of its level across it ...
 _MIN_DROP_REL = 0.05
 # ... at 2 boundaries or more: one drop could be anything, a repeated one is the pattern
-_MIN_STEPS = 2
+MIN_STEPS = 2
 # the drops at the boundaries hold at least two thirds of the loss's fall over the read epochs:
 # most of the learning happens where examples are seen again
 _BOUNDARY_SHARE = 2.0 / 3.0
@@ -57,7 +57,7 @@ def staircase(run: RunSeries) -> dict | None:
     within epochs)."""
     curve = run.detailed("train_loss")
     starts = epoch_starts(run)
-    if curve is None or len(starts) < _MIN_STEPS:
+    if curve is None or len(starts) < MIN_STEPS:
         return None
     x, y = signals.finite_points(curve.steps, curve.values)
     edges = np.r_[x[0] if len(x) else 0, starts, np.inf]
@@ -74,14 +74,14 @@ def staircase(run: RunSeries) -> dict | None:
     head, end = np.asarray(heads), np.asarray(ends)
     drops = (end[:-1] - head[1:]) / np.maximum(np.abs(end[:-1]), signals.TINY)
     read = np.isfinite(drops)
-    if read.sum() < _MIN_STEPS or any(_lr_stepped(run, int(s)) for s in starts[read]):
+    if read.sum() < MIN_STEPS or any(_lr_stepped(run, int(s)) for s in starts[read]):
         return None
     at_boundaries = float(np.sum((end[:-1] - head[1:])[read]))
     within = float(np.nansum(np.maximum(head - end, 0.0)))
     climbed = float(np.nansum(np.maximum(end - head, 0.0)))
     share = at_boundaries / max(at_boundaries + within, signals.TINY)
     stepped = int(np.sum(drops[read] >= _MIN_DROP_REL))
-    if stepped < _MIN_STEPS or share < _BOUNDARY_SHARE:
+    if stepped < MIN_STEPS or share < _BOUNDARY_SHARE:
         return None
     if climbed > _CLIMB_BACK * at_boundaries:
         return None  # the loss climbs back within the epochs: a sawtooth (unshuffled's)

@@ -123,6 +123,7 @@ from lossforensics.classifiers._score_stall import (
     stalled_while_memorising,
     train_fall_factor,
 )
+from lossforensics.classifiers._staircase import MIN_STEPS as MIN_STAIRCASE_STEPS
 from lossforensics.classifiers._staircase import staircase
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
@@ -473,13 +474,21 @@ class Overfit(Classifier):
         training loss has `min_points` points: two cannot say it collapsed."""
         train_points = len(run.curve("train_loss") or ())
         if not run.has("val_loss") and train_points >= self.min_points:
-            if run.has("val_score") or len(epoch_starts(run)) >= 2:
+            if run.has("val_score") or len(epoch_starts(run)) >= MIN_STAIRCASE_STEPS:
                 return None
         val, train = run.curve("val_loss"), run.curve("train_loss")
         if val is not None and train is not None and len(train) >= 2:
             if FEW_EVALS <= len(val) < self.min_points:  # a short fine-tune's evaluations
                 return None
-        return super().skip_reason(run)
+        reason = super().skip_reason(run)
+        starts = len(epoch_starts(run)) if val is None and train is not None else 0
+        if reason is not None and 0 < starts < MIN_STAIRCASE_STEPS:
+            # the log marks epochs, too few for the staircase reading: say so, not only "no val"
+            reason += (
+                f"; the log marks {starts} epoch boundary, and the epoch-staircase reading "
+                f"needs {MIN_STAIRCASE_STEPS}"
+            )
+        return reason
 
     def _never_generalised(self, m: dict) -> bool:
         """A val that never got below the untrained loss (`first_eval_gain` under the train's

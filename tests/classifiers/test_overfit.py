@@ -333,6 +333,18 @@ def test_a_train_only_log_without_epochs_is_still_skipped_for_want_of_a_val_loss
     assert reason is not None and "validation loss" in reason
 
 
+def test_a_train_only_log_with_one_epoch_boundary_says_why_it_is_not_judged():
+    # an SFT run saved at epoch 1.73: one boundary, where the staircase reading needs two
+    s = np.arange(0, 600, 5)
+    loss = np.where(s < 350, 0.17, 0.065)
+    reason = Overfit().skip_reason(run_of(loss=(s, loss), epoch=(s, s / 347)))
+    assert reason == (
+        "no validation loss logged; the log marks 1 epoch boundary, and the epoch-staircase "
+        "reading needs 2"
+    )
+    assert Overfit().skip_reason(run_of(loss=(s, loss))) == "no validation loss logged"
+
+
 def test_a_validation_loss_beside_two_training_points_is_not_judged_by_overfit():
     # a Lightning log whose only dense series is its validation MSE (`Valid MSE`, 100 points:
     # its validation loss) and whose training loss was logged twice: nothing can say the
