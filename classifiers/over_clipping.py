@@ -55,9 +55,10 @@ _THRESHOLD = re.compile(
     re.IGNORECASE,
 )
 _NOT_THRESHOLD = re.compile(r"frac|rate|ratio|coef|pct|percent|count|range|eps", re.IGNORECASE)
-# a short grad-norm log (5 points or more, under min_points) is judged when its median is 100x
-# the threshold or more: two orders of magnitude no handful of noisy points makes up
+# a short grad-norm log (5 points or more, under min_points) is judged...
 _FEW_POINTS = 5
+# ... when its median is 100x the threshold or more: two orders of magnitude no handful of
+# noisy points makes up
 _FAR_RATIO = 100.0
 # A clipped step reads the threshold to within 0.1% (a logger's rounding of the same float), both
 # for a post-clip norm pinned at its ceiling and for a norm at or above a known threshold
