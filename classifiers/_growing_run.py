@@ -224,12 +224,18 @@ class GrowingRun:
         writes: dict[str, Curve] = {}
         for code, name in enumerate(names):
             curve = self._curves[code]
+            recut = False
             if curve is None:  # stale: RunSeries cuts it from every row once, kept from here on
                 cut = run.step_sorted(name)
                 curve = self._curves[code] = Columns(_CURVE_DTYPES)
                 curve.append({"step": cut.steps, "value": cut.values, "wall_time": cut.wall_time})
                 self.touched += self.rows.n
+                # a restart of one or two points, left out for now, may grow into the course
+                recut = run.ends_in_aborted_restart(name)
             kept[name] = self._judged(self._blocks[code], name, curve)
+            if recut:
+                self._curves[code] = None
+                self._blocks[code] = Blocks()
             # its rows in source order: its curve until a step came again
             writes[name] = (
                 self._judged(self._write_blocks[code], name, self._writes[code])

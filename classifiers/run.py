@@ -428,6 +428,15 @@ class RunSeries:
             steps, values, wall = steps[keep], values[keep], wall[keep]
         return Curve(metric, steps, values, wall)
 
+    def ends_in_aborted_restart(self, metric: str) -> bool:
+        """Whether the metric's last session is a restart `step_sorted` leaves out for now (one
+        or two points, at a step already reached): on a live run it may yet grow into a course
+        of its own, so a curve cut now must be cut again (IncrementalDiagnosis)."""
+        rows = self.rows(metric)
+        if len(rows) < 2:
+            return False
+        return bool(_lone_restarts(self._columns[0][rows], self._segment_column[rows])[-1])
+
     @cached_property
     def carried_on(self) -> np.ndarray | None:
         """Per segment, the steps added to its points when the run's sessions carried on one
