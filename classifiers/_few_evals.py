@@ -1,4 +1,4 @@
-"""A validation loss read at only 3 or 4 evaluations (a short fine-tune evaluated once an epoch),
+"""A validation loss read at only 2 to 4 evaluations (a short fine-tune evaluated once an epoch),
 or at up to 20 from its raw values (a short epoch log).
 
 Three epochs of fine-tuning with an evaluation at the end of each is the most common shape of a
@@ -13,9 +13,10 @@ minimum at the first of 4 evaluations) happen by chance to a flat noisy val 1 ti
 values in increasing order) against 1 in 6 for two; the bar is then `MIN_RISE_IN_A_ROW` (15%, about
 2x the noise of a noisy val), which leaves the chance of a false call about where it was (a 15%
 difference of two noisy evaluations, 6-7% noise each, is about 3.5 times as likely as a 20%
-one, and the order 4 times less likely).
+one, and the order 4 times less likely). Two evaluations (a fine-tune of two epochs) hold one
+rise: the same 20% bar is 2.2 sigmas of the difference of two noisy evaluations (6-7% each).
 
-Rule: 3 or 4 finite evaluations; the minimum is not the last; each evaluation after it is
+Rule: 2 to 4 finite evaluations; the minimum is not the last; each evaluation after it is
 higher than the one before, and the last stands `MIN_RISE` above the minimum
 (`MIN_RISE_IN_A_ROW` after three rises); the val had
 learned: it fell by `MIN_RISE` before its minimum (it followed training), or its minimum is
@@ -52,10 +53,11 @@ from lossforensics.classifiers._align import (
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, head_level, tail_level
 
-# the fewest evaluations read here: a minimum with one before or after it and a second after
-MIN_EVALS = 3
+# the fewest evaluations read here: a minimum and one after it (two epochs of a fine-tune); a
+# 20% rise between two evaluations is 2.2 sigmas of the difference of two noisy real vals
+MIN_EVALS = 2
 # the last evaluation 20% above the minimum: about 3x the noise of a noisy real val (6-7% of its
-# level at the 90th percentile), which a log of 3-4 evaluations cannot measure for itself
+# level at the 90th percentile), which a log of 2-4 evaluations cannot measure for itself
 MIN_RISE = 0.2
 # ...15% after three rises in a row: about 3.5 times as likely a difference of noise, 4 times
 # less likely an order (1 in 24 against 1 in 6)

@@ -32,7 +32,7 @@ The table, cause -> consequence, and why it holds in general:
 - nan -> underfit, when the training loss went non-finite and stayed so: the run was cut short,
   so where its loss stood before is no verdict on what the model could fit.
 - oscillating -> overfit, when overfit saw only a stall (its val rose by under `OVERFIT_CLEAR_Z`
-  sigmas) or read the rise from 3-4 evaluations, too few to measure their noise: an unstable
+  sigmas) or read the rise from 2-4 evaluations, too few to measure their noise: an unstable
   run's val goes up and down with its weights; a gap read from that is the swing's. A clear rise
   stays overfit.
 - unshuffled -> loss_spikes, when the sawtooth stays raised over its own period (at least

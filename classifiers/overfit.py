@@ -49,7 +49,7 @@ a val `_MEMORISED_RISE_PCT` (20%) above that minimum over 3+ evaluations, is the
 finding at `_MEMORISED_RISE_Z` (one sigma) of rise: a small val set (a Keras or tabular
 validation split) is noisy enough to keep a real 20-40% rise under `rise_z` sigmas, and a
 memorised train says which way the gap goes.
-With only 3 or 4 evaluations (a short fine-tune evaluated once an epoch), too few to measure
+With only 2 to 4 evaluations (a short fine-tune evaluated once an epoch), too few to measure
 their noise, a val that rose at every evaluation after its best by `_few_evals.MIN_RISE` (20%,
 about 3x the noise of a noisy real val; 15% after three rises in a row, which chance makes 4
 times rarer than two) while the training loss kept falling is overfit at
@@ -584,7 +584,7 @@ class Overfit(Classifier):
         return stall_finding(self.label, tag, _INFERRED_CONFIDENCE, summary, m)
 
     def judge_few_evals(self, m: dict) -> Finding:
-        """Overfit read from 3-4 evaluations, or from a short epoch log's raw values
+        """Overfit read from 2-4 evaluations, or from a short epoch log's raw values
         (classifiers._few_evals): inferred, at the bar."""
         short = m.get("reading") == "short_log"
         how = (

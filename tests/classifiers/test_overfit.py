@@ -91,10 +91,10 @@ def test_negative_losses_work():
 
 def test_skips_without_enough_evaluations():
     ep = np.arange(20)
-    run = run_of(loss=(ep, _train(ep)), val_loss=(ep[:2], np.array([1.0, 1.2])))
+    run = run_of(loss=(ep, _train(ep)), val_loss=(ep[:1], np.array([1.0])))
     assert "needs at least" in Overfit().skip_reason(run)
-    three = run_of(loss=(ep, _train(ep)), val_loss=(ep[:3], np.array([1.0, 0.9, 1.2])))
-    assert Overfit().skip_reason(three) is None  # read as a short fine-tune's evaluations
+    two = run_of(loss=(ep, _train(ep)), val_loss=(ep[:2], np.array([1.0, 1.2])))
+    assert Overfit().skip_reason(two) is None  # read as a short fine-tune's evaluations
 
 
 def _epochs_of_steps(per_epoch=100, epochs=3, start=0.39, end=0.11):
@@ -114,6 +114,19 @@ def test_three_epochs_whose_val_rises_at_each_evaluation_are_overfit():
     assert f.evidence["evaluations"] == 3 and f.span.start_step == evals[0]
     assert f.evidence["val_rise_pct"] == pytest.approx(39.3, abs=0.1)
     assert f.confidence == 0.5  # inferred: the rise is beyond real val noise, not measured
+
+
+def test_two_epochs_whose_val_rose_20_percent_are_overfit():
+    # a 2-epoch review classifier: eval loss 0.3695 -> 0.4540 (+23%) while the training loss
+    # falls from ln 2 to 0.17; near miss: a 10% rise is what two noisy evaluations differ by
+    steps = np.arange(1, 201)
+    loss = 0.69 - 0.52 * steps / 200 + 0.01 * RNG.standard_normal(200)
+    evals = np.array([100, 200])
+    f = judge(Overfit(), run_of(loss=(steps, loss), val_loss=(evals, np.array([0.3695, 0.454]))))
+    assert f is not None and f.evidence["reading"] == "few_evaluations"
+    assert f.evidence["evaluations"] == 2 and f.confidence == 0.5
+    small = run_of(loss=(steps, loss), val_loss=(evals, np.array([0.256, 0.281])))
+    assert judge(Overfit(), small) is None
 
 
 def test_few_evaluations_within_real_val_noise_or_with_a_dip_are_not_read():
