@@ -116,8 +116,9 @@ def test_render_takes_the_console_and_says_healthy(tmp_path):
 
 
 def test_a_run_nothing_could_judge_is_inconclusive_says_why_and_exits_0(tmp_path, capsys):
+    # one training loss and one evaluation (overfit reads two evaluations and up)
     path = tmp_path / "short.jsonl"
-    _write_jsonl(path, [1.0, 0.9], [1.1, 1.0])
+    _write_jsonl(path, [1.0], [1.1])
     buf = io.StringIO()
     render(diagnose_path(path), Console(file=buf, width=200))
     text = buf.getvalue()
