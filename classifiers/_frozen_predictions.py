@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers._align import finite_curve
-from lossforensics.classifiers._score_stall import CONVERGED_ROOM
+from lossforensics.classifiers._score_stall import CONVERGED_ROOM, score_scale
 from lossforensics.classifiers.metric_mismatch import name_direction
 from lossforensics.classifiers.run import RunSeries
 
@@ -37,17 +37,6 @@ VAL_GAIN = 0.05
 _PARTS = 3
 # the validation loss needs a first third and something after it
 _MIN_VAL_POINTS = 3
-# a percentage score: every value in [0, 100] and some above 1
-_PERCENT = 100.0
-
-
-def _bound(value: float) -> float | None:
-    """The bound a frozen score lives under: 1 for a fraction, 100 for a percentage."""
-    if 0 <= value <= 1:
-        return 1.0
-    if 0 <= value <= _PERCENT:
-        return _PERCENT
-    return None
 
 
 def _frozen_score(run: RunSeries) -> tuple[str, float, int] | None:
@@ -57,8 +46,7 @@ def _frozen_score(run: RunSeries) -> tuple[str, float, int] | None:
         _, y = finite_curve(run, "val_score", name)
         if len(y) < MIN_EVALS or np.ptp(y) != 0:
             continue
-        value = float(y[0])
-        bound = _bound(value)
+        value, bound = float(y[0]), score_scale(y)
         if bound is None or value <= 0:
             continue
         room = value if name_direction(name) < 0 else bound - value

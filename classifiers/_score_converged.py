@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers._align import finite_curve
-from lossforensics.classifiers._score_stall import CONVERGED_ROOM
+from lossforensics.classifiers._score_stall import CONVERGED_ROOM, score_scale
 from lossforensics.classifiers.metric_mismatch import name_direction
 from lossforensics.classifiers.run import RunSeries
-
-# a share printed in percent: every value in [0, 100]
-_PERCENT = 100.0
 
 
 def score_converged(run: RunSeries) -> bool:
@@ -25,9 +22,9 @@ def score_converged(run: RunSeries) -> bool:
     for name in run.metrics("val_score"):
         sign = name_direction(name)
         _, y = finite_curve(run, "val_score", name)
-        if sign == 0 or len(y) < 2 or np.any(y < 0) or np.any(y > _PERCENT):
+        bound = score_scale(y) if len(y) >= 2 else None
+        if sign == 0 or bound is None:
             continue
-        bound = 1.0 if np.all(y <= 1) else _PERCENT
         level = float(np.median(y[len(y) // 2 :]))
         room = bound - level if sign > 0 else level
         return room <= CONVERGED_ROOM * bound

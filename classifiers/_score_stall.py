@@ -50,7 +50,7 @@ _END_SHARE = 0.05
 _PERCENT = 100.0
 
 
-def _scale(values: np.ndarray) -> float | None:
+def score_scale(values: np.ndarray) -> float | None:
     """The bounded range a score lives in, as the values show it: 1 for a fraction, 100 for a
     percentage; None for an unbounded score (perplexity, a raw count)."""
     if np.all((values >= 0) & (values <= 1)):
@@ -93,7 +93,7 @@ def _measure(run: RunSeries) -> dict | None:
         third = int(np.ceil(len(good) / _PARTS))
         best = float(np.max(good[:third]))
         late = float(np.median(good[-third:]))
-        scale = _scale(sy)
+        scale = score_scale(sy)
         room = _room(best, sign, scale)
         at_stall = trailing_median(tx, ty, float(sx[third - 1]), _TRAIN_AT_STALL_POINTS)
         end = tail_level(ty, _END_SHARE)

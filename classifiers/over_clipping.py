@@ -127,6 +127,12 @@ def ceiling_share(g: np.ndarray) -> float:
     return float(np.mean(at_top)) if top > 0 and np.count_nonzero(at_top) > 1 else 0.0
 
 
+def _logged_threshold(run: RunSeries, name: str) -> float:
+    """A logged clip threshold's value: its median (NaN when it holds no finite point)."""
+    _, t = finite_curve(run, "other", name)
+    return float(np.median(t)) if len(t) else float("nan")
+
+
 class OverClipping(Classifier):
     label = "over_clipping"
     needs = frozenset({"grad_norm"})
@@ -163,8 +169,7 @@ class OverClipping(Classifier):
         if metric is None or (len(g) < self.min_points and not self._few_but_far(run)):
             return None
         if thr_name is not None:
-            _, t = finite_curve(run, "other", thr_name)
-            thr, source = (float(np.median(t)) if len(t) else float("nan")), "metric"
+            thr, source = _logged_threshold(run, thr_name), "metric"
         elif ceiling_share(g) < _MIN_CEILING_SHARE and is_trainer_log(run):
             thr, source = TRAINER_DEFAULT_THRESHOLD, "trainer_default"
             _, loss = finite_curve(run, "train_loss")
@@ -205,8 +210,7 @@ class OverClipping(Classifier):
         if metric is None or not (_FEW_POINTS <= len(g) < self.min_points):
             return False
         if thr_name is not None:
-            _, t = finite_curve(run, "other", thr_name)
-            thr = float(np.median(t)) if len(t) else float("nan")
+            thr = _logged_threshold(run, thr_name)
         elif is_trainer_log(run):
             thr = TRAINER_DEFAULT_THRESHOLD
         else:

@@ -481,8 +481,10 @@ class Overfit(Classifier):
             if FEW_EVALS <= len(val) < self.min_points:  # a short fine-tune's evaluations
                 return None
         reason = super().skip_reason(run)
-        starts = len(epoch_starts(run)) if val is None and train is not None else 0
-        if reason is not None and 0 < starts < MIN_STAIRCASE_STEPS:
+        if reason is None or val is not None or train is None:
+            return reason
+        starts = len(epoch_starts(run))
+        if 0 < starts < MIN_STAIRCASE_STEPS:
             # the log marks epochs, too few for the staircase reading: say so, not only "no val"
             reason += (
                 f"; the log marks {starts} epoch boundary, and the epoch-staircase reading "

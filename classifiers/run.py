@@ -405,16 +405,10 @@ class RunSeries:
         rows = self.rows(metric)
         all_steps, all_values, all_wall = self._columns
         steps, values, wall = all_steps[rows], all_values[rows], all_wall[rows]
-        replays = _replays(steps, values, self._segment_column[rows]) | _lone_restarts(
-            steps, self._segment_column[rows]
-        )
-        if replays.any():
-            rows, steps, values, wall = (
-                rows[~replays],
-                steps[~replays],
-                values[~replays],
-                wall[~replays],
-            )
+        segments = self._segment_column[rows]
+        if len(segments) and segments[0] != segments[-1]:  # sessions (codes rise as logged)
+            kept = ~(_replays(steps, values, segments) | _lone_restarts(steps, segments))
+            rows, steps, values, wall = rows[kept], steps[kept], values[kept], wall[kept]
         carried = self.carried_on
         if carried is not None:
             steps = steps + carried[self._segment_column[rows]]
@@ -513,10 +507,7 @@ def _replays(steps: np.ndarray, values: np.ndarray, segments: np.ndarray) -> np.
     """The rows of each session (after the first) whose every (step, value) pair an earlier
     session logged already: the same log written twice, not a course of its own."""
     out = np.zeros(len(steps), bool)
-    sessions = np.unique(segments)
-    if len(sessions) < 2:
-        return out
-    for k in sessions[1:]:
+    for k in np.unique(segments)[1:]:
         mine = segments == k
         before = segments < k
         first = int(np.argmax(mine))
@@ -534,7 +525,7 @@ def _lone_restarts(steps: np.ndarray, segments: np.ndarray) -> np.ndarray:
     starting at a step some earlier write reached already: a restart aborted after its first
     logs. Superseding the course before it would leave the run one or two points to judge."""
     out = np.zeros(len(steps), bool)
-    if len(steps) < 2 or segments[-1] == segments[0]:
+    if len(steps) < 2:
         return out
     starts = np.flatnonzero(np.r_[True, segments[1:] != segments[:-1]])
     sizes = np.diff(np.r_[starts, len(steps)])

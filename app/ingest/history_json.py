@@ -61,6 +61,8 @@ _LOSS_SERIES = re.compile(
 )
 # a label printed before a history's dict on the first line (`train history: {'acc': [...`)
 _LABEL_BEFORE_DICT = re.compile(r"[ \t]*[A-Za-z][\w .-]{0,60}?[ \t]*[:=][ \t]*(?=\{)")
+# the braces a printed dict opens and closes (its numbers and quotes hold none)
+_BRACE = re.compile(r"[{}]")
 # a JSON-lines file starts a second object on a line of its own: not one document
 _SECOND_OBJECT = re.compile(r"\n\s*\{")
 # an index label of pandas' `to_json()`: a whole number
@@ -250,10 +252,10 @@ def _printed_dict(text: str) -> dict | None:
     if start is None:
         return None
     depth = 0
-    for i in range(start, min(len(text), start + _MAX_LITERAL)):
-        depth += {"{": 1, "}": -1}.get(text[i], 0)
+    for brace in _BRACE.finditer(text, start, start + _MAX_LITERAL):
+        depth += 1 if brace.group() == "{" else -1
         if depth == 0:
-            literal = _python_literal(text[start : i + 1])
+            literal = _python_literal(text[start : brace.end()])
             return literal if isinstance(literal, dict) else None
     return None
 
