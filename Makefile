@@ -6,7 +6,8 @@ PYTHON  ?= python3
 VENV    := .venv
 PY      := $(VENV)/bin/python
 INSTALL ?= editable
-TARGET  := $(if $(filter wheel,$(INSTALL)),.,-e .)
+EDITABLE := $(if $(filter wheel,$(INSTALL)),,-e)
+TARGET  := $(EDITABLE) .
 RUN_STAMP  := $(VENV)/.run-$(INSTALL)
 TEST_STAMP := $(VENV)/.test-$(INSTALL)
 
@@ -22,7 +23,7 @@ $(RUN_STAMP): pyproject.toml setup.py | $(PY)
 
 $(TEST_STAMP): pyproject.toml setup.py | $(PY)
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q '$(TARGET)[dev,docs,torch,dask,postgres,transformers,lightning,keras]'
+	$(PY) -m pip install -q $(EDITABLE) '.[dev,docs,torch,dask,postgres,transformers,lightning,keras]'
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import importlib
 import os
+import shlex
 import subprocess
 import sys
 import sysconfig
@@ -194,3 +195,30 @@ def test_the_suite_runs_against_the_installed_package_not_the_source_tree():
     assert "site-packages" in where.parts and not source & set(where.parents), (
         f"lossforensics was imported from the source tree: {where}"
     )
+
+
+@pytest.mark.parametrize("mode", ["editable", "wheel"])
+def test_make_installs_pass_pip_a_project_path_in_either_mode(mode, tmp_path):
+    """`make run` and `make test` on a fresh machine: each `pip install` of the project is valid.
+
+    pip takes `-e` followed by a path (extras in brackets after it), never `-e` and the path
+    inside one quoted word; the default editable mode is what a new user's `make test` runs.
+    """
+    venv_dir = tmp_path / "venv"
+    out = subprocess.run(
+        ["make", "-n", "-B", "run", "test", f"INSTALL={mode}", f"VENV={venv_dir}"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    ).stdout
+    installs = [shlex.split(line) for line in out.splitlines() if " pip install " in line]
+    project = [words[words.index("install") + 1 :] for words in installs]
+    project = [[w for w in words if w not in ("-q", "--upgrade")] for words in project]
+    project = [words for words in project if words and words[-1].startswith((".", "-e"))]
+    assert len(project) == 2, out
+    for words in project:
+        editable = "-e" in words
+        assert editable == (mode == "editable"), words
+        path = [w for w in words if w != "-e"]
+        assert len(path) == 1 and path[0].split("[")[0] == ".", words
