@@ -17,7 +17,13 @@ A non-finite gradient
 norm with finite losses counts only when it persists: `persist_points` (3) non-finite in a row,
 non-finite to the end, or `persist_fraction` (a quarter) of its points. A mixed-precision loss
 scaler skips the odd step with an inf gradient by design and is finite again at the next one
-(the Trainer then logs a NaN grad_norm while the learning rate does not advance).
+(the Trainer then logs a NaN grad_norm while the learning rate does not advance). Nor does a
+persisting one count while the training loss, finite all along, still improved by 2.5% of its
+level from the start of the norm's longest non-finite stretch on (`_trained_through`: its
+first third of points from there against its last third): the updates landed, so the
+non-finite norms were skipped steps (a per-epoch mean of the norm, as BEiT/MAE-style logs
+write it, is inf whenever one step of the epoch overflowed: every epoch of a healthy
+mixed-precision fine-tune).
 Confidence: 0.99 when the loss stays non-finite to the end, 0.9 when several points are
 non-finite but training carried on, 0.8 for one isolated point, 0.6 for gradient norm only.
 Evidence: series (the metric that went non-finite), grad_norm_only (only the gradient norm did),
@@ -52,6 +58,30 @@ def _nonfinite(curve: Curve | None) -> np.ndarray:
     return np.flatnonzero(~np.isfinite(curve.values))
 
 
+def _longest_stretch(bad: np.ndarray) -> tuple[int, int]:
+    """The longest run of consecutive indices in `bad` (non-empty, sorted): its first index and
+    its length (the first such run on a tie)."""
+    breaks = np.flatnonzero(np.diff(bad) != 1)  # where one stretch of consecutive points ends
+    ends = np.concatenate((breaks, [len(bad) - 1]))
+    starts = np.concatenate(([0], breaks + 1))
+    i = int(np.argmax(ends - starts))
+    return int(bad[starts[i]]), int(ends[i] - starts[i] + 1)
+
+
+def _trained_through(train: Curve | None, step: int) -> bool:
+    """Whether a training loss, finite all along, still improved by `_TRAINED_THROUGH_GAIN` of
+    its level from `step` on (the median of the first third of its points there against the
+    last third's): the updates landed, so the non-finite gradient norms were skipped steps."""
+    if train is None or not np.isfinite(train.values).all():
+        return False
+    after = train.values[train.steps >= step]
+    if len(after) < _TRAINED_THROUGH_POINTS:
+        return False
+    k = len(after) // _THIRDS
+    head, tail = float(np.median(after[:k])), float(np.median(after[-k:]))
+    return head - tail >= _TRAINED_THROUGH_GAIN * max(abs(head), signals.TINY)
+
+
 def _every_write(run: RunSeries, curve: Curve) -> Curve:
     """The curve's metric with every row as logged, in source order (a restarted session's
     rows included, which the step-sorted curve overwrites); the curve itself when nothing
@@ -79,6 +109,14 @@ _CONFIDENCE_STAYED = 0.99  # the loss stayed non-finite to the end: nothing else
 _CONFIDENCE_SEVERAL = 0.9  # several non-finite points, but training carried on
 _CONFIDENCE_ONE_POINT = 0.8  # one isolated point: perhaps a logger's placeholder
 _CONFIDENCE_GRAD_ONLY = 0.6  # gradient norm only: loss scalers skip inf-gradient steps
+# a training loss that still gained 2.5% of its level after the gradient norm went non-finite
+# (plateau's bar for a loss that improved) trained through it: its updates landed
+_TRAINED_THROUGH_GAIN = 0.025
+# ... read as the median of its first third of points from there against its last third's,
+# which needs 6 points
+_TRAINED_THROUGH_POINTS = 6
+# the head and the tail are each a third of those points
+_THIRDS = 3
 
 
 class NaN(Classifier):
@@ -135,8 +173,7 @@ class NaN(Classifier):
         `persist_points` in a row, non-finite to the end, or `persist_fraction` of them."""
         if not len(bad):
             return False
-        breaks = np.flatnonzero(np.diff(bad) != 1)  # where one stretch of consecutive points ends
-        longest = int(np.max(np.diff(np.concatenate(([-1], breaks, [len(bad) - 1])))))
+        _, longest = _longest_stretch(bad)
         return (
             longest >= self.persist_points
             or int(bad[-1]) == len(grad) - 1
@@ -166,6 +203,9 @@ class NaN(Classifier):
         grad_bad = _nonfinite(grad)
         if not hits:
             if grad is None or not self._persists(grad, grad_bad):
+                return None
+            start, _ = _longest_stretch(grad_bad)
+            if _trained_through(run.curve("train_loss"), int(grad.steps[start])):
                 return None
             hits, from_grad = [(grad, grad_bad)], True
         else:
