@@ -3,7 +3,7 @@ file, a notebook cell's output, text pasted into the service).
 
 Each style people meet is a small declarative pattern set in `styles/` (HF Trainer dicts,
 Keras verbose 1 and 2, tqdm/Lightning bars, MXNet, PyTorch meters, timm, detectron2,
-mmengine, fairseq (text and JSON), nanoGPT, Megatron, YOLOv5, XGBoost / LightGBM, and a
+mmengine, fairseq (text and JSON), nanoGPT, Megatron, OpenNMT-py, YOLOv5, XGBoost / LightGBM, and a
 generic key-value fallback); `_parser` reads lines with one of them (each shape of line once
 with the patterns, then by position: `_plan`) and `_engine` turns the records into points.
 The style is chosen on the file's first bytes (the one that finds the most loss points; a

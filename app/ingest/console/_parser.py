@@ -125,6 +125,8 @@ class Parser:
         self._plans: list[Plan] = []
         self._days: dict[int, float] = {}  # yyyymmdd -> its first second
         self._opened = False  # set by `line` on a counter line that opens a record
+        # set by `line` on a line the style passes over (its `skip`, or not its signature)
+        self._passed_over = False
 
     # ------------------------------------------------------------------ reading
 
@@ -237,8 +239,9 @@ class Parser:
                 self._context, self._context_line = ctx, ctx_line
                 self._run, self._segment = run, seg
                 prose = len(WORD.findall(strip_prefix(raw)[0]))  # not counting a rank tag
-                self._opened = False
-                if not self.line(raw, number) and prose >= CONTEXT_MAX_WORDS and not self._opened:
+                self._opened = self._passed_over = False
+                read = self.line(raw, number)
+                if not (read or prose < CONTEXT_MAX_WORDS or self._opened or self._passed_over):
                     self._context = None
                 ctx, ctx_line = self._context, self._context_line
                 run, seg = self._run, self._segment
@@ -328,9 +331,10 @@ class Parser:
         if st.restart or st.trial:
             if self._headers(text):
                 return False
-        if st.skip is not None and st.skip.search(text):
-            return False
-        if st.signature is not None and not st.signature.search(text):
+        if (st.skip is not None and st.skip.search(text)) or (
+            st.signature is not None and not st.signature.search(text)
+        ):
+            self._passed_over = True  # as its plan reads it: it neither reads nor ends a record
             return False
         counters: dict[str, str] = {}
         rest = text

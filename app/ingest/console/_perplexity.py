@@ -1,4 +1,4 @@
-"""Perplexity read as the loss when a log prints no loss at all.
+"""Perplexity read as the loss of a split that prints no loss.
 
 Language-model scripts often track perplexity only (MXNet's Speedometer with
 `metric.Perplexity`: `Train-Perplexity=4311.3`, `Validation-Perplexity=282.5`). Perplexity is
@@ -11,9 +11,10 @@ in log form, and a perplexity in the thousands would read as a loss that blew up
 A split word before the name (`Train-`, `train_`, `Validation-`, `valid_`, `eval_`, `test `, ...)
 or the style's evaluation prefix (`eval/`) tells the training curve from the held-out one; a bare
 `perplexity` / `ppl` is the training one. Epoch averages and summaries (`epoch/`, `summary/`)
-are converted too, role other as before. Nothing changes when any series is already a loss (a
-perplexity beside a loss is a derived number, `other`), or when a value is not above 0 (no
-perplexity).
+are converted too, role other as before. A split that prints its loss keeps its perplexity as
+it was (a perplexity beside a loss is a derived number, `other`); the other split's is still
+read as its loss (OpenNMT-py prints the training `xent` but only the validation perplexity).
+Nothing changes when a value is not above 0 (no perplexity).
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ PERPLEXITY_NOTE = (
 
 
 def perplexity_roles(names: list[str], roles: dict[str, str], eval_prefix: str) -> dict[str, str]:
-    """The loss role of each perplexity series, by name, when no series is a loss; else none."""
-    if any((roles.get(n) or infer_role(n)) in _LOSS_ROLES for n in names):
+    """The loss role of each perplexity series, by name, whose split prints no loss."""
+    losses = {r for r in ((roles.get(n) or infer_role(n)) for n in names) if r in _LOSS_ROLES}
+    if len(losses) == len(_LOSS_ROLES):
         return {}
     found: dict[str, str] = {}
     for name in names:
@@ -52,7 +54,8 @@ def perplexity_roles(names: list[str], roles: dict[str, str], eval_prefix: str) 
             continue
         split = (match["split"] or "").lower()
         role = "val_loss" if held_out or split in _HELD_OUT else "train_loss"
-        found[name] = "other" if name.startswith(_KEPT_APART) else role
+        if role not in losses:  # beside a loss of its own split it is a derived number
+            found[name] = "other" if name.startswith(_KEPT_APART) else role
     return found
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from lossforensics.ingest import load_run
 
@@ -19,6 +20,7 @@ REAL_EXCERPTS = {
     "fairseq_real.log": ("fairseq", "loss", 5, 11.521, 10.902, "valid_loss"),
     "fairseq_epochs_real.log": ("fairseq", "loss", 3, 6.22, 6.144, "valid_loss"),
     "nanogpt_real.log": ("nanogpt", "loss", 25, 4.2648, 1.6524, "val loss"),
+    "opennmt_real.log": ("opennmt", "xent", 12, 3.29, 0.18, "ln(Validation perplexity)"),
     "yolov8_real.log": ("ultralytics yolov8", "box_loss", 3, 1.081, 1.096, None),
     "yolox_loguru_real.log": ("yolox", "total_loss", 2, 14.6, 11.5, None),
     "nnunet_logging_real.log": (
@@ -98,6 +100,20 @@ def test_timm_model_ema_evaluation_is_its_own_series():
     # one point per evaluation: the running average on its last line
     assert _values(result, "test/Loss") == [3.9768]
     assert _values(result, "Test (EMA)/Loss") == [6.9122]
+
+
+def test_opennmt_validation_lines_after_a_message_take_the_last_step_as_a_loss():
+    """OpenNMT-py prints the training `xent` but only the validation perplexity, on lines of
+    their own after a `Loading dataset from ...` message: the validation loss is its log, at
+    the step of the last training line; the training `ppl` beside `xent` stays a number."""
+    result = load_run(FIXTURES / "opennmt_real.log")
+    frame = result.frame
+    val = frame[frame["metric"] == "ln(Validation perplexity)"]
+    assert val["step"].tolist() == [200, 400, 600]
+    assert val["value"].tolist() == pytest.approx(np.log([5.45281, 2.44446, 1.22345]))
+    roles = dict(zip(frame["metric"], frame["role"], strict=True))
+    assert roles["ln(Validation perplexity)"] == "val_loss"
+    assert roles["ppl"] == "other" and roles["Validation accuracy"] == "val_score"
 
 
 def test_megatron_loss_scale_and_perplexity_are_not_losses():

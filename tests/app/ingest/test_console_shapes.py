@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 from lossforensics.classifiers.errors import UnknownFormatError
 from lossforensics.ingest import load_run
@@ -480,6 +481,22 @@ def test_perplexity_beside_a_loss_stays_as_printed():
     roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
     assert roles["ppl"] == "other" and roles["loss"] == "train_loss"
     assert _series(result, "ppl")[1] == [90.0, 60.3]
+
+
+def test_a_held_out_perplexity_beside_a_training_loss_is_the_held_out_loss():
+    """A split that prints only its perplexity has its loss in it, whatever the other split
+    prints: the training loss stays as printed, the validation perplexity is read as its log."""
+    rows = ((1, 4.5, 90.0, 95.0), (2, 4.1, 60.3, 70.0))
+    text = "".join(f"step {s}: loss {x}, ppl {p}, val_ppl {v}\n" for s, x, p, v in rows)
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["loss"] == "train_loss" and roles["ppl"] == "other"
+    assert roles["ln(val_ppl)"] == "val_loss"
+    assert _series(result, "ln(val_ppl)")[1] == pytest.approx(np.log([95.0, 70.0]))
+    # near miss: beside a validation loss of its own, the validation perplexity is derived
+    both = _read(text.replace("val_ppl", "val_loss 4.6, val_ppl"))
+    roles = dict(zip(both.frame["metric"], both.frame["role"], strict=True))
+    assert roles["val_ppl"] == "other" and roles["val_loss"] == "val_loss"
 
 
 def test_a_perplexity_not_above_zero_is_no_perplexity():

@@ -25,6 +25,7 @@ _MODULES = (
     "nanogpt",
     "build_nanogpt",
     "megatron",
+    "opennmt",
     "yolo",
     "yolov8",
     "yolov6",
