@@ -23,18 +23,27 @@ loss kept falling after the step (Kendall tau <= `_AFTER_JUMP_TAU`). Weights tha
 worse on held-out data at once; a loss whose definition changed mid-run (a Dice term added at
 epoch 3) steps up while the model carries on learning. The per-step
 series is read when the loss is also logged per epoch.
+A loss can diverge downwards too (`kind` "unbounded_fall"): below zero over the last
+`slow_span` of the run, ending `_UNBOUNDED_FACTOR` (100x) the magnitude of its head level or
+more, and still falling (the last `slow_span` made `still_rising` of the fall). Cross-entropy and
+MSE have a floor at 0, a Gaussian NLL or an ELBO levels off near the noise level; a loss that
+falls by orders of magnitude without levelling has no floor for these targets (binary
+cross-entropy on labels outside [0, 1], a sign error): the outputs grow without bound.
+Confidence `_UNBOUNDED_CONFIDENCE` (0.7).
 Confidence: 0.6 + 0.3 x min(1, ln(end/min) / ln 3) (or the rise in ranges), + 0.1 when the
 gradient norm grew 3x or the loss ended non-finite.
 Known false positives: a deliberate schedule that raises the loss (curriculum to harder data,
 a new task phase) or a metric that is not a loss; a run resumed from an older checkpoint (the
 resume_discontinuity label explains that better).
 Evidence: min_step, min_level, end_level, rise_log, rise_ratio, rise_full (the finite rise alone
-clears the threshold), kind ('blow_up' | 'slow_divergence'), rise_tau, late_rise_share,
+clears the threshold), kind ('blow_up' | 'slow_divergence' | 'unbounded_fall'), rise_tau,
+late_rise_share,
 sudden, early (min_fraction, the minimum's place in the run, 0..1, is small), head_level (the
 level at the start), noise (of the run before its minimum), ends_nonfinite, grad_norm_growth
 (only once the loss's course says exploded); for a sudden step, jump_step,
 after_jump_tau and val_worst_after_min (the highest validation loss after the minimum over its
-level there).
+level there); for an unbounded fall, head_level, end_level, fall_ratio (|end| / |head|),
+late_fall_share and below_zero_step.
 """
 
 from __future__ import annotations
@@ -87,6 +96,12 @@ _VAL_HELD = 1.02
 # after a loss redefinition the training loss keeps falling: Kendall tau at most -0.3 (a
 # blown-up loss stays high or climbs, tau near 0 or positive)
 _AFTER_JUMP_TAU = -0.3
+# a loss below zero over the last `slow_span` whose end is 100x the magnitude of where it began
+# fell by orders of magnitude: a loss with a floor (cross-entropy, MSE: 0; a Gaussian NLL: its
+# noise level) levels off long before that
+_UNBOUNDED_FACTOR = 100.0
+# ... and read with the confidence of a finding with one reading only: the shape alone says it
+_UNBOUNDED_CONFIDENCE = 0.7
 
 
 class Exploding(Classifier):
@@ -324,12 +339,62 @@ class Exploding(Classifier):
         )
         return Finding(self.label, float(confidence), Span(ev["min_step"], last_step), ev, summary)
 
+    def unbounded_fall(self, run: RunSeries) -> dict | None:
+        """A loss that fell below zero and kept falling: over the last `slow_span` of the run
+        every smoothed level is negative, the end level is `_UNBOUNDED_FACTOR` times the
+        magnitude of the head level or more, and the last `slow_span` made at least
+        `still_rising` of the whole fall (it is not levelling off). None otherwise."""
+        xs, level = run.smoothed("train_loss", per_step=True)
+        if len(level) < self.min_points:
+            return None
+        last = xs >= xs[-1] - self.slow_span * np.ptp(xs)
+        head = signals.head_level(level, _HEAD_SHARE)
+        end = signals.tail_level(level, _END_SHARE, min_points=2)
+        if not (last.any() and np.all(level[last] < 0)):
+            return None
+        fall = head - end
+        if abs(end) < _UNBOUNDED_FACTOR * max(abs(head), signals.TINY) or fall <= 0:
+            return None
+        late_fall_share = float((level[last][0] - end) / fall)
+        if late_fall_share < self.still_rising:
+            return None
+        below = int(np.argmax(level < 0))
+        return {
+            "kind": "unbounded_fall",
+            "head_level": head,
+            "end_level": end,
+            "fall_ratio": float(abs(end) / max(abs(head), signals.TINY)),
+            "late_fall_share": late_fall_share,
+            "below_zero_step": int(xs[below]),
+            "sudden": False,
+            "early": False,
+            "ends_nonfinite": False,
+        }
+
+    def judge_unbounded(self, ev: dict, last_step: int) -> Finding:
+        summary = (
+            f"Training loss (smoothed) fell below zero and kept falling, from about "
+            f"{ev['head_level']:.4g} to about {ev['end_level']:.4g} "
+            f"({ev['fall_ratio']:.0f}x its starting magnitude), still falling at the end: a "
+            "loss with a floor levels off, this one has none for these targets."
+        )
+        return Finding(
+            self.label,
+            _UNBOUNDED_CONFIDENCE,
+            Span(ev["below_zero_step"], last_step),
+            ev,
+            summary,
+        )
+
     def detect(self, run: RunSeries) -> Finding | None:
         # the verdict does not read the gradient norm: most runs are ruled out without it, and
         # a run that exploded has it added to the course already measured
         ev = self.measure(run, grad=False, screen=True)
         curve = run.curve("train_loss")
-        if ev is None or curve is None or not self.exploded(ev):
+        if curve is None:
             return None
+        if ev is None or not self.exploded(ev):
+            fell = self.unbounded_fall(run)
+            return None if fell is None else self.judge_unbounded(fell, int(curve.steps[-1]))
         ev.update(self._grad_growth(run, ev))
         return self.judge(ev, int(curve.steps[-1]))

@@ -103,6 +103,18 @@ NAN = (
 # non-finite end at fp16 overflow; an early rise at the init.
 EXPLODING = (
     Rule(
+        "a loss with no floor for these targets (labels outside the loss's range, a sign error)",
+        "data",
+        0.05,
+        (
+            "Check the targets lie in the range the loss expects (0/1 for binary cross-entropy, "
+            "class ids for cross-entropy) and the loss's sign.",
+            "Compute the loss by hand on one batch: cross-entropy and MSE never go below 0.",
+        ),
+        "batch_inspect",
+        lambda ev: 0.9 * (ev.get("kind") == "unbounded_fall"),
+    ),
+    Rule(
         "a bad or extreme batch kicking the weights far away",
         "data",
         0.2,

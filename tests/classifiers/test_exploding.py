@@ -35,6 +35,23 @@ def test_negative_loss_that_climbs_back_up():
     assert judge(Exploding(), run_of(loss=(STEPS, loss))) is not None
 
 
+def test_a_negative_loss_falling_by_orders_of_magnitude_is_an_unbounded_fall():
+    """A Keras ECG model: binary cross-entropy on targets outside [0, 1], the loss -3.4e4 at
+    epoch 0 and -6.5e7 at epoch 69, falling faster every epoch: a loss with no floor."""
+    ep = np.arange(70)
+    loss = -3.4e4 * (1 + ep) ** 1.8 * (1 + 0.01 * RNG.standard_normal(70))
+    f = judge(Exploding(), run_of(loss=(ep, loss)))
+    assert f is not None and f.evidence["kind"] == "unbounded_fall"
+    assert f.evidence["fall_ratio"] >= 100 and f.evidence["late_fall_share"] >= 0.2
+    assert "fell below zero" in f.summary
+    # near misses: an ELBO-like loss that falls far below zero and levels off, and a VAE loss
+    # that crosses zero from a large positive start, both converge
+    levels = -1e3 * (1 - np.exp(-ep / 8)) - 10 + 2.0 * RNG.standard_normal(70)
+    assert judge(Exploding(), run_of(loss=(ep, levels))) is None
+    crosses = 4.6e4 * np.exp(-ep / 5) - 2e3 + 300 * RNG.standard_normal(70)
+    assert judge(Exploding(), run_of(loss=(ep, crosses))) is None
+
+
 def test_healthy_and_per_epoch_runs_do_not_explode():
     assert judge(Exploding(), run_of(loss=(STEPS, _healthy()))) is None
     ep = np.arange(12)
