@@ -50,9 +50,10 @@ def _confirm(diagnosis, lr, tmp_path, **kw):
 
 
 def test_confirm_lifts_the_lr_cause_it_confirms_and_logs_the_runs(tmp_path):
-    diag = _diagnosis(("exploding", _lr_first()))
-    assert plan(diag, top=5)[-1] == "lr_drop"
-    result = _confirm(diag, TOO_HIGH, tmp_path, top=5)
+    lr_last = _lr_first()
+    diag = _diagnosis(("exploding", lr_last))
+    assert plan(diag, top=len(lr_last))[-1] == "lr_drop"
+    result = _confirm(diag, TOO_HIGH, tmp_path, top=len(lr_last))
     causes = result.findings[0].causes
     lr = next(c for c in causes if c.probe == "lr_drop")
     assert lr.verdict == CONFIRMED and lr.original_rank == len(causes)
