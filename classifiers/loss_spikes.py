@@ -9,7 +9,9 @@ Rule: at least one recovered excursion that is large in absolute terms: for posi
 least 50% above the level before it (ln ratio >= `min_rise_log`, 0.4) and _MIN_LINEAR_SHARE
 (5%) of the curve's range, otherwise at least `min_range_share` (30%) of the curve's robust
 range; and at least `z_min` (6) noise sigmas, both of the whole curve and of the points around
-it (classifiers/_spikes.py: a loss near its floor jitters more late in training). Jumps after
+it (classifiers/_spikes.py: a loss near its floor jitters more late in training; a positive
+loss's jump to 10x the level before it, `_HUGE_RISE_LOG`, needs only the first: jitter is tens
+of percent, and blow-ups that come in a cluster inflate each other's local noise). Jumps after
 the run blew up (its trailing level back to where it started, 90% of its progress given back)
 are the divergence's, which exploding reports. Jumps that belong to a cycle are not bad batches
 (unshuffled data, a logger's reset): _MIN_EVEN_JUMPS (4) or more evenly spaced (within
@@ -69,6 +71,9 @@ _NOISE_HALF_MIN = 5
 _NOISE_HALF_MAX = 50
 # the evidence lists at most this many spike steps (enough to find them on the chart)
 _LISTED_SPIKES = 20
+# a recovered jump to 10x the level before it (ln 10) needs no local noise test: a loss near its
+# floor jitters by tens of percent, not by an order of magnitude
+_HUGE_RISE_LOG = float(np.log(10.0))
 
 # _cyclic: this many jumps or more, evenly spaced, make a period (three can be even by chance)
 _MIN_EVEN_JUMPS = 4
@@ -189,7 +194,10 @@ class LossSpikes(Classifier):
         # the noise where it happened (a loss near its floor jitters more, late), and not a jump
         # of a run that had already blown up (exploding's, not a bad batch's)
         half = max(_NOISE_HALF_MIN, min(_NOISE_HALF_MAX, len(y) // _NOISE_WINDOW_PER_RUN))
-        keep &= sp.heights >= self.z_min * _spikes.local_noise(ly, sp.indices, half)
+        # (a positive loss that jumped tenfold and came back is no jitter, whatever its
+        # neighbourhood: spikes that come in a cluster inflate each other's local noise)
+        huge = positive & (sp.heights >= _HUGE_RISE_LOG)
+        keep &= huge | (sp.heights >= self.z_min * _spikes.local_noise(ly, sp.indices, half))
         if not keep.any():
             return None
         # (judged as factors: a signed log when the loss can be zero or negative)

@@ -131,6 +131,26 @@ def test_a_jump_within_the_late_noise_is_not_a_spike_though_it_beats_the_early_n
     assert f is not None and f.evidence["spike_steps"] == [100]
 
 
+def test_validation_blow_ups_that_come_in_a_cluster_are_each_a_spike():
+    """A Keras CNN whose validation loss blew up at epochs 5 and 9-10 (x20 and x100 the epochs
+    around them) and recovered each time, during an unstable first third: the blow-ups sit in
+    each other's neighbourhood, whose noise they inflate; a tenfold jump is no jitter."""
+    ep = np.arange(1, 27)
+    val = np.array(
+        [1.345, 0.151, 0.154, 0.55, 3.308, 0.068, 0.053, 0.09, 7.333, 9.379, 0.159, 0.125]
+        + [0.027, 0.025, 0.086, 0.024, 0.033, 0.039, 0.051, 0.039, 0.049, 0.04, 0.039, 0.039]
+        + [0.036, 0.072]
+    )
+    train = 0.004 + 0.36 * np.exp(-(ep - 1) / 3)
+    f = judge(LossSpikes(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.evidence["series"] == "val"
+    assert f.evidence["spike_steps"] == [5, 9] and f.evidence["max_rise_ratio"] > 10
+    # near miss: the same cluster at 8x the level around it stays inside the local noise
+    tamer = val.copy()
+    tamer[[4, 8, 9]] = [0.6, 0.5, 0.6]
+    assert judge(LossSpikes(), run_of(loss=(ep, train), val_loss=(ep, tamer))) is None
+
+
 def test_a_peak_after_which_the_run_sits_blown_up_did_not_recover():
     # the corpus's short exploding logs: 1.3 -> 0.6, a climb, a 22x peak, then ~2.0 for good
     # (above the start): it fell back from its peak but never to a trained level
