@@ -33,6 +33,9 @@ CONTEXT_MAX_WORDS = 3  # prose allowed on a metrics-only line that borrows the l
 DIGIT = re.compile(r"\d")
 _ASCII_DIGIT = re.compile(r"[0-9]")
 _KEY_SUFFIX = re.compile(r"\s+(?:is|was|=)$")
+# a key opens with no linking word: the words up to it are prose (`Saving model at Epoch 3 with
+# Validation Accuracy: 0.87` reads `Validation Accuracy`, the metric the epoch line prints too)
+_LINKED_KEY = re.compile(r"^(?:with|and|at|for|of|on|in|to|from|by|after|when|while)\s+", re.I)
 _SPLIT_WORD = re.compile(r"\b(val|valid|validation|eval|evaluation|test|dev)\b", re.I)
 _HAS_SPLIT = re.compile(
     r"(?:^|[^a-z])(?:val|valid|validation|eval|evaluation|test|dev|train|training|predict)"
@@ -213,6 +216,9 @@ def find_pairs(
         if (cut := key.rfind(". ")) >= 0:  # `Training done. Best AUC`: the key is `Best AUC`
             start = key_at = key_at + cut + 2
             key = key[cut + 2 :]
+        if (link := _LINKED_KEY.match(key)) and link.end() < len(key):
+            start = key_at = key_at + link.end()
+            key = key[link.end() :]
         if key in st.ignore or key.lower() in st.ignore:
             continue
         found.append((start, m.end(), key, m["val"], key_at, m.start("val")))

@@ -651,3 +651,21 @@ def test_a_value_printed_as_its_change_is_read_as_the_new_value():
     result = _read(text)
     assert _series(result, "Learning Rate Reduced") == ([3], [0.0001])
     _same_with_and_without_plans(text)
+
+
+def test_a_linking_word_before_a_key_is_prose_not_part_of_the_name():
+    """`Saving model at Epoch 2 with Validation Accuracy: 52.49%` names the metric the epoch
+    line prints (`Validation Accuracy`), not a second one called `with Validation Accuracy`."""
+    text = "".join(
+        f"Epoch {e}/50 - Train Loss: {t}, Validation Loss: {v}, Validation Accuracy: {a}%\n"
+        f"Saving model at Epoch {e} with Validation Accuracy: {a}%\n"
+        for e, t, v, a in ((1, 0.98, 1.38, 33.73), (2, 0.91, 1.21, 52.49), (3, 0.85, 1.1, 60.0))
+    )
+    result = _read(text)
+    metrics = set(result.frame["metric"])
+    assert "Validation Accuracy" in metrics and not any(m.startswith("with") for m in metrics)
+    assert sorted(set(_series(result, "Validation Accuracy")[1])) == [33.73, 52.49, 60.0]
+    # a key that is one linking word and nothing else is left as printed
+    assert set(_read("step 1: to 0.5, loss 2.0\nstep 2: to 0.4, loss 1.5\n").frame["metric"]) >= {
+        "to"
+    }
