@@ -124,6 +124,12 @@ def diagnosis_html(d: CoreDiagnosis) -> str:
             "<th>likely causes</th></tr>" + "".join(rows) + "</table>"
         )
     notes = ""
+    if d.set_aside:
+        notes += (
+            "<p><small>set aside: "
+            + _e("; ".join(f"{s.label} ({s.reason})" for s in d.set_aside))
+            + "</small></p>"
+        )
     if d.skipped:
         notes += (
             "<p><small>not judged: "

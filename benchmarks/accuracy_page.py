@@ -28,7 +28,10 @@ present, a test checks that the two agree run by run):
 - **verdict = primary**: the share of runs whose verdict is their first true label;
 - **healthy false alarms**: runs labelled only `healthy` whose predicted set is not `healthy`;
 - **missed alarms**: runs called `healthy` or `inconclusive` although a loss curve holds a
-  NaN/inf or its level rises to 3x its lowest level before (must be 0);
+  NaN/inf or its level rises to 3x its lowest level before (must be 0). "(n set aside)" counts
+  those whose diagnosis names the sign under `set_aside` with the check's reason for judging
+  it benign (a NaN at the first evaluation only, a loss redefined mid-run): seen and
+  explained, yet still counted here;
 - **ECE**: expected calibration error over every (run, label) pair, confidence 0 where no
   finding has the label, 10 equal-width bins (the confidence is calibrated on the project's
   corpus only; see `docs/img/reliability.png` and `make calibrate`).
@@ -42,6 +45,12 @@ the logging interval, half the points, no first evaluation): [Robustness](robust
 
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{x:.1%}"
+
+
+def _missed(sc: dict) -> str:
+    """The missed-alarm count, with how many of them the diagnosis set aside with a reason."""
+    n, told = sc["missed_alarms"], sc.get("missed_alarms_set_aside", 0)
+    return f"{n} ({told} set aside)" if n and told else str(n)
 
 
 def render(report: dict) -> str:
@@ -59,7 +68,7 @@ def render(report: dict) -> str:
         ece = "–" if sc["ece"] is None else f"{sc['ece']:.3f}"
         out.append(
             f"| {name} | {sc['runs']} | {sc['macro_f1']:.3f} | {_pct(sc['verdict_is_primary'])} "
-            f"| {far} | {sc['missed_alarms']} | {sc['inconclusive']} | {ece} | {sc['crashes']} |"
+            f"| {far} | {_missed(sc)} | {sc['inconclusive']} | {ece} | {sc['crashes']} |"
         )
     for name, why in report.get("skipped", {}).items():
         out.append(f"\n{name}: not scored ({why}).")
@@ -74,8 +83,10 @@ def render(report: dict) -> str:
                 f"| {v['tp']} | {v['fp']} | {v['fn']} |"
             )
         missed = s["scores"]["missed_alarm_runs"]
+        told = set(s["scores"].get("missed_alarm_runs_set_aside", ()))
         if missed:
-            out.append(f"\nMissed alarms: {', '.join(f'`{k}`' for k in missed)}.")
+            named = (f"`{k}`" + (" (set aside with a reason)" if k in told else "") for k in missed)
+            out.append(f"\nMissed alarms: {', '.join(named)}.")
     return "\n".join(out) + "\n"
 
 

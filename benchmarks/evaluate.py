@@ -46,7 +46,13 @@ from lossforensics.classifiers.diagnose import diagnose_all  # noqa: E402
 from lossforensics.classifiers.labels import SEVERITY  # noqa: E402
 from lossforensics.ingest import load_run  # noqa: E402
 
-from benchmarks.scoring import Outcome, loss_alarm, predicted_set, score, truth_of  # noqa: E402
+from benchmarks.scoring import (  # noqa: E402
+    Outcome,
+    loss_alarm,
+    predicted_set,
+    score,
+    truth_of,
+)
 
 SHARED = REPO.parent / "shared"
 OUT = REPO / "build" / "eval.json"
@@ -153,6 +159,7 @@ def _outcome(key: str, truth: list[str], diagnoses: list, curves: dict) -> Outco
         verdicts=verdicts,
         confidence=conf,
         alarm=alarm,
+        set_aside=sorted({s["label"] for d in dicts for s in d["set_aside"]}),
     )
 
 
@@ -178,7 +185,8 @@ def print_set(name: str, sc: dict, seconds: float, outcomes: list[Outcome], runs
         f"== {name}: {sc['runs']} runs in {seconds:.0f}s: macro-F1 {sc['macro_f1']:.3f}, "
         f"verdict = primary {sc['verdict_is_primary']:.1%}, healthy false alarms "
         f"{sc['healthy_false_alarms']}/{sc['healthy_runs']}"
-        f"{'' if far is None else f' ({far:.1%})'}, missed alarms {sc['missed_alarms']}, "
+        f"{'' if far is None else f' ({far:.1%})'}, missed alarms {sc['missed_alarms']} "
+        f"({sc['missed_alarms_set_aside']} set aside with a reason), "
         f"ECE {sc['ece']:.3f}, inconclusive {sc['inconclusive']}, crashes {sc['crashes']}"
     )
     print(f"   {'label':24s} {'prec':>6s} {'rec':>6s} {'f1':>6s} {'tp':>4s} {'fp':>4s} {'fn':>4s}")
@@ -187,8 +195,10 @@ def print_set(name: str, sc: dict, seconds: float, outcomes: list[Outcome], runs
             f"   {lab:24s} {v['precision']:6.2f} {v['recall']:6.2f} {v['f1']:6.2f} "
             f"{v['tp']:4d} {v['fp']:4d} {v['fn']:4d}"
         )
+    told = set(sc["missed_alarm_runs_set_aside"])
     for key in sc["missed_alarm_runs"]:
-        print(f"   missed alarm: {key}")
+        why = " (set aside with a reason)" if key in told else ""
+        print(f"   missed alarm: {key}{why}")
     if runs:
         for o in outcomes:
             print(f"   {o.key:48s} {o.status:6s} truth={o.truth} pred={o.pred} {o.err}")

@@ -13,7 +13,10 @@ holds several runs), or nothing when it could not be read (a crash).
 - healthy false alarm: a run labelled only `healthy` whose predicted set is not `{healthy}`;
 - missed alarms: runs whose verdict is `healthy` or `inconclusive` although a loss curve holds
   a NaN/inf or its level rises to 3x or more of its lowest level before (must be 0; levels
-  and the floor are defined in `loss_alarm`);
+  and the floor are defined in `loss_alarm`). Of those, `missed_alarms_set_aside` counts the
+  runs whose diagnosis names the sign under `set_aside` with a reason (a NaN by the `nan`
+  check, a rise by `exploding` or `loss_spikes`): judged and explained, not overlooked. They
+  stay in the missed count, which takes no reason on trust;
 - ECE: every (run, label) pair over the fixed labels, confidence = the highest confidence of a
   finding with that label (0 without one), outcome = the label is in the truth; 10 equal-width
   bins, the gap between mean confidence and hit rate weighted by the bin's share of pairs.
@@ -32,6 +35,11 @@ ECE_BINS = 10
 RISE_ALARM = 3.0  # a loss level at 3x its lowest earlier level must never be called healthy
 RISE_WINDOW = 5  # fewest points in a level (a running median): one outlier is not a rise
 RISE_SCALE = 0.2  # of the starting level: a rise that stays below it is noise at the floor
+NONFINITE_ALARM = "non-finite loss"  # loss_alarm's reason for a NaN/inf
+# the checks whose set-aside reason answers each alarm: a NaN is the nan check's to judge, a rise
+# is a blow-up's or a spike's
+ANSWERS_NONFINITE = frozenset({"nan"})
+ANSWERS_RISE = frozenset({"exploding", "loss_spikes"})
 
 
 @dataclass
@@ -46,6 +54,7 @@ class Outcome:
     verdicts: list[str | None] = field(default_factory=list)
     confidence: dict[str, float] = field(default_factory=dict)  # label -> highest confidence
     alarm: str = ""  # why the logs alone demand a finding ('' when they do not)
+    set_aside: list[str] = field(default_factory=list)  # labels the diagnosis set aside
 
     def to_dict(self) -> dict:
         return {
@@ -57,6 +66,7 @@ class Outcome:
             "verdicts": list(self.verdicts),
             "confidence": {k: round(v, 4) for k, v in sorted(self.confidence.items())},
             "alarm": self.alarm,
+            "set_aside": list(self.set_aside),
         }
 
 
@@ -109,7 +119,7 @@ def score(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
     healthy = [o for t, o in zip(truth_sets, outcomes, strict=True) if t == {HEALTHY}]
     prim = [bool(o.truth) and o.truth[0] in (o.verdicts or []) for o in outcomes]
     false_alarms = sum(1 for o in healthy if set(o.pred) != {HEALTHY})
-    missed = [o.key for o in outcomes if o.alarm and quiet(o)]
+    missed = [o for o in outcomes if o.alarm and quiet(o)]
     conf, hit = ece_pairs(outcomes, labels)
     return {
         "runs": len(outcomes),
@@ -119,7 +129,9 @@ def score(outcomes: Sequence[Outcome], labels: Sequence[str]) -> dict:
         "healthy_false_alarms": false_alarms,
         "healthy_false_alarm_rate": false_alarms / len(healthy) if healthy else None,
         "missed_alarms": len(missed),
-        "missed_alarm_runs": missed,
+        "missed_alarm_runs": [o.key for o in missed],
+        "missed_alarms_set_aside": sum(answered(o) for o in missed),
+        "missed_alarm_runs_set_aside": [o.key for o in missed if answered(o)],
         "inconclusive": sum(INCONCLUSIVE in o.verdicts for o in outcomes),
         "ece": ece(conf, hit),
         "crashes": sum(o.status == "crash" for o in outcomes),
@@ -132,6 +144,12 @@ def quiet(o: Outcome) -> bool:
     """The tool said nothing is wrong, or that it cannot tell: every verdict healthy or
     inconclusive (a crash is counted as a crash, not here)."""
     return o.status == "ok" and all(v in (HEALTHY, INCONCLUSIVE) for v in o.verdicts)
+
+
+def answered(o: Outcome) -> bool:
+    """The diagnosis set the alarm's sign aside with a reason from the check that judges it."""
+    wanted = ANSWERS_NONFINITE if o.alarm == NONFINITE_ALARM else ANSWERS_RISE
+    return bool(wanted & set(o.set_aside))
 
 
 def ece_pairs(outcomes: Sequence[Outcome], labels: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -172,7 +190,7 @@ def loss_alarm(curves: Iterable[np.ndarray]) -> str:
     for y in curves:
         y = np.asarray(y, dtype=float)
         if len(y) and not np.isfinite(y).all():
-            return "non-finite loss"
+            return NONFINITE_ALARM
         width = max(RISE_WINDOW, len(y) // 20)
         if len(y) <= width:
             continue

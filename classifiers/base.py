@@ -12,7 +12,10 @@
 
 `skip_reason(run)` says why a run cannot be judged (missing roles, too few finite points); the
 diagnosis lists it under `skipped`. `detect` returns a Finding with evidence, never a bare bool;
-causes are attached later by the playbook.
+causes are attached later by the playbook. When `detect` found nothing, `set_aside(run)` may
+name a sign of the label that the check saw and judged benign, in one sentence saying why (a
+NaN at the first evaluation only): the diagnosis lists it under `set_aside`, so a verdict is
+never silent on what a user sees in the log.
 """
 
 from __future__ import annotations
@@ -60,6 +63,11 @@ class Classifier:
 
     def detect(self, run: RunSeries) -> Finding | None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def set_aside(self, run: RunSeries) -> str | None:
+        """Called when `detect` found nothing: a sign of this label the check judged benign,
+        and why, in one sentence; None when there was none (most checks have no such sign)."""
+        return None
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in sorted(vars(self).items()))

@@ -9,7 +9,8 @@ For each registered classifier: `skip_reason(run)` decides whether it can judge 
 but that logs the same quantity more finely (Lightning's `train_loss_step` beside a few
 `train_loss_epoch` means) is judged on the finer series (RunSeries.finest_view), and the
 finding's evidence says so under `read_finer` (finer metric -> the primary it stood in for);
-otherwise the reason goes to `skipped`. Findings are ordered by
+otherwise the reason goes to `skipped`. A check that found nothing but saw a sign of its label
+and judged it benign (Classifier.set_aside) says so under `set_aside`. Findings are ordered by
 severity (classifiers.labels.SEVERITY) then confidence; a finding another one explains
 (classifiers.explains.EXPLAINS: an LR cut explains the plateau after it) becomes evidence of that
 one, and a cause moves before a more severe consequence it leads (LEADS: a blow-up before the
@@ -36,7 +37,7 @@ import numpy as np
 import pandas as pd
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.calibration import calibrate
-from lossforensics.classifiers.diagnosis import Diagnosis, Finding, MetricInfo, Skipped
+from lossforensics.classifiers.diagnosis import Diagnosis, Finding, MetricInfo, SetAside, Skipped
 from lossforensics.classifiers.errors import InputError
 from lossforensics.classifiers.explains import apply_explains, apply_leads
 from lossforensics.classifiers.frame import validate_frame
@@ -118,6 +119,7 @@ def diagnose_run(
     """Run every classifier on one RunSeries and assemble its Diagnosis."""
     findings: list[Finding] = []
     skipped: list[Skipped] = []
+    set_aside: list[SetAside] = []
     chosen = list(classifiers) if classifiers is not None else all_classifiers()
     for clf in chosen:
         view = run
@@ -131,6 +133,7 @@ def diagnose_run(
             view = finer
         try:
             finding = clf.detect(view)
+            why = clf.set_aside(view) if finding is None else None
         except Exception as exc:
             if strict:
                 raise
@@ -144,6 +147,8 @@ def diagnose_run(
                 )
             )
             continue
+        if why is not None:
+            set_aside.append(SetAside(clf.label, why))
         if finding is not None:
             if view is not run:
                 finding = _read_finer(finding, run, view)
@@ -185,6 +190,7 @@ def diagnose_run(
         metrics=run.measured("metric_infos", lambda: metric_infos(run)),
         source=dict(source) if source else {"format": None, "files": []},
         warnings=notes,
+        set_aside=sorted(set_aside, key=lambda s: severity_rank(s.label)),
     )
 
 

@@ -3,14 +3,17 @@
     {"run", "source": {"format", "files"}, "metrics": [...], "verdict",
      "findings": [{"label", "confidence", "span": {"start_step", "end_step"}, "evidence",
                    "summary", "causes": [{"rank", "cause", "score", "checks", "probe"}]}],
-     "skipped": [{"label", "reason"}], "warnings": [str]}
+     "skipped": [{"label", "reason"}], "set_aside": [{"label", "reason"}], "warnings": [str]}
 
 `verdict` is the first finding's label (the most severe, unless classifiers.explains.LEADS puts a
 cause first), `"healthy"` when the checks that could judge the run found nothing, or
 `"inconclusive"` when no check could judge how the loss went (too few points, no loss logged;
 `skipped` says why and a warning says so): never `"healthy"` by default.
 classifiers.labels.VERDICTS lists every value. A finding another one explains is not in
-`findings`: it sits in the explaining finding's evidence under `explains`.
+`findings`: it sits in the explaining finding's evidence under `explains`. `set_aside` lists the
+signs a check saw and judged benign, each with why (a NaN at the first evaluation only, a step
+up in a loss that was redefined): a verdict is never silent on a NaN or a jump a user can see
+in the log.
 
 `to_dict()` gives exactly that shape with JSON-safe values (non-finite evidence becomes null);
 `from_dict()` reads it back. A service-side `id` may ride along (the API sets it; the core does
@@ -132,6 +135,17 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class SetAside:
+    """A sign of `label` that its check saw and judged benign, and why (Classifier.set_aside)."""
+
+    label: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"label": self.label, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class MetricInfo:
     metric: str
     role: str
@@ -158,6 +172,7 @@ class Diagnosis:
     metrics: list[MetricInfo] = field(default_factory=list)
     source: dict[str, Any] = field(default_factory=lambda: {"format": None, "files": []})
     warnings: list[str] = field(default_factory=list)
+    set_aside: list[SetAside] = field(default_factory=list)
     id: str | None = None
 
     @property
@@ -176,6 +191,7 @@ class Diagnosis:
                 "verdict": self.verdict,
                 "findings": [f.to_dict() for f in self.findings],
                 "skipped": [s.to_dict() for s in self.skipped],
+                "set_aside": [s.to_dict() for s in self.set_aside],
                 "warnings": [str(w) for w in self.warnings],
             }
         )
@@ -199,5 +215,6 @@ class Diagnosis:
             ],
             source=dict(d.get("source") or {"format": None, "files": []}),
             warnings=[str(w) for w in d.get("warnings", ())],
+            set_aside=[SetAside(s["label"], s["reason"]) for s in d.get("set_aside", ())],
             id=d.get("id"),
         )

@@ -21,8 +21,9 @@ A sudden step up is not a divergence when the held-out loss witnesses otherwise:
 loss never went `_VAL_HELD` (2%) above its level at the training loss's best, and the training
 loss kept falling after the step (Kendall tau <= `_AFTER_JUMP_TAU`). Weights that blew up do
 worse on held-out data at once; a loss whose definition changed mid-run (a Dice term added at
-epoch 3) steps up while the model carries on learning. The per-step
-series is read when the loss is also logged per epoch.
+epoch 3) steps up while the model carries on learning; the diagnosis names such a step under
+`set_aside` (its step, its size, the held-out witness). The per-step series is read when the
+loss is also logged per epoch.
 A loss can diverge downwards too (`kind` "unbounded_fall"): below zero over the last
 `slow_span` of the run, ending `_UNBOUNDED_FACTOR` (100x) the magnitude of its head level or
 more, and still falling (the last `slow_span` made `still_rising` of the fall). Cross-entropy and
@@ -384,6 +385,28 @@ class Exploding(Classifier):
             Span(ev["below_zero_step"], last_step),
             ev,
             summary,
+        )
+
+    def set_aside(self, run: RunSeries) -> str | None:
+        """A rise that would read as a blow-up but for the held-out loss (`redefined`): the
+        step up, the training loss's course after it and the validation loss's witness."""
+        ev = self.measure(run, grad=False, screen=True)
+        if ev is None or not self.redefined(ev):
+            return None
+        if not (self.blew_up(ev) or self.diverged_slowly(ev)):
+            return None
+        factor = (
+            times(float(np.exp(ev["rise_log"])))
+            if ev["rise_log"] is not None
+            else f"by {ev['end_level'] - ev['min_level']:.3g}"
+        )
+        return (
+            f"the training loss stepped up at step {ev['jump_step']} (ending {factor} its "
+            f"best) and kept falling after it (Kendall tau {ev['after_jump_tau']:.2f}), while "
+            f"the validation loss never went {_VAL_HELD - 1:.0%} above its level at the "
+            "training loss's best (its highest after: "
+            f"{ev['val_worst_after_min']:.3g}x that level): the loss was "
+            "redefined mid-run (a new term or weighting), the model did not blow up"
         )
 
     def detect(self, run: RunSeries) -> Finding | None:

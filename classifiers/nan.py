@@ -36,6 +36,9 @@ loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sa
 curve judged in blocks (over JUDGED_POINTS points, classifiers.resolution) the label and
 first_nonfinite_step stay exact, while the counts, last_nonfinite_step and recovered are read
 per block: a block holding one non-finite point counts as one.
+Set aside: a run with non-finite values that none of these rules counts says so under the
+diagnosis's `set_aside`, naming each value and the rule that let it pass, so a `healthy` verdict
+is never silent on a NaN in the log.
 Known false positives: a logger that writes NaN for "not computed" beyond the first
 evaluation; a deliberately skipped fp16 step that also logs an inf loss.
 """
@@ -68,18 +71,26 @@ def _longest_stretch(bad: np.ndarray) -> tuple[int, int]:
     return int(bad[starts[i]]), int(ends[i] - starts[i] + 1)
 
 
-def _trained_through(train: Curve | None, step: int) -> bool:
-    """Whether a training loss, finite all along, still improved by `_TRAINED_THROUGH_GAIN` of
-    its level from `step` on (the median of the first third of its points there against the
-    last third's): the updates landed, so the non-finite gradient norms were skipped steps."""
+def _gain_after(train: Curve | None, step: int) -> float | None:
+    """How much a training loss, finite all along, improved from `step` on, as a share of its
+    level there (the median of the first third of its points from there against the last
+    third's); None when it is not finite all along or has too few points there."""
     if train is None or not np.isfinite(train.values).all():
-        return False
+        return None
     after = train.values[train.steps >= step]
     if len(after) < _TRAINED_THROUGH_POINTS:
-        return False
+        return None
     k = len(after) // _THIRDS
     head, tail = float(np.median(after[:k])), float(np.median(after[-k:]))
-    return head - tail >= _TRAINED_THROUGH_GAIN * max(abs(head), signals.TINY)
+    return (head - tail) / max(abs(head), signals.TINY)
+
+
+def _trained_through(train: Curve | None, step: int) -> bool:
+    """Whether the training loss still improved by `_TRAINED_THROUGH_GAIN` of its level from
+    `step` on (_gain_after): the updates landed, so the non-finite gradient norms were skipped
+    steps."""
+    gain = _gain_after(train, step)
+    return gain is not None and gain >= _TRAINED_THROUGH_GAIN
 
 
 def _every_write(run: RunSeries, curve: Curve) -> Curve:
@@ -246,6 +257,59 @@ class NaN(Classifier):
         if grad is not None and not from_grad:
             ev.update(self._grad_before(grad, step))
         return ev
+
+    def set_aside(self, run: RunSeries) -> str | None:
+        """The non-finite values the rules above judged benign, and why: validation losses
+        non-finite only at their first evaluations, a gradient norm's skipped steps."""
+        reasons = [self._early_evals_reason(run), self._skipped_steps_reason(run)]
+        kept = [r for r in reasons if r]
+        return "; ".join(kept) if kept else None
+
+    def _early_evals_reason(self, run: RunSeries) -> str:
+        """Why the validation losses non-finite only at one of their first evaluations are no
+        finding ('' when none is)."""
+        forgiven: list[str] = []
+        where = ""
+        for metric in run.metrics("val_loss"):
+            curve = run.curve("val_loss", metric)
+            bad = _nonfinite(curve)
+            if curve is None or not len(bad) or not self._not_yet_computed(run, curve, bad):
+                continue
+            kind = "NaN" if np.isnan(curve.values[bad[0]]) else "inf"
+            forgiven.append(f"{metric} ({kind} at step {int(curve.steps[bad[0]])})")
+            where = where or f"evaluation {int(bad[0]) + 1} of {len(curve)}"
+        if not forgiven:
+            return ""
+        return (
+            f"non-finite at one early evaluation only ({where}) and finite at every one "
+            f"after: {', '.join(forgiven)}, while the training loss stayed finite: an "
+            "evaluation with nothing to measure yet (no predictions so early), not a run that "
+            "went NaN"
+        )
+
+    def _skipped_steps_reason(self, run: RunSeries) -> str:
+        """Why a gradient norm's non-finite points are no finding ('' when it has none): a loss
+        scaler's scattered skips, or a training loss that improved after them."""
+        grad = run.curve("grad_norm")
+        bad = _nonfinite(grad)
+        if grad is None or not len(bad):
+            return ""
+        if not self._persists(grad, bad):
+            return (
+                f"{grad.metric} is non-finite at {len(bad)} of its {len(grad)} points, never "
+                f"{self.persist_points} in a row and finite at the end: the steps a "
+                "mixed-precision loss scaler skips by design"
+            )
+        start, length = _longest_stretch(bad)
+        gain = _gain_after(run.curve("train_loss"), int(grad.steps[start]))
+        if gain is None or gain < _TRAINED_THROUGH_GAIN:
+            return ""  # a finding (detect), not a sign set aside
+        return (
+            f"{grad.metric} is non-finite for {length} point(s) in a row from step "
+            f"{int(grad.steps[start])}, but the training loss, finite all along, still "
+            f"improved by {gain:.1%} after: the updates landed, so those were skipped steps "
+            "(or per-epoch means holding one overflowed step)"
+        )
 
     @staticmethod
     def _grad_before(grad: Curve, step: int) -> dict:

@@ -22,8 +22,8 @@ EXTERNAL = REPO.parent / "shared" / "external_bench"
 LABELS = ("nan", "exploding", "overfit", "plateau", "loss_spikes")
 
 
-def _out(key, truth, pred, verdicts, conf=None, alarm="", status="ok"):
-    return Outcome(key, truth, status, "", pred, verdicts, conf or {}, alarm)
+def _out(key, truth, pred, verdicts, conf=None, alarm="", status="ok", set_aside=()):
+    return Outcome(key, truth, status, "", pred, verdicts, conf or {}, alarm, list(set_aside))
 
 
 # a: overfit found; b: overfit + spikes (verdict overfit); c: overfit missed (plateau);
@@ -55,6 +55,34 @@ def test_scores_on_a_known_confusion() -> None:
     assert sc["healthy_false_alarm_rate"] == 0.5
     assert sc["crashes"] == 1
     assert sc["missed_alarms"] == 1 and sc["missed_alarm_runs"] == ["e"]
+
+
+def test_a_missed_alarm_set_aside_by_the_check_that_judges_it_is_told_apart() -> None:
+    rise = "loss level rose 5.8x above its earlier low"
+    runs = [
+        _out(
+            "nan_told",
+            ["healthy"],
+            ["healthy"],
+            ["healthy"],
+            alarm="non-finite loss",
+            set_aside=["nan"],
+        ),
+        _out(
+            "rise_told", ["healthy"], ["healthy"], ["healthy"], alarm=rise, set_aside=["exploding"]
+        ),
+        # a reason from a check that does not judge the sign answers nothing
+        _out(
+            "rise_wrong_check", ["healthy"], ["healthy"], ["healthy"], alarm=rise, set_aside=["nan"]
+        ),
+        _out("silent", ["healthy"], ["healthy"], ["healthy"], alarm="non-finite loss"),
+        # a run with a finding is no missed alarm, whatever it set aside
+        _out("found", ["nan"], ["nan"], ["nan"], {"nan": 0.9}, alarm="non-finite loss"),
+    ]
+    sc = score(runs, LABELS)
+    assert sc["missed_alarms"] == 4  # set aside or not, they are all still counted
+    assert sc["missed_alarms_set_aside"] == 2
+    assert sc["missed_alarm_runs_set_aside"] == ["nan_told", "rise_told"]
 
 
 def test_predicted_set_is_formed_as_score_sets_forms_it() -> None:

@@ -78,6 +78,7 @@ class RunAudit:
                 "verdict": ERROR,
                 "findings": [],
                 "skipped": [],
+                "set_aside": [],
                 "warnings": [],
                 "error": self.error,
             }

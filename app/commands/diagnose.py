@@ -116,6 +116,8 @@ def render_one(d: Diagnosis, console: Console) -> None:
         console.print("  No problem found by the classifiers that could judge this run.")
     for f in d.findings:
         _render_finding(f, console)
+    for aside in d.set_aside:
+        console.print(f"  [dim]Set aside ({aside.label}):[/] {escape(aside.reason)}")
     if d.skipped and d.verdict != INCONCLUSIVE:
         console.print("  [dim]Not judged:[/]")
         for s in d.skipped:

@@ -1,6 +1,7 @@
 """One self-contained HTML report of a run: the plot inline as a base64 data URI, findings with
-evidence, ranked causes and checks, skipped checks, reader warnings. Every value from the logs
-is escaped (Jinja2 autoescape): metric and run names come from files anyone can write."""
+evidence, ranked causes and checks, signs set aside, skipped checks, reader warnings. Every value
+from the logs is escaped (Jinja2 autoescape): metric and run names come from files anyone can
+write."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from lossforensics.cli import main
 from lossforensics.commands.diagnose import diagnose_path, render
 from rich.console import Console
 
-TOP_KEYS = {"run", "source", "metrics", "verdict", "findings", "skipped", "warnings"}
+TOP_KEYS = {"run", "source", "metrics", "verdict", "findings", "skipped", "set_aside", "warnings"}
 FINDING_KEYS = {"label", "confidence", "span", "evidence", "summary", "causes"}
 CAUSE_KEYS = {"rank", "cause", "score", "checks", "probe"}
 
@@ -25,7 +25,7 @@ def _assert_schema(d: dict) -> None:
         assert f["span"] is None or set(f["span"]) == {"start_step", "end_step"}
         assert f["causes"] and all(set(c) == CAUSE_KEYS for c in f["causes"])
         assert [c["rank"] for c in f["causes"]] == list(range(1, len(f["causes"]) + 1))
-    for s in d["skipped"]:
+    for s in d["skipped"] + d["set_aside"]:
         assert set(s) == {"label", "reason"} and s["label"] in ALL_LABELS
     if d["findings"]:
         assert d["verdict"] == d["findings"][0]["label"]
@@ -113,6 +113,24 @@ def test_render_takes_the_console_and_says_healthy(tmp_path):
     render(diagnose_path(tmp_path / "ok.jsonl"), Console(file=buf, width=120))
     text = buf.getvalue()
     assert "verdict: healthy" in text and "No problem found" in text
+
+
+def test_a_nan_judged_benign_is_set_aside_with_why_not_left_unsaid(tmp_path, capsys):
+    # YOLO-style: the second evaluation is NaN (nothing predicted yet), finite after
+    ep = np.arange(40)
+    train = (0.2 + np.exp(-ep / 8)).tolist()
+    val = [t + 0.05 for t in train]
+    val[1] = float("nan")
+    _write_jsonl(tmp_path / "yolo.jsonl", train, val)
+    assert main(["diagnose", str(tmp_path / "yolo.jsonl"), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    _assert_schema(d)
+    assert d["verdict"] == "healthy"
+    [aside] = d["set_aside"]
+    assert aside["label"] == "nan" and "val_loss (NaN at step 100)" in aside["reason"]
+    buf = io.StringIO()
+    render(diagnose_path(tmp_path / "yolo.jsonl"), Console(file=buf, width=300))
+    assert "Set aside (nan): non-finite at one early evaluation only" in buf.getvalue()
 
 
 def test_a_run_nothing_could_judge_is_inconclusive_says_why_and_exits_0(tmp_path, capsys):

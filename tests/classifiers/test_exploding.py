@@ -106,10 +106,16 @@ def test_a_loss_redefined_mid_run_is_not_a_divergence_when_validation_kept_impro
     val = np.array([0.994, 0.995, 0.995, 0.926, 0.923, 0.921, 0.917, 0.917, 0.917, 0.916])
     run = run_of(loss=(ep, train), val_loss=(ep, val))
     assert judge(Exploding(), run) is None
+    # ... and the diagnosis says it saw the step and why it is no blow-up
+    why = Exploding().set_aside(run)
+    assert why is not None and "stepped up at step 3 (ending 5.85x its best)" in why
+    assert "redefined" in why
     # the same step with the held-out loss jumping too: the weights blew up
     blown = run_of(loss=(ep, train), val_loss=(ep, np.r_[val[:3], 3.0 * val[3:]]))
     f = judge(Exploding(), blown)
     assert f is not None and f.evidence["val_worst_after_min"] > 2
+    # a loss that only fell has no step to set aside
+    assert Exploding().set_aside(run_of(loss=(ep, 0.14 * np.exp(-ep / 4)))) is None
 
 
 def _course_cases():

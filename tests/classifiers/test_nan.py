@@ -90,7 +90,11 @@ def test_a_per_epoch_inf_grad_norm_beside_a_loss_still_improving_is_not_nan():
     ep = np.arange(16)
     loss = 0.42 + 0.06 * np.exp(-ep / 5) + 0.001 * RNG.standard_normal(16)
     grad = np.full(16, np.inf)
-    assert judge(NaN(), run_of(loss=(ep, loss), grad_norm=(ep, grad))) is None
+    run = run_of(loss=(ep, loss), grad_norm=(ep, grad))
+    assert judge(NaN(), run) is None
+    why = NaN().set_aside(run)
+    assert why is not None and "16 point(s) in a row from step 0" in why
+    assert "improved by" in why and "updates landed" in why
     # near miss: the same grad norms beside a loss that stopped moving are a run that barely
     # trains
     stuck = 0.45 + 0.001 * RNG.standard_normal(16)
@@ -105,7 +109,10 @@ def test_a_loss_scalers_scattered_skips_in_a_short_log_are_not_nan():
     loss = 0.69 - 0.2 * (1 - np.exp(-steps / 30)) + 0.02 * RNG.standard_normal(len(steps))
     grad = 10.0 + 3.0 * RNG.standard_normal(len(steps))
     grad[[0, 1, 17, 73]] = np.nan
-    assert judge(NaN(), run_of(loss=(steps, loss), grad_norm=(steps, grad))) is None
+    run = run_of(loss=(steps, loss), grad_norm=(steps, grad))
+    assert judge(NaN(), run) is None
+    why = NaN().set_aside(run)
+    assert why is not None and "at 4 of its 75 points" in why and "loss scaler" in why
     grad[40:43] = np.nan  # three skipped updates in a row: the scaler did not recover ...
     loss[40:] = loss[35:40].mean() + 0.002 * RNG.standard_normal(35)  # ... nor the training
     f = judge(NaN(), run_of(loss=(steps, loss), grad_norm=(steps, grad)))
@@ -137,8 +144,14 @@ def test_a_lone_nan_at_the_first_evaluation_is_not_yet_computed():
     val = np.r_[0.06, np.nan, 0.05 - 0.001 * ep[2:]]
     run = run_of(train_loss=(ep, 0.1 - 0.002 * ep), val_loss=(ep, val))
     assert judge(NaN(), run) is None
+    # ... and the diagnosis says it saw the NaN and why it let it pass
+    why = NaN().set_aside(run)
+    assert why is not None and "val_loss (NaN at step 1)" in why and "evaluation 2 of 20" in why
     val2 = np.r_[np.nan, np.nan, 0.05 - 0.001 * ep[2:]]  # two: a finding
     assert judge(NaN(), run_of(train_loss=(ep, 0.1 - 0.002 * ep), val_loss=(ep, val2)))
+    # a finite run has nothing to set aside
+    finite = run_of(train_loss=(ep, 0.1 - 0.002 * ep), val_loss=(ep[2:], val2[2:]))
+    assert NaN().set_aside(finite) is None
 
 
 def test_a_nan_session_restarted_over_the_same_steps_is_still_a_finding():

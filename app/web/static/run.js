@@ -1,4 +1,5 @@
-// The run page: chart of the downsampled series, findings, evidence, skipped, warnings, downloads.
+// The run page: chart of the downsampled series, findings, evidence, signs set aside, skipped,
+// warnings, downloads.
 // A live run (format "live", grown by POST /v1/runs/{id}/points) is polled every POLL_MS while
 // the page is visible; when its points or diagnosis change the page is drawn again.
 import { Chart, chartControls, color } from "./chart.js";
@@ -94,6 +95,7 @@ function render(run) {
   chart.setSpans(d.findings.filter((f) => f.span).map((f) => ({ start: f.span.start_step, end: f.span.end_step, label: f.label })));
   picker();
   findings(d);
+  listOrNone("set_aside", d.set_aside || [], (s) => `${s.label}: ${s.reason}`);
   listOrNone("skipped", d.skipped || [], (s) => `${s.label}: ${s.reason}`);
   listOrNone("warnings", d.warnings || [], (w) => typeof w === "string" ? w : [w.file, w.message].filter(Boolean).join(": "));
   downloads(run);

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import base64
 
-from lossforensics.classifiers.diagnosis import Cause, Diagnosis, Finding, MetricInfo, Skipped, Span
+from lossforensics.classifiers.diagnosis import (
+    Cause,
+    Diagnosis,
+    Finding,
+    MetricInfo,
+    SetAside,
+    Skipped,
+    Span,
+)
 from lossforensics.report.html import render_report
 
 EVIL = '<script>alert("x")</script>'
@@ -24,6 +32,7 @@ def _diag() -> Diagnosis:
         metrics=[MetricInfo(f"loss{EVIL}", "train_loss", 30, 0, 29)],
         source={"format": "jsonl", "files": ["a.jsonl"]},
         warnings=[f"line 3: bad value {EVIL}"],
+        set_aside=[SetAside("nan", f"val_loss NaN at the first evaluation only {EVIL}")],
     )
 
 
@@ -31,7 +40,7 @@ def test_every_section_is_there_and_nothing_is_unescaped():
     png = b"\x89PNGfake"
     page = render_report(_diag(), png, run_id="abc")
     assert "<script" not in page
-    assert page.count("&lt;script&gt;") == 10  # run name x3 (title, h1, alt) + 7 fields
+    assert page.count("&lt;script&gt;") == 11  # run name x3 (title, h1, alt) + 8 fields
     assert f'src="data:image/png;base64,{base64.b64encode(png).decode()}"' in page
     for text in (
         "exploding",
@@ -40,6 +49,7 @@ def test_every_section_is_there_and_nothing_is_unescaped():
         "Likely causes",
         "lr_drop",
         "Checks skipped",
+        "Signs set aside",
         "Reader warnings",
         "abc",
     ):
