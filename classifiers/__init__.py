@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         Diagnosis,
         Finding,
         MetricInfo,
+        SetAside,
         Skipped,
         Span,
     )
@@ -35,6 +36,7 @@ _EXPORTS = {
     "Diagnosis": "diagnosis",
     "Finding": "diagnosis",
     "MetricInfo": "diagnosis",
+    "SetAside": "diagnosis",
     "Skipped": "diagnosis",
     "Span": "diagnosis",
     "LossForensicsError": "errors",
@@ -64,6 +66,7 @@ __all__ = [
     "Finding",
     "LossForensicsError",
     "MetricInfo",
+    "SetAside",
     "Skipped",
     "Span",
     "all_classifiers",

@@ -126,7 +126,9 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class Skipped:
+class LabelNote:
+    """A label and a sentence about it: the shape of `skipped` and `set_aside` entries."""
+
     label: str
     reason: str
 
@@ -135,14 +137,13 @@ class Skipped:
 
 
 @dataclass(frozen=True)
-class SetAside:
+class Skipped(LabelNote):
+    """A label its check could not judge on this run, and why (Classifier.skip_reason)."""
+
+
+@dataclass(frozen=True)
+class SetAside(LabelNote):
     """A sign of `label` that its check saw and judged benign, and why (Classifier.set_aside)."""
-
-    label: str
-    reason: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"label": self.label, "reason": self.reason}
 
 
 @dataclass(frozen=True)
