@@ -10,7 +10,9 @@ but that logs the same quantity more finely (Lightning's `train_loss_step` besid
 `train_loss_epoch` means) is judged on the finer series (RunSeries.finest_view), and the
 finding's evidence says so under `read_finer` (finer metric -> the primary it stood in for);
 otherwise the reason goes to `skipped`. A check that found nothing but saw a sign of its label
-and judged it benign (Classifier.set_aside) says so under `set_aside`. Findings are ordered by
+and judged it benign (Classifier.set_aside) says so under `set_aside`, unless a finding already
+accounts for that sign (explains.ACCOUNTED_SIGNS: jumps beside an oscillating finding are its
+swings). Findings are ordered by
 severity (classifiers.labels.SEVERITY) then confidence; a finding another one explains
 (classifiers.explains.EXPLAINS: an LR cut explains the plateau after it) becomes evidence of that
 one, and a cause moves before a more severe consequence it leads (LEADS: a blow-up before the
@@ -39,7 +41,7 @@ from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.calibration import calibrate
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding, MetricInfo, SetAside, Skipped
 from lossforensics.classifiers.errors import InputError
-from lossforensics.classifiers.explains import apply_explains, apply_leads
+from lossforensics.classifiers.explains import apply_explains, apply_leads, unaccounted
 from lossforensics.classifiers.frame import validate_frame
 from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE, severity_rank
 from lossforensics.classifiers.playbook import attach_causes
@@ -190,7 +192,7 @@ def diagnose_run(
         metrics=run.measured("metric_infos", lambda: metric_infos(run)),
         source=dict(source) if source else {"format": None, "files": []},
         warnings=notes,
-        set_aside=sorted(set_aside, key=lambda s: severity_rank(s.label)),
+        set_aside=sorted(unaccounted(set_aside, findings), key=lambda s: severity_rank(s.label)),
     )
 
 

@@ -52,6 +52,12 @@ The table, cause -> consequence, and why it holds in general:
   not a signal that cannot reach the weights; vanishing gradients stall a loss, they do not
   raise it.
 
+`ACCOUNTED_SIGNS` maps a label's set-aside signs (Classifier.set_aside: what its check saw and
+judged benign) to the findings whose own evidence already describes them, so the diagnosis
+does not explain one thing twice in two ways: jumps of the loss that the loss_spikes check
+judged batch noise are, beside an oscillating, unshuffled, exploding or resume_discontinuity
+finding, that finding's swings, sawtooth edges, blow-up or restarts.
+
 `LEADS` holds relations where both findings stay, each a fact the user must read, but the cause
 leads the verdict although its label is less severe: exploding leads nan when the loss had
 already blown up on finite values (past exploding's full threshold) before its first
@@ -80,7 +86,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from lossforensics.classifiers._spikes import SPIKE_WIDTH
-from lossforensics.classifiers.diagnosis import SCORE_DECIMALS, Finding
+from lossforensics.classifiers.diagnosis import SCORE_DECIMALS, Finding, SetAside
 from lossforensics.classifiers.overfit import VAL_DROP_Z
 
 # A loss whose best level kept at least this share of the first logged loss (the untrained model's,
@@ -295,6 +301,19 @@ EXPLAINS: tuple[Explains, ...] = (
         _loss_climbed,
     ),
 )
+
+# a set-aside sign of the key's label is dropped beside a finding of any of these labels: that
+# finding's evidence describes the same sign (the module docstring says why)
+ACCOUNTED_SIGNS: dict[str, frozenset[str]] = {
+    "loss_spikes": frozenset({"oscillating", "unshuffled", "exploding", "resume_discontinuity"}),
+}
+
+
+def unaccounted(set_aside: list[SetAside], findings: list[Finding]) -> list[SetAside]:
+    """The set-aside signs no finding accounts for (ACCOUNTED_SIGNS). Order is kept."""
+    found = {f.label for f in findings}
+    return [s for s in set_aside if not ACCOUNTED_SIGNS.get(s.label, frozenset()) & found]
+
 
 # Both findings stay (each is a fact the user should read), but the cause leads the verdict
 # although its label is less severe.

@@ -30,6 +30,10 @@ series is read when a metric is also logged per epoch (Lightning `_step`/`_epoch
 Confidence: _BASE_CONFIDENCE (0.55) + _PER_EXTRA_SPIKE (0.1) per spike beyond the first (up to
 _EXTRA_SPIKES_CAP, +0.3) + _DOUBLED_BONUS (0.1) when the largest is more than twice its level;
 validation-only spikes score _VAL_PENALTY (0.1) lower (one bad eval is weaker evidence).
+Set aside: a recovered jump to 3x the level before it or more (`_ASIDE_RISE_LOG`) that only the
+noise tests turned down is named under the diagnosis's `set_aside` with the jitter it sits in
+(per-step batch noise near a floor), unless a finding accounts for the jumps (explains.
+ACCOUNTED_SIGNS: an oscillating run's swings, a sawtooth's edges).
 Known false positives: a logger's running mean resetting each epoch; a deliberate
 learning-rate restart (SGDR), whose loss bumps recover; evaluation on a changing subset.
 Evidence: series, metric, count, spike_steps (first _LISTED_SPIKES, 20), first_step and
@@ -46,7 +50,7 @@ from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._epochs import epoch_fold, epoch_length
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
-from lossforensics.classifiers.numbers import rise
+from lossforensics.classifiers.numbers import rise, times
 from lossforensics.classifiers.run import Curve, RunSeries
 from lossforensics.classifiers.signals.smoothing import SMOOTH_FRAC
 
@@ -93,6 +97,12 @@ _EPOCH_SHARE = 0.3
 # ...with an F-test p-value below this: a shape that chance folds into the epoch less than once
 # in a thousand runs
 _EPOCH_P = 1e-3
+
+# set_aside: a recovered jump to 3x the level before it or more is one a user sees on the chart;
+# when the noise tests turn it down, the diagnosis says so
+_ASIDE_RISE_LOG = float(np.log(3.0))
+# ... found as candidates from 1 noise sigma up (the 3x floor does the screening)
+_ASIDE_Z_FLOOR = 1.0
 
 # judge: confidence of one clear recovered spike: more likely than not, weaker than a blow-up
 _BASE_CONFIDENCE = 0.55
@@ -292,6 +302,52 @@ class LossSpikes(Classifier):
             Span(ev["first_step"], ev["last_step"]),
             ev,
             summary,
+        )
+
+    def set_aside(self, run: RunSeries) -> str | None:
+        """Recovered jumps to `_ASIDE_RISE_LOG` (3x) the level before or more that the noise
+        tests turned down (under `z_min` sigmas of the curve's noise, or of the noise around
+        them): the largest, and how many. Jumps turned down for other reasons are other
+        findings' evidence (a blow-up's, a sawtooth's)."""
+        notes = []
+        for series, role in (("train", "train_loss"), ("val", "val_loss")):
+            curve = run.detailed(role)
+            if curve is not None and not _RUNNING_MEAN.search(curve.metric.lower()):
+                notes.append(self._jumps_in_noise(run, curve, series))
+        kept = [n for n in notes if n]
+        return "; ".join(kept) if kept else None
+
+    def _jumps_in_noise(self, run: RunSeries, curve: Curve, series: str) -> str:
+        """One curve's part of set_aside ('' when it has no such jump)."""
+        peaks = curve.peaks if _reads_peaks(curve) else None
+        x, y = signals.finite_points(curve.steps, curve.values if peaks is None else peaks)
+        if len(y) < self.min_points or not signals.all_positive(y):
+            return ""
+        ly = np.log(y)
+        noise = curve_noise(run, curve, peaks=_reads_peaks(curve))
+        sp = signals.find_spikes(ly, z_min=_ASIDE_Z_FLOOR, min_height=_ASIDE_RISE_LOG, noise=noise)
+        big = sp.recovered & (sp.heights >= _ASIDE_RISE_LOG) if len(sp) else np.array([], bool)
+        if not big.any():
+            return ""
+        half = max(_NOISE_HALF_MIN, min(_NOISE_HALF_MAX, len(y) // _NOISE_WINDOW_PER_RUN))
+        local_z = sp.heights / np.maximum(_spikes.local_noise(ly, sp.indices, half), signals.TINY)
+        local_z = np.where(sp.heights >= _HUGE_RISE_LOG, np.inf, local_z)  # no local test there
+        quiet = big & (np.minimum(sp.z, local_z) < self.z_min)
+        quiet &= ~_spikes.diverged(x, ly, x[sp.indices], self.min_rise_log)
+        if not quiet.any():
+            return ""
+        i = int(np.argmax(np.where(quiet, sp.heights, -np.inf)))
+        more = int(quiet.sum()) - 1
+        z = float(min(sp.z[i], local_z[i]))
+        sigma = float(sp.heights[i]) / max(z, signals.TINY)  # the noise it was judged by (log)
+        return (
+            f"the {series} loss ({curve.metric}) jumped to {times(float(np.exp(sp.heights[i])))} "
+            f"the level before it at step {int(x[sp.indices[i]])}"
+            + (f" (and {more} more time(s) by 3x or more)" if more else "")
+            + f" and came back, but its points there jitter by a factor of "
+            f"{float(np.exp(sigma)):.2g} from one to the next (a noise sigma), so the jump is "
+            f"{z:.1f} sigmas, short of the {self.z_min:g} a bad batch clears: batch noise at "
+            "this logging interval, not a bad batch"
         )
 
     def detect(self, run: RunSeries) -> Finding | None:

@@ -250,3 +250,29 @@ def test_the_block_maxima_of_a_long_noisy_log_without_spikes_are_no_spikes():
     steps = np.arange(600_000)
     loss = (0.5 + 2.0 * np.exp(-steps / 60_000)) * (1 + 0.03 * rng.standard_normal(600_000))
     assert LossSpikes().detect(RunSeries(frame_of(loss=(steps, loss)))) is None
+
+
+def test_a_threefold_jump_within_per_step_noise_is_set_aside_with_the_noise_it_sits_in():
+    # a per-step loss near its floor jitters by about 30% a point: a 4x jump is under 6 sigmas
+    rng = np.random.default_rng(11)
+    steps = np.arange(400)
+    level = 0.06 + 1.5 * np.exp(-steps / 40)
+    loss = level * np.exp(0.3 * rng.standard_normal(len(steps)))
+    loss[300] = level[300] * 4.0
+    run = run_of(loss=(steps, loss))
+    assert judge(LossSpikes(), run) is None
+    why = LossSpikes().set_aside(run)
+    assert why is not None and "at step 300" in why and "batch noise" in why
+    # a curve whose jitter never makes a 3x jump has nothing to set aside
+    calm = level * np.exp(0.05 * rng.standard_normal(len(steps)))
+    assert LossSpikes().set_aside(run_of(loss=(steps, calm))) is None
+
+
+def test_noise_jumps_beside_an_oscillating_finding_are_its_swings_not_a_second_note():
+    from lossforensics.classifiers.diagnosis import Finding, SetAside
+    from lossforensics.classifiers.explains import unaccounted
+
+    aside = [SetAside("loss_spikes", "jumps within noise"), SetAside("nan", "first eval")]
+    swings = Finding("oscillating", 0.8, None, {}, "swings")
+    assert unaccounted(aside, [swings]) == aside[1:]
+    assert unaccounted(aside, [Finding("overfit", 0.8, None, {}, "rise")]) == aside
