@@ -34,7 +34,10 @@ labels report those). A tail's gain is the larger of its trend's and its new bes
 (spikes hide trends); new bests count only beyond twice the smoothed level's own noise, which a
 noisy level's best-so-far finds by chance. A power law or exponential decay slows down gradually
 (rate ratios of 0.2-0.5 between adjacent windows) and is not a plateau; a knee followed by a
-flat line is. A slow creep after the drop is `stuck_after_drop` too when a validation loss
+flat line is. The window before the tail must itself have fallen by more than that chance
+margin (unless the whole run gained under twice `flat_log`): two windows flat within the noise
+have a slope ratio that is their noise, which a sparser log of the same slow convergence turns
+either way. A slow creep after the drop is `stuck_after_drop` too when a validation loss
 witnesses it: train and validation each improved by under 2.5% (relative) from the middle of the
 run to its end, and training did not get worse by more than that.
 A stuck training loss beside a validation loss that gained `late_gain` of its level over the
@@ -340,7 +343,14 @@ class Plateau(Classifier):
             if self._rising(tail_trend.change(xs[i_cut], xs[-1]), total, ev["log_scale"]):
                 continue  # the tail got worse: not flat (spikes, a slow blow-up, overfitting)
             rate_before = -signals.trend(xs[j:i_cut], t[j:i_cut], _TREND_POINTS).slope
-            ratio = -tail_trend.slope / rate_before if rate_before > 0 else np.inf
+            # a knee needs a fall before it: a window that fell by no more than the level's
+            # chance margin was as flat as the tail, and the slope ratio of two flat windows is
+            # their noise (a slow convergence, not a stall after progress). A run that barely
+            # moved in all (under 2x flat_log) needs no knee: it is flat from the start.
+            fell = rate_before * (xs[i_cut] - xs[j]) > by_chance or (
+                ev["log_scale"] and total < 2 * self.flat_log
+            )
+            ratio = -tail_trend.slope / rate_before if rate_before > 0 and fell else np.inf
             if ratio <= self.rate_ratio:
                 barely = ev["log_scale"] and total < 2 * self.flat_log and wander < _FLAT_WANDER_LOG
                 ev.update(

@@ -367,3 +367,17 @@ def test_a_log_whose_fall_stays_within_its_noise_is_flat_from_the_start():
     assert f.evidence["total_improvement"] > 0.03
     falling = 0.9 * np.linspace(1.0, 0.6, 40) * noise
     assert judge(Plateau(), run_of(loss=(ep, falling))) is None
+
+
+def test_a_slow_convergence_logged_sparsely_has_no_knee_and_is_no_plateau():
+    # an exponential decay to its floor, logged every other step with 20% jitter: the window
+    # before the flat tail fell by less than the level's chance margin, so the slope ratio of
+    # the two windows is noise, not a stall after progress
+    rng = np.random.default_rng(8)
+    s = np.arange(0, 176, 2)
+    loss = (0.25 + 1.5 * np.exp(-s / 30)) * np.exp(0.2 * rng.standard_normal(len(s)))
+    assert judge(Plateau(), run_of(loss=(s, loss))) is None
+    # the same fall made by step 60 and flat after it is a knee: stuck after the drop
+    knee = np.where(s < 60, 1.75 - 1.5 * s / 60, 0.25) * np.exp(0.2 * rng.standard_normal(len(s)))
+    f = judge(Plateau(), run_of(loss=(s, knee)))
+    assert f is not None and f.evidence["kind"] == "stuck_after_drop"
