@@ -5,6 +5,9 @@ and comes back down.
 Signal: signals.find_spikes on each loss curve (in log scale when positive): a point (or a
 block maximum on long series) above the median of the preceding window by many noise sigmas;
 an excursion counts when it came back to within half its height.
+A curve of 5 to 7 points (`_FULL_POINTS`, 8) is read for a jump to 10x the level before it
+only: so few points cannot show the noise an ordinary jump is judged against, but no noise of
+theirs makes an order of magnitude (a Keras log of 7 epochs whose val loss went 0.33 -> 789).
 Rule: at least one recovered excursion that is large in absolute terms: for positive losses at
 least 50% above the level before it (ln ratio >= `min_rise_log`, 0.4) and _MIN_LINEAR_SHARE
 (5%) of the curve's range, otherwise at least `min_range_share` (30%) of the curve's robust
@@ -104,6 +107,10 @@ _ASIDE_RISE_LOG = float(np.log(3.0))
 # ... found as candidates from 1 noise sigma up (the 3x floor does the screening)
 _ASIDE_Z_FLOOR = 1.0
 
+# a curve of 8 points or more has noise enough to judge an ordinary jump by; a shorter one only
+# an order-of-magnitude jump
+_FULL_POINTS = 8
+
 # judge: confidence of one clear recovered spike: more likely than not, weaker than a blow-up
 _BASE_CONFIDENCE = 0.55
 # ...plus this for every spike beyond the first (a recurring bad batch is surer than one)...
@@ -141,8 +148,9 @@ _OWN_BEFORE = 5
 class LossSpikes(Classifier):
     label = "loss_spikes"
     needs = frozenset({"train_loss"})
-    # fewest points that have a before, a spike and an after with noise to judge it by
-    min_points = 8
+    # fewest points that have a before, a spike and an after: under `_FULL_POINTS` only a jump
+    # to 10x the level before (`_HUGE_RISE_LOG`) is read, which no noise of so few points makes
+    min_points = 5
 
     def __init__(
         self,
@@ -208,6 +216,8 @@ class LossSpikes(Classifier):
         # neighbourhood: spikes that come in a cluster inflate each other's local noise)
         huge = positive & (sp.heights >= _HUGE_RISE_LOG)
         keep &= huge | (sp.heights >= self.z_min * _spikes.local_noise(ly, sp.indices, half))
+        if len(y) < _FULL_POINTS:
+            keep &= huge
         if not keep.any():
             return None
         # (judged as factors: a signed log when the loss can be zero or negative)

@@ -276,3 +276,16 @@ def test_noise_jumps_beside_an_oscillating_finding_are_its_swings_not_a_second_n
     swings = Finding("oscillating", 0.8, None, {}, "swings")
     assert unaccounted(aside, [swings]) == aside[1:]
     assert unaccounted(aside, [Finding("overfit", 0.8, None, {}, "rise")]) == aside
+
+
+def test_a_short_log_is_read_for_an_order_of_magnitude_jump_only():
+    # seven epochs (a Keras log, or one written every other epoch): the val loss jumps 2400x at
+    # the third and comes back: no noise of so few points makes that
+    ep = np.arange(7)
+    train = np.array([1.59, 1.42, 0.44, 0.061, 0.037, 0.039, 0.040])
+    val = np.array([0.33, 789.0, 0.146, 0.087, 0.025, 0.045, 0.070])
+    f = judge(LossSpikes(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.evidence["series"] == "val" and f.evidence["spike_steps"] == [1]
+    # a threefold jump in seven points is not judged: their noise cannot be told from it
+    val[1] = 3 * 0.33
+    assert judge(LossSpikes(), run_of(loss=(ep, train), val_loss=(ep, val))) is None
