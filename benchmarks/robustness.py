@@ -22,6 +22,7 @@ import logging
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -102,12 +103,21 @@ REWRITES: dict[str, Callable[[pd.DataFrame], pd.DataFrame] | None] = {
 
 
 def _verdict(o: Outcome) -> str:
-    return o.verdicts[0] if o.verdicts else ("crash" if o.status != "ok" else HEALTHY)
+    """The file's verdict; a file of several runs (a W&B export) gives each run's, in sorted
+    order: a rewrite can change which run appears first, which is no change of verdict."""
+    if not o.verdicts:
+        return "crash" if o.status != "ok" else HEALTHY
+    return (
+        ", ".join(sorted(str(v) for v in o.verdicts)) if len(o.verdicts) > 1 else str(o.verdicts[0])
+    )
 
 
 def _to_another_problem(flip: dict) -> bool:
-    """A problem named as another one (not a problem lost to `healthy`, nor one found)."""
-    return flip["as_logged"] != HEALTHY and flip["rewritten"] not in (HEALTHY, flip["as_logged"])
+    """A problem named as another one (not a problem lost to `healthy`, nor one found); for a
+    file of several runs, a problem verdict gone and another problem verdict come."""
+    before, after = Counter(flip["as_logged"].split(", ")), Counter(flip["rewritten"].split(", "))
+    gone, came = before - after, after - before
+    return any(v != HEALTHY for v in gone) and any(v != HEALTHY for v in came)
 
 
 def measure(names: list[str] | None) -> dict:

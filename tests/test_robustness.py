@@ -10,6 +10,7 @@ from lossforensics.ingest import load_run
 from benchmarks.robustness import (
     REWRITES,
     _to_another_problem,
+    _verdict,
     every_other,
     mean_over,
     without_first_evaluation,
@@ -62,3 +63,18 @@ def test_the_as_logged_reference_is_unchanged_and_flips_are_sorted_by_kind():
     assert _to_another_problem({"as_logged": "overfit", "rewritten": "distribution_mismatch"})
     assert not _to_another_problem({"as_logged": "loss_spikes", "rewritten": "healthy"})
     assert not _to_another_problem({"as_logged": "healthy", "rewritten": "overfit"})
+
+
+def test_a_multi_run_files_verdict_does_not_depend_on_which_run_comes_first():
+    from benchmarks.scoring import Outcome
+
+    first = Outcome("w", ["plateau"], "ok", verdicts=["lr_decayed_too_early", "plateau"])
+    again = Outcome("w", ["plateau"], "ok", verdicts=["plateau", "lr_decayed_too_early"])
+    assert _verdict(first) == _verdict(again) == "lr_decayed_too_early, plateau"
+    assert _verdict(Outcome("one", ["nan"], "ok", verdicts=["nan"])) == "nan"
+    assert _verdict(Outcome("bad", ["nan"])) == "crash"
+    # one run of the file lost to healthy is no problem named as another
+    lost = {"as_logged": "exploding, nan, oscillating", "rewritten": "exploding, healthy, nan"}
+    assert not _to_another_problem(lost)
+    renamed = {"as_logged": "exploding, nan", "rewritten": "exploding, plateau"}
+    assert _to_another_problem(renamed)
