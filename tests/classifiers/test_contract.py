@@ -144,11 +144,19 @@ def test_survives_odd_input_with_well_formed_findings(clf, case):
     f = clf.detect(run)
     if f is not None:
         _check_well_formed(clf, f, run)
+    else:
+        _check_set_aside(clf, run)
+
+
+def _check_set_aside(clf, run) -> None:
+    """set_aside, called when detect found nothing: None, or one non-empty sentence."""
+    why = clf.set_aside(run)
+    assert why is None or (isinstance(why, str) and why.strip()), (clf.label, why)
 
 
 def test_every_odd_input_diagnoses_to_json():
     for case, frame in ODD.items():
-        d = diagnose(frame)
+        d = diagnose(frame, strict=True)
         json.dumps(d.to_dict(), allow_nan=False)
         assert d.verdict in {"healthy", "inconclusive", *LABELS}, case
 
@@ -183,4 +191,6 @@ def test_property_any_curve_gives_a_well_formed_diagnosis(values, steps, with_va
             f = clf.detect(run)
             if f is not None:
                 _check_well_formed(clf, f, run)
+            else:
+                _check_set_aside(clf, run)
     json.dumps(diagnose(frame).to_dict(), allow_nan=False)
