@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import base64
 
-from lossforensics.classifiers.diagnosis import (
-    Cause,
-    Diagnosis,
-    Finding,
-    MetricInfo,
-    SetAside,
-    Skipped,
-    Span,
-)
+from lossforensics.classifiers import SetAside  # the package's lazy export, read here too
+from lossforensics.classifiers.diagnosis import Cause, Diagnosis, Finding, MetricInfo, Skipped, Span
 from lossforensics.report.html import render_report
 
 EVIL = '<script>alert("x")</script>'
