@@ -387,10 +387,18 @@ class Exploding(Classifier):
             summary,
         )
 
+    def _course(self, run: RunSeries) -> dict | None:
+        """measure(grad=False, screen=True), once per run and settings (kept with the run:
+        detect and set_aside both read it); a copy, so a caller's additions stay its own."""
+        ev = run.measured(
+            ("exploding", repr(self)), lambda: self.measure(run, screen=True, grad=False)
+        )
+        return None if ev is None else dict(ev)
+
     def set_aside(self, run: RunSeries) -> str | None:
         """A rise that would read as a blow-up but for the held-out loss (`redefined`): the
         step up, the training loss's course after it and the validation loss's witness."""
-        ev = self.measure(run, grad=False, screen=True)
+        ev = self._course(run)
         if ev is None or not self.redefined(ev):
             return None
         if not (self.blew_up(ev) or self.diverged_slowly(ev)):
@@ -412,7 +420,7 @@ class Exploding(Classifier):
     def detect(self, run: RunSeries) -> Finding | None:
         # the verdict does not read the gradient norm: most runs are ruled out without it, and
         # a run that exploded has it added to the course already measured
-        ev = self.measure(run, grad=False, screen=True)
+        ev = self._course(run)
         curve = run.curve("train_loss")
         if curve is None:
             return None

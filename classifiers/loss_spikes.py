@@ -125,6 +125,24 @@ _VAL_PENALTY = 0.1
 _MAX_CONFIDENCE = 0.95
 
 
+def _read_points(curve: Curve) -> tuple[np.ndarray, np.ndarray]:
+    """The finite (steps, values) a curve's spikes are read on: its block maxima when it is
+    judged on blocks (a spike is a point or two high, which a block's mean divides by the block
+    size while its maximum keeps), else its values."""
+    peaks = curve.peaks if _reads_peaks(curve) else None
+    return signals.finite_points(curve.steps, curve.values if peaks is None else peaks)
+
+
+def _local_z(ly: np.ndarray, sp: signals.Spikes, positive: bool) -> np.ndarray:
+    """Each candidate's height in sigmas of the noise around it (_spikes.local_noise, over a
+    twentieth of the run on each side, 5 to 50 points); infinite for a positive loss's jump to
+    10x the level before it (`_HUGE_RISE_LOG`), which no jitter makes and which a cluster of
+    blow-ups would otherwise hide in each other's noise."""
+    half = max(_NOISE_HALF_MIN, min(_NOISE_HALF_MAX, len(ly) // _NOISE_WINDOW_PER_RUN))
+    z = sp.heights / np.maximum(_spikes.local_noise(ly, sp.indices, half), signals.TINY)
+    return np.where(positive & (sp.heights >= _HUGE_RISE_LOG), np.inf, z)
+
+
 def _own_width(x: np.ndarray, y: np.ndarray, idx: np.ndarray) -> float:
     """The median width, in steps, of the excursions starting at `idx`: how long the loss
     stays above half of each jump over the level just before it (the median of the
@@ -184,8 +202,7 @@ class LossSpikes(Classifier):
         A curve judged on blocks (over JUDGED_POINTS points) is read on its block maxima: a
         spike is a point or two high, which a block's mean divides by the block size while its
         maximum keeps; the other blocks' maxima set the local noise the spike must beat."""
-        peaks = curve.peaks if _reads_peaks(curve) else None
-        x, y = signals.finite_points(curve.steps, curve.values if peaks is None else peaks)
+        x, y = _read_points(curve)
         if len(y) < self.min_points:
             return None
         positive = signals.all_positive(y)
@@ -211,13 +228,10 @@ class LossSpikes(Classifier):
             return None
         # the noise where it happened (a loss near its floor jitters more, late), and not a jump
         # of a run that had already blown up (exploding's, not a bad batch's)
-        half = max(_NOISE_HALF_MIN, min(_NOISE_HALF_MAX, len(y) // _NOISE_WINDOW_PER_RUN))
-        # (a positive loss that jumped tenfold and came back is no jitter, whatever its
-        # neighbourhood: spikes that come in a cluster inflate each other's local noise)
-        huge = positive & (sp.heights >= _HUGE_RISE_LOG)
-        keep &= huge | (sp.heights >= self.z_min * _spikes.local_noise(ly, sp.indices, half))
+        local_z = _local_z(ly, sp, positive)
+        keep &= local_z >= self.z_min
         if len(y) < _FULL_POINTS:
-            keep &= huge
+            keep &= np.isinf(local_z)  # only a tenfold jump: too few points to judge the rest
         if not keep.any():
             return None
         # (judged as factors: a signed log when the loss can be zero or negative)
@@ -329,8 +343,7 @@ class LossSpikes(Classifier):
 
     def _jumps_in_noise(self, run: RunSeries, curve: Curve, series: str) -> str:
         """One curve's part of set_aside ('' when it has no such jump)."""
-        peaks = curve.peaks if _reads_peaks(curve) else None
-        x, y = signals.finite_points(curve.steps, curve.values if peaks is None else peaks)
+        x, y = _read_points(curve)
         if len(y) < self.min_points or not signals.all_positive(y):
             return ""
         ly = np.log(y)
@@ -339,9 +352,7 @@ class LossSpikes(Classifier):
         big = sp.recovered & (sp.heights >= _ASIDE_RISE_LOG) if len(sp) else np.array([], bool)
         if not big.any():
             return ""
-        half = max(_NOISE_HALF_MIN, min(_NOISE_HALF_MAX, len(y) // _NOISE_WINDOW_PER_RUN))
-        local_z = sp.heights / np.maximum(_spikes.local_noise(ly, sp.indices, half), signals.TINY)
-        local_z = np.where(sp.heights >= _HUGE_RISE_LOG, np.inf, local_z)  # no local test there
+        local_z = _local_z(ly, sp, positive=True)
         quiet = big & (np.minimum(sp.z, local_z) < self.z_min)
         quiet &= ~_spikes.diverged(x, ly, x[sp.indices], self.min_rise_log)
         if not quiet.any():
