@@ -56,6 +56,9 @@ from lossforensics.ingest.console._style import Style
 CHUNK = 65_536
 CONTEXT_SPAN = 12  # lines after a counter within which a metrics-only line still belongs to it
 NO_COUNTERS = (-1,) * len(COUNTER_NAMES)
+# the number of an epoch held above a log's first header is at least 1: the styles that place
+# such lines (Keras) count epochs from 1, so the lines above `Epoch 1/20` are no epoch's
+_FIRST_KERAS_EPOCH = 1
 MAX_PENDING_CHARS = 8 << 20  # lines kept for the next packing: past this, pack now
 REC_FIELDS: dict[str, type] = {
     "points": np.int32,
@@ -127,6 +130,9 @@ class Parser:
         self._opened = False  # set by `line` on a counter line that opens a record
         # set by `line` on a line the style passes over (its `skip`, or not its signature)
         self._passed_over = False
+        # lines of metrics read before the log's first counter line, held until that line says
+        # which epoch they are (`Style.leading_epoch`); None once it came, or for other styles
+        self._leading: list[tuple[Any, ...]] | None = [] if style.leading_epoch else None
 
     # ------------------------------------------------------------------ reading
 
@@ -171,6 +177,8 @@ class Parser:
         oc, ends = self._outcomes[pid], self._ends[pid]
         if ((oc == TRIAL) | (oc == RESTART)).any():
             return False
+        if self._leading is not None and (self._leading or self._holds(oc)):
+            return False  # lines to hold before the first counter line: one by one
         n = len(lines)
         first = self.out.lines + 1
         at = np.arange(n)
@@ -212,6 +220,8 @@ class Parser:
         self._r_ctx.extend(rows[rec].tolist())
         self._r_run.extend([self._run] * len(r))
         self._r_seg.extend([self._segment] * len(r))
+        if sets.any():
+            self._leading = None  # the first counter line came with nothing held before it
         # the context the next block starts with
         ls, lr = int(last_set[-1]) if n else -1, int(last_reset[-1]) if n else -1
         if ls > lr:
@@ -248,6 +258,8 @@ class Parser:
                 continue
             plan = plans[pid]
             outcome = plan.outcome
+            if self._leading is not None and outcome in (OWN, COUNTERS):
+                self._release_leading(raw)
             if outcome == OWN:
                 ctx, ctx_line = (raw, pid), number
                 ctr = -1
@@ -257,6 +269,8 @@ class Parser:
                         lent, lent_row = ctx, self._borrow(self._counters(ctx))
                     ctr = lent_row
                 elif needs_counter:
+                    if self._leading is not None and ctx is None:
+                        self._leading.append((number, raw, pid, run, seg))
                     if plan.ends_context:
                         ctx = None
                     continue
@@ -345,6 +359,8 @@ class Parser:
                 a, b, fill = counter_cut(rest, m)
                 rest = rest[:a] + fill + rest[b:]
         own = bool(counters)
+        if own and self._leading is not None:
+            self._release_leading(text)
         found = find_pairs(st, rest, own, text)
         ctr = tuple(counter(counters[k]) if k in counters else -1 for k in COUNTER_NAMES)
         if not found:
@@ -361,11 +377,14 @@ class Parser:
             st.context and self._context is not None and number - self._context_line <= CONTEXT_SPAN
         ):
             ctr = self._counters(self._context)
-        elif st.needs_counter:
+        elif st.needs_counter and (self._leading is None or self._context is not None):
             return False
         kind, prefix_of = classify(st, text, rest[: found[0][0]])
         repeats = line_prefixes(rest, found)
         pairs = [((r or prefix_of(p[2])) + p[2], p[3]) for p, r in zip(found, repeats, strict=True)]
+        if not own and self._leading is not None and self._context is None:
+            self._leading.append((number, None, kind, wall, pairs, self._run, self._segment))
+            return False
         self._explicit[len(self._r_num)] = (ctr, kind, wall, pairs)
         self._r_outer.append(self._outer)
         self._r_num.append(number)
@@ -375,6 +394,41 @@ class Parser:
         self._r_run.append(self._run)
         self._r_seg.append(self._segment)
         return True
+
+    def _holds(self, oc: np.ndarray) -> bool:
+        """A block (plan outcomes) with a metrics-only line before its first counter line:
+        while no counter line was seen, such a line is held (`_leading`)."""
+        borrow = np.flatnonzero(oc == BORROW)
+        sets = np.flatnonzero((oc == OWN) | (oc == COUNTERS))
+        return bool(len(borrow)) and (not len(sets) or borrow[0] < sets[0])
+
+    def _release_leading(self, header: str) -> None:
+        """The log's first counter line: when it is an epoch header (`Style.leading_epoch`,
+        `Epoch 3/20`), the lines of metrics held before it become records of the epoch before
+        (epoch 2); other lines (a callback's `Epoch 00001: ...`, a header of epoch 1, whose
+        previous epoch does not exist) drop them. Nothing is held from here on."""
+        held, self._leading = self._leading or [], None
+        rx = self.style.leading_epoch
+        m = rx.match(header.strip()) if rx is not None else None
+        epoch = int(m.group(1)) - 1 if m else 0
+        if not held or epoch < _FIRST_KERAS_EPOCH:
+            return
+        row = self._borrow((epoch, -1, -1, -1))
+        for number, raw, *rest in held:
+            if raw is None:  # read with the patterns: (kind, wall, pairs, run, segment)
+                kind, wall, pairs, run, seg = rest
+                self._explicit[len(self._r_num)] = ((epoch, -1, -1, -1), kind, wall, pairs)
+                self._r_pid.append(-1)
+                self._r_ctx.append(-1)
+            else:  # (plan, run, segment)
+                pid, run, seg = rest
+                self._r_pid.append(pid)
+                self._r_ctx.append(row)
+            self._r_num.append(number)
+            self._r_raw.append(raw)
+            self._r_outer.append(epoch)
+            self._r_run.append(run)
+            self._r_seg.append(seg)
 
     def _headers(self, text: str) -> bool:
         st = self.style

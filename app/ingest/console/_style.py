@@ -10,7 +10,8 @@ counters the next lines take even though it reads as a message, `roles` are the 
 for names the general inference cannot know (`Train-SmoothL1` is a loss), `note` says what
 the style takes when a line prints two numbers for one metric, and `columns` names the values of
 a table printed without keys, in order; `carried` and `last_in_epoch` drop a bar's values
-that are a redraw, not a new measurement, and `repeated_round` a round printed again.
+that are a redraw, not a new measurement, and `repeated_round` a round printed again;
+`leading_epoch` places the lines above a log's first epoch header, when its top was cut.
 """
 
 from __future__ import annotations
@@ -126,6 +127,11 @@ class Style:
     # pasted without its carriage returns): of the records in a row of one epoch, each metric's
     # last value is the epoch's, the ones before it are redraws and are dropped
     last_in_epoch: bool = False
+    # the header that starts an epoch, its number in group 1 (Keras' `Epoch 3/20`): lines of
+    # metrics before the log's first counter line, when that line is such a header, are the
+    # epoch before the one it names (a log whose top was cut: a notebook's truncated output, a
+    # paste that began below `Epoch 1/20`); None: such lines have no counter and are dropped
+    leading_epoch: re.Pattern[str] | None = None
     # the number of the first epoch when a batch is printed with the epoch's length (`[1][ 10/196]`:
     # the steps are then (epoch - first_epoch) x length + batch); None: 0 when the log prints an
     # epoch 0, else 1

@@ -669,3 +669,48 @@ def test_a_linking_word_before_a_key_is_prose_not_part_of_the_name():
     assert set(_read("step 1: to 0.5, loss 2.0\nstep 2: to 0.4, loss 1.5\n").frame["metric"]) >= {
         "to"
     }
+
+
+_KERAS3_BAR = "69121/69121 \u2501\u2501\u2501\u2501 3159s 46ms/step - loss: {t} - val_loss: {v}"
+_KERAS2_LINE = "12/12 - 0s - 3ms/step - loss: {t} - val_loss: {v}"
+
+
+@pytest.mark.parametrize("line", [_KERAS3_BAR, _KERAS2_LINE])
+def test_a_keras_log_cut_above_its_first_header_keeps_the_epoch_before_it(line):
+    """A notebook's output truncated at the top starts mid-epoch: the bar above the first
+    `Epoch 2/4` is epoch 1's, not a line without a counter to drop."""
+    losses = [(0.9192, 0.8692), (0.8806, 0.8629), (0.8745, 0.8601), (0.8715, 0.8584)]
+    text = line.format(t=losses[0][0], v=losses[0][1]) + "\n"
+    for e, (t, v) in enumerate(losses[1:], 2):
+        text += f"Epoch {e}/4\n" + line.format(t=t, v=v) + "\n"
+    result = _read(text)
+    assert _series(result, "loss") == ([1, 2, 3, 4], [t for t, _ in losses])
+    assert _series(result, "val_loss") == ([1, 2, 3, 4], [v for _, v in losses])
+    _same_with_and_without_plans(text)
+
+
+def test_keras_lines_above_a_first_header_of_epoch_1_are_not_placed():
+    """Above `Epoch 1/3` no epoch came before: a line there is no epoch's."""
+    text = (
+        _KERAS2_LINE.format(t=9.9, v=9.9)
+        + "\n"
+        + "".join(
+            f"Epoch {e}/3\n" + _KERAS2_LINE.format(t=0.5 - 0.1 * e, v=0.5) + "\n" for e in (1, 2, 3)
+        )
+    )
+    assert _series(_read(text), "loss") == ([1, 2, 3], [0.4, 0.3, 0.2])
+    _same_with_and_without_plans(text)
+
+
+def test_a_keras_callback_message_above_the_first_header_is_no_header():
+    """`Epoch 00001: val_loss improved ...` is printed after the epoch it names: between the
+    cut top's line and `Epoch 2/3` it does not stop that line being epoch 1's."""
+    text = (
+        _KERAS2_LINE.format(t=0.5, v=0.6)
+        + "\nEpoch 00001: val_loss improved\n"
+        + "".join(
+            f"Epoch {e}/3\n" + _KERAS2_LINE.format(t=0.5 - 0.1 * e, v=0.5) + "\n" for e in (2, 3)
+        )
+    )
+    assert _series(_read(text), "loss") == ([1, 2, 3], [0.5, 0.3, 0.2])
+    _same_with_and_without_plans(text)

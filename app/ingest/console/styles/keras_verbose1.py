@@ -5,7 +5,9 @@ mid-epoch (`Epoch 00001: val_loss improved from inf to 0.34005, saving model to 
 val_loss did not improve from 0.25387`, `Epoch 00012: ReduceLROnPlateau reducing learning rate
 to ...`, `Epoch 00015: early stopping`) leaves the bar's state before it on a line of its own:
 the callback's line is no metric line, and of an epoch's bar lines the last is the epoch's
-(`last_in_epoch`). A `Test loss: 0.22` printed after `fit` is not read."""
+(`last_in_epoch`). A bar above the log's first `Epoch 3/20` (a notebook's output cut at the
+top) is the epoch before it (`leading_epoch`). A `Test loss: 0.22` printed after `fit` is not
+read."""
 
 import re
 
@@ -16,6 +18,8 @@ BAR = re.compile(r"^\s*\d+/\d+ (?:\S*\[=*>?\.*\]|\u2501+ )")
 
 # a callback's message on a line of its own (`Epoch 00018: early stopping`): no epoch header
 CALLBACK = re.compile(r"^Epoch \d+: ")
+# the header that starts an epoch: a bar above the log's first one is the epoch before it
+HEADER = re.compile(r"^Epoch (\d+)/\d+\s*$")
 
 STYLE = Style(
     name="keras verbose 1",
@@ -26,4 +30,5 @@ STYLE = Style(
     spaced=False,
     max_words=3,
     last_in_epoch=True,
+    leading_epoch=HEADER,
 )

@@ -3,12 +3,14 @@
 count first; Keras 1 prints `15s - loss: 1.0029 - acc: 0.5834 - val_loss: ..`). The epoch is
 the step. A callback's message (`Epoch 00018: early stopping`, `Epoch 00005: ReduceLROnPlateau
 reducing ...`) is no header, whatever epoch it names: stdout buffering prints it between the
-last `Epoch 19/50` and that epoch's line, and its number may count from 0."""
+last `Epoch 19/50` and that epoch's line, and its number may count from 0. An epoch's line above
+the log's first `Epoch 3/20` (a notebook's output cut at the top) is epoch 2's
+(`leading_epoch`)."""
 
 import re
 
 from lossforensics.ingest.console._style import EPOCH, NUM, Style
-from lossforensics.ingest.console.styles.keras_verbose1 import CALLBACK
+from lossforensics.ingest.console.styles.keras_verbose1 import CALLBACK, HEADER
 
 STYLE = Style(
     name="keras verbose 2",
@@ -18,4 +20,5 @@ STYLE = Style(
     pairs=re.compile(rf"(?<= - )(?P<key>\w+)(?P<sep>: )(?P<val>{NUM})(?![\w.:/])"),
     spaced=False,
     max_words=2,
+    leading_epoch=HEADER,
 )
