@@ -17,10 +17,10 @@ the train's starting loss, i.e. chance level for a classifier at initialisation)
 training came before it, none of it reached the val set (so long as training had not
 converged before it either: `converged_before`, 90% of the train's improvement, leaves a late
 first evaluation to overfit, as above; a fine-tune starts at its pre-trained loss), or unless
-every evaluation sits `_FAR_ABOVE_UNTRAINED` (2x) above that untrained level and the val moved
-by under `_NEVER_LEARNED_FLAT` (5%) of its level: worse than a model that learned nothing, flat
-where it started, it never generalised however late it was first measured (the train's
-improvement is then read over the whole run); the val's
+every evaluation sits `_FAR_ABOVE_UNTRAINED` (2x) above that untrained level: worse than a model
+that learned nothing at every evaluation, flat where it started or climbing from there, it never
+generalised however late it was first measured (it has no minimum below that level for overfit
+to rise from; the train's improvement is then read over the whole run); the val's
 best improvement is at most `widest_follow` (twice `follow`, 20%) of the train's, whether it kept
 what little it gained or gave it back (overfit reads a val beyond that bar that rose from an early
 minimum: the two labels split on one bar, with no gap between them); and the first evaluation is at
@@ -135,10 +135,6 @@ def _first_eval_train(tx: np.ndarray, ty: np.ndarray, at: float, start: float) -
 _FAR_ABOVE_UNTRAINED = 2.0
 # a log whose first train step is past half of its last holds no start (a late window)
 _LATE_START = 0.5
-# a val that never got below the untrained level and moved by under 5% of its level over its
-# evaluations is flat where it started (one that climbs steadily is overfit's: a fine-tune whose
-# log starts after the pre-trained model's loss was already low)
-_NEVER_LEARNED_FLAT = 0.05
 
 
 class DistributionMismatch(Classifier):
@@ -258,12 +254,10 @@ class DistributionMismatch(Classifier):
         # first train value is no untrained loss, and how the val began is not in it
         if m.get("log_start_share", 0.0) >= _LATE_START:
             return None
-        # a flat val far above the untrained level learned nothing, however late its first
-        # evaluation: overfit cannot take it (it never generalised), so it is judged here
-        # against the train's improvement over the whole run
-        never = bool(m.get("val_never_learned", False)) and (
-            m.get("val_change_rel", np.inf) <= _NEVER_LEARNED_FLAT
-        )
+        # a val far above the untrained level at every evaluation, flat or climbing, learned
+        # nothing, however late its first evaluation: overfit cannot take it (it never
+        # generalised), so it is judged here against the train's improvement over the whole run
+        never = bool(m.get("val_never_learned", False))
         untrained = m.get("val_first_untrained", False) and (
             m.get("train_done_before_eval", 1.0) < self.converged_before or never
         )

@@ -1,9 +1,10 @@
 import numpy as np
 import pytest
+from lossforensics.classifiers.diagnose import diagnose
 from lossforensics.classifiers.distribution_mismatch import DistributionMismatch
 from lossforensics.classifiers.overfit import Overfit
 
-from tests.classifiers._labelled import assert_matches_real_labels, judge, run_of
+from tests.classifiers._labelled import assert_matches_real_labels, frame_of, judge, run_of
 
 RNG = np.random.default_rng(11)
 
@@ -195,6 +196,20 @@ def test_a_flat_val_that_never_beat_the_untrained_loss_is_a_mismatch_however_lat
     f = judge(DistributionMismatch(), run_of(**series))
     assert f is not None and f.evidence["val_never_learned"]
     assert judge(Overfit(), run_of(**series)) is None
+
+
+def test_a_climbing_val_that_never_beat_the_untrained_loss_is_a_mismatch_however_late():
+    # training is done before the first evaluation, which already sits at 3.8x the untrained
+    # loss and only climbs from there: never generalised, so no minimum to overfit from
+    steps = np.arange(5, 1505, 5)
+    train = 0.35 + 0.67 * np.exp(-steps / 40) + 0.02 * RNG.standard_normal(len(steps))
+    evals = np.arange(150, 1501, 75)
+    val = 3.8 + 3.2 * (evals - 150) / 1350
+    series = {"train/loss": (steps, train), "eval/loss": (evals, val)}
+    f = judge(DistributionMismatch(), run_of(**series))
+    assert f is not None and f.evidence["val_never_learned"]
+    assert f.evidence["train_done_before_eval"] > 0.9 and f.evidence["val_change_rel"] > 0.5
+    assert diagnose(frame_of(**series)).verdict == "distribution_mismatch"
 
 
 def _broken_val_run(val_loss):
