@@ -103,6 +103,7 @@ _SHARES = {
     "miou",
     "jaccard",
     "dice",
+    "dsc",
     "precision",
     "recall",
     "top1",

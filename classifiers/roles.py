@@ -62,6 +62,7 @@ _SCORE_TOKENS = {
     "cer",
     "iou",
     "dice",
+    "dsc",  # the Dice similarity coefficient, as medical segmentation names it
     "precision",
     "recall",
     "top1",

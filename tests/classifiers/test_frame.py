@@ -116,6 +116,7 @@ def test_split_context_makes_val():
         ("test_acc1", "val_score"),
         ("val_jaccard_coef", "val_score"),
         ("jaccard_coef", "train_score"),
+        ("val_DSC", "val_score"),  # the Dice similarity coefficient, as medical papers name it
         ("val_AP", "val_score"),
         ("CrossEntropy", "train_loss"),
         ("SmoothL1", "train_loss"),

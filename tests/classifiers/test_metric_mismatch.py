@@ -163,6 +163,7 @@ def test_name_direction():
     assert name_direction("eval_accuracy") == 1 and name_direction("val/wer") == -1
     assert name_direction("eval_mean_token_accuracy") == 1 and name_direction("val_x") == 0
     assert name_direction("val_psnr") == 1 and name_direction("val_ssim") == 1  # higher: better
+    assert name_direction("val_DSC") == 1  # the Dice similarity coefficient
     # torchmetrics' class names (`MulticlassJaccardIndex` logged lowercased) and plurals
     assert name_direction("val_multiclassjaccardindex") == 1
     assert name_direction("val_binaryf1score") == 1 and name_direction("test_accuracies") == 1
