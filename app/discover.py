@@ -50,11 +50,14 @@ JSONL = "jsonl"
 PLAIN_CSV = "csv"  # any per-step table (Ultralytics results.csv, hand-written logs)
 CONSOLE = "console"  # printed output: nohup.out, a SLURM .out, train.log, a .txt, a misnamed .csv
 SERIES_FILE = "series_file"  # bare numbers named by their file: train_loss.txt, log_val.txt
+# TensorBoard's scalar downloads, one tag a file named by it: run-train-tag-epoch_loss.csv
+TENSORBOARD_EXPORT = "tensorboard_export"
 # Formats whose reader takes one run's parts as a folder (its `pair_parts` says which folders)
 _PART_READERS = {
     KERAS_CSV: "lossforensics.ingest.keras_csv",
     CONSOLE: "lossforensics.ingest.console",
     SERIES_FILE: "lossforensics.ingest.series_file",
+    TENSORBOARD_EXPORT: "lossforensics.ingest.tensorboard_export",
 }
 
 # Sub-directories whose event files belong to their parent's run (Keras, HF, TF estimators).

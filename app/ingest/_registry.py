@@ -9,12 +9,14 @@ from types import ModuleType
 
 from lossforensics.classifiers.errors import UnknownFormatError
 
-# Detection order: the most specific content test first (`series_file` claims a file only by a
+# Detection order: the most specific content test first (`tensorboard_export` claims a file by
+# TensorBoard's own `Wall time,Step,Value` header; `series_file` claims a file only by a
 # loss-naming file name over bare numbers); `csv` (any per-step table), then a
 # results table printed among other text (`printed_table`: fastai's, a markdown table), then
 # `console` (printed text, taken only where a loss series is found in it) last.
 MODULES: dict[str, str] = {
     "tensorboard": "lossforensics.ingest.tensorboard",
+    "tensorboard_export": "lossforensics.ingest.tensorboard_export",
     "mlflow": "lossforensics.ingest.mlflow",
     "hf_trainer": "lossforensics.ingest.hf_trainer",
     "history_json": "lossforensics.ingest.history_json",

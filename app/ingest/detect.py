@@ -64,11 +64,11 @@ _SKIP_SUFFIXES = {
     ".sh",
     ".lock",
 }
-CSV_FAMILY = {"wandb_csv", "lightning_csv", "keras_csv", "csv", "series_file"}
+CSV_FAMILY = {"wandb_csv", "lightning_csv", "keras_csv", "csv", "series_file", "tensorboard_export"}
 _NAME_CLAIMS = {  # suffix -> formats whose content fits that name
     ".jsonl": {"jsonl"},
     ".ndjson": {"jsonl"},
-    ".json": {"jsonl", "hf_trainer", "history_json", "series_file"},
+    ".json": {"jsonl", "hf_trainer", "history_json", "series_file", "tensorboard_export"},
     ".csv": CSV_FAMILY,
     ".tsv": CSV_FAMILY,
     ".db": {"mlflow"},
@@ -210,6 +210,10 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
         from lossforensics.ingest import series_file
 
         found[chosen] = series_file.pair_parts(found[chosen])
+    elif chosen == "tensorboard_export":  # one download per tag: one file per metric
+        from lossforensics.ingest import tensorboard_export
+
+        found[chosen] = tensorboard_export.pair_parts(found[chosen])
     elif chosen == "console":  # train_log + val_log: the two halves of one run
         from lossforensics.ingest import console
 

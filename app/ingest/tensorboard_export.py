@@ -1,0 +1,175 @@
+"""TensorBoard's scalar downloads: the CSV (`Wall time,Step,Value`) or JSON (`[[wall time,
+step, value], ...]`) that the dashboard's "download data" link saves for one run and one tag,
+the way loss curves are most often attached to an issue.
+
+The file holds one series and does not name it: its name does. TensorBoard names the download
+`run-<run>-tag-<tag>.csv` (a `/` in either written as `_`), so the metric is `<run>/<tag>`
+(`run-validation-tag-epoch_loss.csv` -> `validation/epoch_loss`, a validation loss, as the
+TensorBoard reader names Keras' `validation/` run), or `<tag>` for the run `.`; a file renamed by
+hand (`val_loss.csv`, `train_log.csv`) is named by its stem, read as series files read a name
+(`train_log` -> the training loss). Steps are the Step column and the wall times are kept. A
+folder's downloads are one run, each file one metric (`run-train-tag-epoch_loss.csv` beside
+`run-validation-tag-epoch_loss.csv`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
+from lossforensics.classifiers.roles import infer_role
+from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._source import (
+    apply_run_name,
+    head_text,
+    parts_as_folders,
+    require_nonempty,
+)
+from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.series_file import role_of_name
+
+FORMAT = "tensorboard_export"
+
+# the CSV download's header, as TensorBoard writes it
+_HEADER = ("wall time", "step", "value")
+# TensorBoard's name for a download: `run-<run>-tag-<tag>` (`run_<run>-tag-...` in old versions)
+_DOWNLOAD_NAME = re.compile(r"^run[-_](?P<run>.*?)-tag-(?P<tag>.+)$")
+# a JSON download's first column is a wall time in seconds since 1970: after 2001 (1e9 s)
+_EPOCH_2001 = 1e9
+# a JSON download is parsed whole: one larger than this is no single scalar series
+_MAX_JSON_BYTES = 16 << 20
+# points a file must hold to be a curve
+_MIN_POINTS = 2
+
+
+def _csv_header(text: str) -> bool:
+    first = text.splitlines()[0] if text else ""
+    return tuple(c.strip().lower() for c in first.split(",")) == _HEADER
+
+
+def _json_rows(path: Path) -> np.ndarray | None:
+    """The [wall time, step, value] rows of a JSON download, or None for any other file."""
+    if path.stat().st_size > _MAX_JSON_BYTES:
+        return None
+    try:
+        doc = json.loads(path.read_bytes())
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, list) or len(doc) < _MIN_POINTS:
+        return None
+    if not all(
+        isinstance(r, list)
+        and len(r) == len(_HEADER)
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in r[:2])
+        and (r[2] is None or (isinstance(r[2], int | float) and not isinstance(r[2], bool)))
+        for r in doc
+    ):
+        return None
+    rows = np.array([[np.nan if v is None else v for v in r] for r in doc], dtype=np.float64)
+    wall, step = rows[:, 0], rows[:, 1]
+    if not (np.isfinite(wall).all() and (wall >= _EPOCH_2001).all()):
+        return None
+    if not np.isfinite(step).all() or (step != np.round(step)).any():
+        return None
+    return rows
+
+
+def sniff(path: Path) -> bool:
+    """A CSV whose header is `Wall time,Step,Value`, or a JSON array of [wall time, step,
+    value] rows whose wall times are Unix seconds."""
+    path = Path(path)
+    text = head_text(path)
+    if not text:
+        return False
+    if text.lstrip().startswith("["):
+        return _json_rows(path) is not None
+    return _csv_header(text)
+
+
+def pair_parts(paths: list[Path]) -> list[Path]:
+    """Each folder holding two or more downloads replaced by the folder: one run."""
+    return parts_as_folders(paths, lambda files: files if len(files) > 1 else None)
+
+
+def metric_of(path: Path) -> str:
+    """The metric a download holds, from its file name (the module docstring says how)."""
+    stem = path.name.rsplit(".", 1)[0] if "." in path.name else path.name
+    m = _DOWNLOAD_NAME.match(stem)
+    if m is None:
+        return stem
+    run, tag = m["run"], m["tag"]
+    return tag if run in ("", ".") else f"{run}/{tag}"
+
+
+def _role(path: Path, metric: str) -> str:
+    role = infer_role(metric)
+    return role if role != "other" else role_of_name(path)
+
+
+def _points(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(steps, values, wall times) of one download."""
+    rows = _json_rows(path) if (head_text(path) or "").lstrip().startswith("[") else None
+    if rows is not None:
+        return rows[:, 1].astype(np.int64), rows[:, 2], rows[:, 0]
+    table = pd.read_csv(
+        path, dtype=str, keep_default_na=False, skipinitialspace=True, encoding="utf-8-sig"
+    )
+    table.columns = [str(c).strip().lower() for c in table.columns]
+    step = pd.to_numeric(table["step"], errors="coerce").to_numpy(dtype=np.float64)
+    value = pd.to_numeric(table["value"], errors="coerce").to_numpy(dtype=np.float64)
+    wall = pd.to_numeric(table["wall time"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(step) | (step != np.round(step))
+    # a cell that is no number; a NaN the run logged is written `NaN`, and kept
+    bad |= np.isnan(value) & (table["value"].str.strip().str.lower() != "nan").to_numpy()
+    for row in np.flatnonzero(bad).tolist():
+        warns.add("not a step and a number: row skipped", line=row + 2, kind="skip")
+    keep = ~bad
+    return step[keep].astype(np.int64), value[keep], wall[keep]
+
+
+def read(
+    path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    """Read one download, or a folder's downloads as one run."""
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.stat().st_size and sniff(p))
+        if not files:
+            raise NoLogsFoundError("no TensorBoard scalar download here", file=str(path))
+        run_name = path.resolve().name or "run"
+    else:
+        require_nonempty(path)
+        if not sniff(path):
+            raise UnknownFormatError(
+                "not a TensorBoard scalar download: a CSV headed `Wall time,Step,Value`, or a "
+                "JSON array of [wall time, step, value] rows",
+                file=str(path),
+                line=1,
+            )
+        files = [path]
+        run_name = path.resolve().parent.name or metric_of(path)
+    builder = FrameBuilder()
+    run_code = builder.runs.code(run_name)
+    own_roles: dict[str, str] = {}
+    warnings = []
+    for file in files:
+        warns = Warnings(str(file))
+        steps, values, wall = _points(file, warns)
+        metric = metric_of(file)
+        own_roles[metric] = _role(file, metric)
+        code = builder.metrics.code(metric)
+        builder.add(run_code, np.full(len(steps), code, dtype=np.int32), steps, values, wall)
+        warns.add(
+            f"a TensorBoard scalar download: its series is named by the file name, "
+            f"{metric!r} ({own_roles[metric].replace('_', ' ')})"
+        )
+        warnings.extend(warns.finish())
+    frame = builder.build({**own_roles, **(roles or {})})
+    return IngestResult(
+        apply_run_name(frame, run), warnings, format=FORMAT, files=[str(f) for f in files]
+    )
