@@ -59,6 +59,10 @@ NO_COUNTERS = (-1,) * len(COUNTER_NAMES)
 # the number of an epoch held above a log's first header is at least 1: the styles that place
 # such lines (Keras) count epochs from 1, so the lines above `Epoch 1/20` are no epoch's
 _FIRST_KERAS_EPOCH = 1
+# metrics-only lines held above a first header at most: a cut notebook output starts with an
+# epoch's last bar or its redraws; a log that holds more before any header has none to place
+# them by, and they are dropped as any line without a counter is
+_MAX_LEADING = 10_000
 MAX_PENDING_CHARS = 8 << 20  # lines kept for the next packing: past this, pack now
 REC_FIELDS: dict[str, type] = {
     "points": np.int32,
@@ -270,7 +274,7 @@ class Parser:
                     ctr = lent_row
                 elif needs_counter:
                     if self._leading is not None and ctx is None:
-                        self._leading.append((number, raw, pid, run, seg))
+                        self._hold((number, raw, pid, run, seg))
                     if plan.ends_context:
                         ctx = None
                     continue
@@ -383,7 +387,7 @@ class Parser:
         repeats = line_prefixes(rest, found)
         pairs = [((r or prefix_of(p[2])) + p[2], p[3]) for p, r in zip(found, repeats, strict=True)]
         if not own and self._leading is not None and self._context is None:
-            self._leading.append((number, None, kind, wall, pairs, self._run, self._segment))
+            self._hold((number, None, kind, wall, pairs, self._run, self._segment))
             return False
         self._explicit[len(self._r_num)] = (ctr, kind, wall, pairs)
         self._r_outer.append(self._outer)
@@ -401,6 +405,16 @@ class Parser:
         borrow = np.flatnonzero(oc == BORROW)
         sets = np.flatnonzero((oc == OWN) | (oc == COUNTERS))
         return bool(len(borrow)) and (not len(sets) or borrow[0] < sets[0])
+
+    def _hold(self, entry: tuple[Any, ...]) -> None:
+        """Hold a metrics-only line above the first counter line; past `_MAX_LEADING` of them,
+        hold none (and drop those held): no header is coming to place them."""
+        if self._leading is None:
+            return
+        if len(self._leading) >= _MAX_LEADING:
+            self._leading = None
+            return
+        self._leading.append(entry)
 
     def _release_leading(self, header: str) -> None:
         """The log's first counter line: when it is an epoch header (`Style.leading_epoch`,

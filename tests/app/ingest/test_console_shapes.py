@@ -714,3 +714,18 @@ def test_a_keras_callback_message_above_the_first_header_is_no_header():
     )
     assert _series(_read(text), "loss") == ([1, 2, 3], [0.5, 0.3, 0.2])
     _same_with_and_without_plans(text)
+
+
+def test_keras_lines_held_above_a_first_header_are_bounded():
+    """A log with more metric lines than a cut top holds before any header has no header to
+    place them by: they are dropped, not held without bound."""
+    from lossforensics.ingest.console import _parser
+    from lossforensics.ingest.console.styles.keras_verbose2 import STYLE
+
+    lines = [_KERAS2_LINE.format(t=0.9, v=0.9)] * (_parser._MAX_LEADING + 1)
+    for e in (2, 3):
+        lines += [f"Epoch {e}/3", _KERAS2_LINE.format(t=0.5 - 0.1 * e, v=0.5)]
+    for plans in (True, False):
+        parser = Parser(STYLE, plans=plans)
+        parser.feed_block(lines, skeletons("\n".join(lines)))
+        assert sorted(set(to_points(parser.finish()).step.tolist())) == [2, 3]
