@@ -65,7 +65,6 @@ def _diagnose(path: Path) -> set[str]:
 # classifier change that finds one of them fails here until the entry is removed, so this list
 # always says exactly what is missed.
 KNOWN_MISSES = {
-    "distribution_mismatch_mlflow": "val features permuted: overfit found instead",
     "lr_decayed_too_early_jsonl": "the LR fell 10x within 9% of the run, before the loss had "
     "moved at all (no progress cut short to see): nothing found",
 }
