@@ -102,7 +102,17 @@ CONFIG_FILES = frozenset(
         "preprocessor_config.json",
     }
 )
-_CANDIDATE_SUFFIXES = (".csv", ".tsv", ".log", ".txt", ".out", ".json", ".jsonl", ".ndjson")
+_CANDIDATE_SUFFIXES = (
+    ".csv",
+    ".tsv",
+    ".log",
+    ".txt",
+    ".out",
+    ".json",
+    ".jsonl",
+    ".ndjson",
+    ".ipynb",
+)
 # a candidate no reader takes is reported (not silently passed over) when its name says it is a
 # training log; other .txt/.json files beside runs are not
 _LOG_NAME = re.compile(

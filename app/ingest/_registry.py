@@ -13,10 +13,14 @@ from lossforensics.classifiers.errors import UnknownFormatError
 # TensorBoard's own `Wall time,Step,Value` header; `series_file` claims a file only by a
 # loss-naming file name over bare numbers); `csv` (any per-step table), then a
 # results table printed among other text (`printed_table`: fastai's, a markdown table), then
-# `console` (printed text, taken only where a loss series is found in it) last.
+# `console` (printed text, taken only where a loss series is found in it) last. A notebook
+# (`notebook`: its printed output, decoded from its JSON) is tried early, before the JSON
+# readers that would take its document for records; in a folder, logs of any other format
+# beside it are read instead (detect.plan_directory).
 MODULES: dict[str, str] = {
     "tensorboard": "lossforensics.ingest.tensorboard",
     "tensorboard_export": "lossforensics.ingest.tensorboard_export",
+    "notebook": "lossforensics.ingest.notebook",
     "mlflow": "lossforensics.ingest.mlflow",
     "hf_trainer": "lossforensics.ingest.hf_trainer",
     "history_json": "lossforensics.ingest.history_json",

@@ -58,7 +58,6 @@ _SKIP_SUFFIXES = {
     ".zip",
     ".gz",
     ".tar",
-    ".ipynb",
     ".html",
     ".wandb",
     ".sh",
@@ -71,6 +70,7 @@ _NAME_CLAIMS = {  # suffix -> formats whose content fits that name
     ".json": {"jsonl", "hf_trainer", "history_json", "series_file", "tensorboard_export"},
     ".csv": CSV_FAMILY,
     ".tsv": CSV_FAMILY,
+    ".ipynb": {"notebook"},
     ".db": {"mlflow"},
     ".sqlite": {"mlflow"},
 }
@@ -200,6 +200,10 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
             f"{what} ({len(files)} file(s) looked at; formats: {', '.join(READERS)})",
             file=str(root),
         )
+    if len(order) > 1 and "notebook" in order:
+        # a notebook beside logs of another format printed or plotted them: the logs are the
+        # record (and a notebook's output may be cut), so they are read and it is reported
+        order.remove("notebook")
     superseded: list[Path] = []
     if "hf_trainer" in found:
         found["hf_trainer"], superseded = newest_checkpoints(found["hf_trainer"])

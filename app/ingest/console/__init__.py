@@ -103,7 +103,12 @@ def sniff(path: Path) -> bool:
         # JSON (a JSON document or JSON lines) belongs to the JSON readers, not printed dicts
         if '"' in text.split("\n", 1)[0][:3]:
             return False
-    style, _ = choose_style(_head_lines(text))
+    return sniff_text(text)
+
+
+def sniff_text(text: str) -> bool:
+    """Some style finds a loss-like series in the head of `text` (the first SNIFF_BYTES)."""
+    style, _ = choose_style(_head_lines(text[:SNIFF_BYTES]))
     return style is not None
 
 

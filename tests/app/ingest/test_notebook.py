@@ -1,0 +1,98 @@
+"""Jupyter notebooks: the code cells' printed output, decoded from the JSON, read as console."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lossforensics import diagnose
+from lossforensics.classifiers.errors import UnknownFormatError
+from lossforensics.discover import discover_runs
+from lossforensics.ingest import load_run
+from lossforensics.ingest.detect import detect_format
+
+TRAIN = [1.66, 1.31, 1.04, 0.84, 0.68, 0.56, 0.45, 0.37, 0.31, 0.26]
+# the validation loss bottoms out at epoch 4 and climbs: an overfit run
+VAL = [1.60, 1.32, 1.15, 1.10, 1.13, 1.21, 1.30, 1.41, 1.52, 1.66]
+
+
+def _keras_output() -> list[str]:
+    """Keras `fit(verbose=1)` as a notebook stores it: each epoch's bar redrawn with carriage
+    returns and backspaces inside one stream string."""
+    lines = []
+    for e, (t, v) in enumerate(zip(TRAIN, VAL, strict=True), 1):
+        lines.append(f"Epoch {e}/10\n")
+        lines.append(
+            f"\r 1/50 [..............................] - ETA: 5s - loss: {t + 0.3:.4f}\b\b\b\b"
+            f"\r50/50 [==============================] - 2s 40ms/step - loss: {t:.4f} - "
+            f"val_loss: {v:.4f}\n"
+        )
+    return lines
+
+
+def _notebook(outputs: list[dict], *, colab: bool = False) -> dict:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Training\n"]},
+        {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": []},
+        {
+            "cell_type": "code",
+            "execution_count": 2,
+            "metadata": {},
+            "outputs": outputs,
+            "source": ["history = model.fit(x, y, epochs=10, validation_split=0.2)\n"],
+        },
+    ]
+    if colab:  # Colab writes nbformat first
+        return {"nbformat": 4, "nbformat_minor": 0, "metadata": {}, "cells": cells}
+    return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+
+
+_STREAM = {"name": "stdout", "output_type": "stream", "text": _keras_output()}
+_RESULT = {
+    "data": {"text/plain": ["<keras.callbacks.History at 0x7f>"], "image/png": "iVBORw0KGgo="},
+    "execution_count": 2,
+    "metadata": {},
+    "output_type": "execute_result",
+}
+
+
+@pytest.mark.parametrize("colab", [False, True])
+def test_a_keras_fit_printed_in_a_notebook_is_read_epoch_by_epoch(tmp_path, colab):
+    path = tmp_path / "train.ipynb"
+    path.write_text(json.dumps(_notebook([_STREAM, _RESULT], colab=colab), indent=1))
+    assert detect_format(path) == "notebook"
+    result = load_run(path)
+    assert result.format == "notebook" and "keras verbose 1" in result.detail
+    loss = result.frame[result.frame["metric"] == "loss"]
+    assert list(loss["step"]) == list(range(1, 11))  # the redraws collapsed to each epoch's end
+    assert list(loss["value"]) == TRAIN
+    assert diagnose(result.frame).verdict == "overfit"
+
+
+def test_the_outputs_of_several_cells_are_read_in_order(tmp_path):
+    first = {"name": "stdout", "output_type": "stream", "text": _keras_output()[:10]}
+    rest = {"name": "stdout", "output_type": "stream", "text": "".join(_keras_output()[10:])}
+    nb = _notebook([first])
+    nb["cells"].append({**nb["cells"][2], "outputs": [rest]})
+    path = tmp_path / "train.ipynb"
+    path.write_text(json.dumps(nb))
+    loss = load_run(path).frame.query("metric == 'loss'")
+    assert list(loss["value"]) == TRAIN
+
+
+def test_a_notebook_that_printed_no_training_is_refused_with_a_reason(tmp_path):
+    path = tmp_path / "eda.ipynb"
+    said = {"name": "stdout", "output_type": "stream", "text": ["shape: (60000, 28, 28)\n"]}
+    path.write_text(json.dumps(_notebook([said, _RESULT])))
+    with pytest.raises(UnknownFormatError, match="no training metrics recognised"):
+        load_run(path, format="notebook")
+
+
+def test_a_folder_with_a_notebook_is_found_and_a_structured_log_beside_it_wins(tmp_path):
+    run = tmp_path / "exp1"
+    run.mkdir()
+    (run / "train.ipynb").write_text(json.dumps(_notebook([_STREAM])))
+    assert [(s.name, s.format) for s in discover_runs(tmp_path).sources] == [("exp1", "notebook")]
+    rows = "".join(f"{e},{t},{v}\n" for e, (t, v) in enumerate(zip(TRAIN, VAL, strict=True)))
+    (run / "training.log").write_text("epoch,loss,val_loss\n" + rows)
+    assert load_run(run).format == "keras_csv"
