@@ -25,7 +25,11 @@ within 3% or twice the noise of such a median of each other, its first point sit
 the rest, and no significant downward trend runs through it (a loss at chance level, logged per
 batch, that never moves beyond its noise), and so is a loss whose fall over the run stayed
 within twice the noise of its head and end levels (the test that rules a run out of the tail
-test), from a start that did not drop and along a level within `_FLAT_WANDER_LOG`;
+test), from a start that did not drop and along a level within `_FLAT_WANDER_LOG`; and so is
+a classifier's loss that started at its chance level ln(k) (classifiers._chance: its first value
+within 0.5% of ln k) and whose smoothed level never got `_AT_CHANCE_SHARE` (a tenth) below it,
+along a level within `_FLAT_WANDER_LOG` (evidence at_chance, k): it explains under a tenth of
+the chance-level loss, so nothing was learned, whatever it drifted within that band;
 `stuck_after_drop` when the run did improve (by more than twice the noise) and some tail of at
 least 40% of the run delivered under 8% of the total improvement, improved the loss itself by
 under 2.5%, AND improved at under 7% of the rate of the window before it; a tail whose trend
@@ -73,7 +77,8 @@ beside the val's, val_late_gain), rate_ratio, lr_final_ratio, start_kept (end le
 value: ~1 is stuck at the untrained, chance-level loss), best_kept (the best smoothed level / first
 logged value), points, total_improvement (start level - end level, in logs for a positive loss),
 log_scale (the loss is positive and read in logs), noise, tail_tau (Kendall's tau of the part judged
-flat); a frozen score's: score_metric, score_value, evaluations, val_late_gain, val_points.
+flat), at_chance (the class count k of a loss stuck at its chance level); a frozen score's:
+score_metric, score_value, evaluations, val_late_gain, val_points.
 """
 
 from __future__ import annotations
@@ -81,6 +86,7 @@ from __future__ import annotations
 import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._align import detrended_noise, finite_curve, floor
+from lossforensics.classifiers._chance import chance_of
 from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._frozen_predictions import frozen_predictions
 from lossforensics.classifiers._score_stall import (
@@ -128,6 +134,10 @@ _NOISE_FLOOR = 1e-12
 _FLAT_WANDER_LOG = 0.26
 # a smoothed end level twice the first logged value or more climbed to it: no flat line
 _CLIMBED = 2.0
+# a loss that started at a classifier's chance level ln(k) (classifiers._chance) and whose
+# smoothed level never got 10% below it explains under a tenth of the chance-level loss: nothing
+# learned, a plateau flat from the start however it drifted within that band
+_AT_CHANCE_SHARE = 0.1
 # a short noisy log read in thirds...
 _PARTS = 3
 # ... of at least this many points (three of them a third)
@@ -305,6 +315,17 @@ class Plateau(Classifier):
             or (ev["log_scale"] and not dropped and self._flat_in_thirds(x, np.log(y), noise))
         ):
             return self._flat_from_start(ev, x, xs, t, dropped=dropped)
+        chance = chance_of(y) if ev["log_scale"] else None
+        if (
+            chance is not None
+            and not climbed
+            and wander < _FLAT_WANDER_LOG
+            and np.exp(np.min(t)) >= (1 - _AT_CHANCE_SHARE) * np.log(chance)
+        ):
+            # a classifier's loss that started at its chance level and never got a tenth below
+            # it learned nothing, whatever its drift within that band
+            ev["at_chance"] = chance
+            return self._flat_from_start(ev, x, xs, t)
         # the head and end levels are medians of 5% of the run each: on a long per-step log
         # their difference is known to about noise / sqrt(points), not to one point's noise
         k = max(1, int(_END_SHARE * len(y)))

@@ -34,7 +34,7 @@ has not stopped improving either, however the training loss reads (its noise, a 
 raising the learning rate): both curves must have flattened.
 Without a validation loss "high and close" cannot be read, so the run is skipped, unless the
 training loss started at a classifier's chance level: its first logged value (or its start
-level) within `_CHANCE_TOL` (0.5%) of ln(k) for k = 2..10 classes, the cross-entropy of a
+level) within 0.5% of ln(k) (classifiers._chance) for k = 2..10 classes, the cross-entropy of a
 model predicting uniformly (a binary U-Net's first epoch at 0.6924 = ln 2). Chance is then the
 reference for "high": the loss keeping `min_kept` of its start with a flat second half is
 underfit, knee or not (evidence val_logged False, chance_classes k).
@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers import signals
+from lossforensics.classifiers._chance import chance_of, start_level
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.metric_mismatch import MetricMismatch
@@ -66,12 +67,6 @@ from lossforensics.classifiers.run import RunSeries
 _MIN_TRAIN_POINTS = 6
 # the finite validation loss needs 3 points: its end level is a median, not one reading
 _MIN_VAL_POINTS = 3
-# on per-step logs (30 points or more) the start is the median of the first 3: one noisy
-# first batch does not set the level everything is measured against
-_START_POINTS = 3
-# the shortest log whose start is a median of _START_POINTS: on a shorter, coarser log the
-# first 3 points already span a real drop, so the first point is the start
-_START_MEDIAN_MIN_POINTS = 30
 # the middle of the run (40%-60%): where "the second half improved it by under 5%" starts
 _MIDDLE = (0.4, 0.6)
 # the end of the run (last 15%): long enough for a median to ignore a spike, late enough to be
@@ -117,34 +112,6 @@ _SCORE_LEARNED_REL = 1 / 3
 _SCORE_LEARNED_Z = 4.0
 # metric_mismatch at its defaults: its measurement (shared through the run) gives the score's gain
 _SCORES = MetricMismatch()
-
-
-# class counts whose chance-level cross-entropy ln(k) a first loss is matched against: up to 10
-# the values ln 2 ... ln 10 sit at least 4.7% apart, so a match within _CHANCE_TOL names k
-_MAX_CHANCE_CLASSES = 10
-# a first loss within 0.5% of ln(k) is a k-class classifier at initialisation (chance level);
-# wider windows would catch a fine-tune that merely starts near some ln(k) by coincidence
-_CHANCE_TOL = 0.005
-
-
-def chance_classes(first_loss: float) -> int | None:
-    """k when `first_loss` sits within `_CHANCE_TOL` of ln(k) for k in 2..10 (a classifier's
-    cross-entropy at initialisation, predicting uniformly over k classes), else None."""
-    for k in range(2, _MAX_CHANCE_CLASSES + 1):
-        if abs(first_loss - np.log(k)) <= _CHANCE_TOL * np.log(k):
-            return k
-    return None
-
-
-def _start_level(y: np.ndarray) -> float:
-    """The loss at the start: the first point; the median of the first 3 on per-step logs."""
-    return float(np.median(y[:_START_POINTS]) if len(y) >= _START_MEDIAN_MIN_POINTS else y[0])
-
-
-def _chance_of(y: np.ndarray) -> int | None:
-    """The class count whose chance level the loss started at: its first logged value (an
-    epoch log's first mean) or its start level (the median of a per-step log's first 3)."""
-    return chance_classes(float(y[0])) or chance_classes(_start_level(y))
 
 
 def _score_learned(ev: dict) -> bool:
@@ -205,7 +172,7 @@ class Underfit(Classifier):
         if run.has("val_loss") or train is None:
             return False
         _, y = signals.finite_points(train.steps, train.values)
-        return len(y) >= _MIN_TRAIN_POINTS and _chance_of(y) is not None
+        return len(y) >= _MIN_TRAIN_POINTS and chance_of(y) is not None
 
     def skip_reason(self, run: RunSeries) -> str | None:
         if self._train_only_at_chance(run):
@@ -226,7 +193,7 @@ class Underfit(Classifier):
         if len(y) < _MIN_TRAIN_POINTS or not signals.all_positive(y):
             return None
         xs, level = run.smoothed("train_loss")
-        start = _start_level(y)
+        start = start_level(y)
         mid, end = signals.span_median(level, *_MIDDLE), signals.span_median(level, *_END)
         # without a validation curve there is no gap to read: judged on the train alone
         val_end = end if val is None else signals.tail_level(vy, _VAL_END_SHARE, min_points=1)
@@ -248,7 +215,7 @@ class Underfit(Classifier):
                 else {}
             ),
             "val_logged": val is not None,
-            "chance_classes": _chance_of(y),
+            "chance_classes": chance_of(y),
             "plateau": bool(stuck and stuck["stuck_fraction"] >= self._plateau.min_stuck),
             "rate_ratio": _rate_ratio(xs, level) if rates else None,
             "start": start,

@@ -381,3 +381,31 @@ def test_a_slow_convergence_logged_sparsely_has_no_knee_and_is_no_plateau():
     knee = np.where(s < 60, 1.75 - 1.5 * s / 60, 0.25) * np.exp(0.2 * rng.standard_normal(len(s)))
     f = judge(Plateau(), run_of(loss=(s, knee)))
     assert f is not None and f.evidence["kind"] == "stuck_after_drop"
+
+
+def _at_chance_run(fall: float):
+    """A 10-class classifier's loss from chance level (ln 10) drifting down by `fall` of it over
+    40 epochs, its validation loss flat at chance beside it."""
+    ep = np.arange(40)
+    train = np.log(10) * (1 - fall * ep / 39) + _noise(40, 0.004)
+    train[0] = np.log(10)
+    val = np.log(10) + 0.01 + _noise(40, 0.004)
+    return {"loss": (ep, train), "val_loss": (ep, val)}
+
+
+def test_a_loss_that_never_left_its_chance_level_is_a_plateau_not_underfit():
+    """Started at ln(10) and never a tenth below it: nothing learned, whatever the drift (a
+    7% creep is over the 3% a flat line may move)."""
+    from lossforensics.classifiers.diagnose import diagnose
+
+    from tests.classifiers._labelled import frame_of
+
+    f = judge(Plateau(), run_of(**_at_chance_run(0.07)))
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
+    assert f.evidence["at_chance"] == 10
+    assert diagnose(frame_of(**_at_chance_run(0.07))).verdict == "plateau"
+
+
+def test_a_loss_that_fell_a_fifth_below_its_chance_level_learned_something():
+    f = judge(Plateau(), run_of(**_at_chance_run(0.2)))
+    assert f is None or "at_chance" not in f.evidence
