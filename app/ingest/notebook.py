@@ -6,7 +6,9 @@ progress bar's redraws would not collapse and the steps would come out wrong; so
 decoded and joined in cell order, then read by the console reader, styles, redraws and
 restarts included: Keras' `fit` output in a Kaggle or Colab notebook, a PyTorch loop's prints. A
 notebook whose outputs print no loss series is refused as such a console text is. Values shown
-as a cell's result (`execute_result`, a DataFrame's text) and images are not read.
+as a cell's result (`execute_result`, a DataFrame's text) and images are not read. A notebook
+whose JSON is cut short (saved or copied while a long fit was still printing) gives the output
+its stream texts hold up to the break, with a warning naming the byte where the JSON breaks.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from lossforensics.classifiers.errors import UnknownFormatError
 from lossforensics.ingest import console
 from lossforensics.ingest._source import default_run_name, head_text, require_nonempty
-from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.base import IngestResult, ReadWarning
 
 FORMAT = "notebook"
 
@@ -29,10 +31,17 @@ FORMAT = "notebook"
 _OPENS = re.compile(r'\A\s*\{\s*"(?:cells|nbformat|nbformat_minor|metadata)"\s*:')
 # a notebook is parsed whole (images included): one larger than this is refused by the sniff
 _MAX_BYTES = 64 << 20
+# one complete JSON string literal
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+# a stream output's text in a notebook's JSON: a string, or a list of them (the last one may
+# be cut short with the file: its closing bracket is optional)
+_STREAM_TEXT = re.compile(
+    r'"text"\s*:\s*(\[\s*(?:"(?:[^"\\]|\\.)*"\s*,?\s*)*\]?|"(?:[^"\\]|\\.)*")'
+)
 
 
 def _cells(path: Path) -> list | None:
-    """The notebook's cells, or None for a file that is no notebook."""
+    """The notebook's cells, or None for a file that is no notebook (or no whole one)."""
     text = head_text(path)
     if not text or not _OPENS.match(text) or path.stat().st_size > _MAX_BYTES:
         return None
@@ -44,6 +53,32 @@ def _cells(path: Path) -> list | None:
         return None
     cells = doc.get("cells")
     return cells if isinstance(cells, list) else None
+
+
+def _cut_short(path: Path) -> tuple[str, int, int] | None:
+    """A notebook whose JSON does not parse (cut short while saving or copying, damaged): the
+    printed output its stream texts still hold, read as JSON strings up to the damage, the
+    number of outputs read, and the byte where the JSON breaks; None for any other file."""
+    text = head_text(path)
+    if not text or not _OPENS.match(text) or path.stat().st_size > _MAX_BYTES:
+        return None
+    raw = path.read_bytes().decode("utf-8", errors="replace")
+    try:
+        json.loads(raw)
+        return None  # whole: `_cells` read it, or it is no notebook
+    except json.JSONDecodeError as exc:
+        broken = len(raw[: exc.pos].encode("utf-8"))  # the parser counts characters
+    except (ValueError, RecursionError):
+        return None
+    if '"cells"' not in raw or '"cell_type"' not in raw:
+        return None
+    parts = []
+    for block in _STREAM_TEXT.finditer(raw):
+        pieces = [json.loads(s) for s in _JSON_STRING.findall(block.group(1))]
+        text = "".join(pieces)
+        if text:
+            parts.append(text if text.endswith("\n") else text + "\n")
+    return "".join(parts), len(parts), broken
 
 
 def _text(value: object) -> str:
@@ -73,11 +108,30 @@ def printed(cells: list) -> tuple[str, int]:
     return "".join(parts), printing
 
 
+def _output(path: Path) -> tuple[str, int, ReadWarning | None] | None:
+    """(what the code cells printed, how many cells or outputs printed it, a warning when the
+    JSON was cut short), or None for a file that is no notebook."""
+    cells = _cells(path)
+    if cells is not None:
+        return (*printed(cells), None)
+    cut = _cut_short(path)
+    if cut is None:
+        return None
+    text, outputs, broken = cut
+    note = ReadWarning(
+        f"the notebook's JSON breaks here (cut short or damaged): the printed output of the "
+        f"{outputs} stream output(s) before it is read",
+        file=str(path),
+        byte=broken,
+    )
+    return text, outputs, note
+
+
 def sniff(path: Path) -> bool:
-    """A notebook (a JSON document with its `nbformat` and its cells) whose printed output
-    holds a loss series."""
-    cells = _cells(Path(path))
-    return cells is not None and console.sniff_text(printed(cells)[0])
+    """A notebook (a JSON document with its `nbformat` and its cells, or one cut short) whose
+    printed output holds a loss series."""
+    found = _output(Path(path))
+    return found is not None and console.sniff_text(found[0])
 
 
 def read(
@@ -86,14 +140,14 @@ def read(
     """Read a notebook's printed output as one console log."""
     path = Path(path)
     require_nonempty(path)
-    cells = _cells(path)
-    if cells is None:
+    found = _output(path)
+    if found is None:
         raise UnknownFormatError(
             "not a Jupyter notebook (nbformat 4: a JSON document with `nbformat` and `cells`)",
             file=str(path),
             line=1,
         )
-    text, printing = printed(cells)
+    text, printing, note = found
     result = console.read_stream(
         io.BytesIO(text.encode("utf-8")),
         name=str(path),
@@ -102,4 +156,6 @@ def read(
     )
     result.format = FORMAT
     result.detail = f"notebook, the printed output of {printing} cell(s): {result.detail}"
+    if note is not None:
+        result.warnings.insert(0, note)
     return result

@@ -96,3 +96,16 @@ def test_a_folder_with_a_notebook_is_found_and_a_structured_log_beside_it_wins(t
     rows = "".join(f"{e},{t},{v}\n" for e, (t, v) in enumerate(zip(TRAIN, VAL, strict=True)))
     (run / "training.log").write_text("epoch,loss,val_loss\n" + rows)
     assert load_run(run).format == "keras_csv"
+
+
+def test_a_notebook_cut_short_gives_the_epochs_printed_before_the_cut_and_says_where(tmp_path):
+    whole = json.dumps(_notebook([_STREAM]), indent=1)
+    cut = whole.index("Epoch 7/10")  # inside the cell's output: epochs 1-6 are whole
+    path = tmp_path / "train.ipynb"
+    path.write_text(whole[:cut])
+    result = load_run(path)
+    assert result.format == "notebook"
+    assert list(result.frame.query("metric == 'loss'")["value"]) == TRAIN[:6]
+    note = result.warnings[0]
+    # the place named is the start of the string the cut left open
+    assert "breaks here" in note.message and note.byte == cut - 1
