@@ -9,7 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from lossforensics.classifiers.errors import EmptyInputError, InputError
+from lossforensics.classifiers.errors import (
+    EmptyInputError,
+    InputError,
+    NoLogsFoundError,
+    UnknownFormatError,
+)
 
 HEAD_BYTES = 64 * 1024
 
@@ -132,6 +137,24 @@ def require_nonempty(path: Path) -> None:
         raise InputError(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
     if size == 0 or (size <= HEAD_BYTES and not read_head(path).strip()):
         raise EmptyInputError("the file is empty", file=str(path))
+
+
+def metric_files(
+    path: Path, sniff: Callable[[Path], bool], *, none_here: str, not_one: str
+) -> tuple[list[Path], str]:
+    """The files of a run kept one metric a file (series files, TensorBoard downloads): the
+    files of a folder that `sniff` takes, or the one file given; and the run's name (the
+    folder's). NoLogsFoundError (`none_here`) for a folder with none, UnknownFormatError
+    (`not_one`) for a file `sniff` refuses."""
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.stat().st_size and sniff(p))
+        if not files:
+            raise NoLogsFoundError(none_here, file=str(path))
+        return files, path.resolve().name or "run"
+    require_nonempty(path)
+    if not sniff(path):
+        raise UnknownFormatError(not_one, file=str(path), line=1)
+    return [path], path.resolve().parent.name or path.name.split(".")[0]
 
 
 def default_run_name(path: Path) -> str:

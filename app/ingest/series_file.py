@@ -30,14 +30,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
-from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._source import (
     apply_run_name,
     head_text,
+    metric_files,
     parts_as_folders,
-    require_nonempty,
 )
 from lossforensics.ingest.base import IngestResult
 from lossforensics.ingest.console._style import NUM
@@ -104,28 +103,41 @@ def _number(value: object) -> bool:
     return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
 
 
-def json_array(path: Path) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """(steps, values: one column per value, counted) of a JSON array of numbers (the position
-    is the step), or of rows [counter, value, ...] whose counter is a whole number that goes up
-    (counted); None for any other file, or one of whole numbers only (ids, not a loss)."""
+def json_list(path: Path, min_items: int) -> list | None:
+    """The JSON array a file holds (of at least `min_items` items), parsed; None for any other
+    file (other JSON, no JSON, larger than `_MAX_JSON_BYTES`)."""
     if path.stat().st_size > _MAX_JSON_BYTES:
         return None
     try:
         doc = json.loads(path.read_bytes())
     except (ValueError, RecursionError):
         return None
-    if not isinstance(doc, list) or len(doc) < _MIN_POINTS:
+    return doc if isinstance(doc, list) and len(doc) >= min_items else None
+
+
+def number_rows(doc: list, width: int) -> np.ndarray | None:
+    """The rows of `doc` as floats (a null as NaN) when every one is a list of `width`
+    numbers; None otherwise."""
+    if not all(isinstance(r, list) and len(r) == width and all(_number(v) for v in r) for r in doc):
+        return None
+    return np.array([[np.nan if v is None else v for v in r] for r in doc], dtype=np.float64)
+
+
+def json_array(path: Path) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """(steps, values: one column per value, counted) of a JSON array of numbers (the position
+    is the step), or of rows [counter, value, ...] whose counter is a whole number that goes up
+    (counted); None for any other file, or one of whole numbers only (ids, not a loss)."""
+    doc = json_list(path, _MIN_POINTS)
+    if doc is None:
         return None
     if all(_number(v) for v in doc):
         values = np.array([np.nan if v is None else v for v in doc], dtype=np.float64)[:, None]
         steps, counted = np.arange(len(doc), dtype=np.int64), False
     else:
         width = len(doc[0]) if isinstance(doc[0], list) else 0
-        if width not in _ROW_WIDTHS or not all(
-            isinstance(r, list) and len(r) == width and all(_number(v) for v in r) for r in doc
-        ):
+        rows = number_rows(doc, width) if width in _ROW_WIDTHS else None
+        if rows is None:
             return None
-        rows = np.array([[np.nan if v is None else v for v in r] for r in doc], dtype=np.float64)
         counter = rows[:, 0]
         if not np.isfinite(counter).all() or (counter != np.round(counter)).any():
             return None
@@ -199,22 +211,12 @@ def read(
     path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
 ) -> IngestResult:
     """Read one series file, or a folder's series files as one run."""
-    path = Path(path)
-    if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.stat().st_size and sniff(p))
-        if not files:
-            raise NoLogsFoundError("no loss-named file of bare numbers here", file=str(path))
-        run_name = path.resolve().name or "run"
-    else:
-        require_nonempty(path)
-        if not sniff(path):
-            raise UnknownFormatError(
-                "not a series file: a loss-named file of bare numbers, one per line",
-                file=str(path),
-                line=1,
-            )
-        files = [path]
-        run_name = path.resolve().parent.name or path.name.split(".")[0]
+    files, run_name = metric_files(
+        Path(path),
+        sniff,
+        none_here="no loss-named file of bare numbers here",
+        not_one="not a series file: a loss-named file of bare numbers, one per line",
+    )
     builder = FrameBuilder()
     run_code = builder.runs.code(run_name)
     warnings = []

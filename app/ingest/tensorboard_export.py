@@ -14,24 +14,22 @@ folder's downloads are one run, each file one metric (`run-train-tag-epoch_loss.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._source import (
     apply_run_name,
     head_text,
+    metric_files,
     parts_as_folders,
-    require_nonempty,
 )
 from lossforensics.ingest.base import IngestResult
-from lossforensics.ingest.series_file import role_of_name
+from lossforensics.ingest.series_file import json_list, number_rows, role_of_name
 
 FORMAT = "tensorboard_export"
 
@@ -41,8 +39,6 @@ _HEADER = ("wall time", "step", "value")
 _DOWNLOAD_NAME = re.compile(r"^run[-_](?P<run>.*?)-tag-(?P<tag>.+)$")
 # a JSON download's first column is a wall time in seconds since 1970: after 2001 (1e9 s)
 _EPOCH_2001 = 1e9
-# a JSON download is parsed whole: one larger than this is no single scalar series
-_MAX_JSON_BYTES = 16 << 20
 # points a file must hold to be a curve
 _MIN_POINTS = 2
 
@@ -54,23 +50,10 @@ def _csv_header(text: str) -> bool:
 
 def _json_rows(path: Path) -> np.ndarray | None:
     """The [wall time, step, value] rows of a JSON download, or None for any other file."""
-    if path.stat().st_size > _MAX_JSON_BYTES:
+    doc = json_list(path, _MIN_POINTS)
+    rows = None if doc is None else number_rows(doc, len(_HEADER))
+    if rows is None:
         return None
-    try:
-        doc = json.loads(path.read_bytes())
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(doc, list) or len(doc) < _MIN_POINTS:
-        return None
-    if not all(
-        isinstance(r, list)
-        and len(r) == len(_HEADER)
-        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in r[:2])
-        and (r[2] is None or (isinstance(r[2], int | float) and not isinstance(r[2], bool)))
-        for r in doc
-    ):
-        return None
-    rows = np.array([[np.nan if v is None else v for v in r] for r in doc], dtype=np.float64)
     wall, step = rows[:, 0], rows[:, 1]
     if not (np.isfinite(wall).all() and (wall >= _EPOCH_2001).all()):
         return None
@@ -136,23 +119,13 @@ def read(
     path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
 ) -> IngestResult:
     """Read one download, or a folder's downloads as one run."""
-    path = Path(path)
-    if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.stat().st_size and sniff(p))
-        if not files:
-            raise NoLogsFoundError("no TensorBoard scalar download here", file=str(path))
-        run_name = path.resolve().name or "run"
-    else:
-        require_nonempty(path)
-        if not sniff(path):
-            raise UnknownFormatError(
-                "not a TensorBoard scalar download: a CSV headed `Wall time,Step,Value`, or a "
-                "JSON array of [wall time, step, value] rows",
-                file=str(path),
-                line=1,
-            )
-        files = [path]
-        run_name = path.resolve().parent.name or metric_of(path)
+    files, run_name = metric_files(
+        Path(path),
+        sniff,
+        none_here="no TensorBoard scalar download here",
+        not_one="not a TensorBoard scalar download: a CSV headed `Wall time,Step,Value`, or a "
+        "JSON array of [wall time, step, value] rows",
+    )
     builder = FrameBuilder()
     run_code = builder.runs.code(run_name)
     own_roles: dict[str, str] = {}
