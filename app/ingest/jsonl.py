@@ -63,6 +63,10 @@ _SPLIT_KEYS = ("mode", "split")  # a line's split: mmdetection's "mode": "train"
 _COCO_EVAL = re.compile(r"coco_eval_(bbox|masks|segm)$")
 
 
+# the roles of a loss: a key of one of them holding only nulls is named in the error
+_LOSS_ROLES = ("train_loss", "val_loss")
+
+
 def sniff(path: Path) -> bool:
     """The first non-blank line is a JSON object on its own (a cut long first line that opens
     like one counts too), or the file is one document of loss-logging records
@@ -124,6 +128,9 @@ class _State:
         self.line_steps: list[np.ndarray] = []
         self.line_epochs: list[np.ndarray] = []
         self.line_runs: list[np.ndarray] = []
+        # keys seen with only nulls so far, and keys seen with a value (a record layout's)
+        self.null_keys: set[str] = set()
+        self.valued_keys: set[str] = set()
 
     def run_codes(self, col: pd.Series | None) -> np.ndarray:
         """Each line's run code: its run/experiment/trial value, else the file's run."""
@@ -176,6 +183,10 @@ def _coco_ap(col: pd.Series) -> pd.Series:
 def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     frame = chunk.frame
     lines = np.asarray(chunk.lines)
+    if state.builder.points == 0:  # read until a point is found: only an empty file asks why
+        empty = frame.isna().all()
+        state.null_keys |= set(map(str, empty.index[empty.to_numpy()]))
+        state.valued_keys |= set(map(str, empty.index[~empty.to_numpy()]))
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key(list(frame.columns))
         state.wall_key = next((k for k in _WALL_KEYS if k in frame.columns), None)
@@ -335,6 +346,19 @@ def _long(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     state.builder.add(run_codes, codes, steps[keep], values, wall, labels)
 
 
+def _only_nulls(state: _State) -> str:
+    """Why a loss-named key gave nothing, when it held only nulls: JSON has no NaN, and common
+    writers put null in its place, so a run whose loss was NaN throughout logs exactly that."""
+    losses = sorted(k for k in state.null_keys - state.valued_keys if infer_role(k) in _LOSS_ROLES)
+    if not losses:
+        return ""
+    return (
+        f"; {', '.join(repr(k) for k in losses[:3])} held only nulls: JSON has no NaN, and "
+        "JavaScript's JSON.stringify and pandas' to_json write a NaN as null, so a loss that "
+        "was NaN at every step is logged this way"
+    )
+
+
 def read(
     path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
 ) -> IngestResult:
@@ -378,7 +402,8 @@ def read(
         found = state.warns.finish()  # why the objects gave nothing, when the reader noticed
         why = f" ({'; '.join(w.message for w in found[:2])})" if found else ""
         raise EmptyInputError(
-            f"no numeric points in {state.records} JSON object(s){why}", file=str(path)
+            f"no numeric points in {state.records} JSON object(s){why}{_only_nulls(state)}",
+            file=str(path),
         )
     frame = state.builder.build(roles, default_roles=state.defaults, warns=state.warns)
     return IngestResult(

@@ -274,3 +274,17 @@ def test_detr_s_coco_evaluation_list_gives_its_ap_as_a_validation_score(tmp_path
     assert ap["value"].round(2).tolist() == [0.1, 0.12, 0.14, 0.16, 0.18, 0.2]
     assert set(ap["role"].astype(str)) == {"val_score"}
     assert not any("non-numeric" in str(w) for w in result.warnings)
+
+
+def test_a_loss_that_is_null_at_every_step_is_named_in_the_error(tmp_path):
+    """JavaScript's JSON.stringify writes a NaN as null: a loss null at every epoch is what a
+    run whose loss was NaN throughout logs, and the error says so rather than only 'empty'."""
+    path = tmp_path / "loss_history.json"
+    path.write_text(json.dumps([{"epoch": e, "loss": None} for e in range(1, 16)]))
+    with pytest.raises(EmptyInputError, match=r"'loss' held only nulls: JSON has no NaN"):
+        load_run(path)
+    # a key that is null until it is computed is no such case: the file reads
+    path.write_text(
+        json.dumps([{"epoch": e, "loss": 1 / e, "val_loss": None} for e in range(1, 16)])
+    )
+    assert set(load_run(path).frame["metric"]) == {"loss"}
