@@ -38,6 +38,7 @@ from lossforensics.ingest._source import HEAD_BYTES, default_run_name, head_text
 from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._text_tables import TextTable, find_tables
 from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.console._prefix import strip_prefix
 from lossforensics.ingest.console._text import clean
 
 FORMAT = "printed_table"
@@ -53,7 +54,7 @@ def sniff(path: Path) -> bool:
     text = head_text(path, HEAD_BYTES)
     if not text or ("loss" not in text.lower() and "nll" not in text.lower()):
         return False
-    lines = clean(text).split("\n")
+    lines = [strip_prefix(line)[0] for line in clean(text).split("\n")]
     if path.stat().st_size > HEAD_BYTES:
         lines = lines[:-1]  # the last line may be cut by the read size
     return next(_tables_of(path, lines), None) is not None
@@ -113,12 +114,13 @@ def _tables_of(path: Path, lines: Iterable[str]) -> Iterator[TextTable]:
 
 def _text_lines(stream: BinaryIO) -> Iterator[str]:
     """The stream's lines as text, one per `\\n` (so line numbers are the file's), each with
-    colour codes removed and a carriage-return redraw reduced to its last state."""
+    colour codes removed, a carriage-return redraw reduced to its last state and a logger's
+    prefix (its time, name and level: `2025-11-30 16:33:57,509 - __main__ - INFO - `) taken off."""
     for raw in stream:
         line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
         if "\r" in line or "\x1b" in line:
             line = clean(line).rsplit("\n", 1)[-1]
-        yield line
+        yield strip_prefix(line)[0]
 
 
 def _add_table(

@@ -2,7 +2,8 @@
 `[rank0]:`), a timestamp (kept as the wall time) or a bracketed time of day, a level (`INFO`,
 `| INFO     |`, also at the head of a line, as loguru prints it without its time), a loguru
 `module:function:line -` (or `module:line -`, as YOLOX prints it),
-Python logging's `INFO:root:`, the place the logger was called from, after a timestamp or a
+Python logging's `INFO:root:`, a logger's name before its level (`__main__ - INFO - `, the
+logging HOWTO's format), the place the logger was called from, after a timestamp or a
 level (`train.py:88`, `[train.py:88:main]`, `(train.py:88)`, `[train.py][line:88]`,
 `train.py[line:88]`: a file name
 and line number, never a metric), and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] `
@@ -43,6 +44,13 @@ _PY = r"[\w.<>\-/\\]+\.py"
 _SOURCE = re.compile(
     rf"^[\s|\-]*(?:\[{_PY}(?::\d+)?(?::[\w.<>]+)?\]|\({_PY}(?::\d+)?(?::[\w.<>]+)?\)"
     rf"|{_PY}:\d+(?::[\w.<>]+)?\]?|{_PY}\[line:?\s*\d+\]|\[line:?\s*\d+\])(?![\w.])[\s|:\-]*"
+)
+# the logger's name before its level, as the logging HOWTO's format prints it after the time
+# (`%(asctime)s - %(name)s - %(levelname)s - %(message)s`: `__main__ - INFO - `): taken only
+# when a level follows, so a message that opens with a word and a dash is left alone
+_LOGGER_NAME = re.compile(
+    r"^[\s|:\-]*[A-Za-z_][\w.<>]*\s*[|:\-]\s*"
+    r"(?=\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\b)"
 )
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}
@@ -114,7 +122,7 @@ def _level_and_source(line: str) -> str | None:
     (`[INFO] train.py:88 - `, `[train.py][line:88][INFO] `); None when it has neither."""
     rest = line
     for _ in range(3):
-        m = _LEVEL.match(rest) or _SOURCE.match(rest)
+        m = _LEVEL.match(rest) or _SOURCE.match(rest) or _LOGGER_NAME.match(rest)
         if m is None:
             break
         rest = rest[m.end() :]

@@ -470,3 +470,13 @@ def test_a_summary_line_whose_step_goes_back_opens_no_session():
     result = _read(text)
     assert set(result.frame["segment"]) == {0}
     assert not any("sessions" in w.message for w in result.warnings)
+
+
+def test_the_logging_howtos_prefix_with_the_loggers_name_is_taken_off():
+    """`%(asctime)s - %(name)s - %(levelname)s - %(message)s` (the logging HOWTO's format):
+    the logger's name before the level is prefix, not part of the message."""
+    line, wall = strip_prefix("2025-11-30 16:33:57,509 - __main__ - INFO - epoch 1 loss 0.5")
+    assert line == "epoch 1 loss 0.5" and wall == wall
+    assert strip_prefix("2025-11-30 16:33:57 - trainer.fit - WARNING - lr 0.1")[0] == "lr 0.1"
+    # a word and a dash with no level after them are the message's own
+    assert strip_prefix("2025-11-30 16:33:57 - Epoch 3 - loss: 0.5")[0] == "Epoch 3 - loss: 0.5"

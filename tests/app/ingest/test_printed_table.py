@@ -311,3 +311,19 @@ def test_the_read_limits_hold_and_name_the_file_and_line(tmp_path):
     with reading_with(max_columns=4), pytest.raises(LimitExceededError) as err:
         printed_table.read(path)
     assert err.value.file == str(path) and err.value.line == 1
+
+
+def test_a_table_printed_through_a_logger_is_read_without_its_prefixes(tmp_path):
+    """The logging HOWTO's format puts the time, the logger's name and the level before each
+    row (`2025-11-30 16:33:57,509 - __main__ - INFO - `): the table is under them."""
+    stamp = "2025-11-30 16:33:{:02d},509 - __main__ - INFO - "
+    rows = [
+        "epoch     train_loss  valid_loss  accuracy",
+        "0         0.571278    1.090870    0.156250",
+        "1         0.377181    0.990721    0.406250",
+        "2         0.322664    0.900471    0.468750",
+    ]
+    text = "".join(stamp.format(i) + row + "\n" for i, row in enumerate(rows))
+    result = load_run(_write(tmp_path, "train.log", text))
+    assert result.format == "printed_table"
+    assert _series(result, "valid_loss") == ([0, 1, 2], [1.09087, 0.990721, 0.900471])
