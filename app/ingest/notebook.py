@@ -40,45 +40,9 @@ _STREAM_TEXT = re.compile(
 )
 
 
-def _cells(path: Path) -> list | None:
-    """The notebook's cells, or None for a file that is no notebook (or no whole one)."""
-    text = head_text(path)
-    if not text or not _OPENS.match(text) or path.stat().st_size > _MAX_BYTES:
-        return None
-    try:
-        doc = json.loads(path.read_bytes())
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(doc, dict) or "nbformat" not in doc:
-        return None
-    cells = doc.get("cells")
-    return cells if isinstance(cells, list) else None
-
-
-def _cut_short(path: Path) -> tuple[str, int, int] | None:
-    """A notebook whose JSON does not parse (cut short while saving or copying, damaged): the
-    printed output its stream texts still hold, read as JSON strings up to the damage, the
-    number of outputs read, and the byte where the JSON breaks; None for any other file."""
-    text = head_text(path)
-    if not text or not _OPENS.match(text) or path.stat().st_size > _MAX_BYTES:
-        return None
-    raw = path.read_bytes().decode("utf-8", errors="replace")
-    try:
-        json.loads(raw)
-        return None  # whole: `_cells` read it, or it is no notebook
-    except json.JSONDecodeError as exc:
-        broken = len(raw[: exc.pos].encode("utf-8"))  # the parser counts characters
-    except (ValueError, RecursionError):
-        return None
-    if '"cells"' not in raw or '"cell_type"' not in raw:
-        return None
-    parts = []
-    for block in _STREAM_TEXT.finditer(raw):
-        pieces = [json.loads(s) for s in _JSON_STRING.findall(block.group(1))]
-        text = "".join(pieces)
-        if text:
-            parts.append(text if text.endswith("\n") else text + "\n")
-    return "".join(parts), len(parts), broken
+def _joined(outputs: list[str]) -> str:
+    """The outputs that printed something, one after the other, each ending its last line."""
+    return "".join(t if t.endswith("\n") else t + "\n" for t in outputs if t)
 
 
 def _text(value: object) -> str:
@@ -91,40 +55,54 @@ def _text(value: object) -> str:
 def printed(cells: list) -> tuple[str, int]:
     """What the code cells printed (their stream outputs, in order), and how many cells
     printed something."""
-    parts: list[str] = []
-    printing = 0
-    for cell in cells:
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        streams = [
+    texts = [
+        "".join(
             _text(out.get("text"))
             for out in cell.get("outputs") or []
             if isinstance(out, dict) and out.get("output_type") == "stream"
-        ]
-        text = "".join(streams)
-        if text:
-            printing += 1
-            parts.append(text if text.endswith("\n") else text + "\n")
-    return "".join(parts), printing
+        )
+        for cell in cells
+        if isinstance(cell, dict) and cell.get("cell_type") == "code"
+    ]
+    return _joined(texts), sum(1 for t in texts if t)
 
 
-def _output(path: Path) -> tuple[str, int, ReadWarning | None] | None:
-    """(what the code cells printed, how many cells or outputs printed it, a warning when the
-    JSON was cut short), or None for a file that is no notebook."""
-    cells = _cells(path)
-    if cells is not None:
-        return (*printed(cells), None)
-    cut = _cut_short(path)
-    if cut is None:
+def _cut_short(path: Path, raw: str, broken: int) -> tuple[str, int, ReadWarning] | None:
+    """A notebook whose JSON breaks at character `broken` (cut short while saving or copying,
+    damaged): the printed output its stream texts hold up to there, read as JSON strings, how
+    many outputs that is, and a warning naming the byte; None when `raw` holds no cells."""
+    if '"cells"' not in raw or '"cell_type"' not in raw:
         return None
-    text, outputs, broken = cut
+    texts = [
+        "".join(json.loads(s) for s in _JSON_STRING.findall(block.group(1)))
+        for block in _STREAM_TEXT.finditer(raw)
+    ]
+    outputs = sum(1 for t in texts if t)
     note = ReadWarning(
         f"the notebook's JSON breaks here (cut short or damaged): the printed output of the "
         f"{outputs} stream output(s) before it is read",
         file=str(path),
-        byte=broken,
+        byte=len(raw[:broken].encode("utf-8")),  # the parser counts characters
     )
-    return text, outputs, note
+    return _joined(texts), outputs, note
+
+
+def _output(path: Path) -> tuple[str, int, ReadWarning | None] | None:
+    """(what the code cells printed, how many cells or outputs printed it, a warning when the
+    JSON was cut short), or None for a file that is no notebook. The file is read and parsed
+    once."""
+    head = head_text(path)
+    if not head or not _OPENS.match(head) or path.stat().st_size > _MAX_BYTES:
+        return None
+    raw = path.read_bytes().decode("utf-8", errors="replace")
+    try:
+        doc = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return _cut_short(path, raw, exc.pos)
+    except (ValueError, RecursionError):
+        return None
+    cells = doc.get("cells") if isinstance(doc, dict) and "nbformat" in doc else None
+    return (*printed(cells), None) if isinstance(cells, list) else None
 
 
 def sniff(path: Path) -> bool:
