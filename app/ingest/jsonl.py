@@ -20,7 +20,10 @@ value is not text); a `segment` or
 of the same run (the frame's `segment` column: 0, then +1 at each restart; the rule is
 `_segments`'). Neither key is a metric.
 
-`NaN`, `Infinity`, `-Infinity` tokens are values (kept); strings, booleans and lists are
+`NaN`, `Infinity`, `-Infinity` tokens are values (kept); a null is a value not logged on that
+line, except in a loss key that held only nulls in a log where no loss key held a number: JSON has
+no NaN and JavaScript and pandas write one as null, so those nulls are NaN (with a warning).
+Strings, booleans and lists are
 skipped and counted in one warning with the first line; a bad line is a warning with its line
 and byte offset; a cut last line (a live run) is a warning, not an error. Keys such as `time`,
 `data_time`, `eta_seconds` stay series with role `other`. `_timestamp`/`timestamp`/`wall_time`
@@ -131,6 +134,8 @@ class _State:
         # keys seen with only nulls so far, and keys seen with a value (a record layout's)
         self.null_keys: set[str] = set()
         self.valued_keys: set[str] = set()
+        # loss keys whose nulls are read as NaN (`_null_losses`): a second pass sets them
+        self.null_as_nan: frozenset[str] = frozenset()
 
     def run_codes(self, col: pd.Series | None) -> np.ndarray:
         """Each line's run code: its run/experiment/trial value, else the file's run."""
@@ -183,10 +188,9 @@ def _coco_ap(col: pd.Series) -> pd.Series:
 def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     frame = chunk.frame
     lines = np.asarray(chunk.lines)
-    if state.builder.points == 0:  # read until a point is found: only an empty file asks why
-        empty = frame.isna().all()
-        state.null_keys |= set(map(str, empty.index[empty.to_numpy()]))
-        state.valued_keys |= set(map(str, empty.index[~empty.to_numpy()]))
+    empty = frame.isna().all()
+    state.null_keys |= set(map(str, empty.index[empty.to_numpy()]))
+    state.valued_keys |= set(map(str, empty.index[~empty.to_numpy()]))
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key(list(frame.columns))
         state.wall_key = next((k for k in _WALL_KEYS if k in frame.columns), None)
@@ -232,6 +236,8 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     for j, col in enumerate(columns):
         cells = json_cells(_coco_ap(frame[col]) if _COCO_EVAL.search(str(col)) else frame[col])
         values[:, j], keep[:, j] = cells.values, cells.keep
+        if str(col) in state.null_as_nan:
+            keep[:, j] = frame[col].isna().to_numpy()
         state.note_bad(cells.bad & ok, lines, str(col))
     keep &= ok[:, None]
     split = held_out_splits(frame[state.split_key]) if state.split_key in frame.columns else None
@@ -346,17 +352,15 @@ def _long(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     state.builder.add(run_codes, codes, steps[keep], values, wall, labels)
 
 
-def _only_nulls(state: _State) -> str:
-    """Why a loss-named key gave nothing, when it held only nulls: JSON has no NaN, and common
-    writers put null in its place, so a run whose loss was NaN throughout logs exactly that."""
-    losses = sorted(k for k in state.null_keys - state.valued_keys if infer_role(k) in _LOSS_ROLES)
-    if not losses:
-        return ""
-    return (
-        f"; {', '.join(repr(k) for k in losses[:3])} held only nulls: JSON has no NaN, and "
-        "JavaScript's JSON.stringify and pandas' to_json write a NaN as null, so a loss that "
-        "was NaN at every step is logged this way"
-    )
+def _null_losses(state: _State) -> frozenset[str]:
+    """The loss keys to read as NaN: those that held only nulls, in a log where no loss key held
+    a number. JSON has no NaN, and JavaScript's JSON.stringify and pandas' to_json write a NaN as
+    null, so a run whose loss was NaN throughout logs exactly that; a null beside a loss logged
+    elsewhere in the file (`val_loss` null on the train lines) is a value not logged there."""
+    losses = {k for k in state.null_keys - state.valued_keys if infer_role(k) in _LOSS_ROLES}
+    if not losses or any(infer_role(k) in _LOSS_ROLES for k in state.valued_keys):
+        return frozenset()
+    return frozenset(losses)
 
 
 def read(
@@ -364,7 +368,21 @@ def read(
 ) -> IngestResult:
     path = Path(path)
     require_nonempty(path)
+    first = _read(path, run, roles, frozenset())
+    if isinstance(first, IngestResult):
+        return first
+    again = _read(path, run, roles, first)
+    assert isinstance(again, IngestResult)  # a pass given its null losses never asks again
+    return again
+
+
+def _read(
+    path: Path, run: str | None, roles: Mapping[str, str] | None, null_as_nan: frozenset[str]
+) -> IngestResult | frozenset[str]:
+    """One pass over the file; the loss keys to read again with their nulls as NaN when the
+    pass found only nulls in every loss key (`_null_losses`)."""
     state = _State(path, default_run_name(path))
+    state.null_as_nan = null_as_nan
     detail = None
     chunks: Iterable[RecordChunk | FrameChunk] = iter_records(path, state.warns)
     head = head_text(path)
@@ -395,6 +413,15 @@ def read(
     if state.bad and state.first_bad:
         line, key = state.first_bad
         state.warns.add(f"{state.bad} non-numeric value(s) skipped (first: key {key!r})", line=line)
+    nulls = frozenset() if state.long or null_as_nan else _null_losses(state)
+    if nulls:
+        return nulls
+    if null_as_nan:
+        names = ", ".join(repr(k) for k in sorted(null_as_nan)[:3])
+        state.warns.add(
+            f"{names} held only nulls and no loss key held a number: read as NaN, since JSON has "
+            "no NaN and JavaScript's JSON.stringify and pandas' to_json write a NaN as null"
+        )
     if state.builder.points == 0:
         logged = read_messages(path, run=run or default_run_name(path), roles=roles)
         if logged is not None:
@@ -402,7 +429,7 @@ def read(
         found = state.warns.finish()  # why the objects gave nothing, when the reader noticed
         why = f" ({'; '.join(w.message for w in found[:2])})" if found else ""
         raise EmptyInputError(
-            f"no numeric points in {state.records} JSON object(s){why}{_only_nulls(state)}",
+            f"no numeric points in {state.records} JSON object(s){why}",
             file=str(path),
         )
     frame = state.builder.build(roles, default_roles=state.defaults, warns=state.warns)

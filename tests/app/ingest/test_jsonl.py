@@ -6,6 +6,7 @@ import json
 import math
 
 import pytest
+from lossforensics.classifiers.diagnose import diagnose
 from lossforensics.classifiers.errors import CorruptInputError, EmptyInputError
 from lossforensics.ingest import jsonl, load_run
 
@@ -276,13 +277,22 @@ def test_detr_s_coco_evaluation_list_gives_its_ap_as_a_validation_score(tmp_path
     assert not any("non-numeric" in str(w) for w in result.warnings)
 
 
-def test_a_loss_that_is_null_at_every_step_is_named_in_the_error(tmp_path):
-    """JavaScript's JSON.stringify writes a NaN as null: a loss null at every epoch is what a
-    run whose loss was NaN throughout logs, and the error says so rather than only 'empty'."""
+def test_a_loss_that_is_null_at_every_step_reads_as_nan(tmp_path):
+    """JavaScript's JSON.stringify and pandas' to_json write a NaN as null: a loss null at every
+    epoch, with no loss logged as a number anywhere, is a run whose loss was NaN throughout, and
+    it reads (and diagnoses) as one, with a warning saying how it was read."""
     path = tmp_path / "loss_history.json"
     path.write_text(json.dumps([{"epoch": e, "loss": None} for e in range(1, 16)]))
-    with pytest.raises(EmptyInputError, match=r"'loss' held only nulls: JSON has no NaN"):
-        load_run(path)
+    result = load_run(path)
+    loss = result.frame[result.frame["metric"] == "loss"]
+    assert len(loss) == 15 and loss["value"].isna().all()
+    assert any("'loss' held only nulls" in w.message for w in result.warnings)
+    assert diagnose(result.frame).verdict == "nan"
+    # the same in JSON lines beside a series that has values
+    path = tmp_path / "log.jsonl"
+    lines = [json.dumps({"step": s, "loss": None, "lr": 1e-3}) for s in range(12)]
+    path.write_text("\n".join(lines))
+    assert diagnose(load_run(path).frame).verdict == "nan"
     # a key that is null until it is computed is no such case: the file reads
     path.write_text(
         json.dumps([{"epoch": e, "loss": 1 / e, "val_loss": None} for e in range(1, 16)])
