@@ -123,6 +123,8 @@ _HELD_OUT_SCORES = DECODED_HIGHER | _AVERAGE_PRECISION | {"wer", "cer", "map", "
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
 _LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1", "xent"}
 _LOSS_FUNCTION_PAIRS = ({"cross", "entropy"}, {"smooth", "l1"})
+# the sum of a log's loss terms, named without the word loss (`train_total`, `val_total`)
+_TOTAL = "total"
 # the errors a regression minimises, in the order one is taken as the loss of a log naming none
 _ERROR_OBJECTIVES = ("mse", "rmse", "mae")
 # Error rates named by a bare acronym that is also an English word: a score only as the name's
@@ -268,15 +270,34 @@ def check_role(role: str) -> str:
     return role
 
 
+def _total_of_split(names: Sequence[str], roles: list[str], loss: str) -> list[int]:
+    """The positions of a split's bare `total` (`train_total`, `val_total`, `total`): a log that
+    names its loss terms (`train_l1`, `train_perc`) and their sum names the objective so."""
+    return [
+        i
+        for i, name in enumerate(names)
+        if roles[i] == "other"
+        and metric_stem(str(name)) == _TOTAL
+        and infer_role(f"{name}_loss") == loss
+    ]
+
+
 def errors_as_losses(names: Sequence[str], roles: list[str]) -> list[str]:
-    """The roles of a log whose split names no loss but an error it minimises (`train_mse`,
-    `val_mse`: a regression's objective logged under its metric's name). Each split is read on
-    its own: in a split holding no loss, the names carrying the first of `_ERROR_OBJECTIVES`
-    found become its loss (a `train_loss` beside `val_mse` and `val_rmse` only: the val MSE is
-    the held-out loss). A split that names a loss keeps every role as it is."""
+    """The roles of a log whose split names no loss but the objective under another name: the
+    sum of its loss terms as a bare `total` (`train_total` beside `train_l1`, `train_perc`), or
+    an error it minimises (`train_mse`, `val_mse`: a regression's objective logged under its
+    metric's name). Each split is read on its own: in a split holding no loss, its `total`
+    becomes its loss, else the names carrying the first of `_ERROR_OBJECTIVES` found (a
+    `train_loss` beside `val_mse` and `val_rmse` only: the val MSE is the held-out loss). A split
+    that names a loss keeps every role as it is."""
     out = list(roles)
     for score, loss in (("train_score", "train_loss"), ("val_score", "val_loss")):
         if loss in roles:
+            continue
+        total = _total_of_split(names, roles, loss)
+        if total:
+            for i in total:
+                out[i] = loss
             continue
         for token in _ERROR_OBJECTIVES:
             hits = [

@@ -183,6 +183,20 @@ def test_a_log_naming_no_loss_but_an_error_has_that_error_as_its_loss():
     assert set(g.loc[g["metric"] == "train_mse_step", "role"].astype(str)) == {"train_score"}
 
 
+def test_a_split_naming_its_loss_terms_and_their_total_has_the_total_as_its_loss():
+    """A super-resolution log of `train_l1`, `train_perc`, `train_total` and the same for val,
+    with no name saying loss: each split's `total` (the sum of its terms) is its loss, the terms
+    stay `other`; beside a named loss a `total` is just another series."""
+    names = ["train_l1", "train_perc", "train_total", "val_l1", "val_perc", "val_total"]
+    f = make_frame("r", names, [1] * 6, [0.3, 6.3, 1.6, 0.2, 6.8, 1.5])
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=True))
+    assert roles["train_total"] == "train_loss" and roles["val_total"] == "val_loss"
+    assert {roles[n] for n in ("train_l1", "train_perc", "val_l1", "val_perc")} == {"other"}
+    g = make_frame("r", ["loss", "total", "total_time"], [1, 1, 1], [0.5, 0.6, 10.0])
+    assert set(g["role"].astype(str)) == {"train_loss", "other"}
+    assert set(g.loc[g["metric"] != "loss", "role"].astype(str)) == {"other"}
+
+
 def test_a_split_naming_no_loss_but_an_error_has_that_error_as_its_loss():
     """A regression logging `train_loss` beside `val_mse` and `val_rmse` (no val loss): the val
     MSE is the held-out loss, read per split; a `val_loss` beside it keeps it a score."""
