@@ -1,7 +1,7 @@
 """Results tables printed as text, found among other lines: fastai's table (`epoch  train_loss
 valid_loss  accuracy  time`, columns aligned with runs of spaces, a row an epoch) and markdown
 pipe tables (a model card's "Training results", a table pasted in an issue or a notebook; a
-script's `epoch | loss | ...` under a rule of dashes, outer pipes or not).
+script's `epoch | loss | ...` under a rule of dashes or with none, outer pipes or not).
 
 Only tables whose header names a step (`Step`, `Epoch`, `iter`, ...) and a loss are kept: a
 markdown file is mostly prose and other tables, and a line of words is a header only when it
@@ -9,7 +9,10 @@ names both. A markdown table is its header, the `|---|:---:|` line under it, and
 cells after (until a line without a pipe). An aligned table is its header and the lines with as
 many fields whose first one is a number, until a blank line, a new header, or more than a few
 lines of other text (fastai's callbacks print a line between rows: a better model saved, an LR
-reduced). A line that starts like a row (a number, then more fields; a markdown line of cells)
+reduced). An aligned header whose names have several words (`Epoch  Train Loss  Val Loss`) is
+split into as many names as its first row has fields (`_grouped_names`). A pipe header with no
+rule line under it is a header when the next line is a row of as many cells, the first a number.
+A line that starts like a row (a number, then more fields; a markdown line of cells)
 but has the wrong number of cells is given back with its line number, to be said in a warning;
 a lone number is text. Cells stay text here; `printed_table` reads them.
 """
@@ -48,6 +51,10 @@ class TextTable:
     rows: list[list[str]] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    # the header as printed, to group its words into names of several words at the first row
+    header_text: str = ""
+    # a pipe table with no rule line: the line that showed the header is one is its first row
+    first_row: list[str] | None = None
 
 
 def is_results_header(names: Iterable[str]) -> bool:
@@ -71,6 +78,18 @@ def _aligned_header(line: str) -> tuple[str, ...] | None:
         return None
     names = tuple(line.split())
     return names if is_results_header(names) else None
+
+
+def _pipe_header_by_row(previous: str | None, line: str) -> tuple[str, ...] | None:
+    """The header of a pipe table printed with no rule line (`Epoch | Train Loss | Val Loss`,
+    then `    1 |     0.9821 |   1.0346`): the line before a row of as many cells whose
+    first is a number, or None."""
+    if previous is None or "|" not in previous or "|" not in line:
+        return None
+    names, cells = markdown_cells(previous), markdown_cells(line)
+    if len(names) < 2 or len(cells) != len(names) or not _NUMBER_FIRST.match(cells[0]):
+        return None
+    return tuple(names) if is_results_header(names) else None
 
 
 def _markdown_header(previous: str | None, line: str) -> tuple[str, ...] | None:
@@ -114,12 +133,22 @@ def find_tables(lines: Iterable[str]) -> Iterator[TextTable]:
             if table is not None and table.rows:
                 yield table
             table, since_row = header, 0
+            if table is not None and table.first_row is not None:
+                _add_row(table, table.first_row, number)
             continue
         if table is None:
             continue
         if table.kind == "markdown":
             _add_row(table, markdown_cells(line), number)
+        elif table.kind == "pipe" and "|" in line and _NUMBER_FIRST.match(line.lstrip(" |")):
+            _add_row(table, markdown_cells(line), number)
+            since_row = 0
+        elif table.kind == "pipe":
+            since_row += 1
         elif _NUMBER_FIRST.match(line) and len(fields := line.split()) > 1:
+            if not table.rows and len(fields) < len(table.names):
+                grouped = _grouped_names(table.header_text, line)
+                table.names = grouped if grouped is not None else table.names
             _add_row(table, fields, number)
             since_row = 0
         else:
@@ -132,12 +161,47 @@ def _header(previous: str | None, line: str, number: int) -> TextTable | None:
     """A new table whose header ends on this line, or None."""
     names = _markdown_header(previous, line)
     if names is not None:
-        return TextTable("markdown", names, number - 1)
+        kind = "markdown" if "|" in line else "pipe"  # under a plain rule: a script's print
+        return TextTable(kind, names, number - 1)
+    names = _pipe_header_by_row(previous, line)
+    if names is not None:
+        return TextTable("pipe", names, number - 1, first_row=markdown_cells(line))
     names = _aligned_header(line)
-    return None if names is None else TextTable("aligned", names, number)
+    return None if names is None else TextTable("aligned", names, number, header_text=line)
+
+
+def _grouped_names(header: str, row: str) -> tuple[str, ...] | None:
+    """A header whose names have several words (`Epoch  Train Loss  Val Loss`), grouped into
+    as many names as `row` has fields: split at runs of two spaces or tabs when that gives the
+    count, else each word joins the field whose columns it sits over (a table printed with one
+    space between names, `Epoch Train Loss Val Loss`, its values aligned under them). None when
+    no grouping gives a results header."""
+    fields = [m.span() for m in re.finditer(r"\S+", row)]
+    by_gaps = tuple(re.split(r"\s{2,}|\t", header.strip()))
+    if len(by_gaps) == len(fields) and is_results_header(by_gaps):
+        return by_gaps
+    words = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", header)]
+    groups: list[list[str]] = [[] for _ in fields]
+    last = 0
+    for start, end, word in words:
+        centre = (start + end) / 2
+        nearest = min(
+            range(len(fields)),
+            key=lambda i: max(fields[i][0] - centre, centre - fields[i][1], 0.0),
+        )
+        if nearest < last:
+            return None
+        groups[nearest].append(word)
+        last = nearest
+    if any(not group for group in groups):
+        return None
+    names = tuple(" ".join(group) for group in groups)
+    return names if is_results_header(names) else None
 
 
 def _ended(table: TextTable, line: str, since_row: int) -> bool:
+    """A markdown table ends at its first line without a pipe (prose follows); a script's
+    tables, aligned or piped, as an aligned one does (its loop prints lines between rows)."""
     if table.kind == "markdown":
         return "|" not in line
     return not line.strip() or since_row >= MAX_LINES_BETWEEN_ROWS

@@ -45,7 +45,11 @@ FORMAT = "printed_table"
 
 _MISSING = ("", "#na#", "none", "no log")  # lower-case
 _CLOCK = r"^(?:(\d+):)?(\d+):(\d\d)$"  # [h:]mm:ss
-_KIND = {"aligned": "printed table (aligned columns)", "markdown": "markdown table"}
+_KIND = {
+    "aligned": "printed table (aligned columns)",
+    "markdown": "markdown table",
+    "pipe": "printed table (columns between pipes)",
+}
 
 
 def sniff(path: Path) -> bool:
@@ -146,7 +150,8 @@ def _add_table(
         )
     columns = [j for j in range(len(names)) if j != step_col and names[j]]
     codes = np.array([builder.metrics.code(names[j]) for j in columns], dtype=np.int32)
-    header = CsvHeader("|" if table.kind == "markdown" else " ", names, False, len(table.rows))
+    sep = "|" if table.kind in ("markdown", "pipe") else " "
+    header = CsvHeader(sep, names, False, len(table.rows))
     melt_chunk(chunk, header, columns, codes, run_code, steps, ok, builder, bad)
 
 

@@ -223,6 +223,48 @@ def test_a_script_s_pipe_table_under_a_rule_of_dashes(tmp_path):
     assert RunSeries(result.frame).metrics("val_loss") == ["va_loss", "te_loss"]
 
 
+def _script_rows(sep: str, widths: tuple[int, ...]) -> str:
+    """Five epochs of a script's own table, cells right-aligned to `widths`, joined by `sep`,
+    with the line a script prints when it saves a better model after some of them."""
+    rows = [(e, 1.5 / e, 1.6 / e + 0.3, 0.5 + e / 20) for e in range(1, 6)]
+    return "".join(
+        sep.join(
+            f"{v:>{w}}" if isinstance(v, int) else f"{v:>{w}.4f}"
+            for v, w in zip(r, widths, strict=True)
+        )
+        + ("\nsaved best model to ckpt/best.pt\n" if r[0] % 2 else "\n")
+        for r in rows
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "sep", "widths"),
+    [
+        # names of two words, two spaces between names
+        ("Epoch  Train Loss  Val Loss  Val Acc", "  ", (5, 10, 8, 7)),
+        # one space between names, the values right-aligned under them
+        ("Epoch Train Loss Val Loss Val Acc", " ", (5, 10, 8, 7)),
+        # pipes between names and no rule line under them
+        ("Epoch | Train Loss | Val Loss | Val Acc", " | ", (5, 10, 8, 7)),
+    ],
+)
+def test_a_script_s_table_with_names_of_several_words(tmp_path, header, sep, widths):
+    """`print(f"{'Epoch':>5}  {'Train Loss':>10}  ...")`, then a row an epoch: the header's
+    words are grouped into as many names as a row has values (by the gaps between names, else
+    by the columns each word sits over), and a pipe header needs no rule line under it."""
+    text = "Using device: cpu\n" + header + "\n" + _script_rows(sep, widths)
+    result = load_run(_write(tmp_path, "train.log", text))
+    assert result.format == "printed_table"
+    assert _roles(result) == {
+        "Train Loss": "train_loss",
+        "Val Loss": "val_loss",
+        "Val Acc": "val_score",
+    }
+    steps, values = _series(result, "Val Loss")
+    assert steps == [1, 2, 3, 4, 5]
+    assert values == pytest.approx([round(1.6 / e + 0.3, 4) for e in range(1, 6)])
+
+
 def test_a_malformed_markdown_row_is_skipped_and_named(tmp_path):
     text = (
         "| Epoch | Training Loss | Validation Loss |\n"
