@@ -2,7 +2,10 @@
 a `loss_log.txt` a script appends `epoch,loss` to, a `log_train.txt` + `log_val.txt` pair.
 
 Each non-blank line holds one value, or a whole-number counter (the epoch or step) and a value,
-separated by a comma, semicolon, tab or spaces; one title line without digits may come first
+separated by a comma, semicolon, tab or spaces; or, in a file naming the training loss and with
+no title line, a counter and two values (`f"{epoch} {loss} {x}"`): the first is that loss, the
+second is kept as `<stem>/column3`, role `other` (a script writes an accuracy there as often as
+a validation loss; `--role` names it), with a warning; one title line without digits may come first
 (`loss`); a title that names something else (`% mean class accuracy`) says the numbers are no
 loss. Otherwise nothing in the file names the metric, so the file name does: its stem, read
 without the words that only say it is a record (`log`, `history`, `values`, ...), must name a
@@ -45,6 +48,11 @@ FORMAT = "series_file"
 
 # one point: an optional whole-number counter, then the value
 _POINT = re.compile(rf"\s*(?:(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+))?(?P<val>{NUM})\s*[,;]?\s*")
+# a row of a script's `f"{epoch},{train_loss},{val_loss}"`: a whole-number counter, two values
+_ROW = re.compile(
+    rf"\s*(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+)(?P<val>{NUM})\s*(?:[,;\t]\s*|\s+)"
+    rf"(?P<val2>{NUM})\s*[,;]?\s*"
+)
 # a value a loss takes: a fraction, an exponent or a non-finite value, not a whole number
 _REAL = re.compile(r"[.eEnN]")
 # a title line: words only, no digit (`loss`, `% mean class accuracy`)
@@ -166,11 +174,15 @@ def sniff(path: Path) -> bool:
     lines = [ln for ln in text.splitlines()[:_SNIFF_LINES] if ln.strip()]
     if path.stat().st_size > len(text.encode()) and len(lines) > 1:
         lines = lines[:-1]  # the head cut its last line
-    if lines and not _POINT.fullmatch(lines[0]) and _TITLE.fullmatch(lines[0]):
+    titled = bool(lines) and not _POINT.fullmatch(lines[0]) and bool(_TITLE.fullmatch(lines[0]))
+    if titled:
         if infer_role(lines[0]) not in (*_LOSS_ROLES, "other"):
             return False  # `% mean class accuracy (train set)`: the title says what they are
         lines = lines[1:]
-    points = [m for m in map(_POINT.fullmatch, lines) if m is not None]
+    # rows of two values under a title are a table whose header names them: a CSV reader's
+    rows = role == "train_loss" and not titled and bool(lines) and _ROW.fullmatch(lines[0])
+    pattern = _ROW if rows else _POINT
+    points = [m for m in map(pattern.fullmatch, lines) if m is not None]
     if len(points) < _MIN_POINTS or len(lines) - len(points) > max(1, len(lines) // _BAD_SHARE):
         return False
     if not any(_REAL.search(m["val"]) for m in points):
@@ -184,16 +196,21 @@ def pair_parts(paths: list[Path]) -> list[Path]:
 
 
 def _read_one(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool]:
-    """(steps, values, counted) of one file; the skipped lines are warned about."""
+    """(steps, values: one column per value, counted) of one file: a value a line, or rows of
+    a counter and two values when its first line of numbers is one (`_ROW`); the skipped lines
+    are warned about."""
     steps: list[int] = []
-    values: list[float] = []
+    values: list[tuple[float, ...]] = []
     counted = False
+    pattern: re.Pattern[str] | None = None
     with open(path, encoding="utf-8", errors="replace") as fh:
         for number, raw in enumerate(fh, start=1):
             line = raw.strip().lstrip("\ufeff")
             if not line:
                 continue
-            m = _POINT.fullmatch(line)
+            if pattern is None and (_ROW.fullmatch(line) or _POINT.fullmatch(line)):
+                pattern = _POINT if _POINT.fullmatch(line) else _ROW
+            m = pattern.fullmatch(line) if pattern is not None else None
             if m is None:
                 if not (number == 1 and _TITLE.fullmatch(line)):
                     warns.add(f"not a number: skipped ({line[:60]!r})", line=number, kind="skip")
@@ -203,8 +220,10 @@ def _read_one(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool
                 steps.append(int(m["ctr"]))
             else:
                 steps.append(len(values))
-            values.append(float(m["val"]))
-    return np.asarray(steps, dtype=np.int64), np.asarray(values, dtype=np.float64), counted
+            values.append(tuple(float(v) for k, v in m.groupdict().items() if k != "ctr"))
+    width = 2 if pattern is _ROW else 1
+    columns = np.asarray(values, dtype=np.float64).reshape(len(values), width)
+    return np.asarray(steps, dtype=np.int64), columns, counted
 
 
 def read(
@@ -228,10 +247,17 @@ def read(
         if array is not None:
             steps, columns, counted = array
         else:
-            steps, values, counted = _read_one(file, warns)
-            columns = values[:, None]
+            steps, columns, counted = _read_one(file, warns)
         if columns.shape[1] == 1:
             named = {name: role_of_name(file)}
+        elif array is None:
+            named = {name: role_of_name(file), f"{name}/column3": "other"}
+            warns.add(
+                f"each line holds a counter and two values: the first is read as the "
+                f"{role_of_name(file).replace('_', ' ')} (from the file name); the second, as "
+                f"likely a score as a validation loss, is kept as {name}/column3; "
+                f"--role '{name}/column3=val_loss' reads it as the validation loss"
+            )
         else:
             named = {f"{name}/train": "train_loss", f"{name}/val": "val_loss"}
             warns.add(

@@ -41,6 +41,26 @@ def test_a_comma_separated_counter_is_the_step(tmp_path):
     assert any("the counter before each value" in w.message for w in result.warnings)
 
 
+def test_text_rows_of_a_counter_and_two_values_read_the_first_as_the_loss(tmp_path):
+    """A loop's `f.write(f"{epoch},{train_loss},{x}\\n")` into `loss_log.txt`: the first value
+    is the training loss the file name names; the second, as often an accuracy as a validation
+    loss, is kept as `loss_log/column3` (role other), and the warning says how to name it."""
+    path = tmp_path / "loss_log.txt"
+    _write(path, [f"{i + 1},{v},{v + 0.05:.6f}" for i, v in enumerate(TRAIN)])
+    result = load_run(path)
+    assert _roles(result) == {"loss_log": "train_loss", "loss_log/column3": "other"}
+    third = result.frame[result.frame["metric"] == "loss_log/column3"]
+    assert list(third["step"]) == list(range(1, 9))
+    assert list(third["value"]) == pytest.approx([v + 0.05 for v in TRAIN])
+    assert any("--role 'loss_log/column3=val_loss'" in w.message for w in result.warnings)
+    named = load_run(path, roles={"loss_log/column3": "val_loss"})
+    assert _roles(named)["loss_log/column3"] == "val_loss"
+    # under a header naming the columns, the file is a table, read by its names
+    header = "Epoch,Train Loss,Test Accuracy"
+    _write(path, [header, *(f"{i},{v},{40 + i}" for i, v in enumerate(TRAIN))])
+    assert not series_file.sniff(path)
+
+
 def test_values_alone_take_their_line_positions_and_say_so(tmp_path):
     path = tmp_path / "train_losses.txt"
     _write(path, ["loss", *TRAIN])  # a title line first
