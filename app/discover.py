@@ -112,6 +112,8 @@ _CANDIDATE_SUFFIXES = (
     ".jsonl",
     ".ndjson",
     ".ipynb",
+    ".npy",
+    ".npz",
 )
 # a candidate no reader takes is reported (not silently passed over) when its name says it is a
 # training log; other .txt/.json files beside runs are not

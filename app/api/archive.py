@@ -26,12 +26,24 @@ from lossforensics.store.space import is_full, storage_full
 CHUNK = 1 << 20
 
 
+def _numpy_archive(path: Path) -> bool:
+    """A zip whose members are all `.npy` arrays at its top (what `np.savez` writes): a log
+    the history reader reads whole, not a run directory to unpack."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError):
+        return False
+    return bool(names) and all(n.endswith(".npy") and "/" not in n for n in names)
+
+
 def archive_kind(path: Path) -> str | None:
-    """'zip', 'tar' or None, from the content (names lie; a .gz that is not a tar is no archive)."""
+    """'zip', 'tar' or None, from the content (names lie; a .gz that is not a tar is no archive,
+    and a NumPy `.npz`, a zip of arrays, is a log)."""
     with open(path, "rb") as fh:
         head = fh.read(4)
     if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-        return "zip"
+        return None if _numpy_archive(path) else "zip"
     try:
         return "tar" if tarfile.is_tarfile(path) else None
     except (OSError, EOFError, zlib.error, tarfile.TarError):

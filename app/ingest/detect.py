@@ -21,6 +21,7 @@ from pathlib import Path
 
 from lossforensics.classifiers.errors import InputError, NoLogsFoundError, UnknownFormatError
 from lossforensics.ingest._csv import sniff_header
+from lossforensics.ingest._numpy_files import NPY_MAGIC, npy_array
 from lossforensics.ingest._registry import READERS
 from lossforensics.ingest._source import read_head, require_nonempty
 from lossforensics.ingest.keras_csv import pair_parts
@@ -52,8 +53,6 @@ _SKIP_SUFFIXES = {
     ".h5",
     ".pb",
     ".onnx",
-    ".npy",
-    ".npz",
     ".pkl",
     ".zip",
     ".gz",
@@ -71,6 +70,8 @@ _NAME_CLAIMS = {  # suffix -> formats whose content fits that name
     ".csv": CSV_FAMILY,
     ".tsv": CSV_FAMILY,
     ".ipynb": {"notebook"},
+    ".npy": {"series_file"},
+    ".npz": {"history_json"},
     ".db": {"mlflow"},
     ".sqlite": {"mlflow"},
 }
@@ -92,9 +93,27 @@ def sniff_file(path: Path) -> str | None:
     return None
 
 
-def _unknown(path: Path) -> UnknownFormatError:
+def _unread_array(path: Path) -> InputError:
+    """Why a NumPy `.npy` file was not read: what it holds (or its size, past the read limit),
+    or a name that names no loss."""
+    try:
+        found = npy_array(path)
+    except InputError as exc:
+        return exc
+    shape = "?" if found is None else "x".join(map(str, found[0].shape))
+    return UnknownFormatError(
+        f"a NumPy array ({shape}) read only as a loss curve: its file name must name the loss "
+        "(`train_loss.npy`, `val_losses.npy`), and it must hold one value a step, or rows of a "
+        "whole-number counter and one or two values",
+        file=str(path),
+    )
+
+
+def _unknown(path: Path) -> InputError:
     """The most helpful 'not recognised' for this file."""
     head = read_head(path, 512)
+    if head.startswith(NPY_MAGIC):
+        return _unread_array(path)
     if head.startswith(_LFS_POINTER):
         return UnknownFormatError(
             "a git-LFS pointer, not the file itself: run `git lfs pull`", file=str(path), line=1

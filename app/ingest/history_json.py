@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import re
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatErr
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._jsonlines import parse_document
+from lossforensics.ingest._numpy_files import ZIP_MAGIC, npz_arrays
 from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
@@ -106,10 +108,47 @@ def _labelled(text: str) -> int | None:
     return None if m is None else m.end()
 
 
+def _npz_sniff(path: Path) -> bool:
+    """A NumPy `.npz` archive (a zip of `.npy` arrays and nothing else) with an array named
+    for a loss (`np.savez(f, **history)`): its names are read from the zip's directory, no
+    array is loaded."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.namelist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
+        return False
+    if not members or not all(n.endswith(".npy") and "/" not in n for n in members):
+        return False
+    return any(infer_role(n[: -len(".npy")]) in _LOSS_ROLES for n in members)
+
+
+def _npz_document(path: Path, warns: Warnings) -> dict[str, list]:
+    """The history a `.npz` archive holds: each 1-D array of numbers (a column vector too) as a
+    list under its name; other arrays are left out with a warning."""
+    doc: dict[str, list] = {}
+    others = []
+    for name, values in npz_arrays(path).items():
+        if values.ndim == 2 and values.shape[1] == 1:
+            values = values[:, 0]
+        if values.ndim == 1:
+            doc[name] = values.tolist()
+        else:
+            others.append(name)
+    if others:
+        warns.add(
+            f"{len(others)} array(s) of more than one column left out (first: {others[0]!r}): "
+            "a history holds one series an array"
+        )
+    return doc
+
+
 def sniff(path: Path) -> bool:
     """One object (not JSON lines), or a JSON string holding a Python dict's repr, or a dict's
     repr printed after a label on the first line, with a loss-named key of its own holding a
-    list of numbers (or index-keyed numbers) in its first bytes."""
+    list of numbers (or index-keyed numbers) in its first bytes; or a NumPy `.npz` archive of
+    such arrays."""
+    if read_head(Path(path), len(ZIP_MAGIC)) == ZIP_MAGIC:
+        return _npz_sniff(Path(path))
     # most files tried here are tables: their first bytes rule them out before the head is read
     opening = read_head(Path(path), _OPENING)
     labelled = _LABEL_BEFORE_DICT.match(opening.decode("utf-8", errors="replace"))
@@ -382,9 +421,11 @@ def read(
 ) -> IngestResult:
     path = Path(path)
     require_nonempty(path)
-    text = path.read_bytes()
     warns = Warnings(str(path))
-    doc = _document(path, text, warns)
+    if read_head(path, len(ZIP_MAGIC)) == ZIP_MAGIC:  # a NumPy .npz (a zip of arrays)
+        doc: object = _npz_document(path, warns)
+    else:
+        doc = _document(path, path.read_bytes(), warns)
     if not isinstance(doc, dict):
         raise UnknownFormatError("not a training history: not one JSON object", file=str(path))
     builder = FrameBuilder()

@@ -33,8 +33,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+from lossforensics.classifiers.errors import InputError, UnknownFormatError
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._numpy_files import npy_array
 from lossforensics.ingest._source import (
     apply_run_name,
     head_text,
@@ -133,29 +135,57 @@ def number_rows(doc: list, width: int) -> np.ndarray | None:
 
 def json_array(path: Path) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """(steps, values: one column per value, counted) of a JSON array of numbers (the position
-    is the step), or of rows [counter, value, ...] whose counter is a whole number that goes up
-    (counted); None for any other file, or one of whole numbers only (ids, not a loss)."""
+    is the step), or of rows [counter, value, ...] (`_points`); None for any other file."""
     doc = json_list(path, _MIN_POINTS)
     if doc is None:
         return None
     if all(_number(v) for v in doc):
-        values = np.array([np.nan if v is None else v for v in doc], dtype=np.float64)[:, None]
-        steps, counted = np.arange(len(doc), dtype=np.int64), False
+        return _points(np.array([np.nan if v is None else v for v in doc], dtype=np.float64))
+    width = len(doc[0]) if isinstance(doc[0], list) else 0
+    rows = number_rows(doc, width) if width in _ROW_WIDTHS else None
+    return None if rows is None else _points(rows)
+
+
+def npy_points(
+    path: Path, warns: Warnings | None = None
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The same from a NumPy `.npy` file (`np.save("train_loss.npy", losses)`): a 1-D array
+    (a column vector too), or rows [counter, value, ...]; None for any other array. A file cut
+    short gives its whole rows before the cut, said in `warns`."""
+    found = npy_array(path) if path.suffix.lower() == ".npy" else None
+    if found is None or len(found[0]) < _MIN_POINTS:
+        return None
+    values, cut = found
+    if cut is not None and warns is not None:
+        warns.add(
+            f"the array is cut short: the {len(values)} whole row(s) before the cut were read",
+            byte=cut,
+        )
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
+    return _points(values)
+
+
+def _points(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """(steps, values: one column per value, counted) of numbers: a series (the position is the
+    step) or rows [counter, value, ...] whose counter is a whole number that goes up (counted);
+    None for rows of another width or without such a counter, or for whole numbers only (ids,
+    not a loss)."""
+    if values.ndim == 1:
+        steps, columns, counted = np.arange(len(values), dtype=np.int64), values[:, None], False
     else:
-        width = len(doc[0]) if isinstance(doc[0], list) else 0
-        rows = number_rows(doc, width) if width in _ROW_WIDTHS else None
-        if rows is None:
+        if values.shape[1] not in _ROW_WIDTHS:
             return None
-        counter = rows[:, 0]
+        counter = values[:, 0]
         if not np.isfinite(counter).all() or (counter != np.round(counter)).any():
             return None
         if (np.diff(counter) <= 0).any():
             return None
-        steps, values, counted = counter.astype(np.int64), rows[:, 1:], True
-    finite = values[np.isfinite(values)]
+        steps, columns, counted = counter.astype(np.int64), values[:, 1:], True
+    finite = columns[np.isfinite(columns)]
     if not len(finite) or (finite == np.round(finite)).all():
         return None
-    return steps, values, counted
+    return steps, columns, counted
 
 
 def sniff(path: Path) -> bool:
@@ -165,6 +195,12 @@ def sniff(path: Path) -> bool:
     role = role_of_name(path)
     if role not in _LOSS_ROLES:
         return False
+    if path.suffix.lower() == ".npy":
+        try:
+            found = npy_points(path)
+        except InputError:
+            return False
+        return found is not None and (found[1].shape[1] == 1 or role == "train_loss")
     text = head_text(path)
     if not text:
         return False
@@ -226,6 +262,21 @@ def _read_one(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool
     return np.asarray(steps, dtype=np.int64), columns, counted
 
 
+def _array_of(file: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The points of a file that holds them as one array (`.npy`, a JSON array), or None for
+    a text file of lines."""
+    if file.suffix.lower() == ".npy":
+        found = npy_points(file, warns)
+        if found is None:
+            raise UnknownFormatError(
+                "not a loss curve: a NumPy array of numbers (a value a step, or rows of a "
+                "counter and values) was expected",
+                file=str(file),
+            )
+        return found
+    return json_array(file) if (head_text(file) or "").lstrip().startswith("[") else None
+
+
 def read(
     path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
 ) -> IngestResult:
@@ -243,7 +294,7 @@ def read(
     for file in files:
         warns = Warnings(str(file))
         name = file.name.split(".")[0]
-        array = json_array(file) if (head_text(file) or "").lstrip().startswith("[") else None
+        array = _array_of(file, warns)
         if array is not None:
             steps, columns, counted = array
         else:

@@ -37,3 +37,22 @@ def test_each_format_uploads_as_a_zipped_run_dir(client, tmp_path: Path, fmt: st
     # labels.json names layouts more finely ('tensorboard_keras', 'hf_trainer_state')
     assert runs and all(fmt.startswith(r["format"]) for r in runs), [r["format"] for r in runs]
     assert all(r["points"] > 0 and r["diagnosis"]["metrics"] for r in runs)
+
+
+def test_numpy_curves_upload_raw_and_are_diagnosed(client, tmp_path: Path):
+    """`np.savez(f, **history)` and `np.save("train_loss.npy", ...)` uploaded as they are: the
+    `.npz` is a zip by its bytes, and is read as a history, not unpacked as an upload archive."""
+    import numpy as np
+
+    loss = np.exp(-np.arange(60) / 12.0) + 0.1
+    val = np.r_[loss[:20] + 0.05, loss[19] + 0.05 + np.linspace(0.0, 0.6, 40)]
+    np.savez(tmp_path / "history.npz", loss=loss, val_loss=val)
+    np.save(tmp_path / "train_loss.npy", loss)
+    for path, fmt, verdict in (
+        (tmp_path / "history.npz", "history_json", "overfit"),
+        (tmp_path / "train_loss.npy", "series_file", "healthy"),
+    ):
+        resp = upload(client, path)
+        assert resp.status_code == 201, resp.text
+        (run,) = resp.json()["runs"]
+        assert (run["format"], run["diagnosis"]["verdict"]) == (fmt, verdict)
