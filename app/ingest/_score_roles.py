@@ -48,6 +48,25 @@ def scores_beside_losses(names: tuple[str, ...], losses: frozenset[str]) -> dict
     }
 
 
+# spaCy's training table: `E` (epoch) and `#` (step), then a `LOSS <component>` column each
+_SPACY_COUNTERS = frozenset({"E", "#"})
+_SPACY_LOSS = "LOSS "
+
+
+def spacy_roles(names: tuple[str, ...]) -> dict[str, str]:
+    """spaCy's `train` table (`E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ENTS_P  ENTS_R
+    SCORE`): a training loss a pipeline component, then that pipeline's scores on the dev set
+    (`ENTS_F`, `TAG_ACC`, `DEP_LAS`) and their weighted `SCORE`, named without a split: each is
+    a validation score; `E`, the epoch, is no metric."""
+    if not _SPACY_COUNTERS <= set(names) or not any(n.startswith(_SPACY_LOSS) for n in names):
+        return {}
+    return {
+        n: "train_loss" if n.startswith(_SPACY_LOSS) else "other" if n == "E" else "val_score"
+        for n in names
+        if n != "#"
+    }
+
+
 _LOSS_ROLES = ("train_loss", "val_loss")
 
 

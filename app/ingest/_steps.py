@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-STEP_KEYS: tuple[str, ...] = ("step", "global_step", "_step", "iter", "iteration", "epoch")
+# by priority; LLaMA-Factory's trainer_log.jsonl counts steps as `current_steps` beside a
+# fractional `epoch`
+STEP_KEYS: tuple[str, ...] = (
+    "step",
+    "global_step",
+    "_step",
+    "iter",
+    "iteration",
+    "current_steps",
+    "epoch",
+)
 _INT64_MAX = float(2**62)
 
 
@@ -25,6 +35,8 @@ def choose_step_key(names: list[str] | tuple[str, ...]) -> str | None:
         "time/total_timesteps",
         "total_timesteps",
         "epochs",
+        # a printed table's step-count column (spaCy's `E    #       LOSS TOK2VEC ...`)
+        "#",
     ):
         if key in lower:
             return lower[key]

@@ -31,7 +31,8 @@ from lossforensics.ingest._steps import choose_step_key
 # more lines than this of other text after the last row: the aligned table has ended
 MAX_LINES_BETWEEN_ROWS = 5
 
-_NAME = r"[A-Za-z_][\w./@%-]*"
+# a column name; `#` alone is a count column (spaCy's `E    #       LOSS TOK2VEC ...`)
+_NAME = r"(?:[A-Za-z_][\w./@%-]*|#)"
 _ALIGNED_HEADER = re.compile(rf"\s*{_NAME}(?:[ \t]+{_NAME})+\s*")
 _NUMBER_FIRST = re.compile(r"\s*[-+]?(?:\d|\.\d|nan\b|inf\b)", re.I)
 _MARKDOWN_RULE = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")

@@ -61,6 +61,12 @@ _LOSS_SERIES = re.compile(
     r"""(?:\[\s*(?:[-+]?[\d.]|NaN|nan|-?Infinity|-?inf|null|None)|\{\s*["']-?\d+["']\s*:)""",
     re.I,
 )
+# Sacred's `metrics.json` (its FileStorageObserver): a loss-named key holding an object of
+# `steps`, `timestamps` and `values` lists
+_SACRED_SERIES = re.compile(
+    r"""["'][^"'\n]{0,100}loss[^"'\n]{0,100}["']\s*:\s*\{\s*["'](?:steps|timestamps|values)["']""",
+    re.I,
+)
 # a label printed before a history's dict on the first line (`train history: {'acc': [...`)
 _LABEL_BEFORE_DICT = re.compile(r"[ \t]*[A-Za-z][\w .-]{0,60}?[ \t]*[:=][ \t]*(?=\{)")
 # the braces a printed dict opens and closes (its numbers and quotes hold none)
@@ -163,7 +169,7 @@ def sniff(path: Path) -> bool:
         return False
     # a key of the object itself (not of one nested in it: a labels file's `"loss": [...]`)
     depths = {_depth(body, m.start()) for m in _LOSS_SERIES.finditer(body)}
-    if 1 in depths:
+    if 1 in depths or any(_depth(body, m.start()) == 1 for m in _SACRED_SERIES.finditer(body)):
         return True
     if 2 in depths and Path(path).stat().st_size <= _MAX_LITERAL:
         try:  # one level down: only under a key that holds a history (`"metrics"`, `"val"`)
@@ -339,9 +345,26 @@ def _document(path: Path, text: bytes, warns: Warnings) -> object:
     return doc
 
 
+def _logged_steps(value: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """(steps, values) of Sacred's `{"steps": [...], "timestamps": [...], "values": [...]}`:
+    the steps as logged when they are whole numbers, one a value, else the positions."""
+    values = _series(value.get("values"))
+    if values is None:
+        return None
+    logged = _series(value.get("steps"))
+    steps = None if logged is None else logged[1]
+    if steps is not None and len(steps) == len(values[1]):
+        if np.isfinite(steps).all() and (steps == np.round(steps)).all():
+            return steps.astype(np.int64), values[1]
+    return values
+
+
 def _series(value: object) -> tuple[np.ndarray, np.ndarray] | None:
-    """(steps, values) of one metric: a list (positions) or an object keyed by whole-number
-    labels; None when a value is not a number (or null)."""
+    """(steps, values) of one metric: a list (positions), an object keyed by whole-number
+    labels, or Sacred's object of `steps` and `values`; None when a value is not a number (or
+    null)."""
+    if isinstance(value, dict) and "values" in value:
+        return _logged_steps(value)
     if isinstance(value, list):
         labels: list = list(range(len(value)))
         cells = value

@@ -2,8 +2,8 @@
 the name) and W&B's history files write them.
 
 Wide lines (`{"iter": 100, "train/loss": 2.1, "lr": 3e-4}`): the step key is the first of
-`step, global_step, _step, iter, iteration, epoch` present (none: the line order, with a
-warning); nested objects are flattened with `/`; a line without the step key takes the last
+`step, global_step, _step, iter, iteration, current_steps, epoch` present (none: the line order,
+with a warning); nested objects are flattened with `/`; a line without the step key takes the last
 step seen. Long lines (`{"metric": "loss", "step": 3, "value": 2.1}`, also `tag`/`key`/`name`
 for `metric`, optional `run`, `role`, `wall_time`, `segment`) are one point each; that is also what
 `lossforensics convert --to jsonl` writes, so the normalised frame round-trips.
@@ -205,8 +205,8 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
             state.step_key = None
         elif state.step_key is None:
             state.warns.add(
-                "no step key (step, global_step, _step, iter, iteration, epoch): "
-                "the line order is used as the step"
+                "no step key (step, global_step, _step, iter, iteration, current_steps, "
+                "epoch): the line order is used as the step"
             )
     step_col = (
         frame[state.step_key]

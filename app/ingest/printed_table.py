@@ -33,7 +33,12 @@ from lossforensics.classifiers.errors import (
 )
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, Chunk, CsvHeader, melt_chunk
-from lossforensics.ingest._score_roles import fastai_roles, hf_table_roles, split_named_roles
+from lossforensics.ingest._score_roles import (
+    fastai_roles,
+    hf_table_roles,
+    spacy_roles,
+    split_named_roles,
+)
 from lossforensics.ingest._source import HEAD_BYTES, default_run_name, head_text, require_nonempty
 from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._text_tables import TextTable, find_tables
@@ -139,7 +144,14 @@ def _add_table(
         warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong number of cells)")
     names = table.names
     step_col = names.index(choose_step_key(names))
-    chunk = Chunk(_cell_values(table), table.lines[0], lines=np.asarray(table.lines))
+    cells = _cell_values(table)
+    if spacy_roles(names):
+        cells = _mean_losses_a_step(cells, names, step_col)
+        warns.add(
+            "spaCy's table sums each LOSS over the steps since the row before (the first row: "
+            "one step): read as the mean loss a step, each sum divided by its steps"
+        )
+    chunk = Chunk(cells, table.lines[0], lines=np.asarray(table.lines))
     step_cells = chunk.cells(step_col)
     steps, ok = integral_steps(np.where(step_cells.keep, step_cells.values, np.nan))
     if not ok.all():
@@ -168,6 +180,21 @@ def _cell_values(table: TextTable) -> pd.DataFrame:
     return frame
 
 
+def _mean_losses_a_step(cells: pd.DataFrame, names: tuple[str, ...], step_col: int) -> pd.DataFrame:
+    """spaCy's `LOSS <component>` cells divided by the steps each sums over: from the row
+    before (from step 0 for the first row, and for a row whose step went back), at least one.
+    Summed, the first row's one step and the later rows' hundreds are not on one scale."""
+    steps = pd.to_numeric(cells[step_col], errors="coerce").to_numpy(dtype=float)
+    before = np.r_[0.0, steps[:-1]]
+    gaps = np.where(steps > before, steps - before, steps)
+    gaps = np.where(np.isfinite(gaps), np.maximum(gaps, 1.0), np.nan)
+    out = cells.copy()
+    for j, name in enumerate(names):
+        if name.startswith("LOSS "):
+            out[j] = pd.to_numeric(cells[j], errors="coerce") / gaps
+    return out
+
+
 def _bad_detail(bad: BadCells) -> str:
     if not bad.first:
         return ""
@@ -176,4 +203,9 @@ def _bad_detail(bad: BadCells) -> str:
 
 
 def _table_roles(names: tuple[str, ...]) -> dict[str, str]:
-    return {**split_named_roles(names), **fastai_roles(names), **hf_table_roles(names)}
+    return {
+        **split_named_roles(names),
+        **fastai_roles(names),
+        **hf_table_roles(names),
+        **spacy_roles(names),
+    }

@@ -128,6 +128,8 @@ def test_split_context_makes_val():
         ("best_val_loss", "other"),
         # a printed table's two-letter split prefixes
         ("tr_loss", "train_loss"),
+        ("learn", "train_loss"),  # CatBoost's `learn: 0.687  test: 0.688`
+        ("learn_time", "other"),
         ("va_loss", "val_loss"),
         ("te_acc", "val_score"),
         # a split's bare name is its loss (`train=2.56, val=2.37`)

@@ -194,6 +194,31 @@ def test_caffe_glog_lines_give_the_train_loss_lr_and_test_outputs():
     assert line == "Iteration 0, lr = 0.01" and wall != wall  # glog prints no year: no wall time
 
 
+def _darknet(step: int, loss: float, avg: float, word: str = "avg loss") -> str:
+    """One iteration of darknet's detector training, with the per-layer lines before it."""
+    return (
+        f"Region 82 Avg IOU: 0.769597, Class: 0.997826, Obj: 0.720678, No Obj: 0.008424, "
+        f"Avg Recall: 0.898305,  count: 59\nLoaded: 0.000031 seconds\n"
+        f" {step}: {loss:.6f}, {avg:.6f} {word}, 0.001000 rate, 0.886196 seconds, "
+        f"{step * 64} images, 12.5 hours left\n"
+    )
+
+
+@pytest.mark.parametrize("word", ["avg loss", "avg"])  # AlexeyAB's fork, and pjreddie's
+def test_darknet_iterations_give_the_loss_its_running_average_and_the_lr(word):
+    """`1234: 0.812, 0.905 avg loss, 0.001000 rate, ...`: the values are named by the words
+    after them; the region lines between iterations are not metrics."""
+    losses = [0.9, 0.7, 0.8, 0.6, 0.5, 0.55]
+    text = "".join(_darknet(i + 1, v, 1.0 - i / 10, word) for i, v in enumerate(losses))
+    result = _read(text)
+    assert result.source["detail"].startswith("console log, darknet;")
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles == {"loss": "train_loss", "avg loss": "train_loss", "lr": "lr"}
+    assert _series(result, "loss") == ([1, 2, 3, 4, 5, 6], losses)
+    assert _series(result, "avg loss")[1] == [1.0, 0.9, 0.8, 0.7, 0.6, 0.5]
+    assert _series(result, "lr")[1] == [0.001] * 6
+
+
 def test_a_step_that_starts_again_each_epoch_counts_batches_not_restarts():
     """`Epoch [2/3], Step [100/200]`: the step goes back only where the epoch goes forward, so it
     counts within the epoch; read as global it made every epoch a restart."""

@@ -202,3 +202,30 @@ def test_a_step_list_is_the_axis_and_a_shorter_list_spreads_over_the_run(tmp_pat
     result = load_run(stepped)
     assert set(result.frame["metric"]) == {"loss"}
     assert list(result.frame["step"]) == [0, 100, 200, 300]
+
+
+def test_sacred_metrics_json_keeps_each_metric_s_own_steps(tmp_path):
+    """Sacred's FileStorageObserver writes `{"train.loss": {"steps": [...], "timestamps":
+    [...], "values": [...]}, ...}`: each metric at the steps it was logged at."""
+    doc = {
+        "train.loss": {
+            "steps": list(range(0, 300, 10)),
+            "timestamps": ["2023-01-01T00:00:00.000000"] * 30,
+            "values": [2.0 - i / 20 for i in range(30)],
+        },
+        "val.loss": {
+            "steps": [99, 199, 299],
+            "timestamps": ["2023-01-01T00:00:00.000000"] * 3,
+            "values": [1.5, 1.1, 0.9],
+        },
+    }
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(doc, indent=2))
+    assert history_json.sniff(path)
+    result = load_run(path)
+    f = result.frame
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles == {"train.loss": "train_loss", "val.loss": "val_loss"}
+    val = f[f["metric"] == "val.loss"].sort_values("seq")
+    assert val["step"].tolist() == [99, 199, 299] and val["value"].tolist() == [1.5, 1.1, 0.9]
+    assert f[f["metric"] == "train.loss"]["step"].max() == 290

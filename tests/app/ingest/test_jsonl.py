@@ -298,3 +298,27 @@ def test_a_loss_that_is_null_at_every_step_reads_as_nan(tmp_path):
         json.dumps([{"epoch": e, "loss": 1 / e, "val_loss": None} for e in range(1, 16)])
     )
     assert set(load_run(path).frame["metric"]) == {"loss"}
+
+
+def test_llama_factory_trainer_log_counts_its_current_steps(tmp_path):
+    """LLaMA-Factory's trainer_log.jsonl: `current_steps` is the step, beside a fractional
+    `epoch` (kept as a series) and its clock strings."""
+    path = tmp_path / "trainer_log.jsonl"
+    lines = [
+        {
+            "current_steps": 10 * i,
+            "total_steps": 100,
+            "loss": 2.0 - i / 10,
+            "lr": 1e-4,
+            "epoch": i / 20,
+            "percentage": 10.0 * i,
+            "elapsed_time": "0:01:00",
+            "remaining_time": "0:09:00",
+        }
+        for i in range(1, 11)
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in lines))
+    frame = load_run(path).frame
+    loss = frame[frame["metric"] == "loss"]
+    assert loss["step"].tolist() == list(range(10, 110, 10))
+    assert "current_steps" not in set(frame["metric"])

@@ -265,6 +265,39 @@ def test_a_script_s_table_with_names_of_several_words(tmp_path, header, sep, wid
     assert values == pytest.approx([round(1.6 / e + 0.3, 4) for e in range(1, 6)])
 
 
+SPACY = """\
+ℹ Pipeline: ['tok2vec', 'ner']
+ℹ Initial learn rate: 0.001
+E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ENTS_P  ENTS_R  SCORE\x20
+---  ------  ------------  --------  ------  ------  ------  ------
+  0       0          0.00     52.10    0.00    0.00    0.00    0.00
+ 30     200       2400.00   3000.00   80.00   78.00   82.00    0.80
+ 70     400       9000.00   2400.00   88.00   87.00   89.00    0.88
+120     600      18000.00   2000.00   90.00   90.00   90.00    0.90
+"""
+
+
+def test_spacy_s_training_table_reads_its_losses_as_means_a_step(tmp_path):
+    """`python -m spacy train`: `#` is the step, `E` the epoch; each `LOSS <component>` is a
+    sum over the steps since the row before (the first row's over one step), read as the mean
+    a step so rows compare; the scores, computed on the dev set, are validation scores."""
+    result = load_run(_write(tmp_path, "train.log", SPACY))
+    assert result.format == "printed_table"
+    assert _roles(result) == {
+        "E": "other",
+        "LOSS TOK2VEC": "train_loss",
+        "LOSS NER": "train_loss",
+        "ENTS_F": "val_score",
+        "ENTS_P": "val_score",
+        "ENTS_R": "val_score",
+        "SCORE": "val_score",
+    }
+    steps, values = _series(result, "LOSS NER")
+    assert steps == [0, 200, 400, 600]
+    assert values == pytest.approx([52.1, 15.0, 12.0, 10.0])
+    assert any("mean loss a step" in w.message for w in result.warnings)
+
+
 def test_a_malformed_markdown_row_is_skipped_and_named(tmp_path):
     text = (
         "| Epoch | Training Loss | Validation Loss |\n"

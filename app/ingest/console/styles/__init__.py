@@ -30,6 +30,7 @@ _MODULES = (
     "yolov8",
     "yolov6",
     "yolox",
+    "darknet",
     "xgboost",
     "generic",
     "uncounted",
