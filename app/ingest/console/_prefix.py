@@ -6,7 +6,8 @@ Python logging's `INFO:root:`, a logger's name before its level (`__main__ - INF
 logging HOWTO's format), the place the logger was called from, after a timestamp or a
 level (`train.py:88`, `[train.py:88:main]`, `(train.py:88)`, `[train.py][line:88]`,
 `train.py[line:88]`: a file name
-and line number, never a metric), and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] `
+and line number, never a metric; or a module and line before the level, `(trainer:732) INFO:`,
+after ESPnet's `[host] ` and time), and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] `
 (Caffe, PaddlePaddle, TensorFlow's C++ side; no year, so no wall time), a level before the
 timestamp (`INFO 2023-01-01 12:00:00,123 train.py:88] `) and syslog's `Jan 01 12:00:00 host
 train[123]: ` (no year: no wall time). What is left is the
@@ -19,6 +20,8 @@ import calendar
 import re
 
 _RANK = re.compile(r"^\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\[rank\s*\d+\]:?|\[\d+\]:)\s*")
+# a host name in brackets before the date (ESPnet's `[host0] 2023-01-01 10:00:00,000 ...`)
+_HOST = re.compile(r"^\[[A-Za-z][\w.\-]*\]\s+(?=\[?\d{4}[-/]\d{2}[-/]\d{2})")
 _STAMP = re.compile(
     r"^\s*\[?(?P<y>\d{4})[-/](?P<mo>\d{2})[-/](?P<d>\d{2})[ T_](?P<h>\d{2}):(?P<mi>\d{2}):"
     r"(?P<s>\d{2})(?P<f>[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
@@ -43,7 +46,10 @@ _SYSLOG = re.compile(
 _PY = r"[\w.<>\-/\\]+\.py"
 _SOURCE = re.compile(
     rf"^[\s|\-]*(?:\[{_PY}(?::\d+)?(?::[\w.<>]+)?\]|\({_PY}(?::\d+)?(?::[\w.<>]+)?\)"
-    rf"|{_PY}:\d+(?::[\w.<>]+)?\]?|{_PY}\[line:?\s*\d+\]|\[line:?\s*\d+\])(?![\w.])[\s|:\-]*"
+    rf"|{_PY}:\d+(?::[\w.<>]+)?\]?|{_PY}\[line:?\s*\d+\]|\[line:?\s*\d+\]"
+    # or a module and line before a level, `(trainer:732) INFO:` (ESPnet's format)
+    r"|\([A-Za-z_][\w.]*:\d+\)(?=\s*(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL)\b))"
+    r"(?![\w.])[\s|:\-]*"
 )
 # the logger's name before its level, as the logging HOWTO's format prints it after the time
 # (`%(asctime)s - %(name)s - %(levelname)s - %(message)s`: `__main__ - INFO - `): taken only
@@ -74,7 +80,7 @@ def _seconds(m: re.Match[str]) -> float:
 def stamp_match(line: str) -> tuple[re.Match[str], int] | None:
     """The timestamp `strip_prefix` reads on this line, and where the text it matched begins."""
     start = 0
-    if line[:1] == "[" and (m := _RANK.match(line)):
+    if line[:1] == "[" and (m := _RANK.match(line) or _HOST.match(line)):
         start = m.end()
     c = line[start : start + 1]
     if c.isdigit() or c in " [":
@@ -91,7 +97,7 @@ def stamp_match(line: str) -> tuple[re.Match[str], int] | None:
 def strip_prefix(line: str) -> tuple[str, float]:
     """(the message, its wall time in seconds since the epoch, NaN when the line has none).
     Timestamps are taken as UTC: only differences between them matter here."""
-    if line[:1] == "[" and (m := _RANK.match(line)):
+    if line[:1] == "[" and (m := _RANK.match(line) or _HOST.match(line)):
         line = line[m.end() :]
     wall = float("nan")
     c = line[:1]

@@ -219,6 +219,46 @@ def test_darknet_iterations_give_the_loss_its_running_average_and_the_lr(word):
     assert _series(result, "lr")[1] == [0.001] * 6
 
 
+def _espnet(epoch: int, losses: list[float], valid: float) -> str:
+    """One epoch of ESPnet2's train.log: its batch lines, then its results line."""
+    pre = "[gpu-node3] 2023-10-27 13:37:46,484 (trainer:{}) INFO: "
+    out = pre.format(298) + f"{epoch}/30epoch started\n"
+    for i, loss in enumerate(losses):
+        out += (
+            pre.format(753) + f"{epoch}epoch:train:{i * 100 + 1}-{i * 100 + 100}batch: "
+            f"iter_time=1.924e-04, forward_time=0.040, loss_ctc={loss * 1.2:.3f}, "
+            f"loss_att={loss * 0.9:.3f}, acc=0.235, loss={loss:.3f}, backward_time=0.049, "
+            f"grad_norm=156.442, clip=100.000, loss_scale=1.000, optim0_lr0=1.007e-05, "
+            f"train_time=0.127\n"
+        )
+    return out + (
+        pre.format(338) + f"{epoch}epoch results: [train] iter_time=1.2e-04, "
+        f"loss={sum(losses) / len(losses):.3f}, acc=0.3, time=8 minutes and 3.12 seconds, "
+        f"total_count=300, [valid] loss_ctc=80.1, loss={valid:.3f}, acc=0.4, cer=0.31, "
+        f"wer=0.62, time=20.5 seconds, total_count=300, [att_plot] time=3.1 seconds\n"
+    )
+
+
+def test_espnet_batches_are_train_points_and_the_valid_results_the_validation():
+    """`3epoch:train:101-200batch: .. loss=..`: the epoch and the span's last batch give the
+    step; the results line's `[valid]` part is the validation at the epoch's end, its
+    `[train]` part a summary (no second train point); `(trainer:753)` is no metric."""
+    text = "".join(
+        _espnet(e, [150.0 - 10 * e - i for i in range(3)], 140.0 - 10 * e) for e in (1, 2, 3)
+    )
+    result = _read(text)
+    assert result.source["detail"].startswith("console log, espnet;")
+    steps, values = _series(result, "loss")
+    assert values == [140.0, 139.0, 138.0, 130.0, 129.0, 128.0, 120.0, 119.0, 118.0]
+    assert steps == sorted(steps) and len(set(steps)) == 9
+    val_steps, val = _series(result, "valid/loss")
+    assert val == [130.0, 120.0, 110.0]
+    assert val_steps[0] >= steps[2] and val_steps[0] < steps[3]  # after its epoch's batches
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["valid/loss"] == "val_loss" and roles["optim0_lr0"] == "lr"
+    assert not any("trainer" in str(m) for m in roles)
+
+
 def test_a_step_that_starts_again_each_epoch_counts_batches_not_restarts():
     """`Epoch [2/3], Step [100/200]`: the step goes back only where the epoch goes forward, so it
     counts within the epoch; read as global it made every epoch a restart."""

@@ -31,6 +31,7 @@ _MODULES = (
     "yolov6",
     "yolox",
     "darknet",
+    "espnet",
     "xgboost",
     "generic",
     "uncounted",
