@@ -76,6 +76,9 @@ _NAME_CLAIMS = {  # suffix -> formats whose content fits that name
     ".sqlite": {"mlflow"},
 }
 _LFS_POINTER = b"version https://git-lfs"
+# a pickle opens with the PROTO opcode and its protocol (2 to 5 are the ones Python writes)
+_PICKLE_OPCODE = 0x80
+_PICKLE_PROTOCOL = 5
 
 
 def sniff_file(path: Path) -> str | None:
@@ -109,11 +112,37 @@ def _unread_array(path: Path) -> InputError:
     )
 
 
+def _never_loaded(path: Path, head: bytes) -> str | None:
+    """What a file is that holds Python objects (a pickle, a `torch.save` archive) or a W&B
+    binary run file, and how to save its curves so they can be read; None for other files.
+    A pickle is never loaded: loading one runs whatever code it names."""
+    pickled = len(head) > 1 and head[0] == _PICKLE_OPCODE and 2 <= head[1] <= _PICKLE_PROTOCOL
+    if pickled:
+        return (
+            "a Python pickle (`pickle.dump(history.history, f)`), never loaded: unpickling runs "
+            "code; save the history as JSON instead (`json.dump(history.history, f)`) or as CSV"
+        )
+    if head.startswith(b"PK") and b"data.pkl" in head:
+        return (
+            "a PyTorch file (`torch.save`), a pickle in a zip, never loaded: unpickling runs "
+            "code; save the losses as JSON or CSV (`json.dump({'loss': losses}, f)`)"
+        )
+    if path.suffix.lower() == ".wandb":
+        return (
+            "W&B's binary run file: export the run's history as CSV (the run page's export, or "
+            "`wandb.Api().run(PATH).history().to_csv(f)`), or read its files/ folder"
+        )
+    return None
+
+
 def _unknown(path: Path) -> InputError:
     """The most helpful 'not recognised' for this file."""
     head = read_head(path, 512)
     if head.startswith(NPY_MAGIC):
         return _unread_array(path)
+    never = _never_loaded(path, head)
+    if never is not None:
+        return UnknownFormatError(never, file=str(path), byte=0)
     if head.startswith(_LFS_POINTER):
         return UnknownFormatError(
             "a git-LFS pointer, not the file itself: run `git lfs pull`", file=str(path), line=1

@@ -114,6 +114,36 @@ def test_git_lfs_pointer_says_what_it_is(tmp_path):
         load_run(path)
 
 
+def test_a_pickle_is_refused_unloaded_with_what_to_save_instead(tmp_path):
+    """`pickle.dump(history.history, f)` and `torch.save(...)` hold code to run on loading:
+    the error says what the file is and how to save the curves so they can be read, and the
+    pickle is never loaded (its unpickling would leave a marker file)."""
+    import pickle
+    import zipfile
+
+    marker = tmp_path / "unpickled"
+
+    class Trap:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    path = tmp_path / "history.pkl"
+    path.write_bytes(pickle.dumps({"loss": [1.0, 0.5], "trap": Trap()}, protocol=4))
+    with pytest.raises(UnknownFormatError, match=r"a Python pickle .*json\.dump"):
+        load_run(path)
+    assert not marker.exists()
+    path = tmp_path / "ckpt.pt"  # torch.save's layout: a zip holding <name>/data.pkl
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("ckpt/data.pkl", pickle.dumps({"loss": [1.0, 0.5]}))
+        zf.writestr("ckpt/version", "3\n")
+    with pytest.raises(UnknownFormatError, match="a PyTorch file"):
+        load_run(path)
+    path = tmp_path / "run-3xk9.wandb"
+    path.write_bytes(b"\x00\x01:W&B" + bytes(200))
+    with pytest.raises(UnknownFormatError, match="W&B's binary run file"):
+        load_run(path)
+
+
 def test_directory_without_logs_and_missing_path(tmp_path):
     (tmp_path / "README.md").write_text("# a run\n")
     (tmp_path / "hparams.yaml").write_text("lr: 0.1\n")
