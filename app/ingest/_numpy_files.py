@@ -10,6 +10,7 @@ cannot expand into memory it does not say it needs. A `.npy` file cut short give
 
 from __future__ import annotations
 
+import math
 import zipfile
 import zlib
 from pathlib import Path
@@ -32,6 +33,19 @@ _NUMERIC_KINDS = frozenset("iuf")
 _MAX_DIMS = 2
 
 
+# what a corrupt, cut, encrypted or oddly compressed zip raises while it is read
+BROKEN_ZIP: tuple[type[BaseException], ...] = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    EOFError,
+    zlib.error,
+    OSError,
+    NotImplementedError,
+    RuntimeError,
+    ValueError,
+)
+
+
 class _NotNumbers(Exception):
     """An array that holds something other than a series of numbers (the reason is the text)."""
 
@@ -46,8 +60,8 @@ def _header(fh: IO[bytes], path: Path, name: str) -> tuple[tuple[int, ...], bool
             shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
         else:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-    except (ValueError, OSError, EOFError) as exc:
-        message = f"{name} has no valid NumPy array header ({exc})"
+    except Exception as exc:  # NumPy parses the header with Python's tokenizer: any error
+        message = f"{name} has no valid NumPy array header ({type(exc).__name__})"
         raise CorruptInputError(message, file=str(path)) from None
     if dtype.hasobject:
         raise _NotNumbers(
@@ -58,7 +72,7 @@ def _header(fh: IO[bytes], path: Path, name: str) -> tuple[tuple[int, ...], bool
         raise _NotNumbers(f"{name} holds {dtype} values, not numbers")
     if len(shape) > _MAX_DIMS:
         raise _NotNumbers(f"{name} has {len(shape)} dimensions; a curve has one (or rows: two)")
-    size = int(np.prod(shape, dtype=np.int64))
+    size = math.prod(shape)  # Python integers: a hostile shape cannot overflow the check
     limit = current().max_points
     if size > limit:
         raise LimitExceededError(
@@ -73,7 +87,9 @@ def _array(fh: IO[bytes], path: Path, name: str) -> tuple[np.ndarray, int | None
     short (None when whole): a cut array keeps its whole rows before the cut."""
     shape, fortran, dtype = _header(fh, path, name)
     start = fh.tell()
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
+    if count == 0:
+        return np.zeros(shape), None
     data = fh.read(count * dtype.itemsize)
     if len(data) == count * dtype.itemsize:
         flat = np.frombuffer(data, dtype=dtype).astype(np.float64)
@@ -131,6 +147,6 @@ def npz_arrays(path: Path) -> dict[str, np.ndarray]:
                         file=str(path),
                     )
                 out[name] = values
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, zlib.error) as exc:
+    except BROKEN_ZIP as exc:
         raise CorruptInputError(f"not a readable .npz archive: {exc}", file=str(path)) from None
     return out

@@ -39,7 +39,7 @@ from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatErr
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._jsonlines import parse_document
-from lossforensics.ingest._numpy_files import ZIP_MAGIC, npz_arrays
+from lossforensics.ingest._numpy_files import BROKEN_ZIP, ZIP_MAGIC, npz_arrays
 from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
@@ -121,7 +121,7 @@ def _npz_sniff(path: Path) -> bool:
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.namelist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
+    except BROKEN_ZIP:
         return False
     if not members or not all(n.endswith(".npy") and "/" not in n for n in members):
         return False

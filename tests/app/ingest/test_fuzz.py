@@ -140,3 +140,33 @@ def test_mangled_mlflow_stores(how, seed):
         db = Path(tmp) / "mlflow.db"
         db.write_bytes(mangle((DATA / "mlflow.db").read_bytes(), how, rng))
         only_typed_errors(db)
+
+
+def _numpy_files() -> dict[str, bytes]:
+    """A `np.save` of a loss curve and an `np.savez` of a history, as bytes."""
+    import io
+
+    import numpy as np
+
+    npy, npz = io.BytesIO(), io.BytesIO()
+    np.save(npy, np.linspace(1.0, 0.1, 40))
+    np.savez(npz, loss=np.linspace(1.0, 0.1, 40), val_loss=np.linspace(1.0, 0.2, 8))
+    return {"train_loss.npy": npy.getvalue(), "history.npz": npz.getvalue()}
+
+
+NUMPY_FILES = _numpy_files()
+
+
+@FUZZ
+@given(
+    name=st.sampled_from(sorted(NUMPY_FILES)),
+    how=st.sampled_from(["truncate", "flip"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_mangled_numpy_files(name, how, seed):
+    """NumPy's headers are parsed with Python's tokenizer and an `.npz` is a zip: a flipped
+    byte or a cut anywhere gives the values or a typed error, never a tokenizer or zip one."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_bytes(mangle(NUMPY_FILES[name], how, random.Random(seed)))
+        only_typed_errors(path)
