@@ -19,6 +19,7 @@ a lone number is text. Cells stay text here; `printed_table` reads them.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -181,18 +182,18 @@ def _grouped_names(header: str, row: str) -> tuple[str, ...] | None:
     by_gaps = tuple(re.split(r"\s{2,}|\t", header.strip()))
     if len(by_gaps) == len(fields) and is_results_header(by_gaps):
         return by_gaps
-    words = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", header)]
+    starts = [start for start, _ in fields]
     groups: list[list[str]] = [[] for _ in fields]
     last = 0
-    for start, end, word in words:
-        centre = (start + end) / 2
-        nearest = min(
-            range(len(fields)),
-            key=lambda i: max(fields[i][0] - centre, centre - fields[i][1], 0.0),
-        )
+    for m in re.finditer(r"\S+", header):
+        centre = (m.start() + m.end()) / 2
+        # the field whose columns hold the word's centre, or the nearer of the two around it
+        after = bisect.bisect_right(starts, centre)
+        near = [i for i in (after - 1, after) if 0 <= i < len(fields)]
+        nearest = min(near, key=lambda i: max(fields[i][0] - centre, centre - fields[i][1], 0.0))
         if nearest < last:
             return None
-        groups[nearest].append(word)
+        groups[nearest].append(m.group())
         last = nearest
     if any(not group for group in groups):
         return None
