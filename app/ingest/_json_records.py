@@ -14,8 +14,11 @@ from pathlib import Path
 
 from lossforensics.ingest._jsonlines import RecordChunk, parse_document
 
-# a loss-named key with a number after it: what makes the records a training log
-_LOSS_KEY = re.compile(r""""[^"\n]{0,100}loss[^"\n]{0,100}"\s*:\s*[-+\d.NI]""", re.I)
+# a loss-named key with a number after it (or written as text, `"0.52"`; or null, which a
+# NaN is written as): what makes the records a training log
+_LOSS_KEY = re.compile(
+    r""""[^"\n]{0,100}loss[^"\n]{0,100}"\s*:\s*(?:"?[-+\d.NI]|"?nan\b|null\b)""", re.I
+)
 # a list of objects under a key (`"history": [ {`)
 _LIST_OF_OBJECTS = re.compile(r""""([^"\n]{1,100})"\s*:\s*\[\s*\{""")
 _WHITESPACE = re.compile(r"\s*")

@@ -124,7 +124,10 @@ def _without_nan_tokens(col: pd.Series, token: np.ndarray | None) -> pd.Series |
 
 def json_cells(col: pd.Series) -> Cells:
     """Cells parsed from JSON: numbers (not booleans) are values, the LOGGED_NAN payload is a
-    logged NaN, pandas' own NaN is a missing key, strings/booleans/lists are bad."""
+    logged NaN, pandas' own NaN is a missing key, a number written as text (`"0.5234"`, `"nan"`:
+    `json.dump(h, f, default=str)`, the usual way past NumPy's float32 not being JSON
+    serialisable) is read as `text_cells` reads a CSV cell, other strings, booleans and lists are
+    bad."""
     if pd.api.types.is_float_dtype(col.dtype) or pd.api.types.is_integer_dtype(col.dtype):
         values = col.to_numpy(dtype=np.float64, na_value=np.nan)
         logged = values.view(np.uint64) == LOGGED_NAN_BITS
@@ -140,4 +143,9 @@ def json_cells(col: pd.Series) -> Cells:
     missing = kinds.isin([type(None)]).to_numpy() | (numeric & np.isnan(values) & ~logged)
     values = np.where(logged, np.nan, values)
     keep = numeric & ~missing
-    return Cells(values, keep, ~numeric & ~missing)
+    bad = ~numeric & ~missing
+    text = kinds.isin([str]).to_numpy()
+    if text.any():
+        cells = text_cells(pd.Series(col.to_numpy(dtype=object)[text], dtype=object))
+        values[text], keep[text], bad[text] = cells.values, cells.keep, cells.bad
+    return Cells(values, keep, bad)

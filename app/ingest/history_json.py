@@ -58,7 +58,7 @@ FORMAT = "history_json"
 # dict's repr alike
 _LOSS_SERIES = re.compile(
     r"""["'][^"'\n]{0,100}loss[^"'\n]{0,100}["']\s*:\s*"""
-    r"""(?:\[\s*(?:[-+]?[\d.]|NaN|nan|-?Infinity|-?inf|null|None)|\{\s*["']-?\d+["']\s*:)""",
+    r"""(?:\[\s*["']?(?:[-+]?[\d.]|NaN|nan|-?Infinity|-?inf|null|None)|\{\s*["']-?\d+["']\s*:)""",
     re.I,
 )
 # Sacred's `metrics.json` (its FileStorageObserver): a loss-named key holding an object of
@@ -373,12 +373,26 @@ def _series(value: object) -> tuple[np.ndarray, np.ndarray] | None:
         cells = list(value.values())
     else:
         return None
-    if not cells or not all(
-        c is None or (isinstance(c, int | float) and not isinstance(c, bool)) for c in cells
-    ):
+    numbers = [_number(c) for c in cells]
+    if not numbers or any(n is None for n in numbers):
         return None
-    values = np.array([np.nan if c is None else float(c) for c in cells], dtype=np.float64)
-    return np.asarray(labels, dtype=np.int64), values
+    return np.asarray(labels, dtype=np.int64), np.array(numbers, dtype=np.float64)
+
+
+def _number(cell: object) -> float | None:
+    """A history's value as a float: a number, null (NaN), or a number written as text
+    (`"0.5234"`, `"nan"`: `json.dump(h, f, default=str)`, the usual way past NumPy's float32
+    not being JSON serialisable); None for anything else."""
+    if cell is None:
+        return float("nan")
+    if isinstance(cell, int | float) and not isinstance(cell, bool):
+        return float(cell)
+    if isinstance(cell, str):
+        try:
+            return float(cell)
+        except ValueError:
+            return None
+    return None
 
 
 def _add_history(

@@ -23,7 +23,8 @@ of the same run (the frame's `segment` column: 0, then +1 at each restart; the r
 `NaN`, `Infinity`, `-Infinity` tokens are values (kept); a null is a value not logged on that
 line, except in a loss key that held only nulls in a log where no loss key held a number: JSON has
 no NaN and JavaScript and pandas write one as null, so those nulls are NaN (with a warning).
-Strings, booleans and lists are
+A number written as text (`"0.5234"`, `"nan"`: `json.dump(h, f, default=str)`) is a number;
+other strings, booleans and lists are
 skipped and counted in one warning with the first line; a bad line is a warning with its line
 and byte offset; a cut last line (a live run) is a warning, not an error. Keys such as `time`,
 `data_time`, `eta_seconds` stay series with role `other`. `_timestamp`/`timestamp`/`wall_time`

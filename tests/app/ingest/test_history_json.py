@@ -229,3 +229,17 @@ def test_sacred_metrics_json_keeps_each_metric_s_own_steps(tmp_path):
     val = f[f["metric"] == "val.loss"].sort_values("seq")
     assert val["step"].tolist() == [99, 199, 299] and val["value"].tolist() == [1.5, 1.1, 0.9]
     assert f[f["metric"] == "train.loss"]["step"].max() == 290
+
+
+def test_numbers_written_as_text_are_numbers(tmp_path):
+    """`json.dump(history.history, f, default=str)`, the usual way past NumPy's float32 not
+    being JSON serialisable, writes every value as text: `"0.5234"`, `"nan"`."""
+    doc = {"loss": [str(np.float32(1 / (i + 1))) for i in range(8)] + ["nan"]}
+    doc["val_loss"] = [str(1.1 / (i + 1)) for i in range(9)]
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(doc))
+    assert history_json.sniff(path)
+    f = load_run(path).frame
+    loss = f[f["metric"] == "loss"].sort_values("seq")["value"].to_numpy()
+    assert len(loss) == 9 and np.isnan(loss[-1])
+    np.testing.assert_allclose(loss[:8], [1 / (i + 1) for i in range(8)], rtol=1e-6)

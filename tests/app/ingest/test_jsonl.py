@@ -322,3 +322,18 @@ def test_llama_factory_trainer_log_counts_its_current_steps(tmp_path):
     loss = frame[frame["metric"] == "loss"]
     assert loss["step"].tolist() == list(range(10, 110, 10))
     assert "current_steps" not in set(frame["metric"])
+
+
+def test_numbers_written_as_text_are_numbers_and_other_text_is_skipped(tmp_path):
+    """`{"epoch": "3", "loss": "0.5234"}` (a script's `default=str`): the numbers read, a
+    `"nan"` is a logged NaN, and a string that is no number is still skipped and said."""
+    path = tmp_path / "loss_history.json"
+    rows = [{"epoch": str(e), "loss": str(1 / e), "note": "ok"} for e in range(1, 9)]
+    rows.append({"epoch": "9", "loss": "nan", "note": "ok"})
+    path.write_text(json.dumps(rows))
+    result = load_run(path)
+    loss = result.frame[result.frame["metric"] == "loss"].sort_values("seq")
+    assert loss["step"].tolist() == list(range(1, 10))
+    assert loss["value"].iloc[:8].tolist() == pytest.approx([1 / e for e in range(1, 9)])
+    assert math.isnan(loss["value"].iloc[-1])
+    assert any("non-numeric" in w.message and "'note'" in w.message for w in result.warnings)
