@@ -56,6 +56,8 @@ _DECIMAL = re.compile(
 
 
 _QUOTED = re.compile(r'"[^"]*"')
+# a cell that is a number and nothing else (`1.000000000000000000e+00`, `nan`)
+_FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)", re.I)
 # Excel's first-line hint naming the separator of the table below it
 _EXCEL_SEP_HINT = re.compile(r"^sep=.$")
 
@@ -123,12 +125,29 @@ def _below_comments(path: Path) -> CsvHeader | None:
     if skip > _COMMENT_LINES or skip == len(raw) or raw[skip].lstrip()[:1] in ("{", "[", "<"):
         return None
     lines = [ln for ln in raw[skip : skip + _SNIFF_LINES] if ln.strip()]
+    named = _names_in_comment(raw[skip - 1], lines) if skip and raw[skip - 1].strip() else None
+    if named is not None:
+        return replace(named, skip=skip - 1)
     if is_text_line(lines[0]):
         return None
     found = _best_table(lines)
     if found is None or found.rows_sampled < 1:  # a sentence with a `;` is no table
         return None
     return replace(found, skip=skip)
+
+
+def _names_in_comment(comment: str, lines: list[str]) -> CsvHeader | None:
+    """The header NumPy's `np.savetxt(f, rows, delimiter=",", header="loss,val_loss")` writes:
+    the column names on the last comment line (`# loss,val_loss`), right above rows of numbers
+    only; None when the rows are not all numbers or the names do not match their count."""
+    names = comment.lstrip()[1:].strip()
+    found = _best_table([names, *lines])
+    if found is None or found.rows_sampled < 1 or not names or names[0].isdigit():
+        return None
+    first = next(csv.reader(io.StringIO(lines[0]), delimiter=found.sep))
+    if not all(_FLOAT.fullmatch(cell.strip()) for cell in first):
+        return None
+    return found
 
 
 def _is_title(raw: list[str]) -> bool:

@@ -149,8 +149,7 @@ def find_tables(lines: Iterable[str]) -> Iterator[TextTable]:
             since_row += 1
         elif _NUMBER_FIRST.match(line) and len(fields := line.split()) > 1:
             if not table.rows and len(fields) < len(table.names):
-                grouped = _grouped_names(table.header_text, line)
-                table.names = grouped if grouped is not None else table.names
+                table.names = _names_for(table, line, len(fields))
             _add_row(table, fields, number)
             since_row = 0
         else:
@@ -170,6 +169,18 @@ def _header(previous: str | None, line: str, number: int) -> TextTable | None:
         return TextTable("pipe", names, number - 1, first_row=markdown_cells(line))
     names = _aligned_header(line)
     return None if names is None else TextTable("aligned", names, number, header_text=line)
+
+
+def _names_for(table: TextTable, row: str, fields: int) -> tuple[str, ...]:
+    """The header's names for a first row of fewer fields: without a leading `#` that is a
+    comment marker (NumPy's `np.savetxt(f, rows, header="epoch train_loss val_loss")` writes
+    `# epoch train_loss val_loss`), else grouped into names of several words; as they were when
+    neither fits."""
+    names = table.names
+    if names[0] == "#" and len(names) == fields + 1 and is_results_header(names[1:]):
+        return names[1:]
+    grouped = _grouped_names(table.header_text, row)
+    return grouped if grouped is not None else names
 
 
 def _grouped_names(header: str, row: str) -> tuple[str, ...] | None:

@@ -125,3 +125,23 @@ def test_an_array_whose_name_names_no_loss_says_what_to_name_it(tmp_path):
     np.save(path, LOSS)
     with pytest.raises(UnknownFormatError, match="file name must name the loss"):
         load_run(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "delimiter", "fmt"),
+    # an `epoch` column beside losses is the Keras CSVLogger's shape: that reader takes it
+    [("history.csv", ",", "keras_csv"), ("history.txt", " ", "printed_table")],
+)
+def test_savetxt_with_a_header_names_its_columns_from_the_comment(tmp_path, name, delimiter, fmt):
+    """`np.savetxt(f, rows, delimiter=..., header="epoch,train_loss,val_loss")` writes the names
+    on a comment line (`# epoch,train_loss,val_loss`) above rows of numbers only."""
+    path = tmp_path / name
+    rows = np.column_stack([np.arange(1, 61), LOSS, LOSS + 0.1])
+    header = delimiter.join(["epoch", "train_loss", "val_loss"])
+    np.savetxt(path, rows, delimiter=delimiter, header=header)
+    result = load_run(path)
+    assert result.format == fmt
+    assert _roles(result) == {"train_loss": "train_loss", "val_loss": "val_loss"}
+    steps, values = _values(result, "val_loss")
+    assert steps == list(range(1, 61))
+    np.testing.assert_allclose(values, LOSS + 0.1)
