@@ -7,9 +7,12 @@ The file holds one series and does not name it: its name does. TensorBoard names
 (`run-validation-tag-epoch_loss.csv` -> `validation/epoch_loss`, a validation loss, as the
 TensorBoard reader names Keras' `validation/` run), or `<tag>` for the run `.`; a file renamed by
 hand (`val_loss.csv`, `train_log.csv`) is named by its stem, read as series files read a name
-(`train_log` -> the training loss). Steps are the Step column and the wall times are kept. A
-folder's downloads are one run, each file one metric (`run-train-tag-epoch_loss.csv` beside
-`run-validation-tag-epoch_loss.csv`).
+(`train_log` -> the training loss). Other trackers export one metric a file the same way, as
+a step column (`step`, `iteration`, `epoch`, ...), `value` and perhaps a time (`timestamp`,
+`time`: Neptune, ClearML, Comet, Aim, a script's own `step,value` file): read alike, a time in
+seconds or milliseconds since 1970 kept as the wall time. Steps are the Step column and the wall
+times are kept. A folder's downloads are one run, each file one metric
+(`run-train-tag-epoch_loss.csv` beside `run-validation-tag-epoch_loss.csv`).
 """
 
 from __future__ import annotations
@@ -35,6 +38,12 @@ FORMAT = "tensorboard_export"
 
 # the CSV download's header, as TensorBoard writes it
 _HEADER = ("wall time", "step", "value")
+# the columns of one metric's export from other trackers (Neptune, ClearML, Comet, Aim, a
+# script's own `step,value`): a step, the value, and optionally when it was logged
+_STEP_COLUMNS = frozenset({"step", "global_step", "iteration", "iter", "epoch"})
+_TIME_COLUMNS = frozenset({"wall time", "wall_time", "walltime", "timestamp", "time"})
+# a time column in milliseconds since 1970 (after 2001 in ms: 1e12)
+_EPOCH_2001_MS = 1e12
 # TensorBoard's name for a download: `run-<run>-tag-<tag>` (`run_<run>-tag-...` in old versions)
 _DOWNLOAD_NAME = re.compile(r"^run[-_](?P<run>.*?)-tag-(?P<tag>.+)$")
 # a JSON download's first column is a wall time in seconds since 1970: after 2001 (1e9 s)
@@ -43,9 +52,25 @@ _EPOCH_2001 = 1e9
 _MIN_POINTS = 2
 
 
-def _csv_header(text: str) -> bool:
+def _csv_columns(text: str) -> tuple[str, ...]:
     first = text.splitlines()[0] if text else ""
-    return tuple(c.strip().lower() for c in first.split(",")) == _HEADER
+    return tuple(c.strip().strip('"').lower() for c in first.lstrip("\ufeff").split(","))
+
+
+def _csv_header(text: str) -> bool:
+    """TensorBoard's `Wall time,Step,Value`, or one metric's export: a step column, `value`,
+    and at most one time column, nothing else."""
+    columns = _csv_columns(text)
+    if columns == _HEADER:
+        return True
+    names = set(columns)
+    return (
+        len(names) == len(columns)
+        and "value" in names
+        and len(names & _STEP_COLUMNS) == 1
+        and len(names & _TIME_COLUMNS) <= 1
+        and names <= _STEP_COLUMNS | _TIME_COLUMNS | {"value"}
+    )
 
 
 def _json_rows(path: Path) -> np.ndarray | None:
@@ -63,8 +88,9 @@ def _json_rows(path: Path) -> np.ndarray | None:
 
 
 def sniff(path: Path) -> bool:
-    """A CSV whose header is `Wall time,Step,Value`, or a JSON array of [wall time, step,
-    value] rows whose wall times are Unix seconds."""
+    """A CSV whose header is `Wall time,Step,Value` (or a step, `value` and at most a time
+    column: `_csv_header`), or a JSON array of [wall time, step, value] rows whose wall times
+    are Unix seconds."""
     path = Path(path)
     text = head_text(path)
     if not text:
@@ -103,9 +129,15 @@ def _points(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, np.nda
         path, dtype=str, keep_default_na=False, skipinitialspace=True, encoding="utf-8-sig"
     )
     table.columns = [str(c).strip().lower() for c in table.columns]
-    step = pd.to_numeric(table["step"], errors="coerce").to_numpy(dtype=np.float64)
+    step_column = next(c for c in table.columns if c in _STEP_COLUMNS)
+    time_column = next((c for c in table.columns if c in _TIME_COLUMNS), None)
+    step = pd.to_numeric(table[step_column], errors="coerce").to_numpy(dtype=np.float64)
     value = pd.to_numeric(table["value"], errors="coerce").to_numpy(dtype=np.float64)
-    wall = pd.to_numeric(table["wall time"], errors="coerce").to_numpy(dtype=np.float64)
+    wall = np.full(len(table), np.nan)
+    if time_column is not None:
+        wall = pd.to_numeric(table[time_column], errors="coerce").to_numpy(dtype=np.float64)
+        wall = np.where(wall >= _EPOCH_2001_MS, wall / 1000.0, wall)
+        wall = np.where(wall >= _EPOCH_2001, wall, np.nan)  # seconds since 1970, or unknown
     bad = ~np.isfinite(step) | (step != np.round(step))
     # a cell that is no number; a NaN the run logged is written `NaN`, and kept
     bad |= np.isnan(value) & (table["value"].str.strip().str.lower() != "nan").to_numpy()
@@ -138,8 +170,9 @@ def read(
         code = builder.metrics.code(metric)
         builder.add(run_code, np.full(len(steps), code, dtype=np.int32), steps, values, wall)
         warns.add(
-            f"a TensorBoard scalar download: its series is named by the file name, "
-            f"{metric!r} ({own_roles[metric].replace('_', ' ')})"
+            f"one metric's export (a TensorBoard scalar download, or a step,value CSV): its "
+            f"series is named by the file name, {metric!r} "
+            f"({own_roles[metric].replace('_', ' ')})"
         )
         warnings.extend(warns.finish())
     frame = builder.build({**own_roles, **(roles or {})})

@@ -86,3 +86,27 @@ def test_the_audit_finds_a_folder_of_downloads_as_one_run(tmp_path):
     _csv(run / "run-validation-tag-epoch_loss.csv", VAL)
     found = discover_runs(tmp_path).sources
     assert [(s.name, s.format) for s in found] == [("exp1", "tensorboard_export")]
+
+
+def test_other_trackers_one_metric_exports_are_read_alike(tmp_path):
+    """Neptune, ClearML, Comet and Aim export one metric a file as a step, `value` and perhaps
+    a time (seconds or milliseconds since 1970): a folder of them named for their metrics is
+    one run, diagnosed from both curves; a table with more columns stays a table."""
+    (tmp_path / "train_loss.csv").write_text(
+        "step,value,timestamp\n"
+        + "".join(f"{10 * i},{v},{int((WALL + i) * 1000)}\n" for i, v in enumerate(TRAIN))
+    )
+    (tmp_path / "val_loss.csv").write_text(
+        "iteration,value\n" + "".join(f"{10 * i},{v}\n" for i, v in enumerate(VAL))
+    )
+    result = load_run(tmp_path)
+    assert result.format == "tensorboard_export" and result.runs == [tmp_path.name]
+    assert _roles(result) == {"train_loss": "train_loss", "val_loss": "val_loss"}
+    train = result.frame[result.frame["metric"] == "train_loss"]
+    assert list(train["step"]) == list(range(0, 120, 10)) and list(train["value"]) == TRAIN
+    assert np.allclose(train["wall_time"], WALL + np.arange(12), atol=1e-3)
+    assert diagnose(result.frame).verdict == "overfit"
+    table = tmp_path / "other" / "metrics.csv"
+    table.parent.mkdir()
+    table.write_text("step,value,loss\n1,2,0.5\n2,3,0.4\n")
+    assert detect_format(table) != "tensorboard_export"
