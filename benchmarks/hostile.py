@@ -38,12 +38,14 @@ def attacks(tmp: Path, srv: Server) -> list[tuple[str, Callable]]:
     parts = h.many_archives(tmp / "parts", count=10, member_bytes=500_000)
     export = h.wandb_export(tmp / "wandb_export.csv")
     small = h.jsonl_run(tmp / "small.jsonl", 500)
+    bomb = h.npz_bomb(tmp / "history.npz")
     evil = {"origin": "http://evil.example"}
     return [
         ("recursive-VIEW mlflow.db", lambda c: _post(c, [h.recursive_view_db(tmp / "mlflow.db")])),
         ("1000-column CSV, 20k rows", lambda c: _post(c, [wide])),
         ("alias-bomb meta.yaml", lambda c: _post(c, [h.alias_bomb_meta_yaml(tmp / "m.zip")])),
         ("10 archives over the budget", lambda c: _post(c, parts)),
+        (".npz of 400 MB zeros in 400 KB", lambda c: _post(c, [bomb])),
         ("W&B export, 700 runs", lambda c: _post(c, [export], url="/v1/diagnose")),
         ("foreign Host", lambda c: c.get("/v1/runs", headers={"host": "rebind.example"})),
         ("cross-site POST", lambda c: _post(c, [small], headers=evil)),

@@ -97,6 +97,20 @@ def wandb_export(path: Path, runs: int = 700, rows: int = 30) -> Path:
     return path
 
 
+def npz_bomb(path: Path, values: int = 50_000_000) -> Path:
+    """NumPy's compressed archive of `values` zeros: 400 MB of float64 in about 400 KB, under
+    a loss's name (`np.savez_compressed(f, loss=...)`)."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        with zf.open("loss.npy", "w", force_zip64=True) as fh:
+            np.lib.format.write_array_header_2_0(
+                fh, {"descr": "<f8", "fortran_order": False, "shape": (values,)}
+            )
+            block = bytes(8 << 20)
+            for _ in range(values * 8 // len(block)):
+                fh.write(block)
+    return path
+
+
 def jsonl_run(path: Path, points: int = 1000) -> Path:
     """A plain healthy-looking JSONL log of `points` steps (one metric)."""
     rng = np.random.default_rng(1)

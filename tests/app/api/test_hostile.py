@@ -113,6 +113,16 @@ def test_wide_csv_is_refused_while_reading(srv, c, tmp_path):
     assert "limit" in body["detail"]
 
 
+def test_npz_bomb_is_refused_from_its_header(srv, c, tmp_path):
+    """400 MB of zeros compressed into an .npz of ~400 KB: refused by the points limit from the
+    array's header, before any of it is decompressed into memory."""
+    path = h.npz_bomb(tmp_path / "history.npz")
+    assert path.stat().st_size < 2_000_000
+    with attack(srv, c):
+        body = assert_problem(upload(c, path), 413, "too_large")
+    assert "50000000 values" in body["detail"]
+
+
 def test_alias_bomb_meta_yaml_does_not_expand(srv, c, tmp_path):
     path = h.alias_bomb_meta_yaml(tmp_path / "mlruns.zip")
     assert path.stat().st_size < 2000
