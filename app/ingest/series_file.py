@@ -50,7 +50,7 @@ FORMAT = "series_file"
 
 # one point: an optional whole-number counter, then the value
 _POINT = re.compile(rf"\s*(?:(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+))?(?P<val>{NUM})\s*[,;]?\s*")
-# a row of a script's `f"{epoch},{train_loss},{val_loss}"`: a whole-number counter, two values
+# a row of a script's `f"{epoch},{loss},{x}"`: a whole-number counter, then two values
 _ROW = re.compile(
     rf"\s*(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+)(?P<val>{NUM})\s*(?:[,;\t]\s*|\s+)"
     rf"(?P<val2>{NUM})\s*[,;]?\s*"
