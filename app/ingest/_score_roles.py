@@ -51,20 +51,28 @@ def scores_beside_losses(names: tuple[str, ...], losses: frozenset[str]) -> dict
 # spaCy's training table: `E` (epoch) and `#` (step), then a `LOSS <component>` column each
 _SPACY_COUNTERS = frozenset({"E", "#"})
 _SPACY_LOSS = "LOSS "
+# the components that embed for the others: their `loss` sums the squared gradients their
+# listeners send back, no objective, and it often grows while the pipeline learns
+_SPACY_SHARED = frozenset({"LOSS TOK2VEC", "LOSS TRANSFORMER"})
 
 
 def spacy_roles(names: tuple[str, ...]) -> dict[str, str]:
     """spaCy's `train` table (`E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ENTS_P  ENTS_R
-    SCORE`): a training loss a pipeline component, then that pipeline's scores on the dev set
-    (`ENTS_F`, `TAG_ACC`, `DEP_LAS`) and their weighted `SCORE`, named without a split: each is
-    a validation score; `E`, the epoch, is no metric."""
+    SCORE`): a training loss a task component (`LOSS NER`); the shared embedding layer's sum
+    of its listeners' squared gradients (`LOSS TOK2VEC`), kept as `other`; then the pipeline's
+    scores on the dev set (`ENTS_F`, `TAG_ACC`, `DEP_LAS`) and their weighted `SCORE`, named
+    without a split: each is a validation score; `E`, the epoch, is no metric."""
     if not _SPACY_COUNTERS <= set(names) or not any(n.startswith(_SPACY_LOSS) for n in names):
         return {}
-    return {
-        n: "train_loss" if n.startswith(_SPACY_LOSS) else "other" if n == "E" else "val_score"
-        for n in names
-        if n != "#"
-    }
+    roles = {}
+    for n in names:
+        if n == "#":
+            continue
+        if n.startswith(_SPACY_LOSS):
+            roles[n] = "other" if n.upper() in _SPACY_SHARED else "train_loss"
+        else:
+            roles[n] = "other" if n == "E" else "val_score"
+    return roles
 
 
 _LOSS_ROLES = ("train_loss", "val_loss")
