@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatError
-from lossforensics.classifiers.roles import infer_role
+from lossforensics.classifiers.roles import errors_as_losses, infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._jsonlines import parse_document
 from lossforensics.ingest._numpy_files import BROKEN_ZIP, ZIP_MAGIC, npz_arrays
@@ -100,6 +100,16 @@ _MIN_RUNS = 2
 # the keys a history is kept under one level down (a labels file's `{"run_a": {"loss": ...}}`
 # is keyed by run, not by one of these)
 _HISTORY_KEYS = SPLIT_WORDS | {"metrics", "history", "logs", "log", "scalars", "curves"}
+# ... and an evaluation set's name with its index, as boosting libraries name their eval sets
+# (XGBoost's `validation_0`, LightGBM's `valid_1`, `training`; `evals_result()` saved as JSON)
+_EVAL_SET = re.compile(r"(?:" + "|".join(sorted(SPLIT_WORDS)) + r")[_\-]?\d+", re.I)
+# an evaluation set's name holding an object whose first key holds a list of numbers, at the
+# head of the document (`{"validation_0": {"logloss": [0.61, ..`; `{"train": {"rmse": [..`)
+_EVAL_SET_SERIES = re.compile(
+    r"""["'](?:""" + "|".join(sorted(SPLIT_WORDS)) + r""")(?:[_\-]?\d+)?["']\s*:\s*\{\s*"""
+    r"""["'][^"'\n]{1,100}["']\s*:\s*\[\s*["']?(?:[-+]?[\d.]|NaN|nan)""",
+    re.I,
+)
 # the bytes read first: a history opens with `{` (or a JSON string's `"{`) after some whitespace
 _OPENING = 256
 # a Python literal is evaluated only up to this size (a history is kilobytes; parsing a literal
@@ -181,6 +191,8 @@ def sniff(path: Path) -> bool:
         )
     if any(_depth(body, m.start()) == 1 for m in _SPLIT_DECIMALS.finditer(body)):
         return True
+    if any(_depth(body, m.start()) == 1 for m in _EVAL_SET_SERIES.finditer(body)):
+        return True  # a boosting library's evals_result: {"validation_0": {"logloss": [..]}}
     return _names_losses(path) and any(
         _depth(body, m.start()) == 1 for m in _SPLIT_SERIES.finditer(body)
     )
@@ -206,7 +218,7 @@ def _flattened(doc: dict, *, nested_only: bool = False) -> dict[str, object]:
         if (
             isinstance(value, dict)
             and value
-            and str(key).lower() in _HISTORY_KEYS
+            and _is_history_key(str(key))
             and not all(_INDEX_LABEL.fullmatch(str(k)) for k in value)
         ):
             if nested_only:
@@ -216,6 +228,12 @@ def _flattened(doc: dict, *, nested_only: bool = False) -> dict[str, object]:
         elif not nested_only:
             out[key] = value
     return out
+
+
+def _is_history_key(key: str) -> bool:
+    """A key a history is kept under one level down: `metrics`, a split's name, or an
+    evaluation set's name with its index (`validation_0`, `valid_1`)."""
+    return key.lower() in _HISTORY_KEYS or bool(_EVAL_SET.fullmatch(key))
 
 
 def _holds_history(value: object) -> bool:
@@ -235,7 +253,7 @@ def _runs_by_key(doc: dict) -> list[str]:
     """The keys of an object whose keys name runs: two or more holding a history of their own
     (`{"MLP": {...}, "CNN": {...}}`), none a history key (`metrics`, a split's name) and no
     series of the object's own beside them."""
-    if any(str(k).lower() in _HISTORY_KEYS for k in doc):
+    if any(_is_history_key(str(k)) for k in doc):
         return []
     if any(isinstance(v, list) and infer_role(str(k)) in _LOSS_ROLES for k, v in doc.items()):
         return []
@@ -422,6 +440,16 @@ def _add_history(
     longest = max(lists.values(), default=0)
     base = step_lists.get(longest, np.arange(longest, dtype=np.int64))
     spread = [k for k, n in lists.items() if n < longest and n not in step_lists]
+    # the roles the frame will give: a split naming no loss but an error it minimises (XGBoost's
+    # `{"train": {"rmse": [...]}}`) has that error as its loss
+    names = list(parsed)
+    role_of = dict(
+        zip(
+            names,
+            errors_as_losses(names, [merged.get(k, infer_role(k)) for k in names]),
+            strict=True,
+        )
+    )
     for key, (steps, values) in parsed.items():
         if key in lists:
             n = lists[key]
@@ -429,7 +457,7 @@ def _add_history(
         code = builder.metrics.code(key)
         builder.add(run_code, np.full(len(steps), code, dtype=np.int32), steps, values)
         nested_short = "/" in key and key not in doc and len(values) < _NESTED_MIN_POINTS
-        losses += merged.get(key, infer_role(key)) in _LOSS_ROLES and not nested_short
+        losses += role_of[key] in _LOSS_ROLES and not nested_short
     if not losses:
         raise UnknownFormatError(
             "not a training history: no loss-like key holds a list of numbers "

@@ -243,3 +243,34 @@ def test_numbers_written_as_text_are_numbers(tmp_path):
     loss = f[f["metric"] == "loss"].sort_values("seq")["value"].to_numpy()
     assert len(loss) == 9 and np.isnan(loss[-1])
     np.testing.assert_allclose(loss[:8], [1 / (i + 1) for i in range(8)], rtol=1e-6)
+
+
+def test_a_boosting_library_s_evals_result_is_one_run_of_its_eval_sets(tmp_path):
+    """`json.dump(model.evals_result(), f)`: XGBoost's sklearn API names its eval sets
+    `validation_0`, `validation_1`, LightGBM `training` and `valid_1`, XGBoost's native API
+    `train` and `eval`; each holds its metrics' lists. One run, a metric a set and metric; an
+    error the set minimises (`rmse`) is its loss when it names no loss."""
+    curve = [0.69 * np.exp(-i / 30) + 0.2 for i in range(60)]
+    docs = {
+        "xgb_sklearn.json": (
+            {"validation_0": {"logloss": curve}, "validation_1": {"logloss": curve[::-1]}},
+            {"validation_0/logloss": "val_loss", "validation_1/logloss": "val_loss"},
+        ),
+        "lgb.json": (
+            {"training": {"binary_logloss": curve}, "valid_1": {"binary_logloss": curve}},
+            {"training/binary_logloss": "train_loss", "valid_1/binary_logloss": "val_loss"},
+        ),
+        "xgb_native.json": (
+            {"train": {"rmse": curve}, "eval": {"rmse": curve}},
+            {"train/rmse": "train_loss", "eval/rmse": "val_loss"},
+        ),
+    }
+    for name, (doc, roles) in docs.items():
+        path = tmp_path / name
+        path.write_text(json.dumps(doc))
+        assert history_json.sniff(path), name
+        result = load_run(path)
+        f = result.frame
+        assert result.runs == [path.stem], name
+        assert dict(zip(f["metric"], f["role"].astype(str), strict=False)) == roles, name
+        assert len(f) == 120, name
