@@ -21,20 +21,10 @@ from lossforensics.classifiers.errors import (
     LimitExceededError,
     UnsafeArchiveError,
 )
+from lossforensics.ingest._numpy_files import npz_array_names
 from lossforensics.store.space import is_full, storage_full
 
 CHUNK = 1 << 20
-
-
-def _numpy_archive(path: Path) -> bool:
-    """A zip whose members are all `.npy` arrays at its top (what `np.savez` writes): a log
-    the history reader reads whole, not a run directory to unpack."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = zf.namelist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError):
-        return False
-    return bool(names) and all(n.endswith(".npy") and "/" not in n for n in names)
 
 
 def archive_kind(path: Path) -> str | None:
@@ -43,7 +33,7 @@ def archive_kind(path: Path) -> str | None:
     with open(path, "rb") as fh:
         head = fh.read(4)
     if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-        return None if _numpy_archive(path) else "zip"
+        return None if npz_array_names(path) is not None else "zip"  # an .npz is a log
     try:
         return "tar" if tarfile.is_tarfile(path) else None
     except (OSError, EOFError, zlib.error, tarfile.TarError):

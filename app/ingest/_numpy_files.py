@@ -121,6 +121,19 @@ def npy_array(path: Path) -> tuple[np.ndarray, int | None] | None:
             raise UnknownFormatError(str(exc), file=str(path)) from None
 
 
+def npz_array_names(path: Path) -> list[str] | None:
+    """The array names of a NumPy `.npz` (a zip of `.npy` arrays at its top and nothing
+    else: what `np.savez` writes), read from the zip's directory; None for any other file."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.namelist()
+    except BROKEN_ZIP:
+        return None
+    if not members or not all(n.endswith(".npy") and "/" not in n for n in members):
+        return None
+    return [n[: -len(".npy")] for n in members]
+
+
 def npz_arrays(path: Path) -> dict[str, np.ndarray]:
     """Each array of numbers in an `.npz` archive under its name (`loss`, `val_loss`), in the
     archive's order; arrays of anything else are left out. CorruptInputError for a broken

@@ -50,7 +50,7 @@ def scores_beside_losses(names: tuple[str, ...], losses: frozenset[str]) -> dict
 
 # spaCy's training table: `E` (epoch) and `#` (step), then a `LOSS <component>` column each
 _SPACY_COUNTERS = frozenset({"E", "#"})
-_SPACY_LOSS = "LOSS "
+SPACY_LOSS = "LOSS "
 # the components that embed for the others: their `loss` sums the squared gradients their
 # listeners send back, no objective, and it often grows while the pipeline learns
 _SPACY_SHARED = frozenset({"LOSS TOK2VEC", "LOSS TRANSFORMER"})
@@ -62,13 +62,13 @@ def spacy_roles(names: tuple[str, ...]) -> dict[str, str]:
     of its listeners' squared gradients (`LOSS TOK2VEC`), kept as `other`; then the pipeline's
     scores on the dev set (`ENTS_F`, `TAG_ACC`, `DEP_LAS`) and their weighted `SCORE`, named
     without a split: each is a validation score; `E`, the epoch, is no metric."""
-    if not _SPACY_COUNTERS <= set(names) or not any(n.startswith(_SPACY_LOSS) for n in names):
+    if not _SPACY_COUNTERS <= set(names) or not any(n.startswith(SPACY_LOSS) for n in names):
         return {}
     roles = {}
     for n in names:
         if n == "#":
             continue
-        if n.startswith(_SPACY_LOSS):
+        if n.startswith(SPACY_LOSS):
             roles[n] = "other" if n.upper() in _SPACY_SHARED else "train_loss"
         else:
             roles[n] = "other" if n == "E" else "val_score"

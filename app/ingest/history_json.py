@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ast
 import re
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -39,7 +38,7 @@ from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatErr
 from lossforensics.classifiers.roles import errors_as_losses, infer_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._jsonlines import parse_document
-from lossforensics.ingest._numpy_files import BROKEN_ZIP, ZIP_MAGIC, npz_arrays
+from lossforensics.ingest._numpy_files import ZIP_MAGIC, npz_array_names, npz_arrays
 from lossforensics.ingest._source import (
     apply_run_name,
     default_run_name,
@@ -128,14 +127,8 @@ def _npz_sniff(path: Path) -> bool:
     """A NumPy `.npz` archive (a zip of `.npy` arrays and nothing else) with an array named
     for a loss (`np.savez(f, **history)`): its names are read from the zip's directory, no
     array is loaded."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.namelist()
-    except BROKEN_ZIP:
-        return False
-    if not members or not all(n.endswith(".npy") and "/" not in n for n in members):
-        return False
-    return any(infer_role(n[: -len(".npy")]) in _LOSS_ROLES for n in members)
+    names = npz_array_names(path)
+    return names is not None and any(infer_role(n) in _LOSS_ROLES for n in names)
 
 
 def _npz_document(path: Path, warns: Warnings) -> dict[str, list]:

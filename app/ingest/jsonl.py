@@ -135,6 +135,8 @@ class _State:
         # keys seen with only nulls so far, and keys seen with a value (a record layout's)
         self.null_keys: set[str] = set()
         self.valued_keys: set[str] = set()
+        # whether a loss key has held a number: no null can be a NaN then, nor needs tracking
+        self.loss_valued = False
         # loss keys whose nulls are read as NaN (`_null_losses`): a second pass sets them
         self.null_as_nan: frozenset[str] = frozenset()
 
@@ -189,9 +191,12 @@ def _coco_ap(col: pd.Series) -> pd.Series:
 def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
     frame = chunk.frame
     lines = np.asarray(chunk.lines)
-    empty = frame.isna().all()
-    state.null_keys |= set(map(str, empty.index[empty.to_numpy()]))
-    state.valued_keys |= set(map(str, empty.index[~empty.to_numpy()]))
+    if not state.loss_valued:  # until a loss holds a number its nulls may be NaN (`_null_losses`)
+        empty = frame.isna().all()
+        state.null_keys |= set(map(str, empty.index[empty.to_numpy()]))
+        valued = set(map(str, empty.index[~empty.to_numpy()]))
+        state.valued_keys |= valued
+        state.loss_valued = any(infer_role(k) in _LOSS_ROLES for k in valued)
     if state.step_key is None and state.records == 0:
         state.step_key = choose_step_key(list(frame.columns))
         state.wall_key = next((k for k in _WALL_KEYS if k in frame.columns), None)
@@ -359,7 +364,7 @@ def _null_losses(state: _State) -> frozenset[str]:
     null, so a run whose loss was NaN throughout logs exactly that; a null beside a loss logged
     elsewhere in the file (`val_loss` null on the train lines) is a value not logged there."""
     losses = {k for k in state.null_keys - state.valued_keys if infer_role(k) in _LOSS_ROLES}
-    if not losses or any(infer_role(k) in _LOSS_ROLES for k in state.valued_keys):
+    if not losses or state.loss_valued:
         return frozenset()
     return frozenset(losses)
 

@@ -34,6 +34,7 @@ from lossforensics.classifiers.errors import (
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._csv import BadCells, Chunk, CsvHeader, melt_chunk
 from lossforensics.ingest._score_roles import (
+    SPACY_LOSS,
     fastai_roles,
     hf_table_roles,
     spacy_roles,
@@ -190,7 +191,7 @@ def _mean_losses_a_step(cells: pd.DataFrame, names: tuple[str, ...], step_col: i
     gaps = np.where(np.isfinite(gaps), np.maximum(gaps, 1.0), np.nan)
     out = cells.copy()
     for j, name in enumerate(names):
-        if name.startswith("LOSS "):
+        if name.startswith(SPACY_LOSS):
             out[j] = pd.to_numeric(cells[j], errors="coerce") / gaps
     return out
 
