@@ -1,13 +1,14 @@
 """End to end: train a deliberately broken model, diagnose its logs, confirm the cause.
 
-    python examples/broken_model.py [--out DIR]
+    python examples/broken_model.py [--out DIR] [--device cpu|cuda]
 
 1. Trains a small regression MLP with plain SGD at a learning rate far too high for its
    unnormalised features, logging one JSON object per step (step, loss, grad_norm, lr).
 2. Reads the log back with ingest.load_run and diagnoses it with classifiers.diagnose.
 3. Runs probes.confirm on the same model factory, data and optimizer: the probes re-run the
    first checks (LR/10, clipping, ...) and confirm or refute each ranked cause.
-Needs the torch extra; runs on the CPU in well under 30 s.
+Needs the torch extra; the probes run on the GPU where there is one (`--device` picks), and the
+whole example runs on the CPU in well under 30 s.
 """
 
 from __future__ import annotations
@@ -81,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None, help="folder for the logs")
     parser.add_argument("--steps", type=int, default=150)
+    parser.add_argument(
+        "--device",
+        default="cuda" if torch.cuda.is_available() else "cpu",
+        help="where the probes run (default: cuda when there is one)",
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     out = args.out or Path(tempfile.mkdtemp(prefix="broken-model-"))
@@ -103,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         print("   nothing found: nothing to confirm")
         return 1
 
-    print("3. confirming the causes with the probes")
+    print(f"3. confirming the causes with the probes on {args.device}")
     result = confirm(
         diagnosis,
         model_fn=make_model,
@@ -111,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         loss_fn=F.mse_loss,
         optimizer_fn=make_optimizer,
         steps=60,
-        device="cpu",
+        device=args.device,
         log_dir=out / "probes",
     )
     print(result)

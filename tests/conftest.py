@@ -14,6 +14,25 @@ REAL_RUNS = REPO.parent / "shared" / "real_runs"
 REAL_RUNS_MORE = REPO.parent / "shared" / "real_runs_more"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `gpu` need CUDA: they skip here without it (CI has no GPU) and run on the
+    device machine, where a GPU is lent."""
+    marked = [item for item in items if item.get_closest_marker("gpu")]
+    if not marked:
+        return
+    try:
+        import torch
+
+        cuda = torch.cuda.is_available()
+    except ImportError:
+        cuda = False
+    if cuda:
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device")
+    for item in marked:
+        item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def sample_runs() -> Path:
     return SAMPLE_RUNS

@@ -24,11 +24,13 @@ class _Regression(pl.LightningModule):
         )
         self.first: float | None = None
         self.bad: int | None = None
+        self.loss_device = ""  # Lightning moves the module back to the CPU after fit
 
     def training_step(self, batch, batch_idx):  # noqa: ANN001, ANN201
         x, y = batch
         loss = torch.nn.functional.mse_loss(self.net(x), y)
         value = loss.item()
+        self.loss_device = str(loss.device)
         self.first = value if self.first is None else self.first
         if self.bad is None and (not math.isfinite(value) or value > 1e3 * self.first):
             self.bad = self.global_step
@@ -53,7 +55,9 @@ def _data(n: int, shuffle: bool = False, seed: int = 0) -> torch.utils.data.Data
     return torch.utils.data.DataLoader(data, batch_size=32, shuffle=shuffle, generator=g)
 
 
-def _fit(tmp_path: Path, lr: float, callback: LossForensicsCallback) -> tuple[_Regression, int]:
+def _fit(
+    tmp_path: Path, lr: float, callback: LossForensicsCallback, accelerator: str = "cpu"
+) -> tuple[_Regression, int]:
     torch.manual_seed(0)
     module = _Regression(lr)
     trainer = pl.Trainer(
@@ -64,7 +68,8 @@ def _fit(tmp_path: Path, lr: float, callback: LossForensicsCallback) -> tuple[_R
         enable_progress_bar=False,
         enable_model_summary=False,
         enable_checkpointing=False,
-        accelerator="cpu",
+        accelerator=accelerator,
+        devices=1,
         logger=pl.loggers.CSVLogger(tmp_path, name="tiny"),
     )
     trainer.fit(module, _data(640, shuffle=True), _data(128, seed=1))
@@ -87,3 +92,25 @@ def test_exploding_lightning_stops(tmp_path: Path) -> None:
         module, steps = _fit(tmp_path, 3.0, callback)
     assert callback.monitor is not None and callback.monitor.should_stop
     assert module.bad is not None and steps - module.bad <= 5, (module.bad, steps)
+
+
+@pytest.mark.gpu
+def test_exploding_lightning_on_cuda_stops(tmp_path: Path) -> None:
+    """On the GPU the logged losses are CUDA tensors: the callback reads them, warns and stops
+    as on the CPU."""
+    callback = LossForensicsCallback(stop_on={"nan", "exploding"})
+    with pytest.warns(LossForensicsWarning):
+        module, steps = _fit(tmp_path, 3.0, callback, accelerator="gpu")
+    assert module.loss_device.startswith("cuda"), module.loss_device
+    assert callback.monitor is not None and callback.monitor.should_stop
+    assert module.bad is not None and steps - module.bad <= 5, (module.bad, steps)
+
+
+@pytest.mark.gpu
+def test_healthy_lightning_on_cuda_writes_a_clean_diagnosis(tmp_path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LossForensicsWarning)
+        _, steps = _fit(tmp_path, 0.01, LossForensicsCallback(), accelerator="gpu")
+    assert steps == 160
+    written = json.loads(next(tmp_path.rglob("lossforensics-diagnosis.json")).read_text())
+    assert written["findings"] == [] and written["run"] == "tiny"

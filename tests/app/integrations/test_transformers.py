@@ -37,6 +37,7 @@ class _Bad(transformers.TrainerCallback):
         self.first = None
         self.bad = None
         self.last = 0
+        self.device = ""
 
     def on_log(self, args, state, control, logs=None, **kw):  # noqa: ANN001, ANN201
         loss = (logs or {}).get("loss")
@@ -47,7 +48,13 @@ class _Bad(transformers.TrainerCallback):
             self.last = state.global_step
 
 
-def _train(tmp_path: Path, lr: float, callback: LossForensicsCallback, steps: int = 80) -> _Bad:
+def _train(
+    tmp_path: Path,
+    lr: float,
+    callback: LossForensicsCallback,
+    steps: int = 80,
+    cuda: bool = False,
+) -> _Bad:
     torch.manual_seed(0)
     config = transformers.GPT2Config(
         vocab_size=32,
@@ -68,7 +75,7 @@ def _train(tmp_path: Path, lr: float, callback: LossForensicsCallback, steps: in
         logging_steps=1,
         save_strategy="no",
         report_to=[],
-        use_cpu=True,
+        use_cpu=not cuda,
         disable_tqdm=True,
         eval_strategy="steps",
         eval_steps=20,
@@ -86,6 +93,7 @@ def _train(tmp_path: Path, lr: float, callback: LossForensicsCallback, steps: in
         callbacks=[callback, seen],
     )
     trainer.train()
+    seen.device = str(next(model.parameters()).device)
     return seen
 
 
@@ -104,3 +112,25 @@ def test_exploding_trainer_stops(tmp_path: Path) -> None:
         seen = _train(tmp_path, 30.0, callback)
     assert callback.monitor is not None and callback.monitor.should_stop
     assert seen.bad is not None and seen.last - seen.bad <= 5, (seen.bad, seen.last)
+
+
+@pytest.mark.gpu
+def test_exploding_trainer_on_cuda_stops(tmp_path: Path) -> None:
+    """The Trainer on the GPU logs its losses from CUDA tensors: the callback warns and stops
+    within a few steps of the blow-up, as on the CPU."""
+    callback = LossForensicsCallback(stop_on={"nan", "exploding"})
+    with pytest.warns(LossForensicsWarning):
+        seen = _train(tmp_path, 30.0, callback, cuda=True)
+    assert seen.device.startswith("cuda"), seen.device
+    assert callback.monitor is not None and callback.monitor.should_stop
+    assert seen.bad is not None and seen.last - seen.bad <= 5, (seen.bad, seen.last)
+
+
+@pytest.mark.gpu
+def test_healthy_trainer_on_cuda_no_warning(tmp_path: Path) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LossForensicsWarning)
+        seen = _train(tmp_path, 3e-3, LossForensicsCallback(), cuda=True)
+    assert seen.last == 80 and seen.device.startswith("cuda"), seen.device
+    written = json.loads((tmp_path / "lossforensics-diagnosis.json").read_text())
+    assert written["findings"] == [], written["findings"]
