@@ -13,7 +13,9 @@ for a worker still starting. Its limits:
 
 - memory: the parent kills a worker whose resident set passes `memory_bytes` (all of it,
   imports included; checked every POLL_SECONDS), and RLIMIT_AS caps its address space at its
-  size when ready plus what is left of `memory_bytes` (a MemoryError then);
+  size when ready plus what is left of `memory_bytes` plus LAZY_IMPORTS_ADDRESS_SPACE (a
+  MemoryError then, answered as the memory limit wherever it is met: loading the task, running
+  it, or sending its reply);
 - CPU: RLIMIT_CPU, re-armed before each task at the time used so far plus `cpu_seconds` (the
   kernel ends the worker with SIGXCPU);
 - wall time: the parent kills a worker that has not answered within `wall_seconds`;
@@ -56,7 +58,10 @@ from lossforensics.classifiers.errors import (
 
 log = logging.getLogger("lossforensics.isolate")
 
+# how often the parent checks a busy worker's resident memory and wall time
 POLL_SECONDS = 0.05
+# how long a worker whose pipe closed is given to exit before its status is read
+EXIT_WAIT_SECONDS = 5.0
 # a worker whose resident memory grew past its settled size (after its first task: readers and
 # classifiers loaded) by more than this share of the headroom it then had is replaced: a large
 # read leaves a heap that is not given back, so its next task would start near the limit
@@ -66,6 +71,15 @@ RECYCLE_GROWTH = 0.5
 SETTLED_AT_MOST = 0.8
 WARM_MODULES = ("lossforensics.ingest",)  # the rest loads at the first task, when needed
 MIN_HEADROOM = 64 * 1024 * 1024  # address space a worker gets at least, whatever its start
+# address space the modules a task imports on first use map beyond the pages they make resident
+# (the classifiers' scipy and its libraries: ~170 MiB mapped for ~90 MiB resident), added to the
+# cap so a small run's first task is not refused; the resident limit is still `memory_bytes`
+LAZY_IMPORTS_ADDRESS_SPACE = 256 * 1024 * 1024
+# what the parent sends to stop a worker (not a pickle, so never mistaken for a task)
+STOP = b"stop"
+# the exit status of a worker that ran out of memory where it could not answer (its reply itself
+# failed to build or send): the parent reports the memory limit
+OUT_OF_MEMORY_EXIT = 75
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -107,29 +121,36 @@ def _worker_main(conn: Any, limits: WorkerLimits) -> None:
     for module in WARM_MODULES:
         importlib.import_module(module)
     if os.path.exists("/proc/self/status"):
-        cap = _vm_size() + max(limits.memory_bytes - _rss(os.getpid()), MIN_HEADROOM)
+        headroom = max(limits.memory_bytes - _rss(os.getpid()), MIN_HEADROOM)
+        cap = _vm_size() + headroom + LAZY_IMPORTS_ADDRESS_SPACE
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     conn.send(("ready", os.getpid()))
     while True:
         try:
-            task = conn.recv()
+            task = conn.recv_bytes()
         except (EOFError, OSError):
             return
-        if task is None:
+        if task == STOP:
             return
-        fn, args = task
         used = resource.getrusage(resource.RUSAGE_SELF)
         spent = int(used.ru_utime + used.ru_stime) + 1
         _, hard = resource.getrlimit(resource.RLIMIT_CPU)
         resource.setrlimit(resource.RLIMIT_CPU, (spent + limits.cpu_seconds, hard))
-        reply, last = _run_task(fn, args, limits)
-        conn.send_bytes(reply)
+        try:
+            reply, last = _run_task(task, limits)
+            conn.send_bytes(reply)
+        except BaseException as exc:  # no reply could be built or sent: the exit status says why
+            os._exit(OUT_OF_MEMORY_EXIT if _out_of_memory(exc) else 1)
         if last:
             return  # memory may be in a bad state: let the parent start a fresh worker
 
 
-def _run_task(fn: Callable[..., Any], args: tuple, limits: WorkerLimits) -> tuple[bytes, bool]:
+def _run_task(task: bytes, limits: WorkerLimits) -> tuple[bytes, bool]:
+    """The pickled reply to one pickled (function, args) task, and whether the worker must
+    stop after it. Loading the task is part of it: unpickling the function imports its module,
+    which can meet the address-space cap like the task itself."""
     try:
+        fn, args = pickle.loads(task)
         result = fn(*args)
         out = pickle.dumps(("ok", result, False), protocol=pickle.HIGHEST_PROTOCOL)
         del result
@@ -161,6 +182,11 @@ def _run_task(fn: Callable[..., Any], args: tuple, limits: WorkerLimits) -> tupl
         return pickle.dumps(("crash", traceback.format_exc(), True)), True
 
 
+# how libraries word a refused allocation: strerror(ENOMEM), C++'s std::bad_alloc, and the
+# dynamic loader's ImportError when a shared library's segments cannot be mapped
+_OUT_OF_MEMORY_SIGNS = ("Cannot allocate memory", "bad_alloc", "failed to map segment")
+
+
 def _out_of_memory(exc: BaseException | None) -> bool:
     """A MemoryError, or ENOMEM (an mmap or thread start refused), anywhere in the chain."""
     seen = 0
@@ -169,7 +195,7 @@ def _out_of_memory(exc: BaseException | None) -> bool:
             return True
         if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
             return True
-        if "Cannot allocate memory" in str(exc) or "bad_alloc" in str(exc):
+        if any(sign in str(exc) for sign in _OUT_OF_MEMORY_SIGNS):
             return True
         exc = exc.__cause__ or exc.__context__
         seen += 1
@@ -349,7 +375,9 @@ class WorkerPool:
 
     def _exchange(self, worker: _Worker, fn: Callable[..., Any], args: tuple) -> bytes:
         limits = self.limits
-        worker.conn.send((fn, args))
+        from multiprocessing.reduction import ForkingPickler
+
+        worker.conn.send_bytes(ForkingPickler.dumps((fn, args)))  # what Connection.send writes
         start = time.monotonic()
         while not worker.conn.poll(POLL_SECONDS):
             if not worker.proc.is_alive():
@@ -369,7 +397,11 @@ class WorkerPool:
                 )
         try:
             return worker.conn.recv_bytes(limits.output_bytes + 1024)
-        except (EOFError, OSError) as exc:
+        except EOFError as exc:  # the pipe closed with no reply: the worker is exiting
+            raise self._death(worker) from exc
+        except OSError as exc:
+            # a reply cut off by the worker's exit, or one over the limit from a live worker
+            worker.proc.join(EXIT_WAIT_SECONDS)
             if not worker.proc.is_alive():
                 raise self._death(worker) from exc
             raise LimitExceededError(
@@ -378,8 +410,13 @@ class WorkerPool:
             ) from exc
 
     def _death(self, worker: _Worker) -> LossForensicsError:
-        worker.proc.join(1)
+        worker.proc.join(EXIT_WAIT_SECONDS)
         code = worker.proc.exitcode
+        if code == OUT_OF_MEMORY_EXIT:
+            return LimitExceededError(
+                f"reading this upload needed more than {self.limits.memory_bytes} bytes of memory "
+                "(the worker memory limit)"
+            )
         if code == -signal.SIGXCPU:
             return LimitExceededError(
                 f"reading this upload used more than {self.limits.cpu_seconds} s of CPU "
@@ -398,7 +435,7 @@ class WorkerPool:
             workers = list(self._all)
         for w in workers:
             try:
-                w.conn.send(None)
+                w.conn.send_bytes(STOP)
             except (OSError, ValueError):
                 pass
         deadline = time.monotonic() + 2

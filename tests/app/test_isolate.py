@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 from lossforensics.classifiers.errors import CorruptInputError, LimitExceededError
+from lossforensics import isolate
 from lossforensics.isolate import WorkerCrash, WorkerLimits, WorkerPool
 
 MiB = 1024 * 1024
@@ -40,6 +41,29 @@ def enomem() -> None:
 
 def bug() -> None:
     raise ValueError("a bug in a reader")
+
+
+def exit_with(status: int) -> None:
+    os._exit(status)
+
+
+def _refuse_memory() -> None:
+    raise MemoryError
+
+
+def _refuse_a_library() -> None:
+    raise ImportError("libx.so: failed to map segment from shared object")
+
+
+class RefusedOnLoad:
+    """An argument whose unpickling in the worker meets the memory cap, as importing a task's
+    module (a shared library mapped) can on a worker's first task."""
+
+    def __init__(self, refuse: object) -> None:
+        self.refuse = refuse
+
+    def __reduce__(self) -> tuple:
+        return (self.refuse, ())
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +176,29 @@ def test_a_worker_killed_from_several_threads_at_once_closes_its_pipe_once():
         t.join()
     assert errors == []
     assert worker.conn.closed and not worker.proc.is_alive()
+
+
+@pytest.mark.parametrize("refuse", [_refuse_memory, _refuse_a_library])
+def test_memory_refused_while_loading_the_task_is_the_memory_limit(pool, refuse):
+    """The worker unpickles the task inside its error handling: a cap met there is answered as
+    the memory limit, not a dead worker or an oversized reply."""
+    before = pool.run(pid)
+    with pytest.raises(LimitExceededError, match="memory limit"):
+        pool.run(pid_of, RefusedOnLoad(refuse))
+    assert pool.run(pid) != before
+
+
+def pid_of(_: object) -> int:
+    return os.getpid()
+
+
+def test_a_worker_that_exits_out_of_memory_is_the_memory_limit(pool):
+    with pytest.raises(LimitExceededError, match="memory limit"):
+        pool.run(exit_with, isolate.OUT_OF_MEMORY_EXIT)
+    assert pool.run(hog, 8) == 8 * MiB
+
+
+def test_a_worker_that_dies_mid_task_is_a_dead_worker_not_an_output_limit(pool):
+    for _ in range(3):  # the pipe's end and the process's exit race: each order is read alike
+        with pytest.raises(CorruptInputError, match=r"died \(exit 3\)"):
+            pool.run(exit_with, 3)
