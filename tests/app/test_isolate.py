@@ -9,8 +9,8 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from lossforensics.classifiers.errors import CorruptInputError, LimitExceededError
 from lossforensics import isolate
+from lossforensics.classifiers.errors import CorruptInputError, LimitExceededError
 from lossforensics.isolate import WorkerCrash, WorkerLimits, WorkerPool
 
 MiB = 1024 * 1024
