@@ -3,13 +3,17 @@ a `loss_log.txt` a script appends `epoch,loss` to, a `log_train.txt` + `log_val.
 
 Each non-blank line holds one value, or a whole-number counter (the epoch or step) and a value,
 separated by a comma, semicolon, tab or spaces; or, in a file naming the training loss and with
-no title line, a counter and two values (`f"{epoch} {loss} {x}"`): the first is that loss, the
-second is kept as `<stem>/column3`, role `other` (a script writes an accuracy there as often as
-a validation loss; `--role` names it), with a warning; one title line without digits may come first
-(`loss`); a title that names something else (`% mean class accuracy`) says the numbers are no
-loss. Otherwise nothing in the file names the metric, so the file name does: its stem, read
-without the words that only say it is a record (`log`, `history`, `values`, ...), must name a
-training or validation loss (`loss_log` -> the training loss, `log_val` -> the validation loss).
+no title line, an optional counter and several values (`f"{epoch},{loss},{acc},{val_loss}"`,
+`f"{loss} ,{val_loss}"`): the first is that loss, the others are kept as `<stem>/column<k>` (k,
+the column in the line from 1), role `other` (a script writes an accuracy there as often as a
+validation loss; `--role` names them), with a warning. A file of one line of numbers
+(`pd.Series(losses).to_frame().T.to_csv()`: an empty index cell, then the values) is one value a
+step. One title line without digits may come first (`loss`); a title that names something else
+(`% mean class accuracy`) says the numbers are no loss, and a CSV header (`,loss0,loss1`) over
+lines of several values makes the file a table, the CSV readers'. Otherwise nothing in the file
+names the metric, so the file name does: its stem, read without the words that only say it is
+a record (`log`, `history`, `values`, ...), must name a training or validation loss
+(`loss_log` -> the training loss, `log_val` -> the validation loss).
 A split's name beside such a record word is that split's loss, as a script's `train=2.56,
 val=2.37` is; a bare `train.txt` or `val.txt` is as often a dataset's split and is left alone.
 A file whose name does not name a loss is not claimed: a column of numbers called `results.txt`
@@ -30,6 +34,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -48,13 +53,11 @@ from lossforensics.ingest.console._style import NUM
 
 FORMAT = "series_file"
 
-# one point: an optional whole-number counter, then the value
-_POINT = re.compile(rf"\s*(?:(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+))?(?P<val>{NUM})\s*[,;]?\s*")
-# a row of a script's `f"{epoch},{loss},{x}"`: a whole-number counter, then two values
-_ROW = re.compile(
-    rf"\s*(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+)(?P<val>{NUM})\s*(?:[,;\t]\s*|\s+)"
-    rf"(?P<val2>{NUM})\s*[,;]?\s*"
-)
+# between two numbers of a line: a comma, semicolon or tab (spaces around it allowed), or spaces
+_SEP = re.compile(r"\s*[,;\t]\s*|\s+")
+_NUMBER = re.compile(NUM)
+# a counter: a whole number
+_WHOLE = re.compile(r"\d+")
 # a value a loss takes: a fraction, an exponent or a non-finite value, not a whole number
 _REAL = re.compile(r"[.eEnN]")
 # a title line: words only, no digit (`loss`, `% mean class accuracy`)
@@ -92,6 +95,46 @@ _SNIFF_LINES = 200
 _MAX_JSON_BYTES = 16 << 20
 # a JSON array's rows: the counter and one value, or the counter, a train and a val value
 _ROW_WIDTHS = (2, 3)
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A line of bare numbers: its counter (a leading whole number before a value) and its
+    values, as written."""
+
+    ctr: str | None
+    values: tuple[str, ...]
+
+    @property
+    def shape(self) -> tuple[bool, int]:
+        return self.ctr is not None, len(self.values)
+
+
+def _numbers(line: str) -> _Line | None:
+    """The line's numbers, or None when anything else is on it. A separator may end the line
+    (`0.5,`), or begin it where an index cell was left empty (`,0.72,0.39`)."""
+    text = line.strip().lstrip("\ufeff")
+    text = text[1:] if text[:1] in (",", ";") else text
+    text = text[:-1] if text[-1:] in (",", ";") else text
+    cells = _SEP.split(text.strip())
+    if not cells or not all(_NUMBER.fullmatch(c) for c in cells):
+        return None
+    if len(cells) > 1 and _WHOLE.fullmatch(cells[0]):
+        return _Line(cells[0], tuple(cells[1:]))
+    return _Line(None, tuple(cells))
+
+
+def _is_title(line: str) -> bool:
+    """A title line: words without a digit (`loss`), or a CSV header, names only (`,loss0,acc0`)."""
+    if _TITLE.fullmatch(line):
+        return True
+    cells = [c for c in _SEP.split(line.strip().strip(",;")) if c]
+    return bool(cells) and not any(_NUMBER.fullmatch(c) for c in cells)
+
+
+def _as_series(line: _Line) -> tuple[str, ...]:
+    """A line's numbers read as one series (a row of values: its first number is no counter)."""
+    return line.values if line.ctr is None else (line.ctr, *line.values)
 
 
 def role_of_name(path: Path) -> str:
@@ -210,20 +253,26 @@ def sniff(path: Path) -> bool:
     lines = [ln for ln in text.splitlines()[:_SNIFF_LINES] if ln.strip()]
     if path.stat().st_size > len(text.encode()) and len(lines) > 1:
         lines = lines[:-1]  # the head cut its last line
-    titled = bool(lines) and not _POINT.fullmatch(lines[0]) and bool(_TITLE.fullmatch(lines[0]))
+    titled = bool(lines) and _is_title(lines[0])
     if titled:
         if infer_role(lines[0]) not in (*_LOSS_ROLES, "other"):
             return False  # `% mean class accuracy (train set)`: the title says what they are
         lines = lines[1:]
-    # rows of two values under a title are a table whose header names them: a CSV reader's
-    rows = role == "train_loss" and not titled and bool(lines) and _ROW.fullmatch(lines[0])
-    pattern = _ROW if rows else _POINT
-    points = [m for m in map(pattern.fullmatch, lines) if m is not None]
+    parsed = [_numbers(line) for line in lines]
+    if len(lines) == 1 and parsed[0] is not None:
+        values = _as_series(parsed[0])  # one line: a series written as a row
+        return len(values) >= _MIN_POINTS and any(_REAL.search(v) for v in values)
+    first = next((p for p in parsed if p is not None), None)
+    if first is None:
+        return False
+    # several values a line under a title are a table whose header names them: a CSV reader's
+    if first.shape[1] > 1 and (role != "train_loss" or titled):
+        return False
+    points = [p for p in parsed if p is not None and p.shape == first.shape]
     if len(points) < _MIN_POINTS or len(lines) - len(points) > max(1, len(lines) // _BAD_SHARE):
         return False
-    if not any(_REAL.search(m["val"]) for m in points):
-        return False  # whole numbers only: ids or labels (a `train.txt` split list), not a loss
-    return len({m["ctr"] is not None for m in points}) == 1  # counted on every line, or none
+    # whole numbers only: ids or labels (a `train.txt` split list), not a loss
+    return any(_REAL.search(p.values[0]) for p in points)
 
 
 def pair_parts(paths: list[Path]) -> list[Path]:
@@ -232,32 +281,30 @@ def pair_parts(paths: list[Path]) -> list[Path]:
 
 
 def _read_one(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool]:
-    """(steps, values: one column per value, counted) of one file: a value a line, or rows of
-    a counter and two values when its first line of numbers is one (`_ROW`); the skipped lines
-    are warned about."""
-    steps: list[int] = []
-    values: list[tuple[float, ...]] = []
-    counted = False
-    pattern: re.Pattern[str] | None = None
+    """(steps, values: one column per value, counted) of one file: a value a line, or lines of
+    the shape of its first line of numbers (a counter or not, so many values); a file of one
+    line is a series. Lines of another shape are skipped with a warning."""
+    rows: list[tuple[int, _Line]] = []
+    shape: tuple[bool, int] | None = None
     with open(path, encoding="utf-8", errors="replace") as fh:
         for number, raw in enumerate(fh, start=1):
             line = raw.strip().lstrip("\ufeff")
             if not line:
                 continue
-            if pattern is None and (_ROW.fullmatch(line) or _POINT.fullmatch(line)):
-                pattern = _POINT if _POINT.fullmatch(line) else _ROW
-            m = pattern.fullmatch(line) if pattern is not None else None
-            if m is None:
-                if not (number == 1 and _TITLE.fullmatch(line)):
+            parsed = _numbers(line)
+            shape = parsed.shape if shape is None and parsed is not None else shape
+            if parsed is None or parsed.shape != shape:
+                if not (number == 1 and _is_title(line)):
                     warns.add(f"not a number: skipped ({line[:60]!r})", line=number, kind="skip")
                 continue
-            if m["ctr"] is not None:
-                counted = True
-                steps.append(int(m["ctr"]))
-            else:
-                steps.append(len(values))
-            values.append(tuple(float(v) for k, v in m.groupdict().items() if k != "ctr"))
-    width = 2 if pattern is _ROW else 1
+            rows.append((number, parsed))
+    if len(rows) == 1 and len(_as_series(rows[0][1])) > 1:
+        series = np.array([float(v) for v in _as_series(rows[0][1])], dtype=np.float64)
+        warns.add(f"one line of {len(series)} numbers: read as a series, one value a step")
+        return np.arange(len(series), dtype=np.int64), series[:, None], False
+    counted, width = shape or (False, 1)
+    steps = [int(r.ctr) if r.ctr is not None else i for i, (_, r) in enumerate(rows)]
+    values = [[float(v) for v in r.values] for _, r in rows]
     columns = np.asarray(values, dtype=np.float64).reshape(len(values), width)
     return np.asarray(steps, dtype=np.int64), columns, counted
 
@@ -275,6 +322,23 @@ def _array_of(file: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool
             )
         return found
     return json_array(file) if (head_text(file) or "").lstrip().startswith("[") else None
+
+
+def _kept_columns(
+    name: str, role: str, width: int, counted: bool, warns: Warnings
+) -> dict[str, str]:
+    """The metrics of lines of several values: the first is the loss the file name names, the
+    others are kept as `<name>/column<k>` (k, the column in the line from 1), role other."""
+    first = 2 if counted else 1
+    others = [f"{name}/column{first + j}" for j in range(1, width)]
+    shown = ", ".join(others)
+    warns.add(
+        f"each line holds {'a counter and ' if counted else ''}{width} values: the first is read "
+        f"as the {role.replace('_', ' ')} (from the file name); the others, as likely scores as "
+        f"a validation loss, are kept as {shown}; --role '{others[0]}=val_loss' reads one as "
+        "the validation loss"
+    )
+    return {name: role, **dict.fromkeys(others, "other")}
 
 
 def read(
@@ -302,13 +366,7 @@ def read(
         if columns.shape[1] == 1:
             named = {name: role_of_name(file)}
         elif array is None:
-            named = {name: role_of_name(file), f"{name}/column3": "other"}
-            warns.add(
-                f"each line holds a counter and two values: the first is read as the "
-                f"{role_of_name(file).replace('_', ' ')} (from the file name); the second, as "
-                f"likely a score as a validation loss, is kept as {name}/column3; "
-                f"--role '{name}/column3=val_loss' reads it as the validation loss"
-            )
+            named = _kept_columns(name, role_of_name(file), columns.shape[1], counted, warns)
         else:
             named = {f"{name}/train": "train_loss", f"{name}/val": "val_loss"}
             warns.add(
@@ -323,7 +381,7 @@ def read(
         role = role_of_name(file).replace("_", " ")
         where = "array" if array is not None else "line"
         how = "the counter before each value" if counted else f"the {where} positions (from 0)"
-        if columns.shape[1] == 1:
+        if columns.shape[1] == 1 or not counted:
             warns.add(f"bare numbers read as the {role} (from the file name); steps are {how}")
         warnings.extend(warns.finish())
     merged = {**own_roles, **(roles or {})}

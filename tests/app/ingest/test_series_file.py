@@ -61,6 +61,45 @@ def test_text_rows_of_a_counter_and_two_values_read_the_first_as_the_loss(tmp_pa
     assert not series_file.sniff(path)
 
 
+def test_rows_of_a_counter_and_four_values_keep_each_column(tmp_path):
+    """`f.write(f"{epoch},{loss},{acc},{val_loss},{val_acc}\n")` into `train_log.csv`: the loss
+    the name names first; columns 3 to 5 kept by their place, each named in the warning."""
+    path = tmp_path / "train_log.csv"
+    _write(path, [f"{i + 1},{v},{50 + i},{v + 0.1},{45 + i}" for i, v in enumerate(TRAIN)])
+    result = load_run(path)
+    kept = ["train_log/column3", "train_log/column4", "train_log/column5"]
+    assert _roles(result) == {"train_log": "train_loss", **dict.fromkeys(kept, "other")}
+    fourth = result.frame[result.frame["metric"] == "train_log/column4"]
+    assert list(fourth["step"]) == list(range(1, 9))
+    assert list(fourth["value"]) == pytest.approx([v + 0.1 for v in TRAIN])
+    assert any(", ".join(kept) in w.message for w in result.warnings)
+
+
+def test_rows_of_values_without_a_counter_take_their_line_positions(tmp_path):
+    """`f.write(f"{loss} ,{val_loss}\n")`: no counter; the first value is the loss, the second
+    kept as column 2, both at their line positions."""
+    path = tmp_path / "losses.csv"
+    _write(path, [f"{v} ,{v + 0.02}" for v in TRAIN])
+    result = load_run(path)
+    assert _roles(result) == {"losses": "train_loss", "losses/column2": "other"}
+    loss = result.frame[result.frame["metric"] == "losses"]
+    assert list(loss["step"]) == list(range(8)) and list(loss["value"]) == TRAIN
+    assert any("line positions" in w.message for w in result.warnings)
+
+
+def test_one_line_of_numbers_is_a_series(tmp_path):
+    """pandas' one-row CSV of a list of losses (an empty index cell, then the values, no
+    newline): one value a step, at their positions."""
+    path = tmp_path / "losses.csv"
+    path.write_text("," + ",".join(map(str, TRAIN)))
+    assert series_file.sniff(path)
+    result = load_run(path)
+    assert _roles(result) == {"losses": "train_loss"}
+    assert list(result.frame["step"]) == list(range(8))
+    assert list(result.frame["value"]) == TRAIN
+    assert any("one line of 8 numbers: read as a series" in w.message for w in result.warnings)
+
+
 def test_values_alone_take_their_line_positions_and_say_so(tmp_path):
     path = tmp_path / "train_losses.txt"
     _write(path, ["loss", *TRAIN])  # a title line first
@@ -85,7 +124,9 @@ def test_a_line_that_is_no_number_is_skipped_with_its_line_number(tmp_path):
     [
         ("results.txt", TRAIN),  # the name does not say what the numbers are
         ("accuracy.txt", TRAIN),  # a score alone: no loss to read
-        ("train_loss.txt", [f"{v} {v / 2}" for v in TRAIN]),  # two values: a table, not a series
+        # values under a CSV header that names them: a table for the CSV readers
+        ("losses.csv", [",loss0,loss1", *(f"{i},{v},{v / 2}" for i, v in enumerate(TRAIN))]),
+        ("val_loss.txt", [f"{v} {v / 2}" for v in TRAIN]),  # several values: only a train loss
         ("train_loss.txt", TRAIN[:2]),  # two points are no curve
         ("train_log.txt", [3, 17, 4, 21, 9]),  # whole numbers: ids or labels, not a loss
         ("val.txt", TRAIN),  # a split's name alone: as often a dataset's split as its loss
