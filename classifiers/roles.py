@@ -183,11 +183,18 @@ _TORCHMETRICS_TASKS = ("multiclass", "multilabel", "binary")
 _TORCHMETRICS_TAILS = ("score", "index")
 
 
+# a loss numbered without a separator (`loss0`, `val_loss1`): one of several, as `loss_0` is
+_NUMBERED_LOSS = re.compile(r"loss\d+")
+
+
 def metric_words(tokens: Sequence[str]) -> set[str]:
     """A name's tokens, plus the metric word inside a torchmetrics class name
-    (`multiclassjaccardindex` -> `jaccard`, `binaryf1score` -> `f1`)."""
+    (`multiclassjaccardindex` -> `jaccard`, `binaryf1score` -> `f1`) and the `loss` of a
+    numbered loss (`loss0`)."""
     words = set(tokens)
     for token in tokens:
+        if _NUMBERED_LOSS.fullmatch(token):
+            words.add("loss")
         task = next((t for t in _TORCHMETRICS_TASKS if token.startswith(t)), None)
         if task is None or len(token) == len(task):
             continue

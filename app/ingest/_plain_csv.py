@@ -172,7 +172,8 @@ def read(
         if layout == "pandas_index"
         else header.stripped.index(choose_step_key(header.stripped))
     )
-    return read_step_table(
+    numbered = _numbered_losses(header.stripped)
+    result = read_step_table(
         path,
         header,
         fmt=FORMAT,
@@ -186,5 +187,34 @@ def read(
             **ultralytics_roles(header.stripped),
             **hf_table_roles(header.stripped),
             **fastai_roles(header.stripped),
+            **numbered,
         },
     )
+    if numbered and not set(numbered) & set(roles or {}):
+        warns = Warnings(str(path))
+        kept = ", ".join(numbered)
+        warns.add(
+            f"numbered losses: the first is read as the loss its name says; {kept}, as likely "
+            f"a validation loss as another head's, kept with role other; --role "
+            f"'{next(iter(numbered))}=val_loss' reads one as the validation loss"
+        )
+        result.warnings.extend(warns.finish())
+    return result
+
+
+# a loss numbered without a separator (`loss0`, `loss1`): pandas' columns of a list of curves
+_NUMBERED = re.compile(r"(?P<stem>.*?loss)(?P<n>\d+)", re.IGNORECASE)
+
+
+def _numbered_losses(names: tuple[str, ...]) -> dict[str, str]:
+    """The numbered losses after the first of each stem, role other: `loss0,loss1` (a DataFrame
+    of `[train_losses, test_losses]`) names no split, and the first is read as the loss its
+    name says; the others are as likely a validation loss as a second head's."""
+    stems: dict[str, list[tuple[int, str]]] = {}
+    for name in names:
+        m = _NUMBERED.fullmatch(name)
+        if m is not None:
+            stems.setdefault(m["stem"].lower(), []).append((int(m["n"]), name))
+    return {
+        name: "other" for group in stems.values() if len(group) > 1 for _, name in sorted(group)[1:]
+    }

@@ -164,6 +164,10 @@ def test_split_context_makes_val():
         ("test_accuracies", "val_score"),
         ("binary", "other"),
         ("multiclass_loss", "train_loss"),
+        # a loss numbered without a separator is a loss, as `loss_0` is
+        ("loss0", "train_loss"),
+        ("val_loss1", "val_loss"),
+        ("acc0", "other"),
     ],
 )
 def test_infer_role(name, role):

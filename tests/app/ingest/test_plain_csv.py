@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from lossforensics.classifiers.errors import UnknownFormatError
 from lossforensics.ingest import _plain_csv, load_run
 
 
@@ -190,16 +189,20 @@ def test_a_phase_column_of_train_and_val_rows_keeps_the_splits_apart(tmp_path):
     assert set(frame["segment"]) == {0}
 
 
-def test_a_history_whose_losses_no_reader_can_name_is_read_with_the_callers_roles(tmp_path):
-    """`,loss0,loss1,acc0,acc1` (pandas' index, then numbered splits): no name says loss, so the
-    file is refused with a way out; given roles, its rows are read in order as a history."""
+def test_numbered_losses_read_the_first_as_the_loss_and_keep_the_others(tmp_path):
+    """`,loss0,loss1,acc0,acc1` (pandas' index, then a DataFrame of `[train, test]` curves): no
+    name says the split; `loss0` is read as the loss, `loss1` kept with role other and the
+    warning says how to name it; given roles, they are read as told, with no warning."""
     path = tmp_path / "losses.csv"
     path.write_text(",loss0,loss1,acc0,acc1\n0,1.75,1.76,81.7,79.1\n1,1.65,1.67,84.5,82.0\n")
-    with pytest.raises(UnknownFormatError, match="--format csv --role COLUMN=train_loss"):
-        load_run(path)
+    result = load_run(path)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert (roles["loss0"], roles["loss1"]) == ("train_loss", "other")
+    assert any("--role 'loss1=val_loss'" in w.message for w in result.warnings)
     result = load_run(path, format="csv", roles={"loss0": "train_loss", "loss1": "val_loss"})
     loss = result.frame[result.frame["metric"] == "loss1"]
     assert list(loss["step"]) == [0, 1] and set(loss["role"].astype(str)) == {"val_loss"}
+    assert not any("numbered losses" in w.message for w in result.warnings)
 
 
 def test_a_table_under_a_block_of_comment_lines_is_read_from_its_header(tmp_path):

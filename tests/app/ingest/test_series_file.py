@@ -124,8 +124,6 @@ def test_a_line_that_is_no_number_is_skipped_with_its_line_number(tmp_path):
     [
         ("results.txt", TRAIN),  # the name does not say what the numbers are
         ("accuracy.txt", TRAIN),  # a score alone: no loss to read
-        # values under a CSV header that names them: a table for the CSV readers
-        ("losses.csv", [",loss0,loss1", *(f"{i},{v},{v / 2}" for i, v in enumerate(TRAIN))]),
         ("val_loss.txt", [f"{v} {v / 2}" for v in TRAIN]),  # several values: only a train loss
         ("train_loss.txt", TRAIN[:2]),  # two points are no curve
         ("train_log.txt", [3, 17, 4, 21, 9]),  # whole numbers: ids or labels, not a loss
@@ -204,3 +202,13 @@ def test_json_arrays_that_do_not_say_they_are_a_loss_are_not_claimed(tmp_path, n
     path = tmp_path / name
     path.write_text(json.dumps(doc))
     assert not series_file.sniff(path)
+
+
+def test_values_under_a_csv_header_are_left_to_the_csv_readers(tmp_path):
+    """`,loss0,loss1` over the rows (a header with digits in its names) makes the file a table:
+    not a series file; the CSV reader reads it by its names."""
+    path = tmp_path / "losses.csv"
+    _write(path, [",loss0,loss1", *(f"{i},{v},{v / 2}" for i, v in enumerate(TRAIN))])
+    assert not series_file.sniff(path)
+    result = load_run(path)
+    assert result.format == "csv" and set(result.frame["metric"]) == {"loss0", "loss1"}
