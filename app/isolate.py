@@ -62,6 +62,9 @@ log = logging.getLogger("lossforensics.isolate")
 POLL_SECONDS = 0.05
 # how long a worker whose pipe closed is given to exit before its status is read
 EXIT_WAIT_SECONDS = 5.0
+# how long a reply cut short waits for its worker's exit before it is judged too long: a worker
+# that fails mid-reply exits at once (os._exit), one that sent too much lives on
+CUT_REPLY_WAIT_SECONDS = 0.5
 # a worker whose resident memory grew past its settled size (after its first task: readers and
 # classifiers loaded) by more than this share of the headroom it then had is replaced: a large
 # read leaves a heap that is not given back, so its next task would start near the limit
@@ -401,7 +404,7 @@ class WorkerPool:
             raise self._death(worker) from exc
         except OSError as exc:
             # a reply cut off by the worker's exit, or one over the limit from a live worker
-            worker.proc.join(EXIT_WAIT_SECONDS)
+            worker.proc.join(CUT_REPLY_WAIT_SECONDS)
             if not worker.proc.is_alive():
                 raise self._death(worker) from exc
             raise LimitExceededError(

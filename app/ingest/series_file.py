@@ -34,8 +34,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from lossforensics.classifiers.errors import InputError, UnknownFormatError
@@ -53,6 +53,8 @@ from lossforensics.ingest.console._style import NUM
 
 FORMAT = "series_file"
 
+# one point: an optional whole-number counter, then the value (most lines: read in one match)
+_POINT = re.compile(rf"\s*(?:(?P<ctr>\d+)\s*(?:[,;\t]\s*|\s+))?(?P<val>{NUM})\s*[,;]?\s*")
 # between two numbers of a line: a comma, semicolon or tab (spaces around it allowed), or spaces
 _SEP = re.compile(r"\s*[,;\t]\s*|\s+")
 _NUMBER = re.compile(NUM)
@@ -97,8 +99,7 @@ _MAX_JSON_BYTES = 16 << 20
 _ROW_WIDTHS = (2, 3)
 
 
-@dataclass(frozen=True)
-class _Line:
+class _Line(NamedTuple):
     """A line of bare numbers: its counter (a leading whole number before a value) and its
     values, as written."""
 
@@ -113,6 +114,9 @@ class _Line:
 def _numbers(line: str) -> _Line | None:
     """The line's numbers, or None when anything else is on it. A separator may end the line
     (`0.5,`), or begin it where an index cell was left empty (`,0.72,0.39`)."""
+    point = _POINT.fullmatch(line)
+    if point is not None:
+        return _Line(point["ctr"], (point["val"],))
     text = line.strip().lstrip("\ufeff")
     text = text[1:] if text[:1] in (",", ";") else text
     text = text[:-1] if text[-1:] in (",", ";") else text
@@ -284,7 +288,8 @@ def _read_one(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool
     """(steps, values: one column per value, counted) of one file: a value a line, or lines of
     the shape of its first line of numbers (a counter or not, so many values); a file of one
     line is a series. Lines of another shape are skipped with a warning."""
-    rows: list[tuple[int, _Line]] = []
+    counters: list[str | None] = []
+    values: list[str] = []
     shape: tuple[bool, int] | None = None
     with open(path, encoding="utf-8", errors="replace") as fh:
         for number, raw in enumerate(fh, start=1):
@@ -292,21 +297,25 @@ def _read_one(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool
             if not line:
                 continue
             parsed = _numbers(line)
-            shape = parsed.shape if shape is None and parsed is not None else shape
-            if parsed is None or parsed.shape != shape:
+            if parsed is not None and shape is None:
+                shape = parsed.shape
+            if parsed is None or (parsed.ctr is not None, len(parsed.values)) != shape:
                 if not (number == 1 and _is_title(line)):
                     warns.add(f"not a number: skipped ({line[:60]!r})", line=number, kind="skip")
                 continue
-            rows.append((number, parsed))
-    if len(rows) == 1 and len(_as_series(rows[0][1])) > 1:
-        series = np.array([float(v) for v in _as_series(rows[0][1])], dtype=np.float64)
+            counters.append(parsed.ctr)
+            values.extend(parsed.values)
+    counted, width = shape or (False, 1)
+    if len(counters) == 1 and len(values) + counted >= _MIN_POINTS:
+        row = [counters[0], *values] if counted else values
+        series = np.array(row, dtype=np.float64)
         warns.add(f"one line of {len(series)} numbers: read as a series, one value a step")
         return np.arange(len(series), dtype=np.int64), series[:, None], False
-    counted, width = shape or (False, 1)
-    steps = [int(r.ctr) if r.ctr is not None else i for i, (_, r) in enumerate(rows)]
-    values = [[float(v) for v in r.values] for _, r in rows]
-    columns = np.asarray(values, dtype=np.float64).reshape(len(values), width)
-    return np.asarray(steps, dtype=np.int64), columns, counted
+    steps = (
+        np.array(counters, dtype=np.int64) if counted else np.arange(len(counters), dtype=np.int64)
+    )
+    columns = np.array(values, dtype=np.float64).reshape(len(counters), width)
+    return steps, columns, counted
 
 
 def _array_of(file: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool] | None:
