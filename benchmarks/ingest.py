@@ -8,6 +8,8 @@
    tracemalloc, plus Arrow's pool where the string columns live) against the frame's own size.
 2. JSONL: 1,000,000 lines through `lossforensics.ingest.load_run` vs `pandas.read_json(lines=True)`.
 3. W&B CSV export: 1,000,000 rows through `ingest.load_run` vs plain `pandas.read_csv`.
+4. A series file (`train_loss.txt` of `step loss` lines, as `np.savetxt` writes): 1,000,000
+   lines through `ingest.load_run` vs `np.loadtxt`.
 
 Generated inputs are cached under the temp dir (the SummaryWriter run takes ~1 minute to write;
 its CRCs are computed with the `crc32c` C package instead of tensorboard's pure-Python fallback,
@@ -318,6 +320,19 @@ def wandb_csv_file(cache: Path, rows: int) -> Path:
     return path
 
 
+def series_file(cache: Path, rows: int) -> Path:
+    """`np.savetxt` of [step, loss] rows into a loss-named file (read by `series_file`)."""
+    path = cache / f"series_{rows}" / "train_loss.txt"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rng = np.random.default_rng(3)
+        rows_ = np.column_stack([np.arange(rows), rng.random(rows)])
+        tmp = path.with_suffix(".tmp")
+        np.savetxt(tmp, rows_, fmt=["%d", "%.6f"])
+        tmp.rename(path)
+    return path
+
+
 def bench_load_run(cache: Path, rows: int, repeat: int) -> None:
     try:
         from lossforensics.ingest import load_run
@@ -332,6 +347,7 @@ def bench_load_run(cache: Path, rows: int, repeat: int) -> None:
             "pandas.read_json(lines=True)",
         ),
         ("W&B CSV", wandb_csv_file(cache, rows), pd.read_csv, "pandas.read_csv"),
+        ("Series file", series_file(cache, rows), np.loadtxt, "np.loadtxt"),
     ]
     for label, path, reference, ref_name in cases:
         print(f"\n{label}: {rows:,} rows, {mb(path.stat().st_size)}")
