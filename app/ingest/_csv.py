@@ -18,6 +18,7 @@ from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._limits import current
 from lossforensics.ingest._source import head_lines, leading_lines
 from lossforensics.ingest._values import Cells, text_cells
+from lossforensics.ingest.console._style import NUM
 from pandas.io.common import infer_compression
 
 CHUNK_ROWS = 100_000
@@ -57,7 +58,7 @@ _DECIMAL = re.compile(
 
 _QUOTED = re.compile(r'"[^"]*"')
 # a cell that is a number and nothing else (`1.000000000000000000e+00`, `nan`)
-_FLOAT = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf)", re.I)
+_FLOAT = re.compile(NUM, re.I)
 # Excel's first-line hint naming the separator of the table below it
 _EXCEL_SEP_HINT = re.compile(r"^sep=.$")
 

@@ -54,7 +54,12 @@ from lossforensics.ingest._source import (
     require_nonempty,
 )
 from lossforensics.ingest._split_words import held_out_splits
-from lossforensics.ingest._steps import choose_step_key, counts_within_epoch, integral_steps
+from lossforensics.ingest._steps import (
+    STEP_KEYS,
+    choose_step_key,
+    counts_within_epoch,
+    integral_steps,
+)
 from lossforensics.ingest._values import json_cells
 from lossforensics.ingest.base import IngestResult
 
@@ -211,8 +216,7 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
             state.step_key = None
         elif state.step_key is None:
             state.warns.add(
-                "no step key (step, global_step, _step, iter, iteration, current_steps, "
-                "epoch): the line order is used as the step"
+                f"no step key ({', '.join(STEP_KEYS)}): the line order is used as the step"
             )
     step_col = (
         frame[state.step_key]
