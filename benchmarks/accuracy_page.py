@@ -1,7 +1,10 @@
 """Write docs/accuracy.md from build/eval.json (benchmarks/evaluate.py): the figures per set and
-the per-label table, as measured; nothing here is typed by hand.
+the per-label table, as measured; nothing here is typed by hand. README.md's summary table
+(between its `accuracy-table` markers) is rewritten from the same report, so the front page never
+quotes figures the accuracy page no longer holds.
 
     .venv/bin/python benchmarks/accuracy_page.py [--eval build/eval.json] [--out docs/accuracy.md]
+        [--readme README.md]
 """
 
 from __future__ import annotations
@@ -41,6 +44,17 @@ the logging interval, half the points, no first evaluation): [Robustness](robust
 
 ![reliability](img/reliability.png)
 """
+
+
+# README's summary table: the sets it shows, in order, each with what it is for a reader
+README_SETS = {
+    "real_runs": "real training logs from public repositories",
+    "real_runs_more": "more real logs (HF, Keras, YOLO, detectron2, console output)",
+    "external_bench": "an independent generator's runs (8 model/data families)",
+    "corpus": "the project's own corpus (CPU training, pathologies induced)",
+}
+README_START = "<!-- accuracy-table:start (benchmarks/accuracy_page.py writes it) -->"
+README_END = "<!-- accuracy-table:end -->"
 
 
 def _pct(x: float | None) -> str:
@@ -90,15 +104,54 @@ def render(report: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def readme_table(report: dict, old: str = "") -> str:
+    """README's summary rows for the sets of README_SETS: the report's figures for the sets it
+    scored, the `old` table's row for a set it did not (a clone without ../shared scores only the
+    sets the repository holds, and keeps the figures last measured on the others)."""
+    kept = {line.split("|")[1].strip(): line for line in old.splitlines() if line.startswith("| ")}
+    out = [
+        "| set | runs | macro-F1 | verdict = primary label | healthy runs flagged "
+        "| calibration error |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, what in README_SETS.items():
+        if name not in report["sets"]:
+            if what in kept:
+                out.append(kept[what])
+            continue
+        sc = report["sets"][name]["scores"]
+        ece = "–" if sc["ece"] is None else f"{sc['ece']:.3f}"
+        out.append(
+            f"| {what} | {sc['runs']} | {sc['macro_f1']:.2f} | {_pct(sc['verdict_is_primary'])} "
+            f"| {sc['healthy_false_alarms']} of {sc['healthy_runs']} | {ece} |"
+        )
+    return "\n".join(out)
+
+
+def with_readme_table(readme: str, report: dict) -> str:
+    """`readme` with the text between its accuracy-table markers replaced by the report's table;
+    unchanged when the markers are missing (a fork that dropped the table)."""
+    start, end = readme.find(README_START), readme.find(README_END)
+    if start < 0 or end < start:
+        return readme
+    head = readme[: start + len(README_START)]
+    old = readme[start + len(README_START) : end]
+    return f"{head}\n{readme_table(report, old)}\n{readme[end:]}"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--eval", type=Path, default=REPO / "build" / "eval.json")
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "accuracy.md")
+    ap.add_argument("--readme", type=Path, default=REPO / "README.md")
     args = ap.parse_args(argv)
     report = json.loads(args.eval.read_text())
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(render(report))
     print(f"wrote {args.out}")
+    if args.readme.exists():
+        args.readme.write_text(with_readme_table(args.readme.read_text(), report))
+        print(f"wrote {args.readme}'s accuracy table")
     return 0
 
 

@@ -12,13 +12,15 @@ finding's evidence says so under `read_finer` (finer metric -> the primary it st
 otherwise the reason goes to `skipped`. A check that found nothing but saw a sign of its label
 and judged it benign (Classifier.set_aside) says so under `set_aside`, unless a finding already
 accounts for that sign (explains.ACCOUNTED_SIGNS: jumps beside an oscillating finding are its
-swings). Findings are ordered by
-severity (classifiers.labels.SEVERITY) then confidence; a finding another one explains
-(classifiers.explains.EXPLAINS: an LR cut explains the plateau after it) becomes evidence of that
-one, and a cause moves before a more severe consequence it leads (LEADS: a blow-up before the
-NaN that ended it). The verdict is the first finding's label, else "healthy" when a check that
-reads the loss's course could judge the run, else "inconclusive" (too few points, no loss
-logged: the reasons are in `skipped`). The playbook ranks each finding's causes from its
+swings). Findings are ordered by severity (classifiers.labels.SEVERITY) then confidence; a
+finding another one explains (classifiers.explains.EXPLAINS: an LR cut explains the plateau
+after it) becomes evidence of that one, and a cause moves before a more severe consequence it
+leads (LEADS: a blow-up before the NaN that ended it). Last, findings whose calibrated
+confidence is under `LIKELY` (one half: more often wrong than right) move after the others:
+they are listed, but a doubtful severe label does not take the verdict from a likely one. The
+verdict is the first finding's label, else "healthy" when a check that reads the loss's course
+could judge the run, else "inconclusive" (too few points, no loss logged: the reasons are in
+`skipped`). The playbook ranks each finding's causes from its
 evidence.
 
 A classifier that raises is a bug in that classifier, not a property of the run: by default it
@@ -53,6 +55,9 @@ log = logging.getLogger("lossforensics.classifiers")
 # Checks that judge single points (is any value finite), not the loss's course: a run only they
 # could judge is `inconclusive` when they find nothing.
 POINT_CHECKS = frozenset({"nan"})
+# A finding's (calibrated) confidence at which its label is as likely right as wrong: findings
+# below it follow every finding at or above it, whatever their severity
+LIKELY = 0.5
 # an error naming the runs of a multi-run frame lists the first 5: enough to recognise them
 _RUNS_NAMED = 5
 
@@ -155,8 +160,9 @@ def diagnose_run(
             if view is not run:
                 finding = _read_finer(finding, run, view)
             findings.append(calibrate(attach_causes(finding)))
-    # one problem, one finding: its cause; a cause leads the consequence it stands beside
-    findings = apply_leads(apply_explains(order_findings(findings)))
+    # one problem, one finding: its cause; a cause leads the consequence it stands beside; a
+    # doubtful finding leads no likely one
+    findings = likely_first(apply_leads(apply_explains(order_findings(findings))))
     notes = [str(w) for w in (warnings or ())]
     if run.carried_on is not None:
         sessions = len(np.unique(run.segments()))
@@ -194,6 +200,16 @@ def diagnose_run(
         warnings=notes,
         set_aside=sorted(unaccounted(set_aside, findings), key=lambda s: severity_rank(s.label)),
     )
+
+
+def likely_first(findings: list[Finding]) -> list[Finding]:
+    """`findings` (ordered) with those under `LIKELY` confidence moved after the rest, each group
+    in its order: a calibrated confidence under one half says the label is more often wrong than
+    right, so a severe but doubtful finding (a 0.3 overfit read from a val loss drifting within
+    its noise) is listed, but the verdict is the most severe label the run more likely has."""
+    return [f for f in findings if f.confidence >= LIKELY] + [
+        f for f in findings if f.confidence < LIKELY
+    ]
 
 
 def order_findings(findings: Iterable[Finding]) -> list[Finding]:

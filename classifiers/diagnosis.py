@@ -5,10 +5,11 @@
                    "summary", "causes": [{"rank", "cause", "score", "checks", "probe"}]}],
      "skipped": [{"label", "reason"}], "set_aside": [{"label", "reason"}], "warnings": [str]}
 
-`verdict` is the first finding's label (the most severe, unless classifiers.explains.LEADS puts a
-cause first), `"healthy"` when the checks that could judge the run found nothing, or
-`"inconclusive"` when no check could judge how the loss went (too few points, no loss logged;
-`skipped` says why and a warning says so): never `"healthy"` by default.
+`verdict` is the first finding's label (the most severe of those with a confidence of at least
+one half, unless classifiers.explains.LEADS puts a cause first), `"healthy"` when the checks that
+could judge the run found nothing, or `"inconclusive"` when no check could judge how the loss went
+(too few points, no loss logged; `skipped` says why and a warning says so): never `"healthy"` by
+default.
 classifiers.labels.VERDICTS lists every value. A finding another one explains is not in
 `findings`: it sits in the explaining finding's evidence under `explains`. `set_aside` lists the
 signs a check saw and judged benign, each with why (a NaN at the first evaluation only, a step

@@ -3,7 +3,9 @@
 Label names come from the domain notes and never change: the evaluation, the API and stored
 diagnoses all use them. SEVERITY orders them for the verdict (first = most severe).
 
-A verdict is the most severe label found (unless a cause leads it: classifiers.explains.LEADS),
+A verdict is the most severe label found with a confidence of at least one half (a doubtful
+finding, more often wrong than right, is listed but leads no likely one; classifiers.diagnose.
+LIKELY), unless a cause leads it (classifiers.explains.LEADS),
 `healthy` when the checks that could judge the run found nothing, or `inconclusive` when no
 check could judge how the loss went (too few points, no loss logged): an absence of evidence is
 never reported as a healthy run.

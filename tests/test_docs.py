@@ -109,3 +109,66 @@ def test_the_api_reference_tree_mirrors_the_installed_layout(tmp_path):
     assert (tree / "lossforensics" / "client.py").resolve() == REPO / "app" / "client.py"
     assert (tree / "lossforensics" / "classifiers" / "diagnosis.py").exists()
     assert (tree / "lossforensics" / "probes" / "__init__.py").exists()
+
+
+def _accuracy_page() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "_accuracy_page", REPO / "benchmarks" / "accuracy_page.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _per_set_rows(page: str) -> dict[str, list[str]]:
+    """docs/accuracy.md's per-set table: set name -> its cells."""
+    section = page.split("## Per set", 1)[1].split("\n## ", 1)[0]
+    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ")]
+    return {cells[0].strip(): [c.strip() for c in cells] for cells in rows[1:]}
+
+
+def test_the_readme_quotes_the_accuracy_page_figures():
+    """README's summary table is the one accuracy_page.py writes from the same report as
+    docs/accuracy.md: each row's runs, macro-F1, verdict rate, false alarms and ECE agree."""
+    page = _accuracy_page()
+    readme = README.read_text(encoding="utf-8")
+    assert page.README_START in readme and page.README_END in readme
+    table = readme.split(page.README_START)[1].split(page.README_END)[0]
+    quoted = {
+        cells[0].strip(): [c.strip() for c in cells]
+        for cells in (line.strip("|").split("|") for line in table.strip().splitlines()[2:])
+    }
+    measured = _per_set_rows((DOCS / "accuracy.md").read_text(encoding="utf-8"))
+    for name, what in page.README_SETS.items():
+        if name not in measured:
+            continue
+        _, runs, f1, primary, far, _, _, ece, _ = measured[name]
+        _, q_runs, q_f1, q_primary, q_far, q_ece = quoted[what]
+        assert (q_runs, q_primary, q_ece) == (runs, primary, ece), name
+        assert float(q_f1) == round(float(f1), 2), name
+        assert q_far.replace(" of ", "/") == far.split(" ")[0], name
+
+
+def test_the_readme_table_is_rewritten_between_its_markers_only():
+    page = _accuracy_page()
+    scores = {
+        "runs": 3,
+        "macro_f1": 0.5,
+        "verdict_is_primary": 2 / 3,
+        "healthy_false_alarms": 1,
+        "healthy_runs": 2,
+        "ece": 0.0123,
+    }
+    report = {"sets": {"real_runs": {"scores": scores}}}
+    what, other = page.README_SETS["real_runs"], page.README_SETS["corpus"]
+    old = f"| {what} | 9 | 0.1 | 1% | 0 of 1 | 0.9 |\n| {other} | 313 | 0.90 | 92.7% | 0 of 69 | 0.018 |"
+    readme = f"intro\n{page.README_START}\n{old}\n{page.README_END}\nrest\n"
+    out = page.with_readme_table(readme, report)
+    assert out.startswith(f"intro\n{page.README_START}\n| set |") and "| 9 |" not in out
+    assert f"| {what} | 3 | 0.50 | 66.7% | 1 of 2 | 0.012 |" in out
+    # a set the report did not score (../shared absent) keeps the row last measured
+    assert f"| {other} | 313 | 0.90 | 92.7% | 0 of 69 | 0.018 |" in out
+    assert out.endswith(f"{page.README_END}\nrest\n")
+    # no markers: a README that dropped the table is left alone
+    assert page.with_readme_table("no table here\n", report) == "no table here\n"

@@ -1,13 +1,24 @@
 import json
+import tarfile
+from pathlib import Path
 
 import numpy as np
 import pytest
+from lossforensics.analysis import diagnose_source
 from lossforensics.classifiers.base import Classifier
-from lossforensics.classifiers.diagnose import diagnose, diagnose_all, order_findings
+from lossforensics.classifiers.diagnose import (
+    LIKELY,
+    diagnose,
+    diagnose_all,
+    likely_first,
+    order_findings,
+)
 from lossforensics.classifiers.diagnosis import Diagnosis, Finding, Span
 from lossforensics.classifiers.errors import InputError, InvalidFrameError
 from lossforensics.classifiers.frame import concat_frames, make_frame
 from lossforensics.classifiers.labels import severity_rank
+
+CORPUS = Path(__file__).resolve().parents[2] / "benchmarks" / "corpus" / "corpus.tar.xz"
 
 RNG = np.random.default_rng(11)
 S = np.arange(1000)
@@ -61,6 +72,39 @@ def test_order_findings_breaks_ties_by_confidence():
     b = Finding("plateau", 0.9, None, {}, "b")
     c = Finding("nan", 0.5, Span(0, 1), {}, "c")
     assert [f.summary for f in order_findings([a, b, c])] == ["c", "b", "a"]
+
+
+def test_a_doubtful_finding_follows_every_likely_one_whatever_its_severity():
+    doubtful_overfit = Finding("overfit", LIKELY - 0.1, None, {}, "overfit")
+    likely_spikes = Finding("loss_spikes", 0.8, None, {}, "spikes")
+    likely_nan = Finding("nan", LIKELY, None, {}, "nan")
+    doubtful_plateau = Finding("plateau", 0.2, None, {}, "plateau")
+    ordered = likely_first(
+        order_findings([doubtful_plateau, likely_spikes, doubtful_overfit, likely_nan])
+    )
+    # each group keeps its severity order; at exactly LIKELY a finding counts as likely
+    assert [f.summary for f in ordered] == ["nan", "spikes", "overfit", "plateau"]
+    # all doubtful: the most severe doubtful one still leads
+    assert likely_first([doubtful_overfit, doubtful_plateau])[0] is doubtful_overfit
+
+
+@pytest.fixture(scope="module")
+def unshuffled_corpus_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The own corpus's `unshuffled-jsonl-100008`: a clear sawtooth (unshuffled, 0.9) beside a val
+    loss that drifts up within its noise (overfit, about 0.4)."""
+    root = tmp_path_factory.mktemp("corpus")
+    with tarfile.open(CORPUS) as tar:
+        members = [m for m in tar.getmembers() if "/unshuffled-jsonl-100008/" in m.name]
+        tar.extractall(root, members=members, filter="data")
+    return root / "runs" / "unshuffled-jsonl-100008"
+
+
+def test_a_likely_sawtooth_takes_the_verdict_from_a_doubtful_overfit(unshuffled_corpus_run):
+    [d] = diagnose_source(unshuffled_corpus_run)[1]
+    conf = {f.label: f.confidence for f in d.findings}
+    assert conf["unshuffled"] >= LIKELY > conf["overfit"]
+    # overfit is the more severe label, but the run more likely has the sawtooth
+    assert d.verdict == "unshuffled" and d.labels == ["unshuffled", "overfit"]
 
 
 def test_several_runs_need_diagnose_all_in_order_of_appearance():
