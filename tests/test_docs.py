@@ -162,7 +162,10 @@ def test_the_readme_table_is_rewritten_between_its_markers_only():
     }
     report = {"sets": {"real_runs": {"scores": scores}}}
     what, other = page.README_SETS["real_runs"], page.README_SETS["corpus"]
-    old = f"| {what} | 9 | 0.1 | 1% | 0 of 1 | 0.9 |\n| {other} | 313 | 0.90 | 92.7% | 0 of 69 | 0.018 |"
+    old = (
+        f"| {what} | 9 | 0.1 | 1% | 0 of 1 | 0.9 |\n"
+        f"| {other} | 313 | 0.90 | 92.7% | 0 of 69 | 0.018 |"
+    )
     readme = f"intro\n{page.README_START}\n{old}\n{page.README_END}\nrest\n"
     out = page.with_readme_table(readme, report)
     assert out.startswith(f"intro\n{page.README_START}\n| set |") and "| 9 |" not in out
