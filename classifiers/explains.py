@@ -45,8 +45,13 @@ The table, cause -> consequence, and why it holds in general:
   the training loss before the minimum it rose from (and the mismatch was read from the losses,
   not the scores): the curves moved together, then apart, which is overfitting; a val set unlike
   the training data never follows it.
-- exploding -> oscillating, when the swings' trend rose: a diverged loss bounces at the level it
-  blew up to; the swings are the divergence's.
+- exploding -> oscillating, when the swings' trend rose, or the loss blew up within the first
+  `DIVERGED_EARLY` (a tenth) of the run: a diverged loss bounces at the level it blew up to; the
+  swings are the divergence's.
+- exploding -> unshuffled, when the loss blew up within the first `DIVERGED_EARLY` of the run:
+  the epoch shape is folded from the diverged loss, whose bounce at a huge effective step tracks
+  whatever batch it is on; the divergence is what to fix, and the sawtooth stays readable in
+  its evidence.
 - exploding -> vanishing_gradients, when the loss ended above where it started: gradients that
   shrink while the loss climbs are the blow-up's saturated units (dead ReLUs, saturated gates),
   not a signal that cannot reach the weights; vanishing gradients stall a loss, they do not
@@ -99,6 +104,10 @@ OVERFIT_CLEAR_Z = 2.5
 # A log with 3 restarts or more is a string of appended sessions: one restart is a resume, a
 # run of them sets the curve's up-and-down shape on its own
 MANY_RESTARTS = 3
+
+# A loss that blew up within the first tenth of the run is the diverged loss for nine tenths of
+# it: a pattern read across the run (epoch shape, swings) is read from the divergence
+DIVERGED_EARLY = 0.1
 
 # A restart within this share of the run's logged span of a jump's start is that jump's cause
 # (the two checks place a jump at slightly different steps: a smoothed minimum vs a raw restart)
@@ -192,6 +201,25 @@ def _trend_rose(cause: Finding, effect: Finding) -> bool:
     `trend_progress` below zero): a diverged loss bouncing at its new level."""
     progress = effect.evidence.get("trend_progress")
     return progress is not None and progress < 0
+
+
+def _diverged_from_start(cause: Finding, effect: Finding) -> bool:
+    """exploding explains a pattern read across the run (an epoch sawtooth, swings) when the loss
+    blew up (kind `blow_up`, past exploding's full threshold) within the first `DIVERGED_EARLY`
+    of the run: nearly every point folded or measured is the diverged loss, whose batch-to-batch
+    bounce at a huge effective step makes any fixed batch order show as an epoch shape."""
+    ev = cause.evidence
+    return (
+        ev.get("kind") == "blow_up"
+        and bool(ev.get("rise_full", False))
+        and ev.get("min_fraction", 1.0) <= DIVERGED_EARLY
+    )
+
+
+def _bounces_after_blow_up(cause: Finding, effect: Finding) -> bool:
+    """exploding explains oscillating: the swings' trend rose (`_trend_rose`), or the loss blew
+    up at the run's start and swings at its diverged level (`_diverged_from_start`)."""
+    return _trend_rose(cause, effect) or _diverged_from_start(cause, effect)
 
 
 def _loss_climbed(cause: Finding, effect: Finding) -> bool:
@@ -292,7 +320,13 @@ EXPLAINS: tuple[Explains, ...] = (
         "exploding",
         "oscillating",
         "the loss bounces at the level it blew up to",
-        _trend_rose,
+        _bounces_after_blow_up,
+    ),
+    Explains(
+        "exploding",
+        "unshuffled",
+        "the epoch shape is read from a loss that diverged at the start",
+        _diverged_from_start,
     ),
     Explains(
         "exploding",

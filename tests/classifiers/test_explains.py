@@ -157,6 +157,37 @@ def test_a_blow_up_explains_the_bouncing_at_its_new_level_but_not_swings_that_fe
     assert {f.label for f in apply_explains([blew_up, falling])} == {"exploding", "oscillating"}
 
 
+def test_a_blow_up_at_the_start_explains_the_epoch_shape_and_swings_read_after_it():
+    at_start = _f("exploding", kind="blow_up", rise_full=True, min_fraction=0.01)
+    shape, swings = _f("unshuffled"), _f("oscillating", trend_progress=0.2)
+    kept = apply_explains([at_start, shape, swings])
+    assert [f.label for f in kept] == ["exploding"]
+    assert {e["label"] for e in kept[0].evidence["explains"]} == {"unshuffled", "oscillating"}
+    # a blow-up late in the run leaves the sawtooth and the swings before it their own labels
+    late = _f("exploding", kind="blow_up", rise_full=True, min_fraction=0.6)
+    assert {f.label for f in apply_explains([late, shape, swings])} == {
+        "exploding",
+        "unshuffled",
+        "oscillating",
+    }
+    # a slow divergence is no bounce at a huge step: the sawtooth stays
+    slow = _f("exploding", kind="slow_divergence", rise_full=True, min_fraction=0.01)
+    assert {f.label for f in apply_explains([slow, shape])} == {"exploding", "unshuffled"}
+
+
+def test_diagnose_reads_a_sawtooth_after_an_early_blow_up_as_the_blow_ups():
+    """A warm-up to a huge LR: the loss climbs 10x over the first 8% of the run, then bounces
+    at that level with the same shape every 40-step epoch (a fixed batch order)."""
+    rng = np.random.default_rng(3)
+    steps = np.arange(5, 1255, 5)
+    shape = rng.normal(0, 0.35, 8)
+    loss = 20 * np.exp(shape[(steps % 40) // 5] + rng.normal(0, 0.15, len(steps)))
+    loss[:20] = np.geomspace(2.0, 20, 20) * np.exp(rng.normal(0, 0.05, 20))
+    d = diagnose(frame_of(loss=(steps, loss), epoch=(steps, steps / 40)))
+    assert d.verdict == "exploding" and d.labels == ["exploding"]
+    assert "unshuffled" in {e["label"] for e in d.findings[0].evidence["explains"]}
+
+
 def test_many_restarts_explain_the_swings_but_one_resume_does_not():
     many = apply_explains([_f("resume_discontinuity", restarts=14), _f("oscillating")])
     assert [f.label for f in many] == ["resume_discontinuity"]
