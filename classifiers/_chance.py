@@ -1,11 +1,15 @@
 """A classifier's chance level: the cross-entropy ln(k) of a model predicting uniformly over k
 classes, where an untrained classifier's loss starts. A loss that started there has a reference
-for "high" (underfit) and for "nothing learned" (plateau) that no other number in a log gives.
+for "high" (underfit) and for "nothing learned" (plateau) that no other number in a log gives;
+a short log whose validation loss sat there at every evaluation (`held_at_chance`) learned
+nothing however few points it holds.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from lossforensics.classifiers._align import finite_curve
+from lossforensics.classifiers.run import RunSeries
 
 # on per-step logs (30 points or more) the start is the median of the first 3: one noisy
 # first batch does not set the level everything is measured against
@@ -39,3 +43,46 @@ def chance_of(y: np.ndarray) -> int | None:
     """The class count whose chance level the loss started at: its first logged value (an
     epoch log's first mean) or its start level (the median of a per-step log's first 3)."""
     return chance_classes(float(y[0])) or chance_classes(start_level(y))
+
+
+# a log too short for plateau's course rules is read at chance from 4 evaluations: fewer can sit
+# near ln k by coincidence on their way down
+HELD_MIN_EVALS = 4
+# its median within 0.5% of ln k names k, as a first loss's does (`_CHANCE_TOL`), every evaluation
+# sits within this share of ln k (a loss that merely passes near some ln k on its way down starts
+# well above it), and no logged loss, train or validation, got this share below ln k: a model
+# that learned anything gets its loss a tenth below chance on the examples it now gets right
+HELD_BAND = 0.1
+
+
+def held_at_chance(run: RunSeries) -> dict | None:
+    """A short log whose validation loss sat at a classifier's chance level ln(k) at every one
+    of its `HELD_MIN_EVALS` or more evaluations (their median within `_CHANCE_TOL` of ln k),
+    every evaluation within `HELD_BAND` of it and no training loss `HELD_BAND` below it: after
+    at least one evaluation's worth of training the model still predicts no better than
+    uniformly (or than the class prior), so nothing was learned, however few points were
+    logged. None otherwise."""
+    vx, vy = finite_curve(run, "val_loss")
+    if len(vy) < HELD_MIN_EVALS or not np.all(vy > 0):
+        return None
+    k = chance_classes(float(np.median(vy)))
+    if k is None:
+        return None
+    _, ty = finite_curve(run, "train_loss")
+    floor, ceiling = (1.0 - HELD_BAND) * np.log(k), (1.0 + HELD_BAND) * np.log(k)
+    if not floor <= float(np.min(vy)) <= float(np.max(vy)) <= ceiling:
+        return None
+    if len(ty) and float(np.min(ty)) < floor:
+        return None
+    return {
+        "kind": "held_at_chance",
+        "series": "val",
+        "at_chance": k,
+        "chance_level": float(np.log(k)),
+        "val_median": float(np.median(vy)),
+        "best_kept": float(np.min(vy)) / float(np.log(k)),
+        "evaluations": len(vy),
+        "train_points": len(ty),
+        "first_step": int(vx[0]),
+        "last_step": int(vx[-1]),
+    }

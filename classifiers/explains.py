@@ -20,9 +20,9 @@ The table, cause -> consequence, and why it holds in general:
   what to fix.
 - vanishing_gradients -> plateau, underfit: the loss stops because no gradient reaches the
   weights.
-- plateau (flat from the first step, or never below its first logged level) -> underfit: a loss
-  that never moved did not learn a little and stall; nothing was learned (a wiring bug before
-  a capacity one).
+- plateau (flat from the first step, never below its first logged level, or a short log held
+  at chance level) -> underfit: a loss that never moved did not learn a little and stall;
+  nothing was learned (a wiring bug before a capacity one).
 - underfit -> plateau (stuck after a drop): a model that fits its training data only partly
   stalls high; the stall is how underfitting looks, not a second problem.
 - plateau -> distribution_mismatch, when the loss never got below its first logged value (its
@@ -119,7 +119,7 @@ def _learned_nothing(plateau: Finding) -> bool:
     level (chance): a dip then a climb back (heavy weight decay) did learn, then lost it."""
     kept = plateau.evidence.get("best_kept")
     at_start = kept is not None and kept >= AT_START_LEVEL
-    return plateau.evidence.get("kind") == "flat_from_start" or at_start
+    return plateau.evidence.get("kind") in ("flat_from_start", "held_at_chance") or at_start
 
 
 def _flat_from_start(cause: Finding, effect: Finding) -> bool:

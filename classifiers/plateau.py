@@ -63,6 +63,12 @@ left to its bound, while the training loss fell by a factor of 4 or more
 run is for stopped improving; the training after the stall only memorised (overfit reports that
 beside it, and this finding leads the verdict). Confidence `_HELD_OUT_CONFIDENCE` (0.5): read
 from a few evaluations.
+`held_at_chance` when the log is too short for the rules above (under 5 points of each loss)
+but its validation loss sat at a classifier's chance level at every one of 4 evaluations or more
+(their median within 0.5% of ln k) and no logged loss, training or validation, ever got a tenth
+below ln k (classifiers._chance.held_at_chance): after an evaluation's worth of training the
+model still predicts uniformly, however few points the trainer logged (an HF Trainer logging
+every 500 steps on a small set). Confidence `_FROZEN_CONFIDENCE` (0.6).
 `frozen_predictions` when a bounded held-out score (accuracy, F1, a percentage) read exactly the
 same value at every one of 4 evaluations or more, above 0 and short of converged, and the
 validation loss found no new best after its first third by 5% of its level
@@ -86,7 +92,7 @@ from __future__ import annotations
 import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._align import detrended_noise, finite_curve, floor
-from lossforensics.classifiers._chance import chance_of
+from lossforensics.classifiers._chance import chance_of, held_at_chance
 from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._frozen_predictions import frozen_predictions
 from lossforensics.classifiers._score_stall import (
@@ -510,7 +516,9 @@ class Plateau(Classifier):
         reason = super().skip_reason(run)
         if reason is None or self.judged_role(run) is not None:
             return None
-        return None if frozen_predictions(run) is not None else reason
+        if frozen_predictions(run) is not None or held_at_chance(run) is not None:
+            return None
+        return reason
 
     def judge_frozen(self, m: dict) -> Finding:
         """The held-out score that never changed, beside a validation loss that agrees."""
@@ -528,6 +536,18 @@ class Plateau(Classifier):
             summary,
         )
 
+    def judge_held_at_chance(self, m: dict) -> Finding:
+        """A short log whose validation loss sat at chance level at every evaluation."""
+        summary = (
+            f"The validation loss sat at the chance level of {m['at_chance']} classes "
+            f"(ln {m['at_chance']} = {m['chance_level']:.4g}) at all {m['evaluations']} "
+            f"evaluations (median {m['val_median']:.4g}), and no logged loss got a tenth below "
+            "it: the model predicts no better than uniformly, so nothing was learned."
+        )
+        return Finding(
+            self.label, _FROZEN_CONFIDENCE, Span(m["first_step"], m["last_step"]), m, summary
+        )
+
     def detect(self, run: RunSeries) -> Finding | None:
         ev = self.measure(run)
         curve = None if ev is None else run.curve(f"{ev['series']}_loss")
@@ -537,7 +557,12 @@ class Plateau(Classifier):
             if stall is not None and stood_still(stall):
                 return self.judge_held_out(stall)
             frozen = frozen_predictions(run)
-            return None if frozen is None else self.judge_frozen(frozen)
+            if frozen is not None:
+                return self.judge_frozen(frozen)
+            # only where the rules above had too few points to read the course
+            short = self.judged_role(run) is None
+            at_chance = held_at_chance(run) if short else None
+            return None if at_chance is None else self.judge_held_at_chance(at_chance)
         if self._val_still_improving(run, ev) or _score_still_improving(run):
             return None
         return self.judge(ev, int(curve.steps[-1]))

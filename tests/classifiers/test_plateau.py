@@ -409,3 +409,34 @@ def test_a_loss_that_never_left_its_chance_level_is_a_plateau_not_underfit():
 def test_a_loss_that_fell_a_fifth_below_its_chance_level_learned_something():
     f = judge(Plateau(), run_of(**_at_chance_run(0.2)))
     assert f is None or "at_chance" not in f.evidence
+
+
+def _short_hf_log(val: np.ndarray, train: np.ndarray):
+    """An HF Trainer log of a small set: an evaluation every epoch, a training loss every 500
+    steps (2 points), too few for the course rules."""
+    evals = 294 * np.arange(1, len(val) + 1)
+    return run_of(loss=(np.array([500, 1000]), train), eval_loss=(evals, val))
+
+
+def test_a_short_log_whose_val_sat_at_chance_at_every_evaluation_is_a_plateau():
+    # a binary classifier: train 0.707, 0.695 and eval 0.700 ... 0.671, all at ln 2
+    run = _short_hf_log(np.array([0.700, 0.693, 0.692, 0.6708]), np.array([0.7066, 0.6954]))
+    assert Plateau().skip_reason(run) is None
+    f = judge(Plateau(), run)
+    assert f is not None and f.evidence["kind"] == "held_at_chance"
+    assert f.evidence["at_chance"] == 2 and f.evidence["evaluations"] == 4
+    assert "chance level of 2 classes" in f.summary
+
+
+def test_near_misses_of_a_short_log_at_chance():
+    at_ln2 = np.array([0.700, 0.693, 0.692, 0.6708])
+    train = np.array([0.7066, 0.6954])
+    # three evaluations: too few to tell a level from a pass through it
+    assert judge(Plateau(), _short_hf_log(at_ln2[:3], train)) is None
+    # the training loss got a tenth below chance: the model learned something
+    assert judge(Plateau(), _short_hf_log(at_ln2, np.array([0.70, 0.55]))) is None
+    # a val that came down through ln 3 from far above it, then below it
+    passing = np.array([1.35, 1.1, 1.0986, 1.097, 1.05])
+    assert judge(Plateau(), _short_hf_log(passing, np.array([1.5, 1.2]))) is None
+    # an evaluation a tenth below chance learned
+    assert judge(Plateau(), _short_hf_log(np.array([0.70, 0.69, 0.693, 0.60]), train)) is None
