@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from lossforensics.classifiers._align import finite_curve, trailing_median
 from lossforensics.classifiers.diagnosis import Finding, Span
-from lossforensics.classifiers.metric_mismatch import name_direction
+from lossforensics.classifiers.metric_mismatch import CONVERGED_ROOM, name_direction
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, tail_level
 
@@ -40,8 +40,6 @@ MEMORISED_FALL = float(np.log(4.0))
 # the score is read in thirds of its evaluations: the first is where it got to, the last where
 # it stayed
 _PARTS = 3
-# a bounded score within 5% of its scale of its bound (0.95 accuracy, 5% error) has converged
-CONVERGED_ROOM = 0.05
 # the train level at the stall is the median of its last 5 points up to that evaluation
 _TRAIN_AT_STALL_POINTS = 5
 # the train's end level is the median of its last 5% of points

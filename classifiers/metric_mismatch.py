@@ -54,6 +54,11 @@ read: there is nothing to compare the metric with.
 A metric at its best possible value at every evaluation after the first, or at
 `_SATURATED_SHARE` (90%) of them (100% accuracy, a WER of 0: a tiny or easy validation set), has
 no room to improve: a loss that falls beside it is no disagreement (evidence metric_saturated).
+Nor has one within `CONVERGED_ROOM` (5%) of its scale of that best value at every evaluation after
+the first and still moving there (99.1-99.5% accuracy on an easy binary task): the loss's gain is
+confidence on examples already right (evidence metric_converged). A metric that read one value
+(to `_PINNED_TOL`, 1e-5 of its scale) at 90% of those evaluations is pinned, not converged (pixel
+accuracy at the background's share): its disagreement with the loss stands.
 Known false positives: a metric on a different eval subset than the loss.
 """
 
@@ -197,6 +202,11 @@ _BEST_LOW = (0.0,)
 _PERCENT_TOP = 100.0
 # a metric at its best value at 90% of the evaluations (or all but the first) is saturated
 _SATURATED_SHARE = 0.9
+# a bounded score within 5% of its scale of its bound (0.95 accuracy, 5% error) has converged
+CONVERGED_ROOM = 0.05
+# a score whose evaluations all agree to 1e-5 of its scale read the same value each time (float32
+# printing differs in the 7th digit): pinned, not converged
+_PINNED_TOL = 1e-5
 
 
 def _top(metric: str, score: np.ndarray) -> float | None:
@@ -216,6 +226,23 @@ def _saturated(score: np.ndarray, best: tuple[float, ...]) -> bool:
     disagreement."""
     at_best = np.isin(score, best)
     return bool(at_best[1:].all() or at_best.mean() >= _SATURATED_SHARE)
+
+
+def _converged_throughout(score: np.ndarray, top: float | None, sign: int) -> bool:
+    """A bounded metric within `CONVERGED_ROOM` of its scale of its best end (the bound when
+    higher is better, 0 when lower is) at every evaluation after the first, and still moving
+    there: it had no room to show what the loss gained. A metric that read one value (to
+    `_PINNED_TOL`) at `_SATURATED_SHARE` of those evaluations is not converged but pinned (pixel accuracy at the
+    background's share), measuring nothing the loss could disagree with less."""
+    later = score[1:]
+    if top is None or len(later) < 2:
+        return False
+    # pinned: one value (to _PINNED_TOL) at `_SATURATED_SHARE` of those evaluations
+    _, counts = np.unique(np.round(later / (_PINNED_TOL * top)), return_counts=True)
+    if counts.max() >= _SATURATED_SHARE * len(later):
+        return False
+    room = top - later if sign > 0 else later
+    return bool(np.all(room <= CONVERGED_ROOM * top))
 
 
 def name_direction(metric: str) -> int:
@@ -328,6 +355,9 @@ class MetricMismatch(Classifier):
             # the metric sat at its best possible value at every evaluation (100% accuracy, 0
             # WER): no room to improve, so no disagreement with a loss that still falls
             "metric_saturated": _saturated(score, _BEST_HIGH if sign > 0 else _BEST_LOW),
+            # within CONVERGED_ROOM of its best end at every evaluation after the first (99.4%
+            # accuracy throughout): the loss's gains are confidence on examples already right
+            "metric_converged": _converged_throughout(score, top, sign),
             "loss_min_step": int(vx[i_min]),
             "loss_trend_after_min_tau": after.tau if after else 0.0,
             "loss_trend_after_min_p": after.p_value if after else 1.0,
@@ -378,7 +408,7 @@ class MetricMismatch(Classifier):
             m["metric_gain_z"] >= _METRIC_GAIN_Z and m["metric_gain_rel"] >= self.min_gain
         )
         if loss_better and not metric_better:
-            if m.get("metric_saturated"):
+            if m.get("metric_saturated") or m.get("metric_converged"):
                 return None
             direction, z = "loss_improves", m["loss_gain_z"]
         elif metric_better and m["metric_gain_z"] >= self.min_z and loss_flat:

@@ -125,6 +125,30 @@ def test_accuracy_at_100_percent_after_its_first_evaluation_is_saturated():
     assert judge(MetricMismatch(), run) is None
 
 
+def test_an_accuracy_within_five_points_of_its_bound_throughout_has_no_room_to_disagree():
+    """An easy binary task: val accuracy 0.994 -> 0.991 -> 0.995 ... wobbling within a point of
+    1 at every evaluation while the val loss falls 0.037 -> 0.022 (a real parking-spot CNN was
+    called metric_mismatch at 0.94): the loss's gain is confidence on examples already right."""
+    ep = np.arange(11)
+    loss = np.array([0.0368, 0.0507, 0.0247, 0.022, 0.0236, 0.0227, 0.0226, 0.0245, 0.0258])
+    loss = np.r_[loss, 0.0254, 0.0233]
+    acc = np.array([0.994, 0.9909, 0.995, 0.995, 0.995, 0.995, 0.995, 0.994, 0.994, 0.994, 0.995])
+    run = run_of(val_loss=(ep, loss), val_accuracy=(ep, acc))
+    assert MetricMismatch().measure(run)["metric_converged"]
+    assert judge(MetricMismatch(), run) is None
+
+
+def test_an_accuracy_pinned_at_one_value_is_no_converged_metric():
+    """Pixel accuracy at the background's share, 0.98660713 (float32 printing varies in the 7th
+    digit), at every evaluation while the val loss falls 13x: the metric measures nothing, and
+    that disagreement stays metric_mismatch's."""
+    pinned = 0.98660713 + 1e-7 * RNG.integers(-1, 2, 20)
+    run = run_of(val_loss=(EP, _val_loss()), val_accuracy=(EP, pinned))
+    assert not MetricMismatch().measure(run)["metric_converged"]
+    f = judge(MetricMismatch(), run)
+    assert f is not None and f.evidence["direction"] == "loss_improves"
+
+
 def test_an_accuracy_in_percent_has_its_room_to_100():
     """Val Accuracy 86 -> 92.5 (printed in percent) beside a falling val loss closed half its
     room to 100: it improved, no disagreement (its size, 92, made 2.6 points look like 3%)."""
