@@ -232,8 +232,8 @@ def _converged_throughout(score: np.ndarray, top: float | None, sign: int) -> bo
     """A bounded metric within `CONVERGED_ROOM` of its scale of its best end (the bound when
     higher is better, 0 when lower is) at every evaluation after the first, and still moving
     there: it had no room to show what the loss gained. A metric that read one value (to
-    `_PINNED_TOL`) at `_SATURATED_SHARE` of those evaluations is not converged but pinned (pixel accuracy at the
-    background's share), measuring nothing the loss could disagree with less."""
+    `_PINNED_TOL`) at `_SATURATED_SHARE` of those evaluations is not converged but pinned (pixel
+    accuracy at the background's share): it measures nothing, and disagrees with the loss."""
     later = score[1:]
     if top is None or len(later) < 2:
         return False
