@@ -16,9 +16,14 @@ high; a model too small to learn anything may not move at all, or end a little
 higher). Without the task's reachable loss "high" is a guess, and a loss that fell by 40% or
 more has learnt a good part of what it can: a LoRA fine-tune that halves its loss, or a language
 model converging on a high-entropy text, are healthy runs that keep about half. It stopped
-improving: the second half improved it by under 5%, at under 15% of the rate of the stretch
-before (a knee, not a slow steady descent), or plateau's measurement finds it stuck; and
-validation ends within 15% of training (or below it). A run that barely moved
+improving, or it fits under half of its own training examples: a training accuracy (its name
+says accuracy; a language model's token accuracy is not a share of examples) whose end level
+(median of its last 20%) is under `FITS_UNDER` (half) of its scale gets most of the examples it
+trains on wrong, whether or not the loss still creeps down (a small CNN on CIFAR-10 at 45%
+after 50 epochs); a score at 0 throughout is left out (an unused metric). Stopped improving:
+the second half improved it by under 5%, at under 15% of the rate of the stretch before (a
+knee, not a slow steady descent), or plateau's measurement finds it stuck. And validation ends
+within 15% of training (or below it). A run that barely moved
 (kept at least `near_start`, 80%, of its starting loss: still near its initial, chance-level
 loss) needs no knee: a second half gaining under 5% is stopped enough, whatever the rate before
 it (a model too small or too regularised often creeps from the first step, so it has no knee to
@@ -44,8 +49,10 @@ Known false positives: a train-only fine-tune whose first loss happens to sit at
 a fine-tune that starts near its best loss (little room to fall, so
 "kept half" is normal) and a task whose irreducible loss is high (noisy labels, hard language
 modelling); both look underfit without knowing the loss's floor.
-Evidence: val_logged, chance_classes, score_metric, score_gain_rel (share of its room the val score
-closed, head to tail) and score_gain_z when a val score is logged, start, end, kept (end / start),
+Evidence: val_logged, chance_classes, train_score_metric and train_score_end (its end level
+as a share of its scale) when a training accuracy is logged, score_metric, score_gain_rel
+(share of its room the val score closed, head to tail) and score_gain_z when a val score is
+logged, start, end, kept (end / start),
 improvement (1 - kept), late_gain, val_late_gain, rate_ratio, plateau (bool), val_end, gap_ratio
 ((val end - end) / end), first_step, last_step, stall_step (the middle of the run, where the
 finding's span starts).
@@ -53,9 +60,13 @@ finding's span starts).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from lossforensics.classifiers import signals
+from lossforensics.classifiers._align import finite_curve
 from lossforensics.classifiers._chance import chance_of, start_level
+from lossforensics.classifiers._score_stall import score_scale
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.metric_mismatch import MetricMismatch
@@ -112,6 +123,32 @@ _SCORE_LEARNED_REL = 1 / 3
 _SCORE_LEARNED_Z = 4.0
 # metric_mismatch at its defaults: its measurement (shared through the run) gives the score's gain
 _SCORES = MetricMismatch()
+
+
+# a training accuracy: its name says accuracy (a token accuracy of a language model is no share
+# of examples right: 0.3-0.6 is a healthy fine-tune's)
+_ACCURACY = re.compile(r"(^|[^a-z])acc(uracy)?($|[^a-z])")
+_NOT_EXAMPLES = re.compile(r"token")
+# a model that gets under half of its own training examples right fits less than it misses
+FITS_UNDER = 0.5
+# the training accuracy's end level is the median of its last 20% of points
+_TRAIN_SCORE_END_SHARE = 0.2
+
+
+def train_accuracy_end(run: RunSeries) -> tuple[str, float] | None:
+    """The first training accuracy (a share of examples right, by its name) and its end level
+    as a share of its scale (1, or 100 for a percentage); None without one."""
+    for name in run.metrics("train_score"):
+        low = name.lower()
+        if not _ACCURACY.search(low) or _NOT_EXAMPLES.search(low):
+            continue
+        _, y = finite_curve(run, "train_score", name)
+        if len(y) < _MIN_VAL_POINTS or not np.any(y):
+            continue  # zero throughout: an unused or broken metric as often as a model
+        scale = score_scale(y)
+        if scale is not None:
+            return name, signals.tail_level(y, _TRAIN_SCORE_END_SHARE) / scale
+    return None
 
 
 def _score_learned(ev: dict) -> bool:
@@ -204,7 +241,9 @@ class Underfit(Classifier):
         kept = end / start
         stuck = self._plateau.measure(run)
         scored = _SCORES.measured(run)
+        fitted = train_accuracy_end(run)
         return {
+            **({"train_score_metric": fitted[0], "train_score_end": fitted[1]} if fitted else {}),
             **(
                 {
                     "score_metric": scored["score_metric"],
@@ -237,7 +276,10 @@ class Underfit(Classifier):
         flat_late = ev["late_gain"] < self.max_late_gain
         knee = flat_late and (ev["rate_ratio"] is None or ev["rate_ratio"] <= self.max_rate_ratio)
         barely_moved = flat_late and ev["kept"] >= self.near_start  # no knee to look for
-        stalled = ev["plateau"] or knee or barely_moved
+        # under half of its own training examples right at the end: whether or not the loss
+        # still creeps, the model does not fit its training data
+        fits_under_half = ev.get("train_score_end", 1.0) < FITS_UNDER
+        stalled = ev["plateau"] or knee or barely_moved or fits_under_half
         # a loss stuck flat (plateau's measurement) with validation right on training may have
         # kept only half its start: it stopped learning high, with nothing left to generalise
         if not ev.get("val_logged", True):

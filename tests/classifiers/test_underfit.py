@@ -212,3 +212,33 @@ def test_a_validation_loss_still_falling_over_the_second_half_is_no_underfit():
     m = Underfit().measure(run_of(loss=(EP, train), val_loss=(EP, still)))
     assert m["val_late_gain"] > 0.1
     assert judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, _knee(1.6, 1.12)))) is not None
+
+
+def _slow_creep(train_acc: np.ndarray, name: str = "train_acc"):
+    """A small network on a 10-class set: train and val both creep 3.2 -> 2.35 over 50 epochs,
+    still improving 7% over the second half (no knee, not stalled), with a training accuracy."""
+    ep = np.arange(50)
+    train = 2.3 + 0.9 * np.exp(-ep / 30) + 0.005 * RNG.standard_normal(50)
+    val = train + 0.1 + 0.005 * RNG.standard_normal(50)
+    return run_of(loss=(ep, train), val_loss=(ep, val), **{name: (ep, train_acc)})
+
+
+def test_a_model_that_fits_under_half_of_its_training_examples_is_underfit():
+    ep = np.arange(50)
+    acc = 0.45 - 0.2 * np.exp(-ep / 15)  # 25% -> 45%: most training examples still wrong
+    f = judge(Underfit(), _slow_creep(acc))
+    assert f is not None and f.evidence["train_score_end"] < 0.5
+    assert f.evidence["train_score_metric"] == "train_acc" and f.evidence["late_gain"] > 0.05
+    in_percent = judge(Underfit(), _slow_creep(100 * acc, "Train acc"))
+    assert in_percent is not None and in_percent.evidence["train_score_end"] < 0.5
+
+
+def test_near_misses_of_a_model_fitting_under_half_of_its_training_examples():
+    ep = np.arange(50)
+    # 60% of the training examples right: the creeping loss is read as before (no knee: none)
+    assert judge(Underfit(), _slow_creep(0.6 - 0.2 * np.exp(-ep / 15))) is None
+    # a language model's token accuracy is no share of examples right
+    low = 0.45 - 0.2 * np.exp(-ep / 15)
+    assert judge(Underfit(), _slow_creep(low, "mean_token_accuracy")) is None
+    # a sequence accuracy at 0 throughout is an unused metric as often as a failing model
+    assert judge(Underfit(), _slow_creep(np.zeros(50), "seq_acc")) is None
