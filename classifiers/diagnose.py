@@ -20,8 +20,7 @@ confidence is under `LIKELY` (one half: more often wrong than right) move after 
 they are listed, but a doubtful severe label does not take the verdict from a likely one. The
 verdict is the first finding's label, else "healthy" when a check that reads the loss's course
 could judge the run, else "inconclusive" (too few points, no loss logged: the reasons are in
-`skipped`). The playbook ranks each finding's causes from its
-evidence.
+`skipped`). The playbook ranks each finding's causes from its evidence.
 
 A classifier that raises is a bug in that classifier, not a property of the run: by default it
 costs only its own label (listed in `skipped` with the exception, the traceback logged on the

@@ -15,8 +15,8 @@ simply leaves the prior unchanged):
                  before the NaN, in units of the curve's range), recovered (bool)
     exploding    early (bool), grad_norm_growth (late / early grad norm), ends_nonfinite (bool),
                  sudden (bool: most of the rise in a few points)
-    plateau      kind ('flat_from_start' | 'stuck_after_drop' | 'held_out_stall'), lr_final_ratio
-                 (last / peak LR)
+    plateau      kind ('flat_from_start' | 'stuck_after_drop' | 'held_out_stall' |
+                 'frozen_predictions' | 'held_at_chance'), lr_final_ratio (last / peak LR)
     oscillating  amplitude_ratio (swing / net movement), lag1 (residual autocorrelation)
     loss_spikes  count, series ('train' | 'val'), max_rise_ratio
     unshuffled   epoch_match (bool: period equals the epoch length), strength

@@ -7,7 +7,8 @@ from lossforensics.classifiers.playbook._rules import Evidence, Rule, above, bel
 
 
 def _flat_start(ev: Evidence) -> bool:
-    return ev.get("kind") == "flat_from_start"
+    """Nothing learned from the start: a flat loss, or a short log held at chance level."""
+    return ev.get("kind") in ("flat_from_start", "held_at_chance")
 
 
 def _stuck(ev: Evidence) -> bool:

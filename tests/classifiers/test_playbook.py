@@ -37,6 +37,9 @@ def test_nan_ranking_follows_the_grad_norm():
 def test_plateau_ranking_follows_its_kind():
     flat = rank_causes("plateau", {"kind": "flat_from_start"})
     assert flat[0].probe == "overfit_one_batch" and "gradient" in flat[0].cause
+    # a short log held at chance level learned nothing from the start: the same causes
+    at_chance = rank_causes("plateau", {"kind": "held_at_chance"})
+    assert [c.cause for c in at_chance] == [c.cause for c in flat]
     stuck = rank_causes("plateau", {"kind": "stuck_after_drop", "lr_final_ratio": 0.001})
     assert stuck[0].probe == "lr_range_test"
     # a held-out score's stall beside a falling training loss: the loop works, stop earlier
