@@ -65,7 +65,7 @@ beside it, and this finding leads the verdict). Confidence `_HELD_OUT_CONFIDENCE
 from a few evaluations.
 `held_at_chance` when the log is too short for the rules above (under 5 points of each loss)
 but its validation loss sat at a classifier's chance level at every one of 4 evaluations or more
-(their median within 0.5% of ln k, each within a tenth of it) and no logged loss, training or validation, ever got a tenth
+(their median within 0.5% of ln k, each within a tenth of it) and no training loss got a tenth
 below ln k (classifiers._chance.held_at_chance): after an evaluation's worth of training the
 model still predicts uniformly, however few points the trainer logged (an HF Trainer logging
 every 500 steps on a small set). Confidence `_FROZEN_CONFIDENCE` (0.6).
