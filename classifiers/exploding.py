@@ -24,6 +24,15 @@ worse on held-out data at once; a loss whose definition changed mid-run (a Dice 
 epoch 3) steps up while the model carries on learning; the diagnosis names such a step under
 `set_aside` (its step, its size, the held-out witness). The per-step series is read when the
 loss is also logged per epoch.
+A rise during the learning rate's warm-up counts too (`kind` "warmup_overshoot"): with the LR
+logged and warming up (its peak after its first `_WARMUP_MIN_POINTS` points and at least
+`_WARMUP_MIN_GROWTH` (2x) its first value), the smoothed loss rose to `_WARMUP_RISE` (2x) its best,
+beyond 4x the noise, before the LR's peak (plus `_WARMUP_SLACK` of the run), and the run ended
+`min_rise_log` above its best: the LR became too high on the way up, the way an LR range test's
+curve turns up (a Whisper fine-tune warming up to 1e-4: 0.12 -> 0.31 by the peak, its eval loss
+doubling and never recovering). The end may have come part of the way back as the schedule
+decayed, which the blow-up's bar on the end (a quarter of the initial drop) would not allow.
+Evidence adds warmup_rise, lr_peak_step and lr_peak.
 A loss can diverge downwards too (`kind` "unbounded_fall"): below zero over the last
 `slow_span` of the run, ending `_UNBOUNDED_FACTOR` (100x) the magnitude of its head level or
 more, and still falling (the last `slow_span` made `still_rising` of the fall). Cross-entropy and
@@ -37,7 +46,8 @@ Known false positives: a deliberate schedule that raises the loss (curriculum to
 a new task phase) or a metric that is not a loss; a run resumed from an older checkpoint (the
 resume_discontinuity label explains that better).
 Evidence: min_step, min_level, end_level, rise_log, rise_ratio, rise_full (the finite rise alone
-clears the threshold), kind ('blow_up' | 'slow_divergence' | 'unbounded_fall'), rise_tau,
+clears the threshold), kind ('blow_up' | 'slow_divergence' | 'warmup_overshoot' |
+'unbounded_fall'), rise_tau,
 late_rise_share,
 sudden, early (min_fraction, the minimum's place in the run, 0..1, is small), head_level (the
 level at the start), noise (of the run before its minimum), ends_nonfinite, grad_norm_growth
@@ -103,6 +113,16 @@ _AFTER_JUMP_TAU = -0.3
 _UNBOUNDED_FACTOR = 100.0
 # ... and read with the confidence of a finding with one reading only: the shape alone says it
 _UNBOUNDED_CONFIDENCE = 0.7
+# warm-up overshoot: the loss doubled from its best while the logged LR was still rising to its
+# peak (the LR range test's turn-up, seen in the run itself)...
+_WARMUP_RISE = 2.0
+# ...the LR's peak is the warm-up's end when it comes after this many logged LR points and at
+# least twice the LR's first value (a schedule that starts at its peak has no warm-up)
+_WARMUP_MIN_POINTS = 3
+_WARMUP_MIN_GROWTH = 2.0
+# ...and the loss is read up to the peak's step and this share of the run past it (the LR logged
+# every N steps places the peak within one interval)
+_WARMUP_SLACK = 0.05
 
 
 class Exploding(Classifier):
@@ -166,8 +186,18 @@ class Exploding(Classifier):
         )
         ends_nonfinite = bool(len(curve) and not np.isfinite(curve.values[-1]))
         head = signals.head_level(level, _HEAD_SHARE)
-        if screen and not self._may_explode(
-            low, end, head, min_fraction, rise_log, ends_nonfinite, sudden, late_rise_share
+        # a warm-up overshoot needs only an end `min_rise_log` above the best and a logged LR
+        warmup = (
+            run.has("lr")
+            and rise_log is not None
+            and rise_log >= self.min_rise_log
+            and min_fraction < _LATE_MIN_SHARE
+        )
+        if screen and not (
+            warmup
+            or self._may_explode(
+                low, end, head, min_fraction, rise_log, ends_nonfinite, sudden, late_rise_share
+            )
         ):
             return None
         ev: dict = {
@@ -314,7 +344,7 @@ class Exploding(Classifier):
     def judge(self, ev: dict, last_step: int) -> Finding:
         # the finite rise alone clears the threshold (no discount for a non-finite end)
         ev["rise_full"] = bool(ev["rise_log"] is None or ev["rise_log"] >= self.min_rise_log)
-        ev["kind"] = "blow_up" if self.blew_up(ev) else "slow_divergence"
+        ev["kind"] = self._kind(ev)
         size = (
             (ev["rise_log"] / np.log(_FULL_RISE_RATIO))
             if ev["rise_log"] is not None
@@ -338,7 +368,22 @@ class Exploding(Classifier):
             f"{ev['min_level']:.4g} at step {ev['min_step']}) to about {ev['end_level']:.4g} "
             "and did not come back" + (", ending non-finite." if ev["ends_nonfinite"] else ".")
         )
+        if ev["kind"] == "warmup_overshoot":
+            summary = (
+                f"Training loss (smoothed) rose {times(ev['warmup_rise'])} from its best (about "
+                f"{ev['min_level']:.4g} at step {ev['min_step']}) while the learning rate was "
+                f"still warming up to {ev['lr_peak']:.3g} (its peak, at step "
+                f"{ev['lr_peak_step']}), and ended at about {ev['end_level']:.4g}, {factor} its "
+                "best: the learning rate became too high on the way up."
+            )
         return Finding(self.label, float(confidence), Span(ev["min_step"], last_step), ev, summary)
+
+    def _kind(self, ev: dict) -> str:
+        """blow_up (past the full threshold), warmup_overshoot (the rise came while the LR was
+        warming up, `warmup_overshoot`), else slow_divergence."""
+        if self.blew_up(ev):
+            return "blow_up"
+        return "warmup_overshoot" if "warmup_rise" in ev else "slow_divergence"
 
     def unbounded_fall(self, run: RunSeries) -> dict | None:
         """A loss that fell below zero and kept falling: over the last `slow_span` of the run
@@ -417,6 +462,34 @@ class Exploding(Classifier):
             "redefined mid-run (a new term or weighting), the model did not blow up"
         )
 
+    def warmup_overshoot(self, run: RunSeries, ev: dict) -> dict | None:
+        """The loss (smoothed) rose to `_WARMUP_RISE` times its best, beyond 4x the noise, while
+        the logged learning rate was still warming up to its peak, and the run's end stayed
+        `min_rise_log` above its best: the LR became too high on the way up, as an LR range
+        test's curve turns up. None otherwise, or when the held-out loss says the step up was a
+        redefined loss (`redefined`)."""
+        lr = run.curve("lr")
+        if lr is None or ev.get("rise_log") is None or self.redefined(ev):
+            return None
+        lx, lv = signals.finite_points(lr.steps, lr.values)
+        if len(lv) <= _WARMUP_MIN_POINTS or lv[0] <= 0:
+            return None
+        peak = int(np.argmax(lv))
+        if peak < _WARMUP_MIN_POINTS or lv[peak] < _WARMUP_MIN_GROWTH * lv[0]:
+            return None
+        xs, level = run.smoothed("train_loss")
+        upto = xs <= lx[peak] + _WARMUP_SLACK * np.ptp(xs)
+        if upto.sum() < _WARMUP_MIN_POINTS or not signals.all_positive(level[upto]):
+            return None
+        warm = level[upto]
+        best = int(np.argmin(warm))
+        peak_level = float(np.max(warm[best:]))
+        rise = peak_level / float(warm[best])
+        climbed = peak_level - float(warm[best]) > _NOISE_MULTIPLE * ev["noise"]
+        if rise < _WARMUP_RISE or ev["rise_log"] < self.min_rise_log or not climbed:
+            return None
+        return {"warmup_rise": rise, "lr_peak_step": int(lx[peak]), "lr_peak": float(lv[peak])}
+
     def detect(self, run: RunSeries) -> Finding | None:
         # the verdict does not read the gradient norm: most runs are ruled out without it, and
         # a run that exploded has it added to the course already measured
@@ -424,8 +497,12 @@ class Exploding(Classifier):
         curve = run.curve("train_loss")
         if curve is None:
             return None
-        if ev is None or not self.exploded(ev):
+        warm = None
+        if ev is not None and not self.exploded(ev):
+            warm = self.warmup_overshoot(run, ev)
+        if ev is None or not (self.exploded(ev) or warm is not None):
             fell = self.unbounded_fall(run)
             return None if fell is None else self.judge_unbounded(fell, int(curve.steps[-1]))
+        ev.update(warm or {})
         ev.update(self._grad_growth(run, ev))
         return self.judge(ev, int(curve.steps[-1]))

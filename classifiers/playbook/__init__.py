@@ -14,7 +14,8 @@ simply leaves the prior unchanged):
                  its earlier median), grad_norm_calm (bool), loss_rise_before (rise of the loss
                  before the NaN, in units of the curve's range), recovered (bool)
     exploding    early (bool), grad_norm_growth (late / early grad norm), ends_nonfinite (bool),
-                 sudden (bool: most of the rise in a few points)
+                 sudden (bool: most of the rise in a few points), kind ('blow_up' |
+                 'slow_divergence' | 'warmup_overshoot' | 'unbounded_fall')
     plateau      kind ('flat_from_start' | 'stuck_after_drop' | 'held_out_stall' |
                  'frozen_predictions' | 'held_at_chance'), lr_final_ratio (last / peak LR)
     oscillating  amplitude_ratio (swing / net movement), lag1 (residual autocorrelation)

@@ -100,7 +100,9 @@ NAN = (
 
 # Priors: the learning rate (0.45) and missing clipping (0.4) explain most blow-ups. A sudden
 # rise points at one batch or clipping; a gradient norm grown over 10x at the learning rate; a
-# non-finite end at fp16 overflow; an early rise at the init.
+# non-finite end at fp16 overflow; an early rise at the init; a rise while the LR was still
+# warming up (kind warmup_overshoot) at the learning rate first (+0.4): the warm-up's peak is
+# too high.
 EXPLODING = (
     Rule(
         "a loss with no floor for these targets (labels outside the loss's range, a sign error)",
@@ -155,7 +157,11 @@ EXPLODING = (
             "Add a warmup of a few hundred steps; run an LR range test to find the edge.",
         ),
         "lr_drop",
-        lambda ev: 0.2 * above(ev, "grad_norm_growth", 10.0) + 0.1 * (not flag(ev, "early")),
+        lambda ev: (
+            0.2 * above(ev, "grad_norm_growth", 10.0)
+            + 0.1 * (not flag(ev, "early"))
+            + 0.4 * (ev.get("kind") == "warmup_overshoot")
+        ),
     ),
 )
 

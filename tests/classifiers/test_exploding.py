@@ -161,3 +161,37 @@ def test_the_screen_rules_out_only_runs_the_full_measure_rules_out():
             assert quick == full
             fired += clf.exploded(full)
     assert screened > 50 and fired > 20
+
+
+def _warmup_run(rise: float = 3.0, lr_peak_at: int = 500, constant_lr: bool = False):
+    """A fine-tune logged every 25 steps over 1500: the loss falls 0.8 -> 0.12 by step 150, holds
+    there to step 200, then climbs to `rise` x that best by step 500 and comes part of the way
+    back (to about 1.5x) as the schedule decays; the LR warms up linearly to 1e-4 at
+    `lr_peak_at`, then decays."""
+    rng = np.random.default_rng(5)
+    x = np.arange(25, 1525, 25)
+    best = 0.12
+    fall = np.geomspace(0.8, best, 6)
+    climb = best * (1 + (rise - 1) * np.clip((x - 200) / 300, 0, 1))
+    back = np.where(x > 500, 1.5 * best + (climb - 1.5 * best) * np.exp(-(x - 500) / 300), climb)
+    loss = np.r_[fall, back[6:]] * (1 + 0.02 * rng.standard_normal(len(x)))
+    lr = np.where(x <= lr_peak_at, 1e-4 * x / lr_peak_at, 1e-4 * (1500 - x) / (1500 - lr_peak_at))
+    lr = np.full(len(x), 1e-4) if constant_lr else np.maximum(lr, 1e-7)
+    return run_of(loss=(x, loss), learning_rate=(x, lr))
+
+
+def test_a_loss_that_climbs_while_the_lr_warms_up_is_a_warmup_overshoot():
+    f = judge(Exploding(), _warmup_run())
+    assert f is not None and f.evidence["kind"] == "warmup_overshoot"
+    assert f.evidence["warmup_rise"] >= 2 and f.evidence["lr_peak_step"] == 500
+    assert "warming up" in f.summary
+
+
+def test_near_misses_of_a_warmup_overshoot():
+    # the same course with no warm-up logged (a constant LR): its end, 1.5x its best, is under
+    # a quarter of the initial drop above it, which a blow-up needs
+    assert judge(Exploding(), _warmup_run(constant_lr=True)) is None
+    # a rise to 1.6x during the warm-up is the noise of a fine-tune settling, not an overshoot
+    assert judge(Exploding(), _warmup_run(rise=1.6)) is None
+    # the LR peaked at step 75, before the loss turned up: the rise came while the LR decayed
+    assert judge(Exploding(), _warmup_run(lr_peak_at=75)) is None
