@@ -497,10 +497,9 @@ class Exploding(Classifier):
         curve = run.curve("train_loss")
         if curve is None:
             return None
-        warm = None
-        if ev is not None and not self.exploded(ev):
-            warm = self.warmup_overshoot(run, ev)
-        if ev is None or not (self.exploded(ev) or warm is not None):
+        exploded = ev is not None and self.exploded(ev)
+        warm = None if ev is None or exploded else self.warmup_overshoot(run, ev)
+        if ev is None or not (exploded or warm is not None):
             fell = self.unbounded_fall(run)
             return None if fell is None else self.judge_unbounded(fell, int(curve.steps[-1]))
         ev.update(warm or {})

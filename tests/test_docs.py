@@ -20,12 +20,17 @@ README = REPO / "README.md"
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
-def _hook(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"_docs_hook_{name}", DOCS / "_hooks" / name)
+def _load(path: Path, name: str) -> ModuleType:
+    """A script that is no package module (a docs hook, a benchmark), loaded from its file."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _hook(name: str) -> ModuleType:
+    return _load(DOCS / "_hooks" / name, f"_docs_hook_{name}")
 
 
 @pytest.fixture(scope="module")
@@ -112,13 +117,7 @@ def test_the_api_reference_tree_mirrors_the_installed_layout(tmp_path):
 
 
 def _accuracy_page() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "_accuracy_page", REPO / "benchmarks" / "accuracy_page.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load(REPO / "benchmarks" / "accuracy_page.py", "_accuracy_page")
 
 
 def _per_set_rows(page: str) -> dict[str, list[str]]:
