@@ -47,6 +47,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from lossforensics.classifiers.errors import (
@@ -378,8 +379,6 @@ class WorkerPool:
 
     def _exchange(self, worker: _Worker, fn: Callable[..., Any], args: tuple) -> bytes:
         limits = self.limits
-        from multiprocessing.reduction import ForkingPickler
-
         worker.conn.send_bytes(ForkingPickler.dumps((fn, args)))  # what Connection.send writes
         start = time.monotonic()
         while not worker.conn.poll(POLL_SECONDS):

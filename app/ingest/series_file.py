@@ -299,7 +299,7 @@ def _read_one(path: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool
             parsed = _numbers(line)
             if parsed is not None and shape is None:
                 shape = parsed.shape
-            if parsed is None or (parsed.ctr is not None, len(parsed.values)) != shape:
+            if parsed is None or parsed.shape != shape:
                 if not (number == 1 and _is_title(line)):
                     warns.add(f"not a number: skipped ({line[:60]!r})", line=number, kind="skip")
                 continue
