@@ -204,6 +204,11 @@ def metric_words(tokens: Sequence[str]) -> set[str]:
     return words
 
 
+def name_words(metric: str) -> set[str]:
+    """The metric words of a name as role inference reads them: `trainAcc` -> {train, acc}."""
+    return metric_words(_tokens(metric))
+
+
 # words that say when a quantity was logged rather than what it is (`epoch_accuracy`)
 _GRANULARITY_TOKENS = {"epoch", "step"}
 

@@ -60,8 +60,6 @@ finding's span starts).
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._align import finite_curve
@@ -72,6 +70,7 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.metric_mismatch import MetricMismatch
 from lossforensics.classifiers.numbers import change, num
 from lossforensics.classifiers.plateau import Plateau
+from lossforensics.classifiers.roles import name_words
 from lossforensics.classifiers.run import RunSeries
 
 # the finite train loss needs 6 points: a start, a middle span and an end span to compare
@@ -127,8 +126,8 @@ _SCORES = MetricMismatch()
 
 # a training accuracy: its name says accuracy (a token accuracy of a language model is no share
 # of examples right: 0.3-0.6 is a healthy fine-tune's)
-_ACCURACY = re.compile(r"(^|[^a-z])acc(uracy)?($|[^a-z])")
-_NOT_EXAMPLES = re.compile(r"token")
+_ACCURACY_WORDS = frozenset({"acc", "accuracy", "accs", "accuracies", "acc1", "acc5"})
+_NOT_EXAMPLES = "token"
 # a model that gets under half of its own training examples right fits less than it misses
 FITS_UNDER = 0.5
 # the training accuracy's end level is the median of its last 20% of points
@@ -139,8 +138,8 @@ def train_accuracy_end(run: RunSeries) -> tuple[str, float] | None:
     """The first training accuracy (a share of examples right, by its name) and its end level
     as a share of its scale (1, or 100 for a percentage); None without one."""
     for name in run.metrics("train_score"):
-        low = name.lower()
-        if not _ACCURACY.search(low) or _NOT_EXAMPLES.search(low):
+        words = name_words(name)
+        if not words & _ACCURACY_WORDS or _NOT_EXAMPLES in words:
             continue
         _, y = finite_curve(run, "train_score", name)
         if len(y) < _MIN_VAL_POINTS or not np.any(y):
