@@ -496,21 +496,11 @@ class RunSeries:
                     order[role] = [finest.metric, *(n for n in names if n != finest.metric)]
             if not order:
                 return None
-            return self.ranked_first({role: names[0] for role, names in order.items()})
+            view = RunSeries(self.frame, in_order=True)
+            view.__dict__["_by_role"] = {**self._by_role, **order}  # `_by_role`, ranked anew
+            return view
 
         return self.measured(("finest_view",), compute)
-
-    def ranked_first(self, firsts: dict[str, str]) -> RunSeries:
-        """A view of the same rows whose primary, for each role in `firsts`, is the metric named
-        there (the role's other metrics keep their order)."""
-        view = RunSeries(self.frame, in_order=True)
-        view.__dict__["_by_role"] = {  # `_by_role`, ranked anew
-            role: [firsts[role], *(n for n in names if n != firsts[role])]
-            if role in firsts
-            else names
-            for role, names in self._by_role.items()
-        }
-        return view
 
 
 def _replays(steps: np.ndarray, values: np.ndarray, segments: np.ndarray) -> np.ndarray:

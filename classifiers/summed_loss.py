@@ -110,10 +110,15 @@ def summed_view(run: RunSeries) -> tuple[RunSeries, list[str]] | None:
         [frame, *(a.astype(frame.dtypes.to_dict()) for a in added)], ignore_index=True
     )
     merged = merged.sort_values("seq", kind="stable").reset_index(drop=True)
-    sums = {str(a["role"].iloc[0]): str(a["metric"].iloc[0]) for a in added}
-    notes = [
-        f"the {role.replace('_', ' ')} is logged only as its parts: the checks read their sum, "
-        f"{name} (the loss the trainer minimises)"
-        for role, name in sums.items()
-    ]
-    return RunSeries(merged, in_order=True).ranked_first(sums), notes
+    view = RunSeries(merged, in_order=True)
+    ranked = dict(view._by_role)
+    notes = []
+    for a in added:
+        role, name = str(a["role"].iloc[0]), str(a["metric"].iloc[0])
+        ranked[role] = [name, *(n for n in ranked[role] if n != name)]
+        notes.append(
+            f"the {role.replace('_', ' ')} is logged only as its parts: the checks read their "
+            f"sum, {name} (the loss the trainer minimises)"
+        )
+    view.__dict__["_by_role"] = ranked  # `_by_role`, ranked anew: the sum first
+    return view, notes
