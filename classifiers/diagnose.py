@@ -4,9 +4,6 @@ attached.
     diagnosis = diagnose(frame)                  # a frame holding exactly one run
     diagnoses = diagnose_all(frame)              # one Diagnosis per run, in order of appearance
 
-A run that logs its training or validation loss only as parts (Ultralytics' box, cls and dfl
-losses, no total) is judged on their sum (classifiers.summed_loss; a note in `warnings` says
-so), while the diagnosis's `metrics` list what was logged.
 For each registered classifier: `skip_reason(run)` decides whether it can judge the run, else
 `detect(run)` may return a Finding. A run whose primary series is too short for a classifier
 but that logs the same quantity more finely (Lightning's `train_loss_step` beside a few
@@ -51,7 +48,6 @@ from lossforensics.classifiers.labels import HEALTHY, INCONCLUSIVE, severity_ran
 from lossforensics.classifiers.playbook import attach_causes
 from lossforensics.classifiers.registry import all_classifiers
 from lossforensics.classifiers.run import RunSeries, split_runs
-from lossforensics.classifiers.summed_loss import summed_view
 
 log = logging.getLogger("lossforensics.classifiers")
 
@@ -131,11 +127,6 @@ def diagnose_run(
     skipped: list[Skipped] = []
     set_aside: list[SetAside] = []
     chosen = list(classifiers) if classifiers is not None else all_classifiers()
-    logged, notes = run, [str(w) for w in (warnings or ())]
-    summed = summed_view(run)
-    if summed is not None:  # a loss logged only as its parts is judged on their sum
-        run, said = summed
-        notes.extend(said)
     for clf in chosen:
         view = run
         reason = clf.skip_reason(run)
@@ -171,6 +162,7 @@ def diagnose_run(
     # one problem, one finding: its cause; a cause leads the consequence it stands beside; a
     # doubtful finding leads no likely one
     findings = likely_first(apply_leads(apply_explains(order_findings(findings))))
+    notes = [str(w) for w in (warnings or ())]
     if run.carried_on is not None:
         sessions = len(np.unique(run.segments()))
         notes.append(
@@ -202,7 +194,7 @@ def diagnose_run(
         verdict=verdict,
         findings=findings,
         skipped=sorted(skipped, key=lambda s: severity_rank(s.label)),
-        metrics=logged.measured("metric_infos", lambda: metric_infos(logged)),
+        metrics=run.measured("metric_infos", lambda: metric_infos(run)),
         source=dict(source) if source else {"format": None, "files": []},
         warnings=notes,
         set_aside=sorted(unaccounted(set_aside, findings), key=lambda s: severity_rank(s.label)),
