@@ -29,8 +29,10 @@ A key holds no sentence end: the words before one are prose (`Epoch 3 finished. 
 and `Training done. Best AUC: 0.95` read `Avg loss` and `Best AUC`).
 
 No silent guesses: a text is taken only when the style finds a loss-like series (a train or
-val loss with at least two points); otherwise UnknownFormatError says that no training metrics
-were recognised, how many lines were looked at and which styles were tried. The result's
+val loss with at least two points; a split that names no loss but a bare `total` or an error it
+minimises has that as its loss, as in every reader's frame, on lines with a counter only);
+otherwise UnknownFormatError says that no training metrics were recognised, how many lines were
+looked at and which styles were tried. The result's
 `detail` names the style ("console log, keras verbose 2"), the step axis and the lines
 skipped. Sessions appended into one file (a restart header, a train step that goes back) stay
 in one run, in order, as the other readers keep them; `segments()` returns each point's

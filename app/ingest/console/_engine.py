@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from lossforensics.classifiers.roles import infer_role
+from lossforensics.classifiers.roles import errors_as_losses, infer_role
 from lossforensics.ingest._steps import counts_within_epoch
 from lossforensics.ingest.console._columns import is_constant, release_freed_memory
 from lossforensics.ingest.console._parser import REC_FIELDS as _REC_FIELDS
@@ -448,6 +448,15 @@ def _roles(style: Style, names: list[str]) -> dict[str, str]:
         else:
             if name.startswith(("epoch/", "summary/")):
                 out[name] = "other"
+    if style.needs_counter:
+        # a log that names no loss but its objective (a bare `total`, an `mse`) is read as every
+        # other reader's frame reads it (roles.errors_as_losses); a text with no counter is too
+        # loose for it: a `total: 5` there is no evidence of training
+        inferred = [out.get(name) or infer_role(name) for name in names]
+        promoted = errors_as_losses(names, inferred)
+        for name, before, after in zip(names, inferred, promoted, strict=True):
+            if after != before:
+                out[name] = after
     return out
 
 

@@ -120,6 +120,29 @@ def test_prose_is_refused_with_what_was_looked_at(tmp_path):
         read_stream(io.BytesIO(path.read_bytes()), name="notes.txt")
 
 
+def test_a_log_that_names_its_objective_total_reads_it_as_the_loss(tmp_path):
+    """A script printing `[epoch: 79/200, iter: 25/448] total: 1.02` names no loss but its
+    objective: read as the training loss, as every other reader's frame reads a bare total."""
+    lines = [
+        f"[epoch: {e}/200, iter: {i}/448] total: {1.0 - 0.01 * e + 0.001 * i / 25:.6f}"
+        for e in range(79, 82)
+        for i in range(0, 448, 25)
+    ]
+    path = tmp_path / "train.out"
+    path.write_text("\n".join(["Networks initialized", *lines, "learning rate = 0.0001"]) + "\n")
+    result = load_run(path)
+    roles = dict(result.frame.groupby("metric", observed=True)["role"].first())
+    assert roles["total"] == "train_loss"
+    assert (result.frame["metric"] == "total").sum() == len(lines)
+
+
+def test_totals_on_lines_without_a_counter_are_not_a_training_log(tmp_path):
+    path = tmp_path / "summary.txt"
+    path.write_text("".join(f"Report {k}\ntotal: {k * 3}\n" for k in range(6)))
+    with pytest.raises(UnknownFormatError):
+        load_run(path)
+
+
 def test_a_warning_stderr_wrote_into_a_printed_line_does_not_hide_its_metrics():
     """ssd.pytorch prints `iter N || Loss: x || ` without ending the line, so the next stderr
     warning lands after it: the warning goes to a line of its own, the loss stays."""
