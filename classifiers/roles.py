@@ -27,21 +27,26 @@ ROLES: tuple[str, ...] = (
 )
 
 # split words, with the two-letter abbreviations of a printed table (`tr_loss`, `va_loss`,
-# `te_acc`)
+# `te_acc`), and the verbs a script prints them as (`Epoch 3 evaluated with loss: 0.41`)
 _VAL_TOKENS = {
     "val",
     "valid",
     "validation",
+    "validated",
+    "validating",
     "eval",
     "evaluation",
+    "evaluated",
+    "evaluating",
     "test",
     "dev",
     "holdout",
     "va",
     "te",
 }
-# CatBoost names the training set `learn` (`learn: 0.6871  test: 0.6879`)
-_TRAIN_TOKENS = {"train", "training", "trn", "tr", "learn"}
+# CatBoost names the training set `learn` (`learn: 0.6871  test: 0.6879`); a script prints
+# `Epoch 3 trained with loss: 0.52`
+_TRAIN_TOKENS = {"train", "training", "trained", "trn", "tr", "learn"}
 # COCO's average precision (`val_AP`, `AP50`; by object size `APs`, `APm`, `APl`)
 _AVERAGE_PRECISION = frozenset({"ap", "ap50", "ap75", "aps", "apm", "apl"})
 # of the held-out splits, the test set's words: beside a validation split, not the one tuned on

@@ -168,6 +168,10 @@ def test_split_context_makes_val():
         ("loss0", "train_loss"),
         ("val_loss1", "val_loss"),
         ("acc0", "other"),
+        # the verbs a script prints its splits as
+        ("evaluated with loss", "val_loss"),
+        ("validating loss", "val_loss"),
+        ("trained with loss", "train_loss"),
     ],
 )
 def test_infer_role(name, role):

@@ -26,7 +26,10 @@ Loss: 0.41, Accuracy: 0.87`) is that split's score (`Validation/Accuracy`).
 An epoch printed on a line of its own (`Epoch 3/10`) is the epoch of the batch or step lines
 after it that print none.
 A key holds no sentence end: the words before one are prose (`Epoch 3 finished. Avg loss: 0.5`
-and `Training done. Best AUC: 0.95` read `Avg loss` and `Best AUC`).
+and `Training done. Best AUC: 0.95` read `Avg loss` and `Best AUC`). A full stop that ends a
+sentence ends the value before it (`trained with loss: 0.0197. The running time is 4073.9.`); a
+full stop followed by more of the token does not (`1.2.3` is no value). A split printed as a verb
+(`evaluated with loss`, `validating`, `trained`) names its split as the noun does.
 
 No silent guesses: a text is taken only when the style finds a loss-like series (a train or
 val loss with at least two points; a split that names no loss but a bare `total` or an error it

@@ -17,11 +17,12 @@ from functools import lru_cache
 
 from lossforensics.classifiers.roles import infer_role
 
+# a held-out split's word, or the verb a script prints it as (`evaluated with loss: 0.41`)
 _HELD_OUT = re.compile(
-    r"(?<![A-Za-z])([Vv]al(?:id(?:ation)?)?|VAL|[Ee]val(?:uation)?|EVAL|[Tt]est|TEST|[Dd]ev|DEV)"
-    r"(?![a-z])"
+    r"(?<![A-Za-z])([Vv]al(?:id(?:at(?:ion|ed|ing))?)?|VAL|[Ee]val(?:uat(?:ion|ed|ing))?|EVAL"
+    r"|[Tt]est|TEST|[Dd]ev|DEV)(?![a-z])"
 )
-_TRAIN = re.compile(r"(?<![A-Za-z])(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?)(?![a-z])")
+_TRAIN = re.compile(r"(?<![A-Za-z])(?:[Tt]rain(?:ing|ed)?|TRAIN(?:ING|ED)?)(?![a-z])")
 
 
 def held_out_prefixes(keys: list[str]) -> list[str]:

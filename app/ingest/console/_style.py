@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 # A number as training scripts print it: 12, -0.5, .5, 1e-4, 1.0E+00, nan, inf, -Infinity.
 NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[nN]a[nN]|[iI]nf(?:inity)?)"
-# a number ends here: not '0s', not '0:10:00', not '3/20'; a colon after it ends it when no
-# digit follows (`Accuracy=10.99: 100%|...`, a value before a tqdm bar)
-_END = r"(?![\w./]|:\d)"
+# a number ends here: not '0s', not '0:10:00', not '3/20', not '1.2.3'; a colon after it ends it
+# when no digit follows (`Accuracy=10.99: 100%|...`, a value before a tqdm bar), and so does a
+# full stop that ends a sentence (`loss: 0.0197. The running time is 4073.9.`)
+_END = r"(?![\w/]|\.\S|:\d)"
 # a count out of a total printed before its percentage (`Accuracy: 9836/10000 (98%)`, PyTorch's
 # MNIST example): the percentage is the value
 _COUNT_OF = r"(?:\d+\s*/\s*\d+\s*\(\s*(?=[-+\d.]+\s*%\s*\)))?"

@@ -136,6 +136,35 @@ def test_a_log_that_names_its_objective_total_reads_it_as_the_loss(tmp_path):
     assert (result.frame["metric"] == "total").sum() == len(lines)
 
 
+def test_a_value_that_ends_a_sentence_is_read_and_a_split_verb_names_its_split():
+    """A script printing whole sentences: `Epoch 0 trained with loss: 0.0197. The running time
+    is 4073.9.` and `Epoch 0 evaluated with loss: 0.00034, dice score: 1.1e-05. ...`: the full
+    stop ends the number, and `evaluated` names the held-out split of the loss and the score
+    printed after it."""
+    lines = []
+    for e in range(6):
+        lines.append(
+            f"Epoch {e} trained with loss: {0.02 / (e + 1):.6f}. The running time is 40.5."
+        )
+        lines.append(
+            f"Epoch {e} evaluated with loss: {0.0003 + 0.00001 * e:.6f}, dice score: "
+            f"{1e-5 * (e + 1):.3e}. The running time is 7.1."
+        )
+    result = read_stream(io.BytesIO("\n".join(lines).encode()), name="train.out")
+    roles = dict(result.frame.groupby("metric", observed=True)["role"].first())
+    assert roles["trained with loss"] == "train_loss"
+    assert roles["evaluated with loss"] == "val_loss"
+    assert roles["evaluated/dice score"] == "val_score"
+    _, train = _series(result, "trained with loss")
+    assert train == [round(0.02 / (e + 1), 6) for e in range(6)]
+
+
+def test_a_version_number_is_not_read_as_its_first_part():
+    lines = [f"Epoch {e} loss: {1.0 / (e + 1):.3f} ckpt: 1.2.{e}" for e in range(4)]
+    result = read_stream(io.BytesIO("\n".join(lines).encode()), name="t.log")
+    assert "ckpt" not in set(result.frame["metric"].astype(str))
+
+
 def test_totals_on_lines_without_a_counter_are_not_a_training_log(tmp_path):
     path = tmp_path / "summary.txt"
     path.write_text("".join(f"Report {k}\ntotal: {k * 3}\n" for k in range(6)))
