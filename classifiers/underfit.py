@@ -37,6 +37,13 @@ Dice or Jaccard loss barely leaves 1 while the accuracy climbs 0.56 -> 0.82. A v
 that still gained `_VAL_STILL_GAINING` (10%) of its level over the second half (middle to end)
 has not stopped improving either, however the training loss reads (its noise, a warm-up still
 raising the learning rate): both curves must have flattened.
+A loss that flattens while its LR anneals toward zero stopped because its steps shrank: the
+LR's mean over the second half of the run under `_ANNEALED` (a third) of its peak (a cosine or
+linear decay to zero averages a quarter to a third there) makes the stall the schedule's, and
+"high" alone, without a reference, is a guess. Such a run is called underfit only on a direct
+measure of poor fit: a training accuracy under `FITS_UNDER`, or a chance-level start. (A
+stall under an annealed LR that is still worth naming is plateau's, which reads the flat
+stretch itself, or lr_decayed_too_early's when the decay came early.)
 Without a validation loss "high and close" cannot be read, so the run is skipped, unless the
 training loss started at a classifier's chance level: its first logged value (or its start
 level) within 0.5% of ln(k) (classifiers._chance) for k = 2..10 classes, the cross-entropy of a
@@ -49,7 +56,8 @@ Known false positives: a train-only fine-tune whose first loss happens to sit at
 a fine-tune that starts near its best loss (little room to fall, so
 "kept half" is normal) and a task whose irreducible loss is high (noisy labels, hard language
 modelling); both look underfit without knowing the loss's floor.
-Evidence: val_logged, chance_classes, train_score_metric and train_score_end (its end level
+Evidence: lr_late_share (the LR's mean over the second half over its peak; None without an
+LR), val_logged, chance_classes, train_score_metric and train_score_end (its end level
 as a share of its scale) when a training accuracy is logged, score_metric, score_gain_rel
 (share of its room the val score closed, head to tail) and score_gain_z when a val score is
 logged, start, end, kept (end / start),
@@ -150,6 +158,21 @@ def train_accuracy_end(run: RunSeries) -> tuple[str, float] | None:
     return None
 
 
+# the LR over the second half averaging under a third of its peak: annealed (a cosine or linear
+# decay to zero averages a quarter to a third of its peak there), so the loss's steps shrank
+_ANNEALED = 1 / 3
+
+
+def _lr_late_share(run: RunSeries, x: np.ndarray) -> float | None:
+    """The LR's mean over the second half of the training loss's span, as a share of its peak;
+    None without a logged LR."""
+    lx, ly = finite_curve(run, "lr")
+    if len(ly) < _MIN_VAL_POINTS or np.max(ly) <= 0:
+        return None
+    late = ly[lx >= x[0] + 0.5 * (x[-1] - x[0])]
+    return float(np.mean(late) / np.max(ly)) if len(late) else None
+
+
 def _score_learned(ev: dict) -> bool:
     """A val score closed `_SCORE_LEARNED_REL` of its room by `_SCORE_LEARNED_Z` sigmas: the
     model fits, and a loss that kept most of its start says more about its scale than the fit."""
@@ -242,6 +265,7 @@ class Underfit(Classifier):
         scored = _SCORES.measured(run)
         fitted = train_accuracy_end(run)
         return {
+            "lr_late_share": _lr_late_share(run, x),
             **({"train_score_metric": fitted[0], "train_score_end": fitted[1]} if fitted else {}),
             **(
                 {
@@ -290,6 +314,9 @@ class Underfit(Classifier):
             ev["plateau"] and ev.get("val_logged", True) and abs(ev["gap_ratio"]) <= self.tight_gap
         )
         low = self.min_kept_stuck if stuck_tight else self.min_kept
+        annealed = (ev.get("lr_late_share") or 1.0) < _ANNEALED
+        if annealed and not fits_under_half and ev.get("chance_classes") is None:
+            return False
         return (
             not _score_learned(ev)
             and ev.get("val_late_gain", 0.0) < _VAL_STILL_GAINING

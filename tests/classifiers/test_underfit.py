@@ -242,3 +242,28 @@ def test_near_misses_of_a_model_fitting_under_half_of_its_training_examples():
     assert judge(Underfit(), _slow_creep(low, "mean_token_accuracy")) is None
     # a sequence accuracy at 0 throughout is an unused metric as often as a failing model
     assert judge(Underfit(), _slow_creep(np.zeros(50), "seq_acc")) is None
+
+
+def _knee_under_schedule(lr: np.ndarray, **extra: tuple[np.ndarray, np.ndarray]):
+    """Train and val high and close after an early knee (the classic underfit shape), with the
+    LR logged beside them; started off any chance level ln(k), which would be a reference."""
+    train, val = _knee(1.75, 1.2), _knee(1.75, 1.22)
+    return run_of(loss=(EP, train), val_loss=(EP, val), learning_rate=(EP, lr), **extra)
+
+
+def test_a_loss_that_flattens_as_its_lr_anneals_to_zero_is_not_called_underfit():
+    # a linear decay to zero: the second half runs at a quarter of the peak on average, so the
+    # flattening is the schedule's, and "high" alone has no reference
+    annealed = 1e-3 * (1 - EP / EP[-1])
+    f = judge(Underfit(), _knee_under_schedule(annealed))
+    assert f is None
+    # the same curves at a constant LR stopped on their own: underfit
+    constant = judge(Underfit(), _knee_under_schedule(np.full(len(EP), 1e-3)))
+    assert constant is not None and constant.evidence["lr_late_share"] == pytest.approx(1.0)
+
+
+def test_an_annealed_run_that_fits_under_half_of_its_examples_is_still_underfit():
+    annealed = 1e-3 * (1 - EP / EP[-1])
+    acc = 0.40 - 0.15 * np.exp(-EP / 3)
+    f = judge(Underfit(), _knee_under_schedule(annealed, train_acc=(EP, acc)))
+    assert f is not None and f.evidence["lr_late_share"] < 1 / 3
