@@ -38,8 +38,9 @@ that still gained `_VAL_STILL_GAINING` (10%) of its level over the second half (
 has not stopped improving either, however the training loss reads (its noise, a warm-up still
 raising the learning rate): both curves must have flattened.
 A loss that flattens while its LR anneals toward zero stopped because its steps shrank: the
-LR's mean over the second half of the run under `_ANNEALED` (a third) of its peak (a cosine or
-linear decay to zero averages a quarter to a third there) makes the stall the schedule's, and
+LR's mean over the second half of the run under `_ANNEALED` (a third) of its peak (a linear
+decay to zero averages a quarter of its peak there, a cosine one a fifth) makes the stall the
+schedule's, and
 "high" alone, without a reference, is a guess. Such a run is called underfit only on a direct
 measure of poor fit: a training accuracy under `FITS_UNDER`, or a chance-level start. (A
 stall under an annealed LR that is still worth naming is plateau's, which reads the flat
@@ -158,8 +159,8 @@ def train_accuracy_end(run: RunSeries) -> tuple[str, float] | None:
     return None
 
 
-# the LR over the second half averaging under a third of its peak: annealed (a cosine or linear
-# decay to zero averages a quarter to a third of its peak there), so the loss's steps shrank
+# the LR over the second half averaging under a third of its peak: annealed (a linear decay to
+# zero averages a quarter of its peak there, a cosine one a fifth), so the loss's steps shrank
 _ANNEALED = 1 / 3
 
 
@@ -314,7 +315,8 @@ class Underfit(Classifier):
             ev["plateau"] and ev.get("val_logged", True) and abs(ev["gap_ratio"]) <= self.tight_gap
         )
         low = self.min_kept_stuck if stuck_tight else self.min_kept
-        annealed = (ev.get("lr_late_share") or 1.0) < _ANNEALED
+        share = ev.get("lr_late_share")
+        annealed = share is not None and share < _ANNEALED
         if annealed and not fits_under_half and ev.get("chance_classes") is None:
             return False
         return (

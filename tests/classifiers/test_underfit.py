@@ -267,3 +267,9 @@ def test_an_annealed_run_that_fits_under_half_of_its_examples_is_still_underfit(
     acc = 0.40 - 0.15 * np.exp(-EP / 3)
     f = judge(Underfit(), _knee_under_schedule(annealed, train_acc=(EP, acc)))
     assert f is not None and f.evidence["lr_late_share"] < 1 / 3
+
+
+def test_an_lr_annealed_all_the_way_to_zero_counts_as_annealed():
+    # a second half logged at exactly 0 (a step schedule's last cut, rounded): share 0, annealed
+    cut = np.where(EP < 8, 1e-3, 0.0)
+    assert judge(Underfit(), _knee_under_schedule(cut)) is None
