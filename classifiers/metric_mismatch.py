@@ -58,7 +58,12 @@ Nor has one within `CONVERGED_ROOM` (5%) of its scale of that best value at ever
 the first and still moving there (99.1-99.5% accuracy on an easy binary task): the loss's gain is
 confidence on examples already right (evidence metric_converged). A metric that read one value
 (to `_PINNED_TOL`, 1e-5 of its scale) at 90% of those evaluations is pinned, not converged (pixel
-accuracy at the background's share): its disagreement with the loss stands.
+accuracy at the background's share): its disagreement with the loss stands. The same holds for
+every other val score of the loss: when the paired score shows no disagreement, a second score
+pinned at one value (not its best) beside a loss that improved by the 'loss_improves' bars is
+the finding (a validation accuracy frozen at 0.0135 while the loss falls 60% and the Dice
+climbs: that metric is not computed on what the model predicts, or the model predicts one class
+for every example); evidence metric_pinned.
 Known false positives: a metric on a different eval subset than the loss.
 """
 
@@ -228,6 +233,14 @@ def _saturated(score: np.ndarray, best: tuple[float, ...]) -> bool:
     return bool(at_best[1:].all() or at_best.mean() >= _SATURATED_SHARE)
 
 
+def _pinned(score: np.ndarray) -> bool:
+    """One value (to `_PINNED_TOL` of its scale) at `_SATURATED_SHARE` of the evaluations: the
+    metric did not move at all."""
+    unit = _PINNED_TOL * max(float(np.max(np.abs(score))), TINY)
+    _, counts = np.unique(np.round(score / unit), return_counts=True)
+    return bool(counts.max() >= _SATURATED_SHARE * len(score))
+
+
 def _converged_throughout(score: np.ndarray, top: float | None, sign: int) -> bool:
     """A bounded metric within `CONVERGED_ROOM` of its scale of its best end (the bound when
     higher is better, 0 when lower is) at every evaluation after the first, and still moving
@@ -297,11 +310,14 @@ class MetricMismatch(Classifier):
         self.rise_z = rise_z
         self.outweigh = outweigh
 
-    def measure(self, run: RunSeries) -> dict | None:
+    def measure(self, run: RunSeries, score_name: str | None = None) -> dict | None:
+        """The val loss beside one val score: `score_name`, by default the one that pairs with
+        the loss by name."""
         loss_name = run.primary("val_loss")
         # a score closer by name to another val loss is that loss's (a multi-output model's
         # `val_audio_pred_accuracy` is `val_audio_pred_loss`'s, not the total `val_loss`'s)
-        score_name = closest_name(_own_scores(run), loss_name or "")
+        if score_name is None:
+            score_name = closest_name(_own_scores(run), loss_name or "")
         if score_name is None:
             return None
         vx, vy = finite_curve(run, "val_loss", max_points=MAX_EVALS)
@@ -358,6 +374,7 @@ class MetricMismatch(Classifier):
             # within CONVERGED_ROOM of its best end at every evaluation after the first (99.4%
             # accuracy throughout): the loss's gains are confidence on examples already right
             "metric_converged": _converged_throughout(score, top, sign),
+            "metric_pinned": _pinned(score),
             "loss_min_step": int(vx[i_min]),
             "loss_trend_after_min_tau": after.tau if after else 0.0,
             "loss_trend_after_min_p": after.p_value if after else 1.0,
@@ -485,4 +502,19 @@ class MetricMismatch(Classifier):
 
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measured(run)
-        return None if m is None else self.judge(m)
+        found = None if m is None else self.judge(m)
+        if found is not None:
+            return found
+        # another val score frozen at one value while the loss improved: whatever the paired
+        # score says, that metric is not computed on what the model predicts, or the model
+        # predicts one class for every example
+        for name in _own_scores(run):
+            if m is not None and name == m["score_metric"]:
+                continue
+            other = self.measure(run, name)
+            if other is None or not other["metric_pinned"]:
+                continue
+            found = self.judge(other)
+            if found is not None and found.evidence["direction"] == "loss_improves":
+                return found
+        return None

@@ -316,3 +316,28 @@ def test_a_multi_output_models_total_loss_has_no_partner_among_its_heads_scores(
     clf = MetricMismatch()
     assert "pairs with its own loss" in clf.skip_reason(run)
     assert clf.detect(run) is None
+
+
+def _dice_beside(frozen: np.ndarray):
+    """A segmentation run: the val loss improves and so does the val Dice (the score that
+    pairs with it by name, read first: no disagreement there), while a val accuracy reads
+    `frozen`."""
+    dice = 0.70 + 0.08 * (1 - np.exp(-EP / 5)) + 0.005 * RNG.standard_normal(20)
+    return run_of(
+        val_seg_loss=(EP, _val_loss()), val_seg_dice=(EP, dice), val_accuracy=(EP, frozen)
+    )
+
+
+def test_another_val_score_frozen_while_the_loss_improves_is_a_mismatch():
+    f = judge(MetricMismatch(), _dice_beside(np.full(20, 0.0135)))
+    assert f is not None and f.evidence["direction"] == "loss_improves"
+    assert f.evidence["score_metric"] == "val_accuracy" and f.evidence["metric_pinned"]
+
+
+def test_near_misses_of_a_frozen_second_score():
+    # frozen at its best possible value: an easy set, nothing to disagree with
+    assert judge(MetricMismatch(), _dice_beside(np.ones(20))) is None
+    # a second score that moves, however little it gains, is not frozen: the score paired
+    # with the loss (the Dice, improving with it) is the one read
+    moving = 0.5 + 0.01 * RNG.standard_normal(20)
+    assert judge(MetricMismatch(), _dice_beside(moving)) is None
