@@ -5,16 +5,21 @@ script's `epoch | loss | ...` under a rule of dashes or with none, outer pipes o
 
 Only tables whose header names a step (`Step`, `Epoch`, `iter`, ...) and a loss are kept: a
 markdown file is mostly prose and other tables, and a line of words is a header only when it
-names both. A markdown table is its header, the `|---|:---:|` line under it, and the lines of
-cells after (until a line without a pipe). An aligned table is its header and the lines with as
-many fields whose first one is a number, until a blank line, a new header, or more than a few
-lines of other text (fastai's callbacks print a line between rows: a better model saved, an LR
-reduced). An aligned header whose names have several words (`Epoch  Train Loss  Val Loss`) is
-split into as many names as its first row has fields (`_grouped_names`). A pipe header with no
-rule line under it is a header when the next line is a row of as many cells, the first a number.
-A line that starts like a row (a number, then more fields; a markdown line of cells)
-but has the wrong number of cells is given back with its line number, to be said in a warning;
-a lone number is text. Cells stay text here; `printed_table` reads them.
+names both. The one exception is a printed pandas DataFrame (`print(pd.DataFrame(history.
+history))`): its header names only the metrics and each row opens with the index, which is the
+step (`INDEX_NAME`). An aligned header that names a loss but no step is such a table only when
+its first row has one more field than the header, a whole number and then numbers (a text
+column, as in a table comparing models, makes it none). A markdown table is its header, the
+`|---|:---:|` line under it, and the lines of cells after (until a line without a pipe). An
+aligned table is its header and the lines with as many fields whose first one is a number, until
+a blank line, a new header, or more than a few lines of other text (fastai's callbacks print a
+line between rows: a better model saved, an LR reduced). An aligned header whose names have
+several words (`Epoch  Train Loss  Val Loss`) is split into as many names as its first row has
+fields (`_grouped_names`). A pipe header with no rule line under it is a header when the next
+line is a row of as many cells, the first a number. A line that starts like a row (a number,
+then more fields; a markdown line of cells) but has the wrong number of cells is given back with
+its line number, to be said in a warning; a lone number is text. Cells stay text here;
+`printed_table` reads them.
 """
 
 from __future__ import annotations
@@ -40,6 +45,12 @@ _MARKDOWN_RULE = re.compile(r"\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*")
 _LOSS_WORD = re.compile(r"loss|nll", re.I)
 # a rule of dashes alone under a pipe-separated header (a script's own `print` of a table)
 _PLAIN_RULE = re.compile(r"\s*-{3,}\s*")
+# a printed DataFrame's index: a whole number opening each row, under no name in the header
+_INDEX = re.compile(r"\d+")
+# ...and the values after it, each a number as pandas prints one (NaN included)
+_VALUE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|NaN|nan|[-+]?inf", re.I)
+# ...read as the step, as the CSV readers read a DataFrame saved with its index
+INDEX_NAME = "step"
 
 
 @dataclass
@@ -57,6 +68,11 @@ class TextTable:
     header_text: str = ""
     # a pipe table with no rule line: the line that showed the header is one is its first row
     first_row: list[str] | None = None
+    # an aligned header that names a loss but no step: a printed pandas DataFrame, whose rows
+    # start with the index the header leaves unnamed; settled by the first row
+    unnamed_index: bool = False
+    # ...and, once its first row had one more field than the header, read so (INDEX_NAME)
+    indexed: bool = False
 
 
 def is_results_header(names: Iterable[str]) -> bool:
@@ -80,6 +96,16 @@ def _aligned_header(line: str) -> tuple[str, ...] | None:
         return None
     names = tuple(line.split())
     return names if is_results_header(names) else None
+
+
+def _unnamed_index_header(line: str) -> tuple[str, ...] | None:
+    """An aligned header of losses and scores with no step column (`      loss  accuracy
+    val_loss  val_accuracy`: `print(pd.DataFrame(history.history))`), or None."""
+    if not _LOSS_WORD.search(line) or not _ALIGNED_HEADER.fullmatch(line):
+        return None
+    names = tuple(line.split())
+    loss = any(infer_role(n) in ("train_loss", "val_loss") for n in names)
+    return names if loss and choose_step_key(names) is None else None
 
 
 def _pipe_header_by_row(previous: str | None, line: str) -> tuple[str, ...] | None:
@@ -147,6 +173,21 @@ def find_tables(lines: Iterable[str]) -> Iterator[TextTable]:
             since_row = 0
         elif table.kind == "pipe":
             since_row += 1
+        elif table.unnamed_index and not table.rows:
+            # a DataFrame's first row: its index, then one number a name (a text column, a
+            # model's name in a comparison table, makes it no training history); else no table
+            fields = line.split()
+            if (
+                len(fields) == len(table.names) + 1
+                and _INDEX.fullmatch(fields[0])
+                and all(_VALUE.fullmatch(f) for f in fields[1:])
+            ):
+                table.names, table.unnamed_index = (INDEX_NAME, *table.names), False
+                table.indexed = True
+                _add_row(table, fields, number)
+                since_row = 0
+            else:
+                table = None
         elif _NUMBER_FIRST.match(line) and len(fields := line.split()) > 1:
             if not table.rows and len(fields) < len(table.names):
                 table.names = _names_for(table, line, len(fields))
@@ -168,7 +209,12 @@ def _header(previous: str | None, line: str, number: int) -> TextTable | None:
     if names is not None:
         return TextTable("pipe", names, number - 1, first_row=markdown_cells(line))
     names = _aligned_header(line)
-    return None if names is None else TextTable("aligned", names, number, header_text=line)
+    if names is not None:
+        return TextTable("aligned", names, number, header_text=line)
+    names = _unnamed_index_header(line)
+    if names is None:
+        return None
+    return TextTable("aligned", names, number, header_text=line, unnamed_index=True)
 
 
 def _names_for(table: TextTable, row: str, fields: int) -> tuple[str, ...]:

@@ -1,6 +1,8 @@
 """Results tables printed as text, wherever they sit among other lines (`_text_tables`):
-fastai's fit table (`epoch  train_loss  valid_loss  accuracy  time`, aligned with spaces) and
-markdown pipe tables (a Hugging Face model card's "Training results", a pasted table).
+fastai's fit table (`epoch  train_loss  valid_loss  accuracy  time`, aligned with spaces),
+markdown pipe tables (a Hugging Face model card's "Training results", a pasted table) and a
+printed pandas DataFrame of a history (`print(pd.DataFrame(history.history))`: its unnamed index
+is the step).
 
 A header names the columns, so this is a table reader, not a console style: a style names a
 fixed set of columns, while fastai prints whatever metrics were passed and a model card
@@ -105,7 +107,11 @@ def read(
     headers = ", ".join(str(t.header_line) for t in tables)
     warns.add(
         f"read as a {detail}: {len(tables)} table(s) (header on line {headers}), {rows} row(s); "
-        f"steps are the {choose_step_key(tables[0].names)!r} column"
+        + (
+            "steps are the DataFrame's index (its first column, unnamed in the header)"
+            if tables[0].indexed
+            else f"steps are the {choose_step_key(tables[0].names)!r} column"
+        )
     )
     frame = builder.build(roles, default_roles=default_roles, warns=warns)
     result = IngestResult(frame, warns.finish(), format=FORMAT, files=[str(path)])

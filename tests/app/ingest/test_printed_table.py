@@ -403,3 +403,41 @@ def test_a_table_printed_through_a_logger_is_read_without_its_prefixes(tmp_path)
     result = load_run(_write(tmp_path, "train.log", text))
     assert result.format == "printed_table"
     assert _series(result, "valid_loss") == ([0, 1, 2], [1.09087, 0.990721, 0.900471])
+
+
+# `print(pd.DataFrame(history.history))` of a Keras fit: the header names no step, each row
+# opens with the DataFrame's index; a long frame prints its head and tail around a `...` row
+DATAFRAME = """Epoch 12/12 done
+History:
+        loss  accuracy  val_loss  val_accuracy
+0   0.693100  0.501200  0.690200      0.512500
+1   0.512000  0.750000  0.540000      0.731200
+..       ...       ...       ...           ...
+10  0.120000  0.961000  0.380000      0.861000
+11  0.101000  0.968000  0.402000      0.858000
+
+[12 rows x 4 columns]
+"""
+
+
+def test_a_printed_dataframe_reads_its_index_as_the_step(tmp_path):
+    result = load_run(_write(tmp_path, "history.txt", DATAFRAME))
+    assert result.format == "printed_table"
+    assert _series(result, "loss") == ([0, 1, 10, 11], [0.6931, 0.512, 0.12, 0.101])
+    assert _series(result, "val_loss")[1] == [0.6902, 0.54, 0.38, 0.402]
+    assert _roles(result) == {
+        "loss": "train_loss",
+        "accuracy": "train_score",
+        "val_loss": "val_loss",
+        "val_accuracy": "val_score",
+    }
+    assert any("steps are the DataFrame's index" in w.message for w in result.warnings)
+
+
+def test_a_printed_dataframe_with_a_text_column_is_no_training_history(tmp_path):
+    # a comparison of models, one a row: its index counts models, not steps
+    text = (
+        "      model  loss  accuracy\n0    resnet  0.51     0.910\n1  mobilenet  0.43     0.920\n"
+    )
+    with pytest.raises(UnknownFormatError):
+        load_run(_write(tmp_path, "results.txt", text))
