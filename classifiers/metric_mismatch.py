@@ -511,6 +511,9 @@ class MetricMismatch(Classifier):
         for name in _own_scores(run):
             if m is not None and name == m["score_metric"]:
                 continue
+            _, values = finite_curve(run, "val_score", name, max_points=MAX_EVALS)
+            if len(values) < self.min_points or not _pinned(values):
+                continue  # (most scores move: read on their own values, the loss unread)
             other = self.measure(run, name)
             if other is None or not other["metric_pinned"]:
                 continue
