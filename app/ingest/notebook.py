@@ -4,9 +4,11 @@ A notebook keeps each cell's printed output (its `stream` outputs: stdout and st
 strings. Read as raw text, their escapes (`\\n`, `\\r`, a backspace) would be characters, a
 progress bar's redraws would not collapse and the steps would come out wrong; so the outputs are
 decoded and joined in cell order, then read by the console reader, styles, redraws and
-restarts included: Keras' `fit` output in a Kaggle or Colab notebook, a PyTorch loop's prints. A
-notebook whose outputs print no loss series is refused as such a console text is. Values shown
-as a cell's result (`execute_result`, a DataFrame's text) and images are not read. A notebook
+restarts included: Keras' `fit` output in a Kaggle or Colab notebook, a PyTorch loop's prints.
+When they print no loss series, the plain text of what the cells displayed as their result
+(`execute_result`, `display_data`) is read for a results table: a history shown as
+`pd.DataFrame(history.history)` after a silent `fit(..., verbose=0)`. A notebook with neither is
+refused as such a console text is. Images are not read. A notebook
 whose JSON is cut short (saved or copied while a long fit was still printing) gives the output
 its stream texts hold up to the break, with a warning naming the byte where the JSON breaks.
 """
@@ -20,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from lossforensics.classifiers.errors import UnknownFormatError
-from lossforensics.ingest import console
+from lossforensics.ingest import console, printed_table
 from lossforensics.ingest._source import default_run_name, head_text, require_nonempty
 from lossforensics.ingest.base import IngestResult, ReadWarning
 
@@ -31,6 +33,8 @@ FORMAT = "notebook"
 _OPENS = re.compile(r'\A\s*\{\s*"(?:cells|nbformat|nbformat_minor|metadata)"\s*:')
 # a notebook is parsed whole (images included): one larger than this is refused by the sniff
 _MAX_BYTES = 64 << 20
+# the outputs that show a cell's result rather than print it
+_RESULTS = frozenset({"execute_result", "display_data"})
 # one complete JSON string literal
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 # a stream output's text in a notebook's JSON: a string, or a list of them (the last one may
@@ -105,11 +109,40 @@ def _output(path: Path) -> tuple[str, int, ReadWarning | None] | None:
     return (*printed(cells), None) if isinstance(cells, list) else None
 
 
+def displayed(cells: list) -> str:
+    """The plain text of what the code cells displayed as their result (`execute_result`,
+    `display_data`: a DataFrame's text), in order."""
+    texts = [
+        _text((out.get("data") or {}).get("text/plain"))
+        for cell in cells
+        if isinstance(cell, dict) and cell.get("cell_type") == "code"
+        for out in cell.get("outputs") or []
+        if isinstance(out, dict) and out.get("output_type") in _RESULTS
+    ]
+    return _joined(texts)
+
+
+def _displayed_tables(path: Path) -> str | None:
+    """What the notebook's cells displayed, when it holds a results table (a printed history
+    DataFrame); None otherwise (a notebook cut short is read for its printed output only)."""
+    try:
+        doc = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return None
+    cells = doc.get("cells") if isinstance(doc, dict) else None
+    if not isinstance(cells, list):
+        return None
+    text = displayed(cells)
+    return text if printed_table.holds_table(text.split("\n")) else None
+
+
 def sniff(path: Path) -> bool:
     """A notebook (a JSON document with its `nbformat` and its cells, or one cut short) whose
-    printed output holds a loss series."""
+    printed output holds a loss series, or whose displayed results hold a results table."""
     found = _output(Path(path))
-    return found is not None and console.sniff_text(found[0])
+    if found is None:
+        return False
+    return console.sniff_text(found[0]) or _displayed_tables(Path(path)) is not None
 
 
 def read(
@@ -126,14 +159,24 @@ def read(
             line=1,
         )
     text, printing, note = found
-    result = console.read_stream(
-        io.BytesIO(text.encode("utf-8")),
-        name=str(path),
-        run=run or default_run_name(path),
-        roles=roles,
-    )
+    name = run or default_run_name(path)
+    try:
+        result = console.read_stream(
+            io.BytesIO(text.encode("utf-8")), name=str(path), run=name, roles=roles
+        )
+        what = f"the printed output of {printing} cell(s)"
+    except UnknownFormatError:
+        # no loss printed: a history shown as a cell's result (`pd.DataFrame(history.history)`
+        # after `fit(..., verbose=0)`) is the record left
+        tables = _displayed_tables(path)
+        if tables is None:
+            raise
+        result = printed_table.read_stream(
+            io.BytesIO(tables.encode("utf-8")), name=str(path), run=name, roles=roles
+        )
+        what = "the results its cells displayed"
     result.format = FORMAT
-    result.detail = f"notebook, the printed output of {printing} cell(s): {result.detail}"
+    result.detail = f"notebook, {what}: {result.detail}"
     if note is not None:
         result.warnings.insert(0, note)
     return result

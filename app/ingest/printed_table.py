@@ -72,13 +72,27 @@ def sniff(path: Path) -> bool:
     return next(_tables_of(path, lines), None) is not None
 
 
+def holds_table(lines: Iterable[str]) -> bool:
+    """Whether these lines of text hold a results table with at least one row."""
+    return next(_tables_of(Path("<text>"), lines), None) is not None
+
+
 def read(
     path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
 ) -> IngestResult:
     path = Path(path)
     require_nonempty(path)
     with open(path, "rb") as fh:
-        tables = list(_tables_of(path, _text_lines(fh)))
+        return read_stream(fh, name=str(path), run=run or default_run_name(path), roles=roles)
+
+
+def read_stream(
+    stream: BinaryIO, *, name: str, run: str, roles: Mapping[str, str] | None = None
+) -> IngestResult:
+    """The results tables of a text stream (a file's, or what a notebook's cells displayed),
+    its errors and warnings said against `name`."""
+    path = Path(name)
+    tables = list(_tables_of(path, _text_lines(stream)))
     if not tables:
         raise UnknownFormatError(
             "no results table: no header naming a step and a loss column (fastai's `epoch  "
@@ -88,11 +102,10 @@ def read(
         )
     warns = Warnings(str(path))
     builder = FrameBuilder()
-    name = run or default_run_name(path)
     bad = BadCells()
     default_roles: dict[str, str] = {}
     for index, table in enumerate(tables):
-        table_run = name if len(tables) == 1 else f"{name} (table {index + 1})"
+        table_run = run if len(tables) == 1 else f"{run} (table {index + 1})"
         _add_table(table, builder.runs.code(table_run), builder, bad, warns)
         default_roles.update(_table_roles(table.names))
     bad.report(warns)

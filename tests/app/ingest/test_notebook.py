@@ -109,3 +109,35 @@ def test_a_notebook_cut_short_gives_the_epochs_printed_before_the_cut_and_says_w
     note = result.warnings[0]
     # the place named is the start of the string the cut left open
     assert "breaks here" in note.message and note.byte == cut - 1
+
+
+def _history_frame() -> dict:
+    """`pd.DataFrame(history.history)` shown as a cell's result, its text as Jupyter keeps it."""
+    rows = [f"{e:<3} {t:.6f}  {v:.6f}\n" for e, (t, v) in enumerate(zip(TRAIN, VAL, strict=True))]
+    return {
+        "data": {
+            "text/plain": ["        loss  val_loss\n", *rows],
+            "text/html": ["<div>...</div>"],
+        },
+        "execution_count": 3,
+        "metadata": {},
+        "output_type": "execute_result",
+    }
+
+
+def test_a_silent_fit_s_history_shown_as_a_dataframe_is_read(tmp_path):
+    # fit(..., verbose=0) prints nothing; the history the cell displays is the record left
+    path = tmp_path / "train.ipynb"
+    path.write_text(json.dumps(_notebook([_RESULT, _history_frame()]), indent=1))
+    assert detect_format(path) == "notebook"
+    result = load_run(path)
+    assert result.format == "notebook" and "the results its cells displayed" in result.detail
+    loss = result.frame[result.frame["metric"] == "val_loss"]
+    assert list(loss["step"]) == list(range(10)) and list(loss["value"]) == VAL
+    assert diagnose(result.frame).verdict == "overfit"
+
+
+def test_printed_training_wins_over_a_displayed_dataframe(tmp_path):
+    path = tmp_path / "train.ipynb"
+    path.write_text(json.dumps(_notebook([_STREAM, _history_frame()])))
+    assert "keras verbose 1" in load_run(path).detail
