@@ -72,6 +72,8 @@ _SPLIT_KEYS = ("mode", "split")  # a line's split: mmdetection's "mode": "train"
 _COCO_EVAL = re.compile(r"coco_eval_(bbox|masks|segm)$")
 
 
+# the top-level keys of a Jupyter notebook's JSON (nbformat 4)
+_NOTEBOOK_KEYS = frozenset({"cells", "nbformat"})
 # the roles of a loss: a key of one of them holding only nulls is named in the error
 _LOSS_ROLES = ("train_loss", "val_loss")
 
@@ -94,9 +96,12 @@ def _json_lines(text: str) -> bool:
     if not line.startswith("{"):
         return False
     try:
-        return isinstance(parse_json(line), dict)
+        record = parse_json(line)
     except (ValueError, RecursionError):
         return len(line) > 1000 and line.startswith('{"') and "\n" not in text.lstrip()
+    # a notebook saved on one line is one JSON object too: the notebook reader's, and refused
+    # there when it printed no training (its `nbformat` is no metric)
+    return isinstance(record, dict) and not _NOTEBOOK_KEYS <= record.keys()
 
 
 def _fractional(col: pd.Series) -> bool:

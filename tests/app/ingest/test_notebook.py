@@ -141,3 +141,13 @@ def test_printed_training_wins_over_a_displayed_dataframe(tmp_path):
     path = tmp_path / "train.ipynb"
     path.write_text(json.dumps(_notebook([_STREAM, _history_frame()])))
     assert "keras verbose 1" in load_run(path).detail
+
+
+def test_a_notebook_saved_on_one_line_that_printed_no_training_is_not_read_as_jsonl(tmp_path):
+    # one JSON object on one line looks like a JSONL record: its `nbformat` is no metric
+    path = tmp_path / "eda.ipynb"
+    said = {"name": "stdout", "output_type": "stream", "text": ["shape: (60000, 28, 28)\n"]}
+    path.write_text(json.dumps(_notebook([said, _RESULT])))
+    assert "\n" not in path.read_text()
+    with pytest.raises(UnknownFormatError, match="no reader recognises"):
+        load_run(path)
