@@ -233,11 +233,11 @@ def _saturated(score: np.ndarray, best: tuple[float, ...]) -> bool:
     return bool(at_best[1:].all() or at_best.mean() >= _SATURATED_SHARE)
 
 
-def _pinned(score: np.ndarray) -> bool:
-    """One value (to `_PINNED_TOL` of its scale) at `_SATURATED_SHARE` of the evaluations: the
-    metric did not move at all."""
-    unit = _PINNED_TOL * max(float(np.max(np.abs(score))), TINY)
-    _, counts = np.unique(np.round(score / unit), return_counts=True)
+def _pinned(score: np.ndarray, scale: float | None = None) -> bool:
+    """One value (to `_PINNED_TOL` of `scale`, by default its largest size) at
+    `_SATURATED_SHARE` of the evaluations: the metric did not move at all."""
+    size = float(np.max(np.abs(score))) if scale is None else scale
+    _, counts = np.unique(np.round(score / (_PINNED_TOL * max(size, TINY))), return_counts=True)
     return bool(counts.max() >= _SATURATED_SHARE * len(score))
 
 
@@ -250,9 +250,7 @@ def _converged_throughout(score: np.ndarray, top: float | None, sign: int) -> bo
     later = score[1:]
     if top is None or len(later) < 2:
         return False
-    # pinned: one value (to _PINNED_TOL) at `_SATURATED_SHARE` of those evaluations
-    _, counts = np.unique(np.round(later / (_PINNED_TOL * top)), return_counts=True)
-    if counts.max() >= _SATURATED_SHARE * len(later):
+    if _pinned(later, top):
         return False
     room = top - later if sign > 0 else later
     return bool(np.all(room <= CONVERGED_ROOM * top))

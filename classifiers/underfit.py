@@ -162,13 +162,15 @@ def train_accuracy_end(run: RunSeries) -> tuple[str, float] | None:
 # the LR over the second half averaging under a third of its peak: annealed (a linear decay to
 # zero averages a quarter of its peak there, a cosine one a fifth), so the loss's steps shrank
 _ANNEALED = 1 / 3
+# ...read from an LR of 3 points at least: a start, a peak and a second half
+_MIN_LR_POINTS = 3
 
 
 def _lr_late_share(run: RunSeries, x: np.ndarray) -> float | None:
     """The LR's mean over the second half of the training loss's span, as a share of its peak;
     None without a logged LR."""
     lx, ly = finite_curve(run, "lr")
-    if len(ly) < _MIN_VAL_POINTS or np.max(ly) <= 0:
+    if len(ly) < _MIN_LR_POINTS or np.max(ly) <= 0:
         return None
     late = ly[lx >= x[0] + 0.5 * (x[-1] - x[0])]
     return float(np.mean(late) / np.max(ly)) if len(late) else None

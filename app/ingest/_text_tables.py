@@ -33,6 +33,7 @@ from lossforensics.classifiers.errors import LimitExceededError
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._limits import current
 from lossforensics.ingest._steps import choose_step_key
+from lossforensics.ingest.console._style import NUM
 
 # more lines than this of other text after the last row: the aligned table has ended
 MAX_LINES_BETWEEN_ROWS = 5
@@ -47,8 +48,8 @@ _LOSS_WORD = re.compile(r"loss|nll", re.I)
 _PLAIN_RULE = re.compile(r"\s*-{3,}\s*")
 # a printed DataFrame's index: a whole number opening each row, under no name in the header
 _INDEX = re.compile(r"\d+")
-# ...and the values after it, each a number as pandas prints one (NaN included)
-_VALUE = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|NaN|nan|[-+]?inf", re.I)
+# ...and the values after it, each a number as a script prints one (NaN and inf included)
+_VALUE = re.compile(NUM)
 # ...read as the step, as the CSV readers read a DataFrame saved with its index
 INDEX_NAME = "step"
 

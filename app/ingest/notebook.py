@@ -71,10 +71,11 @@ def printed(cells: list) -> tuple[str, int]:
     return _joined(texts), sum(1 for t in texts if t)
 
 
-def _cut_short(path: Path, raw: str, broken: int) -> tuple[str, int, ReadWarning] | None:
+def _cut_short(path: Path, raw: str, broken: int) -> tuple[str, int, ReadWarning, str] | None:
     """A notebook whose JSON breaks at character `broken` (cut short while saving or copying,
     damaged): the printed output its stream texts hold up to there, read as JSON strings, how
-    many outputs that is, and a warning naming the byte; None when `raw` holds no cells."""
+    many outputs that is, a warning naming the byte, and no displayed results (''); None when
+    `raw` holds no cells."""
     if '"cells"' not in raw or '"cell_type"' not in raw:
         return None
     texts = [
@@ -88,13 +89,13 @@ def _cut_short(path: Path, raw: str, broken: int) -> tuple[str, int, ReadWarning
         file=str(path),
         byte=len(raw[:broken].encode("utf-8")),  # the parser counts characters
     )
-    return _joined(texts), outputs, note
+    return _joined(texts), outputs, note, ""
 
 
-def _output(path: Path) -> tuple[str, int, ReadWarning | None] | None:
+def _output(path: Path) -> tuple[str, int, ReadWarning | None, str] | None:
     """(what the code cells printed, how many cells or outputs printed it, a warning when the
-    JSON was cut short), or None for a file that is no notebook. The file is read and parsed
-    once."""
+    JSON was cut short, what they displayed as their results: `displayed`, '' for a notebook
+    cut short), or None for a file that is no notebook. The file is read and parsed once."""
     head = head_text(path)
     if not head or not _OPENS.match(head) or path.stat().st_size > _MAX_BYTES:
         return None
@@ -106,7 +107,7 @@ def _output(path: Path) -> tuple[str, int, ReadWarning | None] | None:
     except (ValueError, RecursionError):
         return None
     cells = doc.get("cells") if isinstance(doc, dict) and "nbformat" in doc else None
-    return (*printed(cells), None) if isinstance(cells, list) else None
+    return (*printed(cells), None, displayed(cells)) if isinstance(cells, list) else None
 
 
 def displayed(cells: list) -> str:
@@ -122,18 +123,9 @@ def displayed(cells: list) -> str:
     return _joined(texts)
 
 
-def _displayed_tables(path: Path) -> str | None:
-    """What the notebook's cells displayed, when it holds a results table (a printed history
-    DataFrame); None otherwise (a notebook cut short is read for its printed output only)."""
-    try:
-        doc = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-    except (ValueError, RecursionError):
-        return None
-    cells = doc.get("cells") if isinstance(doc, dict) else None
-    if not isinstance(cells, list):
-        return None
-    text = displayed(cells)
-    return text if printed_table.holds_table(text.split("\n")) else None
+def _holds_table(text: str) -> bool:
+    """Whether what the cells displayed holds a results table (a printed history DataFrame)."""
+    return bool(text) and printed_table.holds_table(text.split("\n"))
 
 
 def sniff(path: Path) -> bool:
@@ -142,7 +134,7 @@ def sniff(path: Path) -> bool:
     found = _output(Path(path))
     if found is None:
         return False
-    return console.sniff_text(found[0]) or _displayed_tables(Path(path)) is not None
+    return console.sniff_text(found[0]) or _holds_table(found[3])
 
 
 def read(
@@ -158,7 +150,7 @@ def read(
             file=str(path),
             line=1,
         )
-    text, printing, note = found
+    text, printing, note, shown = found
     name = run or default_run_name(path)
     try:
         result = console.read_stream(
@@ -168,11 +160,10 @@ def read(
     except UnknownFormatError:
         # no loss printed: a history shown as a cell's result (`pd.DataFrame(history.history)`
         # after `fit(..., verbose=0)`) is the record left
-        tables = _displayed_tables(path)
-        if tables is None:
+        if not _holds_table(shown):
             raise
         result = printed_table.read_stream(
-            io.BytesIO(tables.encode("utf-8")), name=str(path), run=name, roles=roles
+            io.BytesIO(shown.encode("utf-8")), name=str(path), run=name, roles=roles
         )
         what = "the results its cells displayed"
     result.format = FORMAT
