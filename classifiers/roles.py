@@ -216,6 +216,9 @@ def name_words(metric: str) -> set[str]:
 
 # words that say when a quantity was logged rather than what it is (`epoch_accuracy`)
 _GRANULARITY_TOKENS = {"epoch", "step"}
+# words that say how a split's values were pooled (`validation_epoch_average`, `train_avg`):
+# beside a split's name and nothing else, they leave that split's loss
+_POOLING_TOKENS = {"avg", "average", "mean"}
 
 
 def names_test_split(metric: str) -> bool:
@@ -228,6 +231,16 @@ def metric_stem(metric: str) -> str:
     logs share it: 'val_accuracy', 'validation/epoch_accuracy', 'valAccuracy' -> 'accuracy'."""
     drop = _VAL_TOKENS | _TRAIN_TOKENS | _GRANULARITY_TOKENS
     return "_".join(t for t in _tokens(metric) if t not in drop)
+
+
+def _split_alone(toks: Sequence[str]) -> bool:
+    """A split's name alone (`train=2.56, val=2.37`, nanoGPT's `train 3.45 val 3.43`), or with
+    only how it was pooled (`validation_epoch_average`, `train_avg`): the number a script prints
+    under its split's bare name is that split's loss. `val_epoch` alone stays a counter."""
+    if toks[0] not in _VAL_TOKENS | _TRAIN_TOKENS:
+        return False
+    rest = set(toks[1:])
+    return not rest or (bool(rest & _POOLING_TOKENS) and rest <= {"epoch"} | _POOLING_TOKENS)
 
 
 def infer_role(metric: str, split: str | None = None) -> str:
@@ -263,9 +276,7 @@ def infer_role(metric: str, split: str | None = None) -> str:
         is_val = False
     if tokset & (_NOT_THE_LOSS | _RUNNING_BEST):
         return "other"
-    if len(toks) == 1 and toks[0] in _VAL_TOKENS | _TRAIN_TOKENS:
-        # a split's name alone (`train=2.56, val=2.37`, nanoGPT's `train 3.45 val 3.43`): the
-        # number a script prints under its split's bare name is that split's loss
+    if _split_alone(toks):
         return "val_loss" if is_val else "train_loss"
     if (
         "loss" in tokset

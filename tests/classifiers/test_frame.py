@@ -136,6 +136,12 @@ def test_split_context_makes_val():
         ("train", "train_loss"),
         ("val", "val_loss"),
         ("Validation", "val_loss"),
+        # ... with only when and how it was pooled
+        ("validation_epoch_average", "val_loss"),
+        ("train_avg", "train_loss"),
+        ("val_epoch", "other"),  # a counter: no pooling word says it is a value
+        ("train_step", "other"),
+        ("epoch_val", "other"),  # the epoch at which val ran, not a split's value
         # plurals and short forms scripts print
         ("val_accs", "val_score"),
         ("train_accs", "train_score"),
