@@ -428,8 +428,7 @@ def _segments(
         np.cumsum(back, out=back)
     else:
         back = pd.Series(back).groupby(rec["run"]).cumsum().to_numpy()
-    back += rec["segment"]
-    return back
+    return back + rec["segment"]
 
 
 def _roles(style: Style, names: list[str]) -> dict[str, str]:

@@ -51,7 +51,7 @@ from lossforensics.ingest.console._plan import (
     words_between,
 )
 from lossforensics.ingest.console._prefix import strip_prefix
-from lossforensics.ingest.console._style import Style
+from lossforensics.ingest.console._style import Style, trial_name
 
 CHUNK = 65_536
 CONTEXT_SPAN = 12  # lines after a counter within which a metrics-only line still belongs to it
@@ -287,8 +287,8 @@ class Parser:
                     self._outer = epoch if epoch >= 0 else self._outer
                 elif outcome == TRIAL:
                     span = plan.name
-                    name = (raw[span[0] : span[1]] if span else None) or str(len(out.runs))
-                    out.runs.append(f"trial {name.strip()}")
+                    header = raw[span[0] : span[1]] if span else None
+                    out.runs.append(trial_name(header, len(out.runs)))
                     run, seg, ctx = len(out.runs) - 1, 0, None
                     self._outer = -1
                 elif outcome == RESTART:
@@ -447,8 +447,7 @@ class Parser:
     def _headers(self, text: str) -> bool:
         st = self.style
         if st.trial is not None and (m := st.trial.search(text)):
-            name = (m.groupdict().get("trial") or str(len(self.out.runs))).strip()
-            self.out.runs.append(f"trial {name}")
+            self.out.runs.append(trial_name(m.groupdict().get("trial"), len(self.out.runs)))
             self._run = len(self.out.runs) - 1
             self._segment = 0
             self._context = None

@@ -93,6 +93,16 @@ EPOCH_BATCH_PAIR = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*,\s*(?P<batch>\d+)\s*\
 LEADING_INDEX = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*\](?= )")
 
 
+def trial_name(header: str | None, count: int) -> str:
+    """The run a trial header opens, named by its first word and its number (`===== FOLD 3/5
+    =====` -> `fold 3`, `Fold no. 4` -> `fold 4`); `trial <n>` when it prints a number only, and
+    `trial <count>` when it prints neither."""
+    words = re.findall(r"[A-Za-z]+|\d+", header or "")
+    kind = next((w.lower() for w in words if w.isalpha()), "trial")
+    number = next((str(int(w)) for w in words if w.isdigit()), str(count))
+    return f"{kind} {number}"
+
+
 @dataclass(frozen=True)
 class Style:
     """One console style, declared (see the module docstring for each field)."""

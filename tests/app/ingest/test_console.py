@@ -346,6 +346,7 @@ def test_an_epoch_and_batch_pair_in_brackets_is_read_as_counters():
 _LINES = [
     f"Epoch {e}/8 | Loss: {1.0 / (e + 1):.4f} | val_loss: {1.2 / (e + 1):.4f}" for e in range(8)
 ]
+_FOLD_HEADERS = ["===== Fold 2/5 =====", "Training fold 3"]
 _NOISE = st.sampled_from(
     [
         "",
@@ -423,6 +424,55 @@ def _same_points(a, b):
         assert np.array_equal(getattr(a, f), getattr(b, f), equal_nan=True), f
 
 
+def _folds(header: str) -> str:
+    return "Loading data\n" + "".join(
+        header.format(fold=k)
+        + "\n"
+        + "".join(
+            f"Epoch {e}/4 - train_loss: {1 / (e + k):.4f} - val_loss: {1.1 / (e + k):.4f}\n"
+            for e in range(1, 5)
+        )
+        for k in (1, 2, 3)
+    )
+
+
+@pytest.mark.parametrize(
+    "header", ["========== Fold {fold}/3 ==========", "Training fold {fold} of 3", "Trial {fold}"]
+)
+def test_a_line_naming_a_fold_or_trial_starts_a_run_of_its_own(header):
+    """A cross-validation's folds train a model each from the start: epochs counting again
+    under a fold header are separate runs, not one run resumed twice."""
+    result = _read(_folds(header))
+    frame = result.frame
+    kind = "trial" if header.startswith("Trial") else "fold"
+    runs = [str(r).split("#")[1] for r in frame["run"].unique()]
+    assert runs == [f"{kind} {k}" for k in (1, 2, 3)]
+    assert frame["segment"].nunique() == 1
+    for run, part in frame.groupby("run", observed=True):
+        steps = part[part["metric"] == "train_loss"].sort_values("seq")["step"].tolist()
+        assert steps == [1, 2, 3, 4], run
+
+
+def test_a_fold_resumed_within_itself_is_a_segment_of_that_fold_only():
+    text = (
+        "Fold 1\n"
+        + "".join(f"epoch {e} loss: {1 / e:.3f}\n" for e in (1, 2, 3, 2, 3))
+        + "Fold 2\n"
+        + "".join(f"epoch {e} loss: {1 / e:.3f}\n" for e in (1, 2, 3))
+    )
+    frame = _read(text).frame.sort_values("seq")
+    segments = frame.groupby("run", observed=True)["segment"].apply(list).to_dict()
+    assert [segments[r] for r in sorted(segments)] == [[0, 0, 0, 1, 1], [0, 0, 0]]
+
+
+def test_a_trial_line_that_prints_its_result_opens_no_run():
+    """Optuna's `Trial 3 finished with value: 0.5` ends a trial and prints a number of its
+    own: it is no header, and the epochs around it stay one run."""
+    text = _folds("Trial {fold} finished with value: 0.5")
+    result = _read(text)
+    assert result.frame["run"].nunique() == 1
+
+
 def _texts():
     texts = [p.read_bytes() for p in sorted(FIXTURES.glob("*.log"))]
     for entry in _REAL_TEXTS:  # when ../shared/real_runs_more is beside the checkout
@@ -444,7 +494,8 @@ def test_plans_read_what_the_patterns_read(style):
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
-        st.sampled_from([*_LINES, "Timer: 0.66", "->> pal1 conf loss:11.1494", ""]), max_size=60
+        st.sampled_from([*_LINES, *_FOLD_HEADERS, "Timer: 0.66", "->> pal1 conf loss:11.1494", ""]),
+        max_size=60,
     ),
     st.integers(1, 9),
 )

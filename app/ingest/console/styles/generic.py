@@ -14,7 +14,9 @@ train points: read as train points they would outnumber the fairseq style's. A K
 line (`12/12 [=====] - 1s - loss: 0.41`) is the Keras style's to read: it knows which of an epoch's
 bar lines is the epoch's value. A Keras callback's message (`val_acc did not improve from 0.10000`,
 `ReduceLROnPlateau reducing learning rate to ...`) is no record: its number is a best so far or a
-setting."""
+setting. A line that only names a fold or a trial (`===== FOLD 2/5 =====`, `Training fold 3`,
+`Trial 4`) opens a separate run: a cross-validation's folds and a sweep's trials each train a
+model of their own from the start, so their epochs counting again is no resume."""
 
 import re
 
@@ -35,11 +37,21 @@ _CALLBACK = (
     r"|Restoring model weights|early stopping)\b"
 )
 
+# a line naming only a fold or a trial, in any frame of rules (`===== FOLD 2/5 =====`, `Fold: 1`,
+# `Training fold 3 of 5`, `Running trial 4`); a line that also prints metrics is a record
+_TRIAL = re.compile(
+    r"^[\s=*#~_|:>\[-]*(?:(?:training|starting|running|begin|cv|cross[- ]validation)\s+)*"
+    r"(?P<trial>(?:fold|trial)\s*(?:no\.?|#)?\s*:?\s*\d+)(?:\s*(?:/|of)\s*\d+)?"
+    r"[\s=*#~_|:<.\]-]*$",
+    re.I,
+)
+
 STYLE = Style(
     name="generic key-value lines",
     specific=False,
     counters=(LEADING_INDEX, EPOCH, STEP, BATCH, EPOCH_BATCH_PAIR),
     summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d+ \| (?!valid on)"),
     skip=re.compile(rf"{KERAS_BAR.pattern}|{_CALLBACK}"),
+    trial=_TRIAL,
     roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
 )
