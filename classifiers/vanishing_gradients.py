@@ -12,7 +12,8 @@ Rule: the grad norm lost at least `strong_orders` orders of magnitude, or at lea
 with the collapse in the first half of the run and the loss having removed at most
 `weak_progress` of its starting level (a deep saturating net stuck near its initial loss); and
 from the onset on the loss improved by at most `stall` of its whole improvement (or by no more
-than _STALL_Z (3) standard errors, or _STALL_REL (2%) of its level) and did not blow up, while
+than _STALL_Z (3) standard errors, unless it lost over _MOVED_REL (half) of its level, or by no
+more than _STALL_REL (2%) of its level) and did not blow up, while
 it is not near zero at the onset or the end (a loss that reached ~0 legitimately has ~0
 gradients).
 Early collapse: a deep saturating net's norm often falls only 3-10x (the head soaks up the first
@@ -88,6 +89,9 @@ _MEDIAN_SE_FACTOR = 1.25
 _STALL_Z = 3.0
 # ...and by over this share of its level (a tiny real drift is still a stall)
 _STALL_REL = 0.02
+# a loss that lost over half its level after the onset moved, whatever the noise reads: in a
+# short log the first differences are mostly trend, and their spread overstates the noise
+_MOVED_REL = 0.5
 # a loss that rose after the onset by over half its level blew up: exploding's, not stuck
 _BLOW_UP_REL = 0.5
 # judge: confidence at `min_orders` of decay: a fall of one order with a stalled loss is
@@ -201,10 +205,11 @@ class VanishingGradients(Classifier):
         )
 
     def _stalled(self, m: dict) -> bool:
-        """From the onset on, the loss made no real progress (share, z-score or relative)."""
+        """From the onset on, the loss made no real progress (share, z-score or relative); a
+        fall of over `_MOVED_REL` of its level needs no z-score to count."""
         return not (
             m["loss_gain_after"] > self.stall
-            and m["loss_gain_after_z"] > _STALL_Z
+            and (m["loss_gain_after_z"] > _STALL_Z or m["loss_gain_after_rel"] > _MOVED_REL)
             and m["loss_gain_after_rel"] > _STALL_REL
         )
 

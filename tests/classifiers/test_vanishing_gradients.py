@@ -142,3 +142,13 @@ def test_near_miss_early_fall_of_an_order_while_the_loss_keeps_improving_after_i
     m = VanishingGradients().measure(run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad)))
     assert m is not None and m["grad_norm_orders"] >= 1 and m["loss_gain_after"] > 0.5
     assert judge(VanishingGradients(), run_of(loss=(STEPS, loss), grad_norm=(STEPS, grad))) is None
+
+
+def test_near_miss_a_short_log_whose_loss_kept_halving_after_the_norm_fell():
+    """12 logs of a fine-tune: the loss falls 0.11 -> 0.03 after the norm's fall. Its first
+    differences are mostly trend, so their spread overstates the noise and the z-score alone
+    read it as a stall; a loss that lost over half its level after the onset moved."""
+    steps = np.arange(500, 6500, 500)
+    loss = np.array([2.01, 0.60, 0.45, 0.35, 0.20, 0.15, 0.15, 0.11, 0.043, 0.023, 0.033, 0.034])
+    grad = np.array([4.8, 227.0, 3.1, 2.2, 1.5, 1.1, 0.02, 0.01, 0.004, 0.002, 0.003, 0.002])
+    assert judge(VanishingGradients(), run_of(loss=(steps, loss), grad_norm=(steps, grad))) is None
