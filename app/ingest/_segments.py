@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-# a column naming separate runs (by its name, or by an id: `run_id`, `trial_id`)
+# a column naming separate runs (by its name, or by an id: `run_id`, `trial_id`); a
+# cross-validation's folds each train a model from the start, so a `fold` column names runs too
 RUN_KEYS: tuple[str, ...] = (
     "run",
     "experiment",
@@ -30,6 +31,9 @@ RUN_KEYS: tuple[str, ...] = (
     "experiment_id",
     "experiment_name",
     "trial_id",
+    "fold",
+    "fold_id",
+    "cv_fold",
 )
 SEGMENT_KEYS: tuple[str, ...] = ("segment", "phase")  # a column naming sessions of one run
 

@@ -1,5 +1,5 @@
 """Segments and runs in the JSONL reader: a step that goes back or a segment/phase key starts a
-segment of the same run; a run/experiment/trial key names separate runs; the segment column
+segment of the same run; a run/experiment/trial/fold key names separate runs; the segment column
 survives convert to JSON lines, and a stored frame without it loads as one segment."""
 
 from __future__ import annotations
@@ -57,6 +57,35 @@ def test_an_experiment_key_names_separate_runs_each_from_segment_0(tmp_path):
     f = load_run(_write(tmp_path / "sweep.jsonl", rows)).frame
     assert sorted(f["run"].unique()) == ["experiment-1", "experiment-2"]
     assert set(f["metric"]) == {"loss"} and (f["segment"] == 0).all()
+
+
+def _folds() -> list[dict]:
+    return [
+        {"fold": k, "epoch": e, "loss": _curve(e + 5 * k), "val_loss": _curve(e + 5 * k) + 0.05}
+        for k in range(3)
+        for e in range(1, 16)
+    ]
+
+
+def test_a_fold_column_names_separate_runs_not_resumes(tmp_path):
+    """A cross-validation's folds each train a model from the start: their epochs counting
+    again are separate runs, and the resume check has no restart to report."""
+    rows = _folds()
+    csv = tmp_path / "cv.csv"
+    csv.write_text(
+        "fold,epoch,loss,val_loss\n"
+        + "".join(f"{r['fold']},{r['epoch']},{r['loss']},{r['val_loss']}\n" for r in rows)
+    )
+    for path in (_write(tmp_path / "cv.jsonl", rows), csv):
+        result = load_run(path)
+        f = result.frame
+        assert sorted(f["run"].unique()) == ["fold-0", "fold-1", "fold-2"], path.name
+        assert set(f["metric"]) == {"loss", "val_loss"} and (f["segment"] == 0).all()
+        assert not any("restart" in w.message for w in result.warnings)
+        assert all(
+            "resume_discontinuity" not in diagnose(part).labels
+            for _, part in f.groupby("run", observed=True)
+        )
 
 
 def test_a_plain_log_is_one_segment(tmp_path):
