@@ -15,7 +15,9 @@ list under a split's bare name (`"train"`, `"val"`) is that split's loss.
 
 An object whose keys name runs, each holding a history (`{"MLP": {"train_loss": [...], ...},
 "CNN": {...}}`: a comparison of models saved in one file), is read as one run a key
-(`history/MLP`), each as a history on its own.
+(`history/MLP`), each as a history on its own. So is a list of histories (`json.dump([h.history
+for h in fold_histories], f)`: a cross-validation's folds, or a sweep's fits, one object each),
+one run an item named by its position (`history/0`).
 
 The position in a list is the epoch (0-based, as Keras' CSVLogger counts it); a pandas index
 label is the step it names. A metric whose values are not all numbers (a nested list, a
@@ -32,6 +34,7 @@ import ast
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatError
@@ -72,6 +75,9 @@ _LABEL_BEFORE_DICT = re.compile(r"[ \t]*[A-Za-z][\w .-]{0,60}?[ \t]*[:=][ \t]*(?
 _BRACE = re.compile(r"[{}]")
 # a JSON-lines file starts a second object on a line of its own: not one document
 _SECOND_OBJECT = re.compile(r"\n\s*\{")
+# a list of histories (`json.dump([h.history for h in histories], f)`: a k-fold's or a sweep's
+# fits, one object each) opens with a list and an object in it
+_LIST_OF_OBJECTS = re.compile(r"\[\s*\{")
 # an index label of pandas' `to_json()`: a whole number
 _INDEX_LABEL = re.compile(r"-?\d+")
 # one complete list of a key (what a file cut short still holds whole)
@@ -161,13 +167,15 @@ def sniff(path: Path) -> bool:
     # most files tried here are tables: their first bytes rule them out before the head is read
     opening = read_head(Path(path), _OPENING)
     labelled = _LABEL_BEFORE_DICT.match(opening.decode("utf-8", errors="replace"))
-    if not (opening.lstrip().startswith((b"{", b'"{', b"\xef\xbb\xbf")) or labelled):
+    if not (opening.lstrip().startswith((b"{", b'"{', b"[", b"\xef\xbb\xbf")) or labelled):
         return False
     text = head_text(Path(path))
     if not text:
         return False
     start = _labelled(text)
     body = (text if start is None else text[start:]).lstrip()
+    if body.startswith("["):
+        return _sniff_history_list(Path(path), body)
     if not body.startswith(("{", '"{')) or _SECOND_OBJECT.search(body) is not None:
         return False
     # a key of the object itself (not of one nested in it: a labels file's `"loss": [...]`)
@@ -189,6 +197,25 @@ def sniff(path: Path) -> bool:
     return _names_losses(path) and any(
         _depth(body, m.start()) == 1 for m in _SPLIT_SERIES.finditer(body)
     )
+
+
+def _sniff_history_list(path: Path, body: str) -> bool:
+    """A list of two histories or more, each an object with a loss-named key of its own holding
+    a list of numbers (not JSON records: a list of per-epoch objects holds numbers, not lists)."""
+    if not _LIST_OF_OBJECTS.match(body) or path.stat().st_size > _MAX_LITERAL:
+        return False
+    if not any(_depth(body, m.start()) == 1 for m in _LOSS_SERIES.finditer(body)):
+        return False
+    try:
+        doc = parse_document(path, path.read_bytes())
+    except CorruptInputError:
+        return False
+    return _history_list(doc)
+
+
+def _history_list(doc: object) -> bool:
+    """Whether `doc` is a list of `_MIN_RUNS` histories or more, and nothing else."""
+    return isinstance(doc, list) and len(doc) >= _MIN_RUNS and all(_holds_history(h) for h in doc)
 
 
 def _depth(body: str, at: int) -> int:
@@ -484,6 +511,9 @@ def read(
         doc: object = _npz_document(path, warns)
     else:
         doc = _document(path, path.read_bytes(), warns)
+    listed = _history_list(doc)
+    if listed:  # a run an item, named by its position in the list
+        doc = {str(i): history for i, history in enumerate(cast(list, doc))}
     if not isinstance(doc, dict):
         raise UnknownFormatError("not a training history: not one JSON object", file=str(path))
     builder = FrameBuilder()
@@ -500,7 +530,12 @@ def read(
         merged |= own
         skipped += [k for k in passed if k not in skipped]
     merged |= dict(roles or {})
-    if runs:
+    if listed:
+        warns.add(
+            f"{len(runs)} runs read, one an item of the list (named by its position from 0): "
+            "each holds a history of its own"
+        )
+    elif runs:
         warns.add(
             f"{len(runs)} runs read, one a key ({', '.join(repr(k) for k in runs[:4])}): each "
             "holds a history of its own"

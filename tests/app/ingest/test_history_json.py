@@ -162,6 +162,33 @@ def test_an_object_keyed_by_model_holding_two_histories_is_a_run_each(tmp_path):
     assert sum("'config'" in str(w) for w in result.warnings) == 1
 
 
+def test_a_list_of_histories_is_a_run_each_and_json_records_are_not_one(tmp_path):
+    """`json.dump([h.history for h in fold_histories], f)`: a cross-validation's folds, one
+    history each, are a run each, named by position; a list of per-epoch records holds numbers,
+    not lists, and is the JSON-records reader's; one history in a list is no comparison."""
+    folds = [
+        {"loss": [1.0 / (e + k) for e in range(1, 6)], "val_loss": [0.9, 0.7, 0.6, 0.65, 0.7]}
+        for k in range(3)
+    ]
+    path = tmp_path / "cv" / "histories.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(folds, indent=2))
+    assert history_json.sniff(path)
+    result = load_run(path)
+    f = result.frame
+    assert result.format == "history_json"
+    assert sorted(f["run"].unique()) == ["histories/0", "histories/1", "histories/2"]
+    second = f[(f["run"] == "histories/1") & (f["metric"] == "loss")].sort_values("step")
+    assert second["value"].round(6).tolist() == [round(v, 6) for v in folds[1]["loss"]]
+    assert any("3 runs read, one an item of the list" in str(w) for w in result.warnings)
+    records = tmp_path / "records.json"
+    records.write_text(json.dumps([{"epoch": e, "loss": 1.0 / e} for e in range(1, 6)]))
+    assert not history_json.sniff(records)
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(folds[:1]))
+    assert not history_json.sniff(one)
+
+
 def test_a_history_printed_after_a_label_is_read_up_to_its_closing_brace(tmp_path):
     """`print("train history:", h.history)` then a final score on the next line: the dict's
     repr after the label is the history; a console line of one printed record is not one."""
