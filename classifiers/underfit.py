@@ -33,7 +33,11 @@ and are not judged.
 A val score (accuracy, Dice, ...; metric_mismatch's, higher or lower is better by name or by its
 correlation with the loss) that closed `_SCORE_LEARNED_REL` (a third) of its room by
 `_SCORE_LEARNED_Z` (4) sigmas says the model fits, whatever share of its start the loss kept: a
-Dice or Jaccard loss barely leaves 1 while the accuracy climbs 0.56 -> 0.82. A validation loss
+Dice or Jaccard loss barely leaves 1 while the accuracy climbs 0.56 -> 0.82. So does a held-out
+score that has converged (classifiers._score_converged: the median of its second half within
+`CONVERGED_ROOM`, 5%, of its bound: 95% accuracy or better), learned before the first
+evaluation or not: an epoch log whose first epoch already averaged the fall keeps most of its
+"start" while the model gets the held-out data right. A validation loss
 that still gained `_VAL_STILL_GAINING` (10%) of its level over the second half (middle to end)
 has not stopped improving either, however the training loss reads (its noise, a warm-up still
 raising the learning rate): both curves must have flattened.
@@ -58,8 +62,8 @@ a fine-tune that starts near its best loss (little room to fall, so
 "kept half" is normal) and a task whose irreducible loss is high (noisy labels, hard language
 modelling); both look underfit without knowing the loss's floor.
 Evidence: lr_late_share (the LR's mean over the second half over its peak; None without an
-LR), val_logged, chance_classes, train_score_metric and train_score_end (its end level
-as a share of its scale) when a training accuracy is logged, score_metric, score_gain_rel
+LR), val_logged, score_converged, chance_classes, train_score_metric and train_score_end (its
+end level as a share of its scale) when a training accuracy is logged, score_metric, score_gain_rel
 (share of its room the val score closed, head to tail) and score_gain_z when a val score is
 logged, start, end, kept (end / start),
 improvement (1 - kept), late_gain, val_late_gain, rate_ratio, plateau (bool), val_end, gap_ratio
@@ -73,6 +77,7 @@ import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._align import finite_curve
 from lossforensics.classifiers._chance import chance_of, start_level
+from lossforensics.classifiers._score_converged import score_converged
 from lossforensics.classifiers._score_stall import score_scale
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
@@ -280,6 +285,7 @@ class Underfit(Classifier):
                 else {}
             ),
             "val_logged": val is not None,
+            "score_converged": score_converged(run),
             "chance_classes": chance_of(y),
             "plateau": bool(stuck and stuck["stuck_fraction"] >= self._plateau.min_stuck),
             "rate_ratio": _rate_ratio(xs, level) if rates else None,
@@ -323,6 +329,7 @@ class Underfit(Classifier):
             return False
         return (
             not _score_learned(ev)
+            and not ev.get("score_converged", False)
             and ev.get("val_late_gain", 0.0) < _VAL_STILL_GAINING
             and low <= ev["kept"] <= self.max_kept
             and stalled

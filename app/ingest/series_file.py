@@ -20,8 +20,9 @@ A file whose name does not name a loss is not claimed: a column of numbers calle
 or `accuracy.txt` could be anything; nor is a file of whole numbers only (the ids or labels of
 a split list). The counter, when printed, is the step; else the line's position (0-based) is,
 and a warning says so. A folder's series files are one run, each file one metric, the way an
-MLflow run keeps one file per metric. A line that holds something else (a number cut short, a
-message) is skipped with a warning naming it.
+MLflow run keeps one file per metric; beside its loss files, a file of one value a line under a
+score's name (`val_acc.txt`) is that run's score. A line that holds something else (a number
+cut short, a message) is skipped with a warning naming it.
 The same numbers saved as one JSON array are read alike: `json.dump(losses, f)` (a list of
 values, the position the step) or a list of rows `[counter, value]`; a row of two values after
 the counter, `[step, train, val]`, is the training and the validation loss in that order, the
@@ -87,6 +88,8 @@ _FILLER = _RECORD_WORDS | {
     "out",
 }
 _LOSS_ROLES = ("train_loss", "val_loss")
+# a score's file is read beside a folder's loss files (`loss.txt`, `val_loss.txt`, `val_acc.txt`)
+_SCORE_ROLES = ("train_score", "val_score")
 # points a sniff must see before claiming a file: fewer are no curve
 _MIN_POINTS = 3
 # one line in this many (at least one) may be something else: a number cut short, a message
@@ -235,6 +238,16 @@ def _points(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool] | None:
     return steps, columns, counted
 
 
+def score_of_name(path: Path) -> str | None:
+    """The score role a file's name gives its numbers (`val_acc.txt` -> val_score), or None. Read
+    only beside the loss files of the same folder: alone, a column of numbers called
+    `accuracy.txt` could be anything."""
+    stem = path.name.split(".")[0]
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", stem) if w and w.lower() not in _FILLER]
+    role = infer_role("_".join(words)) if words else "other"
+    return role if role in _SCORE_ROLES else None
+
+
 def sniff(path: Path) -> bool:
     """A loss-named file whose head is bare numbers (an optional title line first), or that
     holds them as one JSON array."""
@@ -242,6 +255,12 @@ def sniff(path: Path) -> bool:
     role = role_of_name(path)
     if role not in _LOSS_ROLES:
         return False
+    return _bare_numbers(path, role)
+
+
+def _bare_numbers(path: Path, role: str) -> bool:
+    """Whether the file's head is bare numbers (an optional title line first) or one JSON array
+    of them; lines of several values only in a file of the training loss."""
     if path.suffix.lower() == ".npy":
         try:
             found = npy_points(path)
@@ -333,6 +352,20 @@ def _array_of(file: Path, warns: Warnings) -> tuple[np.ndarray, np.ndarray, bool
     return json_array(file) if (head_text(file) or "").lstrip().startswith("[") else None
 
 
+def _scores_beside(folder: Path, files: list[Path]) -> list[Path]:
+    """The folder's score files (`val_acc.txt` beside `loss.txt`): bare numbers of one value a
+    line under a score's name, read as the same run's score."""
+    return [
+        f
+        for f in sorted(folder.iterdir())
+        if f.is_file()
+        and f not in files
+        and f.stat().st_size
+        and (role := score_of_name(f)) is not None
+        and _bare_numbers(f, role)
+    ]
+
+
 def _kept_columns(
     name: str, role: str, width: int, counted: bool, warns: Warnings
 ) -> dict[str, str]:
@@ -360,6 +393,8 @@ def read(
         none_here="no loss-named file of bare numbers here",
         not_one="not a series file: a loss-named file of bare numbers, one per line",
     )
+    if Path(path).is_dir():
+        files += _scores_beside(Path(path), files)
     builder = FrameBuilder()
     run_code = builder.runs.code(run_name)
     warnings = []
@@ -373,7 +408,7 @@ def read(
         else:
             steps, columns, counted = _read_one(file, warns)
         if columns.shape[1] == 1:
-            named = {name: role_of_name(file)}
+            named = {name: score_of_name(file) or role_of_name(file)}
         elif array is None:
             named = _kept_columns(name, role_of_name(file), columns.shape[1], counted, warns)
         else:
@@ -387,7 +422,7 @@ def read(
             code = builder.metrics.code(metric)
             n = len(steps)
             builder.add(run_code, np.full(n, code, dtype=np.int32), steps, columns[:, j])
-        role = role_of_name(file).replace("_", " ")
+        role = (score_of_name(file) or role_of_name(file)).replace("_", " ")
         where = "array" if array is not None else "line"
         how = "the counter before each value" if counted else f"the {where} positions (from 0)"
         if columns.shape[1] == 1 or not counted:

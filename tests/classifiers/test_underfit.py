@@ -273,3 +273,17 @@ def test_an_lr_annealed_all_the_way_to_zero_counts_as_annealed():
     # a second half logged at exactly 0 (a step schedule's last cut, rounded): share 0, annealed
     cut = np.where(EP < 8, 1e-3, 0.0)
     assert judge(Underfit(), _knee_under_schedule(cut)) is None
+
+
+def test_a_converged_held_out_accuracy_says_the_model_fits():
+    """An epoch log whose first epoch already averaged the fall: the loss keeps its 'start'
+    (0.078 -> 0.085, flat, val beside it), which reads as stuck high, but a validation accuracy
+    at 99% over the run says the model gets the held-out data right: no underfit."""
+    rng = np.random.default_rng(11)
+    train = 0.08 + 0.006 * rng.standard_normal(20)
+    val = 0.07 + 0.004 * rng.standard_normal(20)
+    acc = 0.993 + 0.002 * rng.standard_normal(20)
+    without = run_of(loss=(EP, train), val_loss=(EP, val))
+    assert judge(Underfit(), without) is not None
+    f = judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, val), val_accuracy=(EP, acc)))
+    assert f is None

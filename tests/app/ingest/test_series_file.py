@@ -32,6 +32,24 @@ def test_a_train_and_val_pair_in_one_folder_is_one_run_with_both_losses(tmp_path
     assert list(train["step"]) == list(range(8)) and list(train["value"]) == TRAIN
 
 
+def test_a_score_file_beside_the_loss_files_is_the_same_runs_score(tmp_path):
+    """`loss.txt`, `val_loss.txt`, `val_acc.txt`: a folder of one metric a file holds the run's
+    validation accuracy too; a score file alone (no loss beside it) is still not claimed."""
+    _write(tmp_path / "loss.txt", TRAIN)
+    _write(tmp_path / "val_loss.txt", [0.3 + 0.01 * i for i in range(len(TRAIN))])
+    _write(tmp_path / "val_acc.txt", [0.9 + 0.01 * i for i in range(len(TRAIN))])
+    _write(tmp_path / "notes.txt", ["trained on 2 GPUs"])
+    result = load_run(tmp_path)
+    assert _roles(result) == {"loss": "train_loss", "val_loss": "val_loss", "val_acc": "val_score"}
+    acc = result.frame[result.frame["metric"] == "val_acc"].sort_values("step")
+    assert acc["value"].round(2).tolist() == [round(0.9 + 0.01 * i, 2) for i in range(len(TRAIN))]
+    alone = tmp_path / "scores_only"
+    alone.mkdir()
+    _write(alone / "val_acc.txt", [0.9] * 8)
+    with pytest.raises(InputError):
+        load_run(alone)
+
+
 def test_a_comma_separated_counter_is_the_step(tmp_path):
     path = tmp_path / "loss_log.txt"
     _write(path, [f"{i + 1},{v}" for i, v in enumerate(TRAIN)])
