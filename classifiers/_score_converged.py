@@ -31,7 +31,13 @@ _LEARNED_MIN_EVALS = 4
 
 
 def score_converged(run: RunSeries) -> bool:
-    """Whether the run's first bounded, direction-named held-out score has converged."""
+    """Whether the run's first bounded, direction-named held-out score has converged; kept with
+    the run (oscillating, distribution_mismatch and underfit all ask)."""
+    converged: bool = run.measured(("score_converged",), lambda: _converged(run))
+    return converged
+
+
+def _converged(run: RunSeries) -> bool:
     found = _first_bounded_score(run, 2)
     if found is None:
         return False

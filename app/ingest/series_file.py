@@ -144,12 +144,16 @@ def _as_series(line: _Line) -> tuple[str, ...]:
     return line.values if line.ctr is None else (line.ctr, *line.values)
 
 
+def _stem_tokens(path: Path) -> list[str]:
+    """The words and numbers of a file's stem: `log_val.txt` -> ['log', 'val']."""
+    return [w for w in re.split(r"[^A-Za-z0-9]+", path.name.split(".")[0]) if w]
+
+
 def role_of_name(path: Path) -> str:
     """The role the file name gives its numbers: `log_val.txt` -> val_loss. A split's name
     alone names its loss only beside a word saying the file is a record (`log_val`,
     `train_history`): a bare `train.txt` or `val.txt` is as often a dataset's split."""
-    stem = path.name.split(".")[0]
-    tokens = [w for w in re.split(r"[^A-Za-z0-9]+", stem) if w]
+    tokens = _stem_tokens(path)
     words = [w for w in tokens if w.lower() not in _FILLER]
     if not words:
         return "other"
@@ -242,8 +246,7 @@ def score_of_name(path: Path) -> str | None:
     """The score role a file's name gives its numbers (`val_acc.txt` -> val_score), or None. Read
     only beside the loss files of the same folder: alone, a column of numbers called
     `accuracy.txt` could be anything."""
-    stem = path.name.split(".")[0]
-    words = [w for w in re.split(r"[^A-Za-z0-9]+", stem) if w and w.lower() not in _FILLER]
+    words = [w for w in _stem_tokens(path) if w.lower() not in _FILLER]
     role = infer_role("_".join(words)) if words else "other"
     return role if role in _SCORE_ROLES else None
 
@@ -407,10 +410,11 @@ def read(
             steps, columns, counted = array
         else:
             steps, columns, counted = _read_one(file, warns)
+        file_role = score_of_name(file) or role_of_name(file)
         if columns.shape[1] == 1:
-            named = {name: score_of_name(file) or role_of_name(file)}
+            named = {name: file_role}
         elif array is None:
-            named = _kept_columns(name, role_of_name(file), columns.shape[1], counted, warns)
+            named = _kept_columns(name, file_role, columns.shape[1], counted, warns)
         else:
             named = {f"{name}/train": "train_loss", f"{name}/val": "val_loss"}
             warns.add(
@@ -422,7 +426,7 @@ def read(
             code = builder.metrics.code(metric)
             n = len(steps)
             builder.add(run_code, np.full(n, code, dtype=np.int32), steps, columns[:, j])
-        role = (score_of_name(file) or role_of_name(file)).replace("_", " ")
+        role = file_role.replace("_", " ")
         where = "array" if array is not None else "line"
         how = "the counter before each value" if counted else f"the {where} positions (from 0)"
         if columns.shape[1] == 1 or not counted:
