@@ -51,6 +51,20 @@ def test_framework_output_is_read_in_its_style(name, style, loss, points, first,
         assert values[-1] == pytest.approx(last)
 
 
+def test_yolov5_results_txt_gives_the_validation_losses_and_scores():
+    """results.txt rows carry the epoch's validation results after the training losses; the
+    last column ends its line."""
+    result = load_run(FIXTURES / "yolov5_results_real.txt")
+    assert result.source["detail"].startswith("console log, yolov5;")
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["val/box_loss"] == roles["val/obj_loss"] == roles["val/cls_loss"] == "val_loss"
+    assert roles["metrics/mAP_0.5"] == "val_score" and roles["total"] == "train_loss"
+    steps, values = _series(result, "val/box_loss")
+    assert steps[:2] == [0, 1] and len(values) == 21
+    assert values[14:17] == [0.05159, 0.09115, 0.05357]  # the epoch-15 spike, as written
+    assert _series(result, "val/cls_loss")[1] == [0.0] * 21
+
+
 def test_keras_verbose_1_and_2_give_the_same_series():
     one, two = load_run(FIXTURES / "keras_verbose1.log"), load_run(FIXTURES / "keras_verbose2.log")
     for metric in ("loss", "val_loss"):
