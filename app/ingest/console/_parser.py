@@ -39,11 +39,11 @@ from lossforensics.ingest.console._plan import (
     OWN,
     RESTART,
     TRIAL,
-    WORD,
     Plan,
     classify,
     compile_line,
     counter_cut,
+    ends_context,
     find_pairs,
     line_prefixes,
     opens_record,
@@ -54,7 +54,10 @@ from lossforensics.ingest.console._prefix import strip_prefix
 from lossforensics.ingest.console._style import Style, trial_name
 
 CHUNK = 65_536
-CONTEXT_SPAN = 12  # lines after a counter within which a metrics-only line still belongs to it
+# lines after a counter, or after the record's last metrics-only line, within which a
+# metrics-only line still belongs to it: a record spread over lines goes on while its lines keep
+# coming (PointNet prints an epoch's five training files, then its evaluation, under one header)
+CONTEXT_SPAN = 12
 NO_COUNTERS = (-1,) * len(COUNTER_NAMES)
 # the number of an epoch held above a log's first header is at least 1: the styles that place
 # such lines (Keras) count epochs from 1, so the lines above `Epoch 1/20` are no epoch's
@@ -194,10 +197,10 @@ class Parser:
         src = last_set[borrow]
         st = self.style
         if st.context:
-            inside = (src >= 0) & (src > last_reset[borrow]) & (borrow - src <= CONTEXT_SPAN)
             ctx, ctx_line = self._context, self._context_line
-            carried = (src < 0) & (last_reset[borrow] < 0) & (ctx is not None)
-            carried &= borrow + first - ctx_line <= CONTEXT_SPAN
+            near = _chained(borrow, np.where(src >= 0, src, ctx_line - first))
+            inside = (src >= 0) & (src > last_reset[borrow]) & near
+            carried = (src < 0) & (last_reset[borrow] < 0) & (ctx is not None) & near
         else:
             inside = carried = np.zeros(len(borrow), dtype=bool)
         taken = inside | carried
@@ -232,6 +235,8 @@ class Parser:
             self._context, self._context_line = (lines[ls], pids[ls]), first + ls
         elif lr >= 0:
             self._context = None
+        if self._context is not None and taken.any():  # the record's last line so far
+            self._context_line = max(self._context_line, first + int(borrow[taken][-1]))
         self.out.lines += n
         return True
 
@@ -252,10 +257,10 @@ class Parser:
             if pid < 0:  # read with the patterns
                 self._context, self._context_line = ctx, ctx_line
                 self._run, self._segment = run, seg
-                prose = len(WORD.findall(strip_prefix(raw)[0]))  # not counting a rank tag
+                ends = ends_context(strip_prefix(raw)[0])  # not counting a rank tag
                 self._opened = self._passed_over = False
                 read = self.line(raw, number)
-                if not (read or prose < CONTEXT_MAX_WORDS or self._opened or self._passed_over):
+                if ends and not (read or self._opened or self._passed_over):
                     self._context = None
                 ctx, ctx_line = self._context, self._context_line
                 run, seg = self._run, self._segment
@@ -272,6 +277,7 @@ class Parser:
                     if ctx is not lent:
                         lent, lent_row = ctx, self._borrow(self._counters(ctx))
                     ctr = lent_row
+                    ctx_line = number
                 elif needs_counter:
                     if self._leading is not None and ctx is None:
                         self._hold((number, raw, pid, run, seg))
@@ -381,6 +387,7 @@ class Parser:
             st.context and self._context is not None and number - self._context_line <= CONTEXT_SPAN
         ):
             ctr = self._counters(self._context)
+            self._context_line = number
         elif st.needs_counter and (self._leading is None or self._context is not None):
             return False
         kind, prefix_of = classify(st, text, rest[: found[0][0]])
@@ -559,6 +566,20 @@ class Parser:
             return ctx
         raw, pid = ctx
         return _line_counters(raw, self._plans[pid].counters)
+
+
+def _chained(borrow: np.ndarray, src: np.ndarray) -> np.ndarray:
+    """Per metrics-only line (`borrow`, ascending) lending the counters of line `src` (the
+    same for a record's lines, ascending): whether it and every earlier line of its record
+    came within CONTEXT_SPAN lines of the line before it (the counter line for the first)."""
+    if not len(borrow):
+        return np.zeros(0, dtype=bool)
+    same = np.r_[False, src[1:] == src[:-1]]
+    prev = np.where(same, np.r_[0, borrow[:-1]], src)
+    pos = np.arange(len(borrow))
+    last_gap = np.maximum.accumulate(np.where(borrow - prev > CONTEXT_SPAN, pos, -1))
+    start = np.maximum.accumulate(np.where(same, 0, pos))
+    return last_gap < start
 
 
 def _line_counters(raw: str, c: tuple[int, ...]) -> tuple[int, ...]:

@@ -96,15 +96,22 @@ def counter_cut(rest: str, m: re.Match[str]) -> tuple[int, int, str]:
     return m.start(), m.end(), COUNTER_BREAK
 
 
+def ends_context(text: str) -> bool:
+    """A message (prose of CONTEXT_MAX_WORDS words or more) ends a record spread over lines;
+    a heading that ends with a colon (`Train class-wise accuracy:`) announces the lines after it,
+    which still belong to the record (PointNet's `eval mean loss: ..` below it)."""
+    return len(WORD.findall(text)) >= CONTEXT_MAX_WORDS and not text.rstrip().endswith(":")
+
+
 def compile_line(style: Style, raw: str) -> Plan | None:
     """The plan for `raw` under `style`, or None when its reading is not a set of spans."""
-    ends = len(WORD.findall(raw)) >= CONTEXT_MAX_WORDS
+    ends = ends_context(raw)
     if not raw or not DIGIT.search(raw):
         header = _header(style, raw, 0) if raw and (style.restart or style.trial) else None
         return header._replace(ends_context=ends) if header else Plan(NOTHING, ends)
     text, wall = strip_prefix(raw)
     off = len(raw) - len(text)
-    ends = len(WORD.findall(text)) >= CONTEXT_MAX_WORDS  # a rank tag's `stdout` is no prose
+    ends = ends_context(text)  # a rank tag's `stdout` is no prose
     if style.restart or style.trial:
         header = _header(style, text, off)
         if header:

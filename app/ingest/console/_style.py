@@ -71,17 +71,19 @@ _COUNTER_END = r"(?![\w./]|:\d|:\s*\d+%)"
 # ...and a counter word is no unit of a rate (`Samples/Epoch: 1000`, `ms/step 12`): a word after
 # a slash is a denominator, not a counter
 _COUNTER_START = r"(?<!/)\b"
+# a counter word may say it is a number (`Epoch no. = 3`, `Epoch No: 3`, `Epoch number 3`)
+_NUMBER_WORD = r"(?:\s*(?:no\.?|nr\.?|num(?:ber)?)(?=[\s:=#.]))?"
 EPOCH = re.compile(
-    rf"{_COUNTER_START}epoch\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?\s*\]?{_COUNTER_END}",
+    rf"{_COUNTER_START}epoch{_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
 STEP = re.compile(
-    rf"{_COUNTER_START}(?:global_step|step|iteration|iter|it|num_updates)\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
+    rf"{_COUNTER_START}(?:global_step|step|iteration|iter|it|num_updates){_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
     rf"(?:\s*/\s*(?P<steps>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
 BATCH = re.compile(
-    rf"{_COUNTER_START}batch\s*[:=#]?\s*\[?\s*(?P<batch>\d+)(?:\s*/\s*(?P<batches>\d+))?\s*\]?{_COUNTER_END}",
+    rf"{_COUNTER_START}batch{_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<batch>\d+)(?:\s*/\s*(?P<batches>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
 # `[1,  2000] loss: 2.203` at the head of a line (PyTorch's CIFAR-10 tutorial): epoch, batch

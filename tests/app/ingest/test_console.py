@@ -65,6 +65,34 @@ def test_yolov5_results_txt_gives_the_validation_losses_and_scores():
     assert _series(result, "val/cls_loss")[1] == [0.0] * 21
 
 
+def test_pointnet_evaluation_lines_belong_to_the_epoch_above_them():
+    """PointNet prints an epoch's header, its training files' losses, then its evaluation, 17
+    lines below the header: a record spread over lines goes on while its lines keep coming."""
+    result = load_run(FIXTURES / "pointnet_modelnet_real.log")
+    assert _series(result, "mean loss")[0] == list(range(10))  # 5 training files an epoch
+    assert _series(result, "eval mean loss") == ([4, 9], [1.734979, 1.171131])
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["eval mean loss"] == "val_loss"
+
+
+def test_a_heading_that_ends_in_a_colon_does_not_end_the_record():
+    """`Train class-wise accuracy:` introduces the lines under it; a message of three words or
+    more would end the record, and the evaluation below it would have no epoch."""
+    result = load_run(FIXTURES / "pointnet_classwise_real.log")
+    assert _series(result, "eval mean loss")[1] == [3.300015, 2.093375, 3.282964]
+
+
+def test_a_counter_word_may_say_it_is_a_number():
+    text = "".join(
+        f"## Epoch no. = {e}\n- Train Loss: {1 / e:.4f}\n- Validation Loss: {1.1 / e:.4f}\n\n"
+        for e in (1, 2, 3)
+    )
+    text = "## Best: 0.3667 (Epoch 3)\n\n" + text
+    result = _read(text)
+    assert _series(result, "Validation Loss") == ([1, 2, 3], [1.1, 0.55, 0.3667])
+    assert "Epoch no." not in set(result.frame["metric"])
+
+
 def test_keras_verbose_1_and_2_give_the_same_series():
     one, two = load_run(FIXTURES / "keras_verbose1.log"), load_run(FIXTURES / "keras_verbose2.log")
     for metric in ("loss", "val_loss"):
