@@ -1,6 +1,9 @@
 """nan: the loss (or the gradient norm) became NaN or infinite.
 
 Symptom: a non-finite value in the training loss, the validation loss or the gradient norm.
+When the primary losses are finite, every other loss logged is read too (one head of a
+multi-task loss, one part of a detector's): a non-finite part makes any total of the parts
+non-finite, so a box-regression head that is NaN beside a finite class head is a finding.
 Signal: the step-sorted curves' non-finite points (readers keep NaN and inf as logged), plus
 what happened just before the first one: the gradient norm's jump over its earlier median and
 the loss's rise over its earlier range.
@@ -210,6 +213,17 @@ class NaN(Classifier):
                 for c, bad in written
                 if len(bad) and not self._not_yet_computed(run, c, bad)
             ]
+        if not hits:
+            # a loss other than the primary (one head of a multi-task loss, one part of a
+            # detector's): a non-finite part makes any total of the parts non-finite too
+            parts = (
+                run.curve(role, m)
+                for role in ("train_loss", "val_loss")
+                for m in run.metrics(role)
+                if m not in losses
+            )
+            hits = [(c, b) for c in parts if c is not None and len(b := _nonfinite(c))]
+            hits = [(c, bad) for c, bad in hits if not self._not_yet_computed(run, c, bad)]
         grad = run.curve("grad_norm")
         grad_bad = _nonfinite(grad)
         if not hits:
@@ -223,8 +237,9 @@ class NaN(Classifier):
             from_grad = False
         val = run.curve("val_loss")
         # every non-finite value is in the validation loss: training itself stayed finite
+        val_metrics = set(run.metrics("val_loss"))
         val_only = (
-            val is not None and all(c.metric == val.metric for c, _ in hits) and not from_grad
+            val is not None and all(c.metric in val_metrics for c, _ in hits) and not from_grad
         )
         curve, bad = min(hits, key=lambda h: h[0].steps[h[1][0]])
         first, n = int(bad[0]), len(curve)

@@ -164,3 +164,26 @@ def test_a_nan_session_restarted_over_the_same_steps_is_still_a_finding():
     assert f.evidence["nonfinite_count"] == 3 and f.evidence["recovered"]
     clean = np.r_[[3.0, 2.9, 2.8], 2.0 + np.exp(-np.arange(20) / 5)]
     assert judge(NaN(), run_of(loss=(steps, clean))) is None
+
+
+def test_a_loss_head_other_than_the_primary_that_is_nan_is_a_finding():
+    """A two-head model (class + box regression, as a Lightning log writes it): the box head
+    is NaN at every step while the class head, the primary, stays finite. The total of the
+    heads is NaN, so the run is: nan names the head."""
+    steps = np.arange(49, 1300, 50)
+    cls = 5.3 + 0.01 * RNG.standard_normal(len(steps))
+    box = np.full(len(steps), np.nan)
+    run = run_of(classification_loss=(steps, cls), regression_loss=(steps, box))
+    assert run.primary("train_loss") == "classification_loss"
+    f = judge(NaN(), run)
+    assert f is not None and f.evidence["series"] == "regression_loss"
+    assert f.evidence["early"] is True and f.confidence >= 0.95
+    # a second validation loss NaN at its first evaluation only had nothing to measure yet
+    val_cls = np.linspace(1.5, 0.6, 26)
+    val_obj = np.linspace(0.9, 0.3, 26)
+    val_obj[0] = np.nan
+    run = run_of(
+        loss=(steps, 2.0 - steps / 1000),
+        **{"val/cls_loss": (steps, val_cls), "val/obj_loss": (steps, val_obj)},
+    )
+    assert run.primary("val_loss") == "val/cls_loss" and judge(NaN(), run) is None
