@@ -93,6 +93,16 @@ EPOCH_BATCH_PAIR = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*,\s*(?P<batch>\d+)\s*\
 # place when the line prints one (`[0] epoch 3 ...`: a tag, the epoch is 3). A tab after it is
 # a boosting round (`[20]\ttrain-rmse:..`), the xgboost style's
 LEADING_INDEX = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*\](?= )")
+# a line that opens with a bracketed count of a total, `[100/300000] Train loss: ..`
+# (deep-text-recognition-benchmark, EasyOCR): the step; two of them, `[0/5][50/1583]\tLoss_D: ..`
+# (PyTorch's DCGAN example), are the epoch and the batch of the epoch's length
+LEADING_PROGRESS = re.compile(
+    r"^\s*\[\s*(?P<step>\d+)\s*/\s*(?P<steps>\d+)\s*\](?!\s*\[\s*\d+\s*/)(?=[\s:,|]|$)"
+)
+LEADING_EPOCH_BATCH = re.compile(
+    r"^\s*\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]"
+    r"\s*\[\s*(?P<batch>\d+)\s*/\s*(?P<batches>\d+)\s*\]"
+)
 
 
 def trial_name(header: str | None, count: int) -> str:

@@ -93,6 +93,25 @@ def test_a_counter_word_may_say_it_is_a_number():
     assert "Epoch no." not in set(result.frame["metric"])
 
 
+def test_a_bracketed_count_opening_a_line_is_its_counter():
+    """`[100/300000] Train loss: ..` (deep-text-recognition-benchmark) is the iteration;
+    `[1/5][50/1583]\tLoss_D: ..` (PyTorch's DCGAN example) the epoch and its batch."""
+    ocr = "".join(
+        f"[{i}/1000] Train loss: {200 / i:.5f}, Valid loss: {240 / i:.5f}, Elapsed_time: 1.0\n"
+        f"Current_accuracy : 0.000, Current_norm_ED  : 0.01\n"
+        for i in (100, 200, 300)
+    )
+    result = _read(ocr)
+    assert _series(result, "Valid loss") == ([100, 200, 300], [2.4, 1.2, 0.8])
+    gan = "".join(
+        f"[{e}/5][{b}/1583]\tLoss_D: {1 / (1 + e + b / 1583):.4f}\tLoss_G: 3.0\n"
+        for e in (0, 1)
+        for b in (0, 50, 100)
+    )
+    steps, _ = _series(_read(gan), "Loss_D")
+    assert steps == [0, 50, 100, 1583, 1633, 1683]
+
+
 def test_keras_verbose_1_and_2_give_the_same_series():
     one, two = load_run(FIXTURES / "keras_verbose1.log"), load_run(FIXTURES / "keras_verbose2.log")
     for metric in ("loss", "val_loss"):

@@ -2,21 +2,23 @@
 carries an epoch, step, iteration or batch (`Epoch [003/30] TrainLoss=1.87 ValLoss=1.30`, `Epoch 3:
 train loss = 0.52`, `Step 100: loss 2.1`, `epoch:0 || iter:10 || Loss:19.45`, `Epoch 1/200 | Loss:
 0.6924`, `[1, 2000] loss: 2.203`, `[01] train_loss 2.86 | test_loss 2.36` (a bracketed epoch opening
-the line), `Loss at step 100: 2.1`: a counter inside the key is cut with its `at`), values in quotes
-or E-notation included. A line of `key: value` pairs with no counter belongs to the last counter
-printed (a record spread over several lines); `key value` pairs count only on a line with its own
-counter, and a line with more prose than metrics is not a record. A line whose text before its
-metrics names a split (`test epoch:3 || Loss:2.4`, `Validation BLEU: ...`) is an evaluation line:
-its metrics are kept under that word. A mixed-precision loss scale and a perplexity (`loss scale:
-65536.0`, `lm loss PPL: 150`) carry the word loss but are not losses. fairseq's end-of-epoch
-averages (`| epoch 008 | loss 6.326 | ...`, `| train | epoch 001 | loss ...`) are summaries, not
-train points: read as train points they would outnumber the fairseq style's. A Keras progress bar's
-line (`12/12 [=====] - 1s - loss: 0.41`) is the Keras style's to read: it knows which of an epoch's
-bar lines is the epoch's value. A Keras callback's message (`val_acc did not improve from 0.10000`,
-`ReduceLROnPlateau reducing learning rate to ...`) is no record: its number is a best so far or a
-setting. A line that only names a fold or a trial (`===== FOLD 2/5 =====`, `Training fold 3`,
-`Trial 4`) opens a separate run: a cross-validation's folds and a sweep's trials each train a
-model of their own from the start, so their epochs counting again is no resume."""
+the line), `[100/300000] Train loss: 1.2` (a bracketed count of a total opening the line: the step),
+`[1/5][50/1583] Loss_D: 0.4` (two: the epoch and its batch), `Loss at step 100: 2.1`: a counter
+inside the key is cut with its `at`), values in quotes or E-notation included. A line of `key:
+value` pairs with no counter belongs to the last counter printed (a record spread over several
+lines); `key value` pairs count only on a line with its own counter, and a line with more prose than
+metrics is not a record. A line whose text before its metrics names a split (`test epoch:3 ||
+Loss:2.4`, `Validation BLEU: ...`) is an evaluation line: its metrics are kept under that word. A
+mixed-precision loss scale and a perplexity (`loss scale: 65536.0`, `lm loss PPL: 150`) carry the
+word loss but are not losses. fairseq's end-of-epoch averages (`| epoch 008 | loss 6.326 | ...`, `|
+train | epoch 001 | loss ...`) are summaries, not train points: read as train points they would
+outnumber the fairseq style's. A Keras progress bar's line (`12/12 [=====] - 1s - loss: 0.41`) is
+the Keras style's to read: it knows which of an epoch's bar lines is the epoch's value. A Keras
+callback's message (`val_acc did not improve from 0.10000`, `ReduceLROnPlateau reducing learning
+rate to ...`) is no record: its number is a best so far or a setting. A line that only names a fold
+or a trial (`===== FOLD 2/5 =====`, `Training fold 3`, `Trial 4`) opens a separate run: a
+cross-validation's folds and a sweep's trials each train a model of their own from the start, so
+their epochs counting again is no resume."""
 
 import re
 
@@ -24,7 +26,9 @@ from lossforensics.ingest.console._style import (
     BATCH,
     EPOCH,
     EPOCH_BATCH_PAIR,
+    LEADING_EPOCH_BATCH,
     LEADING_INDEX,
+    LEADING_PROGRESS,
     STEP,
     Style,
 )
@@ -49,7 +53,15 @@ _TRIAL = re.compile(
 STYLE = Style(
     name="generic key-value lines",
     specific=False,
-    counters=(LEADING_INDEX, EPOCH, STEP, BATCH, EPOCH_BATCH_PAIR),
+    counters=(
+        LEADING_INDEX,
+        LEADING_EPOCH_BATCH,
+        LEADING_PROGRESS,
+        EPOCH,
+        STEP,
+        BATCH,
+        EPOCH_BATCH_PAIR,
+    ),
     summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d+ \| (?!valid on)"),
     skip=re.compile(rf"{KERAS_BAR.pattern}|{_CALLBACK}"),
     trial=_TRIAL,
