@@ -29,6 +29,11 @@ The table, cause -> consequence, and why it holds in general:
   best level is at least `AT_START_LEVEL` of it): a loss pinned at chance level (the entropy of
   the class prior, often after an early blow-up) learned nothing, whatever the val does.
 - oscillating -> underfit, plateau: the trend is flat and high because the loss swings.
+- plateau -> oscillating, when the loss learned nothing (as for underfit above) and its swings
+  are uncorrelated from one log to the next (their lag-1 autocorrelation inside white noise's
+  95% band, `WHITE_NOISE_Z`/sqrt(points)): each log is one small batch's loss scattered around
+  a level that never moved, which is a plateau however noisy each log is; swings that carry
+  over to the next log are weights thrown back and forth, and stay oscillation.
 - nan -> underfit, when the training loss went non-finite and stayed so: the run was cut short,
   so where its loss stood before is no verdict on what the model could fit.
 - oscillating -> overfit, when overfit saw only a stall (its val rose by under `OVERFIT_CLEAR_Z`
@@ -109,6 +114,9 @@ MANY_RESTARTS = 3
 # it: a pattern read across the run (epoch shape, swings) is read from the divergence
 DIVERGED_EARLY = 0.1
 
+# the two-sided 95% band of a white-noise series' autocorrelation is +-1.96/sqrt(n) (Bartlett)
+WHITE_NOISE_Z = 1.96
+
 # A restart within this share of the run's logged span of a jump's start is that jump's cause
 # (the two checks place a jump at slightly different steps: a smoothed minimum vs a raw restart)
 RESTART_NEAR = 0.05
@@ -124,6 +132,22 @@ def _learned_nothing(plateau: Finding) -> bool:
 
 def _flat_from_start(cause: Finding, effect: Finding) -> bool:
     return _learned_nothing(cause)
+
+
+def _swings_are_noise(plateau: Finding, oscillating: Finding) -> bool:
+    """The loss learned nothing (`_learned_nothing`) and its swings around the trend are
+    uncorrelated from one log to the next: the residuals' lag-1 autocorrelation is inside the
+    95% band of white noise, `WHITE_NOISE_Z`/sqrt(points). The swings are the noise of each
+    logged estimate (small batches), not weights thrown back and forth by too large a step,
+    which keep a swing going over the next log."""
+    lag1, points = oscillating.evidence.get("lag1"), oscillating.evidence.get("points")
+    if lag1 is None or lag1 != lag1 or not points:
+        return False
+    return _learned_nothing(plateau) and lag1 < WHITE_NOISE_Z / points**0.5
+
+
+def _plateau_of_swings(cause: Finding, effect: Finding) -> bool:
+    return not _swings_are_noise(effect, cause)
 
 
 def _stuck_after_drop(cause: Finding, effect: Finding) -> bool:
@@ -294,7 +318,15 @@ EXPLAINS: tuple[Explains, ...] = (
     ),
     Explains("oscillating", "underfit", "the trend is high because the loss swings"),
     Explains("nan", "underfit", "the run ended non-finite: it was cut short", _ended_non_finite),
-    Explains("oscillating", "plateau", "the trend is flat because the loss swings"),
+    Explains(
+        "oscillating", "plateau", "the trend is flat because the loss swings", _plateau_of_swings
+    ),
+    Explains(
+        "plateau",
+        "oscillating",
+        "the swings are the noise of a loss that never moved beyond it",
+        _swings_are_noise,
+    ),
     Explains("unshuffled", "loss_spikes", "the jumps are the sawtooth's edges", _broad_sawtooth),
     Explains("resume_discontinuity", "exploding", "the jump is at a restart", _at_a_restart),
     Explains("resume_discontinuity", "loss_spikes", "the jump is at a restart", _at_a_restart),

@@ -250,3 +250,29 @@ def test_a_clear_val_rise_that_began_before_the_first_spike_is_not_led_by_it():
     rise_after = _f("overfit", val_min_step=11, val_rise_z=9.0)
     assert [f.label for f in apply_leads([rise_after, eval_blip])] == ["overfit", "loss_spikes"]
     assert [f.label for f in apply_leads([unclear, eval_blip])] == ["loss_spikes", "overfit"]
+
+
+def test_uncorrelated_swings_of_a_loss_that_never_moved_are_its_noise_not_oscillation():
+    flat = _f("plateau", kind="flat_from_start")
+    noise = apply_explains([flat, _f("oscillating", lag1=-0.12, points=118)])
+    assert [f.label for f in noise] == ["plateau"]
+    assert noise[0].evidence["explains"][0]["label"] == "oscillating"
+    # swings that carry over to the next log (weights thrown back and forth) stay oscillation
+    swings = apply_explains([flat, _f("oscillating", lag1=0.6, points=118)])
+    assert [f.label for f in swings] == ["oscillating"]
+    # and a loss that fell before it stalled learned something: the stall is the swings'
+    stall = apply_explains([_f("plateau", kind="stuck_after_drop"), _f("oscillating", lag1=0.0)])
+    assert [f.label for f in stall] == ["oscillating"]
+
+
+def test_diagnose_calls_a_per_step_loss_at_chance_with_batch_noise_a_plateau():
+    """A binary classifier stuck at ln 2, logged every 50 steps at batch size 32: each log is
+    one batch's loss, scattered by about 20% around a level that never moves."""
+    steps = np.arange(49, 6000, 50)
+    loss = np.log(2) * np.exp(0.2 * RNG.standard_normal(len(steps)))
+    d = diagnose(frame_of(loss=(steps, loss)))
+    assert d.verdict == "plateau" and "oscillating" not in d.labels
+    # the same level swinging in a slow cycle over 8 logs is an oscillation
+    cycle = np.log(2) * (1 + 0.3 * np.sin(2 * np.pi * np.arange(len(steps)) / 8))
+    d = diagnose(frame_of(loss=(steps, cycle)))
+    assert d.verdict == "oscillating"
