@@ -18,6 +18,7 @@ from pathlib import Path
 from lossforensics.classifiers.errors import InputError, NoLogsFoundError
 from lossforensics.classifiers.frame import concat_frames
 from lossforensics.classifiers.roles import check_role
+from lossforensics.ingest._final_evaluation import drop_final_evaluations
 from lossforensics.ingest._registry import READERS
 from lossforensics.ingest._source import apply_run_name
 from lossforensics.ingest.base import IngestResult, ReadWarning
@@ -56,6 +57,7 @@ def load_run(
         note = None if format else name_mismatch(path, fmt)
         if note:
             result.warnings.insert(0, ReadWarning(note, str(path)))
+    drop_final_evaluations(result)
     result.frame = apply_run_name(result.frame, run)
     return result
 
