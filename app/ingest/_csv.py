@@ -184,11 +184,25 @@ def _best_table(lines: list[str]) -> CsvHeader | None:
     return best
 
 
+# the column that names each row's metric in a long table: ours (`convert --to csv`), a
+# TensorBoard export's (`tag`: tbparse's `reader.scalars`, an events-to-CSV script), MLflow's
+# `get_metric_history` (`key`)
+LONG_NAME_COLUMNS: tuple[str, ...] = ("metric", "tag", "key", "metric_name")
+
+
+def long_name_column(names: Sequence[str]) -> int | None:
+    """Where a long table (one point a row: a metric's name, its step, its value) names its
+    metric, or None when the header is no long table."""
+    low = [n.strip().lower() for n in names]
+    if not {"step", "value"} <= set(low):
+        return None
+    return next((low.index(c) for c in LONG_NAME_COLUMNS if c in low), None)
+
+
 def is_long_form(names: Sequence[str]) -> bool:
-    """A long table (one point a row: metric, step, value), e.g. what `convert --to csv`
-    writes; no wide reader should claim it."""
-    low = {n.strip().lower() for n in names}
-    return {"metric", "step", "value"} <= low
+    """A long table, e.g. what `convert --to csv` writes or a TensorBoard export of
+    `tag,step,value`; no wide reader should claim it."""
+    return long_name_column(names) is not None
 
 
 @dataclass

@@ -11,7 +11,8 @@ its header and cells are right-aligned with spaces, the step is the `epoch` colu
 `metrics/*` columns are validation scores; the Trainer's printed table (`Epoch Training Loss
 Validation Loss Accuracy`) names its validation scores without a prefix. Long: columns `metric`,
 `step`, `value` (optional `run`, `role`, `wall_time`, `seq`, `segment`): one point per row, so
-the normalised frame round-trips through CSV.
+the normalised frame round-trips through CSV; a TensorBoard export names the metric `tag`
+(tbparse, with its run folder as `dir_name`) and MLflow's metric history `key` (with `run_id`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
 from lossforensics.classifiers.roles import ROLES, infer_role, override_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
-from lossforensics.ingest._csv import BadCells, CsvHeader, is_long_form, iter_chunks, sniff_header
+from lossforensics.ingest._csv import (
+    BadCells,
+    CsvHeader,
+    is_long_form,
+    iter_chunks,
+    long_name_column,
+    sniff_header,
+)
 from lossforensics.ingest._score_roles import (
     fastai_roles,
     hf_table_roles,
@@ -48,6 +56,10 @@ _PANDAS_PLACEHOLDER = re.compile(r"(unnamed: \d+)?")
 # every cell is one is printed key-value pairs separated by commas, not a header (one such cell
 # is a name: YOLOv5's `metrics/mAP_0.5:0.95`)
 _KEY_VALUE = re.compile(r"[A-Za-z_][\w /.-]*\s*[:=]\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+# the column of a long table that names each row's run: ours, MLflow's `run_id`, tbparse's
+# `dir_name` (the run's folder under the log directory)
+_LONG_RUN_COLUMNS = ("run", "run_id", "dir_name")
 
 # columns that key a summary table (one row per model or run), not a row per step
 _TABLE_KEYS = frozenset({"name", "model", "run", "id", "experiment", "config", "trial"})
@@ -106,6 +118,8 @@ def _read_long(
     warns = Warnings(str(path))
     builder = FrameBuilder()
     pos = {n.lower(): j for j, n in enumerate(header.stripped)}
+    name_at = long_name_column(header.stripped)
+    run_at = next((pos[k] for k in _LONG_RUN_COLUMNS if k in pos), None)
     fallback = builder.runs.code(run)
     defaults: dict[str, str] = {}
     bad = BadCells()
@@ -114,7 +128,7 @@ def _read_long(
         for line, why in chunk.skipped:
             warns.add(f"row skipped: {why}", line=line, kind="row skipped (wrong field count)")
         f = chunk.frame
-        metric = f[pos["metric"]]
+        metric = f[name_at]
         step_cells = text_cells(f[pos["step"]])
         steps, ok = integral_steps(np.where(step_cells.keep, step_cells.values, np.nan))
         value = text_cells(f[pos["value"]])
@@ -124,8 +138,8 @@ def _read_long(
         bad.count += int(value.bad.sum())
         names = metric[ok].astype(str)
         runs: np.ndarray | int = fallback
-        if "run" in pos:
-            run_col = f[pos["run"]][ok]
+        if run_at is not None:
+            run_col = f[run_at][ok]
             runs = builder.runs.codes(run_col.fillna(run).astype(str))
         if "role" in pos:
             pairs = pd.DataFrame({"m": names, "r": f[pos["role"]][ok]}).drop_duplicates("m")

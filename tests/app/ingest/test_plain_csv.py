@@ -276,3 +276,33 @@ def test_a_run_id_column_names_separate_runs(tmp_path):
     frame = load_run(path).frame
     assert sorted(frame["run"].unique()) == ["20250611T175536", "20250611T175735"]
     assert set(frame["segment"]) == {0} and "run_id" not in set(frame["metric"])
+
+
+def test_a_tensorboard_export_of_tag_step_value_is_a_long_table(tmp_path):
+    """tbparse's `reader.scalars.to_csv()` (or an events-to-CSV script): one point a row, the
+    metric named `tag`; the event file's path beside it is no metric."""
+    path = tmp_path / "loss_history.csv"
+    rows = ["filename,tag,step,value"]
+    for step in (100, 200, 300):
+        rows.append(f"./tb/events.out.tfevents.1,train/current_loss,{step},{3 - step / 1000}")
+        rows.append(f"./tb/events.out.tfevents.1,train/tot_loss,{step},{2.7 - step / 2000}")
+    path.write_text("\n".join(rows) + "\n")
+    result = load_run(path)
+    f = result.frame
+    assert result.format == "csv" and set(f["metric"]) == {"train/current_loss", "train/tot_loss"}
+    part = f[f["metric"] == "train/tot_loss"].sort_values("step")
+    assert part["step"].tolist() == [100, 200, 300]
+    assert part["value"].tolist()[0] == pytest.approx(2.65)
+
+
+def test_mlflow_metric_history_names_its_metric_key_and_its_run_run_id(tmp_path):
+    path = tmp_path / "history.csv"
+    path.write_text(
+        "key,value,timestamp,step,run_id\n"
+        "loss,2.0,1700000000000,0,a1\nloss,1.5,1700000001000,1,a1\n"
+        "val_loss,2.1,1700000001000,1,a1\nloss,1.9,1700000000000,0,b2\n"
+    )
+    f = load_run(path).frame
+    roles = dict(zip(f["metric"], f["role"], strict=False))
+    assert roles == {"loss": "train_loss", "val_loss": "val_loss"}
+    assert sorted(f["run"].unique()) == ["a1", "b2"]
