@@ -79,7 +79,15 @@ def test_a_heading_that_ends_in_a_colon_does_not_end_the_record():
     """`Train class-wise accuracy:` introduces the lines under it; a message of three words or
     more would end the record, and the evaluation below it would have no epoch."""
     result = load_run(FIXTURES / "pointnet_classwise_real.log")
-    assert _series(result, "eval mean loss")[1] == [3.300015, 2.093375, 3.282964]
+    assert _series(result, "eval mean loss") == ([0, 1, 2], [3.300015, 2.093375, 3.282964])
+
+
+def test_a_class_number_is_a_word_of_its_metrics_name():
+    """`eval class 0 accuracy: 0.25 (183/726)` is class 0's accuracy, not the overall one
+    logged twice an epoch (which spread each epoch over two steps)."""
+    result = load_run(FIXTURES / "pointnet_classwise_real.log")
+    assert _series(result, "eval class 0 accuracy")[1] == [0.252066, 0.447658, 0.34022]
+    assert "eval/accuracy" not in set(result.frame["metric"])
 
 
 def test_a_counter_word_may_say_it_is_a_number():
