@@ -28,11 +28,12 @@ _END = r"(?![\w/]|\.\S|:\d)"
 # a count out of a total printed before its percentage (`Accuracy: 9836/10000 (98%)`, PyTorch's
 # MNIST example): the percentage is the value
 _COUNT_OF = r"(?:\d+\s*/\s*\d+\s*\(\s*(?=[-+\d.]+\s*%\s*\)))?"
-# a key of up to four words; `is` is not one of them (`Total loss is 0.5`: the separator). A
+# a key of up to four words, each may carry a qualifier in brackets (`t2m RMSE(norm)`); `is` is
+# not one of them (`Total loss is 0.5`: the separator). A
 # class's number is a word of its key (`eval class 0 accuracy`: one class's metric, not the
 # overall `accuracy` logged twice)
 _WORD = r"(?:(?i:class|label|category) \d+(?= [A-Za-z_]|\s*[:=])|[A-Za-z_][\w\-/.@]*)"
-_KEY = rf"{_WORD}(?:\(\w+\))?(?: (?!is\b){_WORD}){{0,3}}"
+_KEY = rf"{_WORD}(?:\(\w+\))?(?: (?!is\b){_WORD}(?:\(\w+\))?){{0,3}}"
 
 # A value printed as the object that holds it, read as the number inside: a one-element list or
 # numpy array (`[0.6931]`, `[ 0.69]`), a tensor (`tensor(0.69, device='cuda:0', grad_fn=<..>)`,

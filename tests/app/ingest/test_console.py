@@ -120,6 +120,19 @@ def test_a_bracketed_count_opening_a_line_is_its_counter():
     assert steps == [0, 50, 100, 1583, 1633, 1683]
 
 
+def test_a_qualifier_in_brackets_may_follow_any_word_of_a_key():
+    """`t2m RMSE(norm)` and `z_500 RMSE(norm)` are two targets' errors, not one `RMSE(norm)`
+    logged twice (a qualifier was read after a key's first word only)."""
+    text = "".join(
+        f"[Train] epoch:{e}, lr:0.001, total:{1 / e:.4f}\n"
+        f"[Test] t2m RMSE(norm): {0.5 / e:.4f}\n[Test] z_500 RMSE(norm): {0.7 / e:.4f}\n"
+        for e in (1, 2, 3)
+    )
+    result = _read(text)
+    assert _series(result, "Test/t2m RMSE(norm)") == ([1, 2, 3], [0.5, 0.25, 0.1667])
+    assert _series(result, "Test/z_500 RMSE(norm)")[0] == [1, 2, 3]
+
+
 def test_keras_verbose_1_and_2_give_the_same_series():
     one, two = load_run(FIXTURES / "keras_verbose1.log"), load_run(FIXTURES / "keras_verbose2.log")
     for metric in ("loss", "val_loss"):
