@@ -3,11 +3,13 @@ the right training-loss series and keeps its evaluation lines apart from the tra
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 import pytest
 from lossforensics.ingest import load_run
+from lossforensics.ingest.console import read_stream
 
 FIXTURES = Path(__file__).parent / "console_fixtures"
 
@@ -23,6 +25,7 @@ REAL_EXCERPTS = {
     "opennmt_real.log": ("opennmt", "xent", 12, 3.29, 0.18, "ln(Validation perplexity)"),
     "yolov8_real.log": ("ultralytics yolov8", "box_loss", 3, 1.081, 1.096, None),
     "yolox_loguru_real.log": ("yolox", "total_loss", 2, 14.6, 11.5, None),
+    "cyclegan_loss_log_real.txt": ("pix2pix loss_log", "cycle_A", 19, 2.246, 0.329, None),
     "nnunet_logging_real.log": (
         "generic key-value lines",
         "train loss",
@@ -165,3 +168,33 @@ def test_loguru_prefix_with_module_and_line_is_not_a_metric():
     result = load_run(FIXTURES / "yolox_loguru_real.log")
     assert not any("yolox" in m for m in set(result.frame["metric"]))
     assert _values(result, "conf_loss") == [7.8, 5.2]
+
+
+def test_gan_loss_log_reads_the_reconstruction_terms_as_losses_and_the_game_as_other():
+    """pytorch-CycleGAN-and-pix2pix's `loss_log.txt`: the discriminator's and the generator's
+    adversarial terms hover by design, so only the terms against a target (cycle, identity)
+    are training losses; `iters` counts images within the epoch, so the steps still rise
+    across the epoch boundary."""
+    result = load_run(FIXTURES / "cyclegan_loss_log_real.txt")
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert {m for m, r in roles.items() if r == "train_loss"} == {
+        "cycle_A",
+        "cycle_B",
+        "idt_A",
+        "idt_B",
+    }
+    assert all(roles[m] == "other" for m in ("D_A", "G_A", "D_B", "G_B"))
+    assert not {"time", "data"} & set(roles)
+    steps = result.frame[result.frame["metric"] == "cycle_A"].sort_values("seq")["step"]
+    assert steps.is_monotonic_increasing and steps.is_unique
+
+
+def test_gan_loss_log_header_of_each_launch_begins_a_session():
+    """The script appends a `Training Loss (<date>)` header each time it is launched: a second
+    launch after the first is a new session of the run, which the resume check reads."""
+    text = (FIXTURES / "cyclegan_loss_log_real.txt").read_text()
+    lines = text.splitlines(keepends=True)
+    result = read_stream(io.BytesIO((text + "".join(lines[:6])).encode()), name="loss_log.txt")
+    segments = result.frame[result.frame["metric"] == "cycle_A"].sort_values("seq")["segment"]
+    assert segments.nunique() == 2
+    assert segments.value_counts().sort_index().tolist() == [19, 5]

@@ -31,6 +31,7 @@ _MODULES = (
     "yolov6",
     "yolox",
     "darknet",
+    "pix2pix",
     "espnet",
     "xgboost",
     "generic",
