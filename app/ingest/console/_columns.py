@@ -31,11 +31,19 @@ _EXACT_DIGITS = 15
 MAX_DIGITS = 18  # a counter printed with more digits is no count (nor an int64): taken as absent
 
 
+# a counter printed rounded to a magnitude (`step:26K`, LeRobot's format_big_number): only a
+# style whose counter pattern takes the letter reads one (see Style.rounded_steps)
+MAGNITUDES = {"K": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
+
+
 def counter(digits: str) -> int:
-    """An epoch / step / batch number as printed; -1 (not printed) when it has more than
-    MAX_DIGITS digits (a line of fuzz, an id): neither a crash nor a step."""
+    """An epoch / step / batch number as printed (`26K` is 26000); -1 (not printed) when it has
+    more than MAX_DIGITS digits (a line of fuzz, an id): neither a crash nor a step."""
+    scale = MAGNITUDES.get(digits[-1:], 1)
+    if scale > 1:
+        digits = digits[:-1]
     significant = digits.lstrip("0")
-    return int(digits) if len(significant) <= MAX_DIGITS else -1
+    return int(digits) * scale if len(significant) <= MAX_DIGITS else -1
 
 
 class Group:
@@ -58,6 +66,8 @@ class Group:
         if self.matrix is None or b - a > MAX_DIGITS:
             return np.asarray(list(map(counter, self.texts(a, b))), dtype=np.int64)
         digits = self.matrix[:, a:b].astype(np.int64) - 48
+        if digits.size and not ((digits >= 0) & (digits <= 9)).all():  # `26K`: counter reads it
+            return np.asarray(list(map(counter, self.texts(a, b))), dtype=np.int64)
         return digits @ (10 ** np.arange(b - a - 1, -1, -1, dtype=np.int64))
 
     def floats(self, a: int, b: int) -> np.ndarray:

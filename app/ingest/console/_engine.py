@@ -29,6 +29,7 @@ from lossforensics.ingest.console._parser import Parsed, Parser
 from lossforensics.ingest.console._perplexity import PERPLEXITY_NOTE, perplexity_as_loss
 from lossforensics.ingest.console._plan import EVAL, TRAIN
 from lossforensics.ingest.console._repeats import not_echoed, not_repeated
+from lossforensics.ingest.console._rounded import spread_rounded
 from lossforensics.ingest.console._style import Style
 
 LOSS_ROLES = ("train_loss", "val_loss")
@@ -212,6 +213,8 @@ def _steps(
         step, batch = np.full(len(step), -1, dtype=np.int64), step  # read as a batch counter
     lossy = _loss_records(len(step), p_rec, p_key, names, _roles(style, names))
     if _counted(step, lossy):
+        if style.rounded_steps:
+            step = spread_rounded(step, run)
         epoch_level = (step < 0) & (epoch >= 0) & (rec["kind"] != EVAL)
         if epoch_level.any():  # `[Epoch 1] Loss: 0.21` after `[Epoch 1 | Step 10/111] Loss: ..`
             p_key, names = _epoch_lines_apart(p_key, epoch_level[p_rec], names)

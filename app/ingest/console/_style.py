@@ -11,7 +11,8 @@ for names the general inference cannot know (`Train-SmoothL1` is a loss), `note`
 the style takes when a line prints two numbers for one metric, and `columns` names the values of
 a table printed without keys, in order; `carried` and `last_in_epoch` drop a bar's values
 that are a redraw, not a new measurement, and `repeated_round` a round printed again;
-`leading_epoch` places the lines above a log's first epoch header, when its top was cut.
+`leading_epoch` places the lines above a log's first epoch header, when its top was cut;
+`rounded_steps` spreads the records of a step printed rounded (`1K`).
 """
 
 from __future__ import annotations
@@ -172,6 +173,10 @@ class Style:
     # a record repeating an earlier one of its run at the same step, value for value, is a
     # summary printed again (XGBoost's best round after early stopping), dropped (`_repeats`)
     repeated_round: bool = False
+    # the step is printed rounded to a magnitude (`step:26K`: the counter pattern takes the
+    # letter): records sharing a printed value are spread over the steps it stands for
+    # (`_rounded`)
+    rounded_steps: bool = False
     # read only when no other style finds a loss series (a style with no counter at all would
     # otherwise number the lines of a log that prints one)
     last_resort: bool = False

@@ -26,6 +26,7 @@ REAL_EXCERPTS = {
     "yolov8_real.log": ("ultralytics yolov8", "box_loss", 3, 1.081, 1.096, None),
     "yolox_loguru_real.log": ("yolox", "total_loss", 2, 14.6, 11.5, None),
     "cyclegan_loss_log_real.txt": ("pix2pix loss_log", "cycle_A", 19, 2.246, 0.329, None),
+    "lerobot_real.log": ("lerobot", "loss", 20, 2.215, 0.144, None),
     "nnunet_logging_real.log": (
         "generic key-value lines",
         "train loss",
@@ -198,3 +199,18 @@ def test_gan_loss_log_header_of_each_launch_begins_a_session():
     segments = result.frame[result.frame["metric"] == "cycle_A"].sort_values("seq")["segment"]
     assert segments.nunique() == 2
     assert segments.value_counts().sort_index().tolist() == [19, 5]
+
+
+def test_lerobot_rounded_steps_are_spread_over_what_they_stand_for():
+    """LeRobot prints `step:1K` for every step from 1000 to 1499: read as printed, the points
+    logged every 200 steps piled onto 1000, 2000, ... and each pile read as a restart. Spread
+    over their bucket they rise at the logging interval again, and no session is invented."""
+    result = load_run(FIXTURES / "lerobot_real.log")
+    frame = result.frame[result.frame["metric"] == "loss"].sort_values("seq")
+    steps = frame["step"].tolist()
+    assert steps[:3] == [400, 600, 800]  # printed exactly below 1000
+    assert steps[3:] == sorted(set(steps[3:])) and steps[3] > 800
+    assert steps[6:16] == list(range(1600, 3401, 200))  # five lines a `2K`, `3K`: 200 apart
+    assert frame["segment"].nunique() == 1
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles == {"loss": "train_loss", "grdn": "grad_norm", "lr": "lr"}

@@ -32,6 +32,7 @@ _MODULES = (
     "yolox",
     "darknet",
     "pix2pix",
+    "lerobot",
     "espnet",
     "xgboost",
     "generic",
