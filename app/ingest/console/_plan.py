@@ -30,6 +30,8 @@ MAX_PLANS = 20_000  # shapes kept per read; past this, new shapes are read in fu
 NOTHING, TRIAL, RESTART, COUNTERS, OWN, BORROW = range(6)
 WORD = re.compile(r"[A-Za-z]{2,}")
 CONTEXT_MAX_WORDS = 3  # prose allowed on a metrics-only line that borrows the last counters
+# a time per unit of work (`358ms/epoch`, `3ms/step`, `120us/sample`): a measurement, no words
+_TIME_PER = re.compile(r"\d+(?:\.\d+)?\s?(?:s|ms|us|µs)/(?:epoch|step|sample)\b")
 DIGIT = re.compile(r"\d")
 _ASCII_DIGIT = re.compile(r"[0-9]")
 _KEY_SUFFIX = re.compile(r"\s+(?:is|was|=)$")
@@ -233,10 +235,11 @@ def find_pairs(
 
 
 def words_between(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> int:
-    """The words of prose on a line outside its metrics."""
+    """The words of prose on a line outside its metrics; a time per epoch or step that the
+    framework prints beside them (Keras' `358ms/epoch - 3ms/step`) is no prose."""
     gaps = [rest[: found[0][0]], rest[found[-1][1] :]]
     gaps += [rest[a[1] : b[0]] for a, b in zip(found, found[1:], strict=False)]
-    return sum(len(WORD.findall(g)) for g in gaps)
+    return sum(len(WORD.findall(_TIME_PER.sub(" ", g))) for g in gaps)
 
 
 def repeat_splits(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> list[str]:
