@@ -11,7 +11,11 @@ for `metric`, optional `run`, `role`, `wall_time`, `segment`) are one point each
 A `mode` or `split` key (mmdetection's `log.json`: `"mode": "val"`) names a line's split: the
 metrics of a line of any split but train are named under it (`val/bbox_mAP`), its `lr` dropped
 (it repeats the train lines'). A step key that starts again at every epoch (mmdetection's `iter`
-beside `epoch`) counts within the epoch: steps become epoch x (largest step + 1) + step.
+beside `epoch`) counts within the epoch: steps become epoch x (largest step + 1) + step. A line
+without the `epoch` key that the train lines carry, whose step is at most the last train line's
+epoch and below its step, is an evaluation logged at its epoch's number (mmengine's
+`vis_data/scalars.json`): it is placed at the last train line's step and its metrics are named
+under `val/` (unless their name says a split already).
 
 Runs and segments, in wide lines: a `run`, `experiment` or `trial` key (or `run_id`,
 `trial_id`, ...) names separate runs (each value its own `run`, named `<key>-<value>` when the
@@ -40,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError
-from lossforensics.classifiers.roles import ROLES, infer_role
+from lossforensics.classifiers.roles import ROLES, infer_role, name_words
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._json_records import looks_like_records, records_document
 from lossforensics.ingest._jsonlines import FrameChunk, RecordChunk, iter_records, parse_json
@@ -53,7 +57,7 @@ from lossforensics.ingest._source import (
     head_text,
     require_nonempty,
 )
-from lossforensics.ingest._split_words import held_out_splits
+from lossforensics.ingest._split_words import SPLIT_WORDS, held_out_splits
 from lossforensics.ingest._steps import (
     STEP_KEYS,
     choose_step_key,
@@ -149,6 +153,8 @@ class _State:
         self.loss_valued = False
         # loss keys whose nulls are read as NaN (`_null_losses`): a second pass sets them
         self.null_as_nan: frozenset[str] = frozenset()
+        # the last line with an epoch key: (its step, its epoch), for `_epoch_numbered_evals`
+        self.last_train: tuple[int, int] | None = None
 
     def run_codes(self, col: pd.Series | None) -> np.ndarray:
         """Each line's run code: its run/experiment/trial value, else the file's run."""
@@ -256,13 +262,17 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
         state.note_bad(cells.bad & ok, lines, str(col))
     keep &= ok[:, None]
     split = held_out_splits(frame[state.split_key]) if state.split_key in frame.columns else None
+    epochs = _epochs(frame, state.step_key, n)
+    evals, at = _epoch_numbered_evals(state, steps, ok, epochs)
+    if evals.any():
+        steps = np.where(evals, at, steps)
+        split = np.where(evals, "val", "" if split is None else split)
     names = [f"{c}/AP" if _COCO_EVAL.search(str(c)) else str(c) for c in columns]
     for j, name in enumerate(names):  # a split line's lr repeats the train lines' lr
         if split is not None and infer_role(name) == "lr":
             keep[:, j] &= split == ""
     rows, cols = np.nonzero(keep)
     codes = _split_codes(state, names, split, rows, cols)
-    epochs = _epochs(frame, state.step_key, n)
     state.point_epochs.append(epochs[rows])
     train = ok if split is None else ok & (split == "")
     state.line_steps.append(steps[train])
@@ -286,7 +296,9 @@ def _split_codes(
     codes = plain[cols]
     if split is None:
         return codes
-    tagged = split[rows] != ""
+    # a name that already says its split (`val/clf_acc`, `train/clf_acc`) keeps it
+    says_split = np.array([bool(name_words(n) & SPLIT_WORDS) for n in names], dtype=bool)
+    tagged = (split[rows] != "") & ~says_split[cols]
     if tagged.any():
         pairs = pd.DataFrame({"s": split[rows][tagged], "c": cols[tagged]})
         lookup = {
@@ -295,6 +307,35 @@ def _split_codes(
         }
         codes[tagged] = [lookup[p] for p in zip(pairs["s"], pairs["c"], strict=True)]
     return codes
+
+
+def _epoch_numbered_evals(
+    state: _State, steps: np.ndarray, ok: np.ndarray, epochs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per line: whether it is an evaluation logged at its epoch's number (mmengine's
+    `vis_data/scalars.json`: a train line carries `epoch` and the global iteration as its
+    `step`, the evaluation after it no `epoch` and the epoch's number as its `step`), and the
+    step it belongs at: the last train line's. Read as steps they went back to 1, 2, 3: every
+    evaluation a restart. The sign: a line without the epoch key whose step is at most the
+    epoch of the last train line and below that line's step."""
+    n = len(steps)
+    evals = np.zeros(n, dtype=bool)
+    at = np.zeros(n, dtype=np.int64)
+    if (epochs < 0).all() and state.last_train is None:
+        return evals, at
+    train = ok & (epochs >= 0)
+    seq = np.arange(n)
+    last = np.maximum.accumulate(np.where(train, seq, -1))
+    prev_step = np.where(last >= 0, steps[np.maximum(last, 0)], -1)
+    prev_epoch = np.where(last >= 0, epochs[np.maximum(last, 0)], -1)
+    if state.last_train is not None:  # the train line before this chunk
+        prev_step = np.where(last >= 0, prev_step, state.last_train[0])
+        prev_epoch = np.where(last >= 0, prev_epoch, state.last_train[1])
+    evals = ok & (epochs < 0) & (prev_epoch >= 0) & (steps <= prev_epoch) & (steps < prev_step)
+    if train.any():
+        i = int(np.flatnonzero(train)[-1])
+        state.last_train = (int(steps[i]), int(epochs[i]))
+    return evals, prev_step
 
 
 def _epochs(frame: pd.DataFrame, step_key: str | None, n: int) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from lossforensics.classifiers.diagnose import diagnose
@@ -11,6 +12,7 @@ from lossforensics.classifiers.errors import CorruptInputError, EmptyInputError
 from lossforensics.ingest import jsonl, load_run
 
 D2 = "jsonl_detectron2_medwaste_lr_step/metrics.json"
+REAL_EXCERPTS = Path(__file__).parent / "real_excerpts"
 
 
 def _points(frame, metric):
@@ -337,3 +339,35 @@ def test_numbers_written_as_text_are_numbers_and_other_text_is_skipped(tmp_path)
     assert loss["value"].iloc[:8].tolist() == pytest.approx([1 / e for e in range(1, 9)])
     assert math.isnan(loss["value"].iloc[-1])
     assert any("non-numeric" in w.message and "'note'" in w.message for w in result.warnings)
+
+
+def test_mmengine_evaluations_logged_at_the_epoch_number_sit_at_the_epoch_end():
+    """mmengine's `vis_data/scalars.json` logs a train line with `epoch` and the global
+    iteration as `step` (69, 138, ...), then the evaluation with the epoch's number as `step`
+    (1, 2, ...). Read as steps, every evaluation went back to step 1..8: eight restarts, and
+    `accuracy/top1` a training score. It is a validation score at its epoch's last iteration."""
+    result = load_run(REAL_EXCERPTS / "mmengine_scalars_real.json")
+    frame = result.frame
+    assert frame["segment"].nunique() == 1
+    assert not any("session" in w.message or "restart" in w.message for w in result.warnings)
+    roles = frame.groupby("metric", observed=True)["role"].first().astype(str)
+    assert roles["val/accuracy/top1"] == "val_score" and roles["loss"] == "train_loss"
+    acc = _points(frame, "val/accuracy/top1")
+    assert [s for s, _ in acc] == [69 * e for e in range(1, 9)]
+    assert acc[0][1] == pytest.approx(43.1354, abs=1e-4)
+    assert [s for s, _ in _points(frame, "loss")] == [69 * e for e in range(1, 9)]
+
+
+def test_a_line_without_the_epoch_key_at_a_later_step_is_no_evaluation(tmp_path):
+    """Only a step at most the last epoch, and below the last train line's step, is an epoch's
+    number: an evaluation logged at the global step keeps its step and its name."""
+    lines = [
+        {"epoch": 1, "step": 100, "loss": 1.0},
+        {"step": 100, "val_loss": 0.9},
+        {"epoch": 2, "step": 200, "loss": 0.8},
+        {"step": 200, "val_loss": 0.7},
+    ]
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    frame = load_run(path).frame
+    assert _points(frame, "val_loss") == [(100, 0.9), (200, 0.7)]
