@@ -55,6 +55,7 @@ TENSORBOARD_EXPORT = "tensorboard_export"
 # Formats whose reader takes one run's parts as a folder (its `pair_parts` says which folders)
 _PART_READERS = {
     KERAS_CSV: "lossforensics.ingest.keras_csv",
+    PLAIN_CSV: "lossforensics.ingest._plain_csv",
     CONSOLE: "lossforensics.ingest.console",
     SERIES_FILE: "lossforensics.ingest.series_file",
     TENSORBOARD_EXPORT: "lossforensics.ingest.tensorboard_export",

@@ -13,6 +13,8 @@ Validation Loss Accuracy`) names its validation scores without a prefix. Long: c
 `step`, `value` (optional `run`, `role`, `wall_time`, `seq`, `segment`): one point per row, so
 the normalised frame round-trips through CSV; a TensorBoard export names the metric `tag`
 (tbparse, with its run folder as `dir_name`) and MLflow's metric history `key` (with `run_id`).
+CatBoost's `learn_error.tsv` beside `test_error.tsv` is one run, read from their folder
+(`_catboost_parts`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
 from lossforensics.classifiers.roles import ROLES, infer_role, override_role
 from lossforensics.ingest._builder import FrameBuilder, Warnings
+from lossforensics.ingest._catboost_parts import folder_pair, read_pair
+from lossforensics.ingest._catboost_parts import pair_parts as pair_parts
 from lossforensics.ingest._csv import (
     BadCells,
     CsvHeader,
@@ -166,6 +170,9 @@ def read(
     path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
 ) -> IngestResult:
     path = Path(path)
+    if path.is_dir() and (parts := folder_pair(path)) is not None:
+        name = run or path.resolve().name or "run"
+        return read_pair(path, parts, fmt=FORMAT, run=name, roles=roles)
     require_nonempty(path)
     header = sniff_header(path)
     layout = None if header is None else _layout(header, roles)

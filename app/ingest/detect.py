@@ -266,6 +266,10 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
         from lossforensics.ingest import tensorboard_export
 
         found[chosen] = tensorboard_export.pair_parts(found[chosen])
+    elif chosen == "csv":  # CatBoost's learn_error.tsv + test_error.tsv: one run
+        from lossforensics.ingest import _plain_csv
+
+        found[chosen] = _plain_csv.pair_parts(found[chosen])
     elif chosen == "console":  # train_log + val_log: the two halves of one run
         from lossforensics.ingest import console
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lossforensics.ingest import _plain_csv, load_run
+from lossforensics.ingest.detect import plan_directory
 
 
 def test_yolov5_results_csv_with_padded_headers(real_runs):
@@ -306,3 +309,18 @@ def test_mlflow_metric_history_names_its_metric_key_and_its_run_run_id(tmp_path)
     roles = dict(zip(f["metric"], f["role"], strict=False))
     assert roles == {"loss": "train_loss", "val_loss": "val_loss"}
     assert sorted(f["run"].unique()) == ["a1", "b2"]
+
+
+def test_catboost_learn_and_test_files_are_one_run_with_its_validation_loss():
+    """CatBoost writes `learn_error.tsv` and `test_error.tsv` side by side: read apart they were
+    two runs, each with `RMSE` as its training loss. Together they are one run, the eval set's
+    objective its validation loss (the objective is a loss here, not an error score)."""
+    folder = Path(__file__).parent / "real_excerpts" / "catboost_info"
+    result = load_run(folder)
+    assert result.runs == ["catboost_info"]
+    roles = result.frame.groupby("metric", observed=True)["role"].first().astype(str)
+    assert roles.to_dict() == {"RMSE": "train_loss", "test_RMSE": "val_loss"}
+    val = result.frame[result.frame["metric"] == "test_RMSE"].sort_values("step")
+    assert val["step"].tolist() == list(range(20))
+    plan = plan_directory(folder)
+    assert plan.sources == [folder]  # the pair is one source, as the audit and `diagnose` read it
