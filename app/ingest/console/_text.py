@@ -6,7 +6,10 @@ when the line is read redraw by redraw. A Python warning that stderr wrote into 
 printed line (`iter 10 || Loss: 10.47 || /x/aug.py:238: UserWarning: ...`: stdout had not ended
 its line yet) goes to a line of its own, so its prose does not hide the metrics before it. A
 printed dict written over a tqdm bar (`tqdm.write`: the HF Trainer's logs) keeps the bar's last
-state before it on its line (`  12%|#2  | 2/16 [00:02<00:14] {'loss': 0.69, ...}`)."""
+state before it on its line (`  12%|#2  | 2/16 [00:02<00:14] {'loss': 0.69, ...}`). A heading
+that names a held-out split on a line of its own (`Test Error:`, PyTorch's quickstart;
+`Validating...`) is the split of the metrics line right under it (`[test]` is put before that
+line, in the heading's place), so its accuracy and loss are not read as training ones."""
 
 from __future__ import annotations
 
@@ -24,10 +27,33 @@ _MIDLINE_WARNING = re.compile(
 )
 
 
+# a line of at most three words, no digit, one of them a held-out split's (`Test Error:`,
+# `Validating...`, `=== Validation ===`), then, past at most one blank line, a line with a number
+# (matched from the newline before it: a pattern that opens with a literal is found by a fast
+# scan, where one anchored at `^` is tried at every character; possessive, so a line of
+# metrics that opens with a split word fails at once)
+_SPLIT_HEADING = re.compile(
+    r"\n[ \t=#*>-]*(?P<word>(?i:test(?:ing)?|valid(?:ation|ating)?|val|eval(?:uation|uating)?))\b"
+    r"(?:[ \t]+[A-Za-z]+){0,2}+[ \t]*+(?::|\.{1,3})?+[ \t=#*-]*+\n(?P<gap>[ \t]*\n)?(?=[^\n]*\d)"
+)
+
+
+def _split_heading(m: re.Match[str]) -> str:
+    word = m["word"].lower()
+    split = "test" if word.startswith("test") else "val"
+    return f"\n\n{m['gap'] or ''}[{split}] "
+
+
+def _split_headings(text: str) -> str:
+    """`text` with each split heading moved onto the line under it (`_SPLIT_HEADING`)."""
+    return _SPLIT_HEADING.sub(_split_heading, "\n" + text)[1:]
+
+
 def clean(text: str) -> str:
     """One block of text with ANSI codes gone and progress-bar updates reduced to the last."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
+    text = _split_headings(text)
     if "Warning: " in text:
         text = _MIDLINE_WARNING.sub("\\g<out>\n\\g<warn>", text)
     if "\x08" in text:  # Keras 3 backspaces over its bar before redrawing it after a \r

@@ -215,3 +215,15 @@ def test_lerobot_rounded_steps_are_spread_over_what_they_stand_for():
     assert frame["segment"].nunique() == 1
     roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
     assert roles == {"loss": "train_loss", "grdn": "grad_norm", "lr": "lr"}
+
+
+def test_a_split_heading_on_its_own_line_names_the_metrics_under_it():
+    """The PyTorch Quickstart prints `Test Error:` on a line of its own and the test set's
+    ` Accuracy: 10.0%, Avg loss: 2.302572` under it: read alone, that was a second training
+    loss and a training score. Under its heading it is the held-out evaluation."""
+    result = load_run(FIXTURES / "pytorch_quickstart_real.log")
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert roles["test/Avg loss"] == "val_loss" and roles["test/Accuracy"] == "val_score"
+    assert roles["loss"] == "train_loss"
+    assert _values(result, "test/Avg loss") == [2.302572, 2.30254]
+    assert "Avg loss" not in roles

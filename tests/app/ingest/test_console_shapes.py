@@ -729,3 +729,28 @@ def test_keras_lines_held_above_a_first_header_are_bounded():
         parser = Parser(STYLE, plans=plans)
         parser.feed_block(lines, skeletons("\n".join(lines)))
         assert sorted(set(to_points(parser.finish()).step.tolist())) == [2, 3]
+
+
+def _epochs_with(heading: str) -> str:
+    return "".join(
+        f"Epoch {e}: loss: {1 / e:.3f}\n{heading}\n"
+        f" accuracy: {0.5 + e / 20:.3f}, loss: {1.2 / e:.3f}\n"
+        for e in range(1, 5)
+    )
+
+
+@pytest.mark.parametrize("heading", ["Test Error:", "Validating...", "=== Validation ==="])
+def test_a_split_heading_names_the_split_of_the_line_under_it(heading):
+    frame = _read(_epochs_with(heading)).frame
+    roles = dict(zip(frame["metric"], frame["role"], strict=True))
+    split = "test" if "Test" in heading else "val"
+    assert roles[f"{split}/loss"] == "val_loss" and roles[f"{split}/accuracy"] == "val_score"
+    assert _series(_read(_epochs_with(heading)), "loss")[1] == [1.0, 0.5, 0.333, 0.25]
+
+
+@pytest.mark.parametrize("heading", ["Test results for the whole run:", "Validation 3"])
+def test_prose_or_a_numbered_line_is_no_split_heading(heading):
+    """Four words are a sentence, and a number makes the line a record of its own: the line
+    under it keeps the training split."""
+    frame = _read(_epochs_with(heading)).frame
+    assert not any(str(m).startswith(("val/", "test/")) for m in set(frame["metric"]))
