@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from lossforensics.classifiers._adversarial import adversarial_rank
 from lossforensics.classifiers.frame import coded_strings
 from lossforensics.classifiers.resolution import aggregate, block_size
 from lossforensics.classifiers.roles import names_test_split
@@ -272,13 +273,15 @@ class RunSeries:
     def _rank(role: str, items: list[tuple[str, int]]) -> list[str]:
         canonical = _CANONICAL.get(role, ())
 
-        def key(item: tuple[str, int]) -> tuple[int, int, int, int, str]:
+        def key(item: tuple[str, int]) -> tuple[int, int, int, int, int, str]:
             metric, n = item
             low = metric.lower()
             canon = canonical.index(low) if low in canonical else len(canonical)
             # beside a validation split, the held-out set a run is tuned on: read first
             test = int(names_test_split(metric))
-            return (canon, int(bool(_SECONDARY.search(low))), test, -n, metric)
+            # a GAN's discriminator loss last, its generator's after a term against a target
+            game = adversarial_rank(metric)
+            return (canon, game, int(bool(_SECONDARY.search(low))), test, -n, metric)
 
         return [m for m, _ in sorted(items, key=key)]
 

@@ -276,6 +276,28 @@ def test_a_loss_logged_as_the_same_value_throughout_is_never_the_primary():
 
 
 @pytest.mark.parametrize(
+    ("names", "primary"),
+    [
+        (["loss_D", "loss_G"], "loss_G"),
+        (["loss_D", "loss_G", "loss_pixel"], "loss_pixel"),
+        (["D_loss", "G_loss"], "G_loss"),
+        (["Loss_D", "Loss_G"], "Loss_G"),
+        (["loss_D", "loss_G_adv", "loss_G_l1"], "loss_G_l1"),
+    ],
+)
+def test_a_gans_discriminator_loss_is_never_the_primary(names, primary):
+    """A GAN's discriminator loss rises as its generator improves, by design: read first (by
+    name, `loss_D` before `loss_G`) it made a healthy GAN `exploding`. A term against a target
+    comes first, then the generator's loss."""
+    from lossforensics.classifiers.run import RunSeries
+
+    frame = make_frame(
+        "gan", names * 4, [s for s in range(4) for _ in names], np.linspace(1, 2, 4 * len(names))
+    )
+    assert RunSeries(frame).primary("train_loss") == primary
+
+
+@pytest.mark.parametrize(
     "name", ["loss scale", "loss_scale", "train/loss_scale", "lm loss PPL", "val_ppl"]
 )
 def test_a_loss_scale_or_a_perplexity_is_not_the_loss(name):

@@ -1,0 +1,40 @@
+"""A GAN's losses, told apart by name: which of a run's training losses is the one to judge.
+
+A GAN logs its discriminator's loss (`loss_D`, `d_loss`, `Loss_D`, `critic_loss`) and its
+generator's (`loss_G`, `g_loss`, `Loss_G`), often beside a reconstruction term (`loss_pixel`,
+`loss_G_l1`). The adversarial pair is a two-player game: the discriminator's loss hovers or
+rises as the generator gets better, by design. Of a run's training losses, a term measured
+against a target comes first, then the generator's, and the discriminator's last, whatever
+their names' order (`loss_D` sorts before `loss_G`)."""
+
+from __future__ import annotations
+
+import re
+
+_TOKENS = re.compile(r"[^a-z0-9]+")
+_DISCRIMINATOR = frozenset({"d", "dis", "disc", "discriminator", "critic"})
+_GENERATOR = frozenset({"g", "gen", "generator"})
+# a generator's adversarial part, beside its total (`loss_G_adv`, `G_GAN`)
+_ADVERSARIAL_PART = frozenset({"adv", "gan", "adversarial"})
+# a term against a target, whoever's it is (`loss_G_l1`, `G_cycle_loss`): not the game's
+# the ranks, in the order read: no part of the game, the generator's loss, its adversarial
+# part alone, the discriminator's
+TARGET, GENERATOR, GENERATOR_ADVERSARIAL, DISCRIMINATOR = range(4)
+_TARGET = frozenset(
+    {"l1", "l2", "mse", "pixel", "cycle", "idt", "identity", "content", "perceptual", "vgg"}
+    | {"rec", "recon", "reconstruction", "feat"}
+)
+
+
+def adversarial_rank(metric: str) -> int:
+    """Where a training loss is read among a GAN's: TARGET (no part of the adversarial game),
+    GENERATOR, GENERATOR_ADVERSARIAL, DISCRIMINATOR."""
+    low = re.sub(r"([a-z])([A-Z])", r"\1_\2", metric).lower()
+    tokens = set(_TOKENS.split(low)) - {""}
+    if "loss" not in tokens or tokens & _TARGET:
+        return TARGET
+    if tokens & _DISCRIMINATOR:
+        return DISCRIMINATOR
+    if tokens & _GENERATOR:
+        return GENERATOR_ADVERSARIAL if tokens & _ADVERSARIAL_PART else GENERATOR
+    return TARGET
