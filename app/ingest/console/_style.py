@@ -46,11 +46,14 @@ _CLOSE = r"(?(list)\s*\])(?(wrap)(?:,[^()\n]*)?\))"
 # a value printed as the change that led to it (`Learning Rate Reduced: 0.001 -> 0.0001`): the
 # new value is the one that holds from here on
 _CHANGED_FROM = rf"(?:(?:{NUM})\s*(?:->|=>|\u2192)\s*)?"
+# a value may be a percentage, but not a progress bar's (`Training: 100%|████| 183/183`: the
+# bar's name and how far it got, no metric)
+_PERCENT = r"(?:%(?!\|)|(?!%))"
 # `key: value`, `key=value`, `key = "value"`, `key is value` (`key is: value`), `key value` (the
 # last only when the line carries its own step: see Style.spaced)
 PAIRS = re.compile(
     rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s*[:=]?\s*|\s+)['\"]?{_COUNT_OF}{_CHANGED_FROM}"
-    rf"{_OPEN}(?P<val>{NUM}){_CLOSE}['\"]?\s*%?{_END}"
+    rf"{_OPEN}(?P<val>{NUM}){_CLOSE}['\"]?\s*{_PERCENT}{_END}"
 )
 # a PyTorch meter: `Loss 0.52 (0.61)` / `loss: 0.52 (0.61)`: the value before the brackets
 METER_PAIRS = re.compile(

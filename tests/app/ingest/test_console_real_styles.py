@@ -227,3 +227,14 @@ def test_a_split_heading_on_its_own_line_names_the_metrics_under_it():
     assert roles["loss"] == "train_loss"
     assert _values(result, "test/Avg loss") == [2.302572, 2.30254]
     assert "Avg loss" not in roles
+
+
+def test_a_progress_bar_named_after_a_split_is_no_loss():
+    """`Training: 100%|████| 183/183 [...]`: the bar's name is a split and its percentage a
+    number, read as a training loss of 100 at every epoch (and `Validation:` as the validation
+    loss). A percentage that opens a bar is no value."""
+    result = load_run(FIXTURES / "tqdm_split_named_bars_real.log")
+    roles = dict(zip(result.frame["metric"], result.frame["role"], strict=True))
+    assert "Training" not in roles and "Validation" not in roles
+    assert roles["Train Loss"] == "train_loss" and roles["Val Loss"] == "val_loss"
+    assert _values(result, "Train Loss")[:2] == [2.4997, 2.4801]
