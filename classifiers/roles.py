@@ -243,6 +243,13 @@ def _split_alone(toks: Sequence[str]) -> bool:
     return not rest or (bool(rest & _POOLING_TOKENS) and rest <= {"epoch"} | _POOLING_TOKENS)
 
 
+def is_bare_split(metric: str) -> bool:
+    """A metric named by its split alone (`Train`, `val`, `test_avg`): a loss when nothing
+    else on its line says what it is (`_split_alone`)."""
+    toks = _tokens(metric.strip())
+    return bool(toks) and _split_alone(toks)
+
+
 def infer_role(metric: str, split: str | None = None) -> str:
     """Guess the role of one metric. `split` is context from the source (a Keras `validation/`
     directory, a TensorBoard run folder called `eval`): it decides train vs val when the name

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from lossforensics.classifiers.roles import errors_as_losses, infer_role
+from lossforensics.classifiers.roles import errors_as_losses, infer_role, is_bare_split
 from lossforensics.ingest._steps import counts_within_epoch
 from lossforensics.ingest.console._columns import is_constant, release_freed_memory
 from lossforensics.ingest.console._parser import REC_FIELDS as _REC_FIELDS
@@ -34,6 +34,8 @@ from lossforensics.ingest.console._style import Style
 
 LOSS_ROLES = ("train_loss", "val_loss")
 MIN_LOSS_POINTS = 2  # a single loss-like number is a coincidence, not a series
+# a metric named by its split alone is a score when at least half its lines print a loss too
+_BESIDE_A_LOSS = 0.5
 NARROW_BLOCK = 16  # points in a block up to which placing them compares neighbours
 RELEASE_AFTER_POINTS = 1 << 20  # chunks this many points held are worth handing back at once
 
@@ -125,6 +127,7 @@ def to_points(parsed: Parsed) -> Points:
     names = parsed.key_names()
     step, axis, p_key, names = _steps(rec, p_rec, p_key, names, parsed.style)
     roles = _roles(parsed.style, names)
+    roles = _bare_splits_beside_a_loss(roles, names, p_rec, p_key)
     before = names
     names, roles, p_val = perplexity_as_loss(names, roles, p_key, p_val, parsed.style.prefix_eval)
     notes: tuple[str, ...] = () if names is before else (PERPLEXITY_NOTE,)
@@ -150,6 +153,35 @@ def to_points(parsed: Parsed) -> Points:
         roles=roles,
         notes=notes,
     )
+
+
+def _bare_splits_beside_a_loss(
+    roles: dict[str, str], names: list[str], p_rec: np.ndarray, p_key: np.ndarray
+) -> dict[str, str]:
+    """`roles` with each metric named by its split alone (`Train`, `Val`, `Test`) a score
+    when at least half its lines also print a loss under a name of its own: PyTorch
+    Geometric's examples print `Epoch: 010, Loss: 0.52, Train: 0.95, Val: 0.78, Test: 0.80`,
+    the loss and then each split's accuracy. Alone on their line (nanoGPT's `train 3.45 val
+    3.43`) the bare names are the splits' losses."""
+    bare = [c for c, n in enumerate(names) if n not in roles and is_bare_split(n)]
+    if not bare or not len(p_rec):
+        return roles
+    named_loss = np.array(
+        [
+            c not in bare and role_of(roles, n) in LOSS_ROLES and not is_bare_split(n)
+            for c, n in enumerate(names)
+        ],
+        dtype=bool,
+    )
+    if not named_loss.any():
+        return roles
+    has_loss = np.bincount(p_rec, weights=named_loss[p_key]) > 0
+    out = dict(roles)
+    for c in bare:
+        recs = p_rec[p_key == c]
+        if len(recs) and has_loss[recs].mean() >= _BESIDE_A_LOSS:
+            out[names[c]] = "train_score" if infer_role(names[c]) == "train_loss" else "val_score"
+    return out
 
 
 def _not_carried(run: np.ndarray, key: np.ndarray, val: np.ndarray) -> np.ndarray:

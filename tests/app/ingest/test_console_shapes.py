@@ -754,3 +754,40 @@ def test_prose_or_a_numbered_line_is_no_split_heading(heading):
     under it keeps the training split."""
     frame = _read(_epochs_with(heading)).frame
     assert not any(str(m).startswith(("val/", "test/")) for m in set(frame["metric"]))
+
+
+def _pyg_log() -> str:
+    """PyTorch Geometric's examples (`torch_geometric.logging.log`): the loss, then each
+    split's accuracy under the split's bare name."""
+    return "".join(
+        f"Epoch: {e:03d}, Loss: {1.9 * 0.93**e:.4f}, Train: {min(1, 0.3 + e * 0.03):.4f}, "
+        f"Val: {min(0.78, 0.3 + e * 0.02):.4f}, Test: {min(0.8, 0.31 + e * 0.02):.4f}\n"
+        for e in range(1, 31)
+    )
+
+
+def test_bare_split_names_beside_a_loss_are_the_splits_scores():
+    """`Loss: 0.52, Train: 0.95, Val: 0.78`: with a loss on the line, the bare split names are
+    accuracies. Read as losses, a validation accuracy climbing to 0.78 was a validation loss
+    rising 142%: a healthy GNN run called overfit."""
+    frame = _read(_pyg_log()).frame
+    roles = dict(zip(frame["metric"], frame["role"], strict=True))
+    assert roles == {
+        "Loss": "train_loss",
+        "Train": "train_score",
+        "Val": "val_score",
+        "Test": "val_score",
+    }
+
+
+def test_bare_split_names_alone_on_their_line_are_the_splits_losses():
+    """nanoGPT-style evaluation lines print no loss key of their own: `train` and `val` there
+    are the splits' losses, though other lines print a `loss`."""
+    text = "".join(
+        f"iter {i}: loss {3 - i / 100:.4f}\n"
+        + (f"step {i}: train {3 - i / 100:.4f} val {3.1 - i / 120:.4f}\n" if i % 50 == 0 else "")
+        for i in range(0, 201, 10)
+    )
+    frame = _read(text).frame
+    roles = dict(zip(frame["metric"], frame["role"], strict=True))
+    assert roles["train"] == "train_loss" and roles["val"] == "val_loss"
