@@ -65,16 +65,35 @@ def clean(text: str) -> str:
             resets = _maybe_reset(text)
             for i in [i for i, ln in enumerate(lines) if "\r" in ln]:
                 line = lines[i]
-                if i in resets:
+                last = _last_drawn(line, len(line))
+                if _STEP_BAR.search(last):
+                    lines[i] = _step_bar_states(line)
+                elif i in resets:
                     lines[i] = _states(line)
                 else:
-                    lines[i] = _over_bar(line, _last_drawn(line, len(line)))
+                    lines[i] = _over_bar(line, last)
             text = "\n".join(lines)
     return text
 
 
 _PERCENT = re.compile(r"(\d+)%\|")
 _BAR_POSITION = re.compile(r"\d+%\|[^|]*\|\s*\d+/\d+\s*\[")
+
+
+# a bar over the run's steps with a loss in its postfix (diffusers' and accelerate scripts'
+# `Steps:  20%|██  | 100/500 [17:26<1:08:56, 10.34s/it, lr=0.0005, step_loss=0.249]`): one bar
+# for the whole run, so its last state is one point of the curve its redraws draw
+_STEP_BAR = re.compile(
+    r"(?i)(?<![\w-])(?:training[ _])?(?:steps?|iterations?|iters?)\s*:?\s*\d+%\|[^|\n]*\|"
+    r"\s*\d+/\d+\s*\[[^\]\n]*loss="
+)
+
+
+def _step_bar_states(line: str) -> str:
+    """Each state drawn of a bar over the run's steps (`_STEP_BAR`), each on a line of its own:
+    a redraw shows the step it reached and that step's loss."""
+    states = [part for part in line.split("\r") if _STEP_BAR.search(part)]
+    return "\n".join(states) if states else _last_drawn(line, len(line))
 
 
 def _states(line: str) -> str:

@@ -791,3 +791,37 @@ def test_bare_split_names_alone_on_their_line_are_the_splits_losses():
     frame = _read(text).frame
     roles = dict(zip(frame["metric"], frame["role"], strict=True))
     assert roles["train"] == "train_loss" and roles["val"] == "val_loss"
+
+
+def _steps_bar(steps: int, desc: str = "Steps", level: float = 0.3) -> str:
+    """diffusers' training scripts: one tqdm bar over the run's steps (`desc="Steps"`), its
+    postfix set every step (`step_loss`, `lr`), redrawn with carriage returns."""
+    draws = "".join(
+        f"\r{desc}: {100 * s // steps:3d}%|{'#' * (10 * s // steps):10s}| {s}/{steps} "
+        f"[00:{s // 60:02d}<00:10,  1.50it/s, lr=0.0001, "
+        f"step_loss={level * 0.99**s + 0.01 * (s % 3):.4g}]"
+        for s in range(1, steps + 1)
+    )
+    return (
+        "Loading pipeline components...: 100%|##########| 7/7 [00:01<00:00,  5.10it/s]\n"
+        + draws
+        + "\n"
+    )
+
+
+def test_a_bar_over_the_runs_steps_gives_a_point_for_every_state_drawn():
+    """The bar's last state alone was one point: no curve, and the log was refused. Each
+    state drawn is a step of the run, at the bar's position."""
+    steps, values = _series(_read(_steps_bar(120)), "step_loss")
+    assert len(steps) >= 110 and steps == sorted(steps) and steps[0] == 1 and steps[-1] == 120
+    assert values[0] == pytest.approx(0.3 * 0.99 + 0.01)
+
+
+def test_a_bar_over_an_epochs_batches_keeps_its_last_state():
+    """A bar named after its epoch is redrawn over that epoch's batches: its last state is the
+    epoch's point, as before."""
+    text = "".join(
+        _steps_bar(50, desc=f"Epoch {e}", level=0.3 - e / 20).split("\n", 1)[1] for e in range(3)
+    )
+    steps, _ = _series(_read(text), "step_loss")
+    assert steps == [0, 1, 2]

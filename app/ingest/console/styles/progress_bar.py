@@ -1,11 +1,13 @@
 """tqdm and PyTorch Lightning progress bars: `Epoch 0: 100%|####| 32/32 [00:01<00:00,
 20.1it/s, v_num=0, train_loss=0.123, val_loss=0.2]`, redrawn with carriage returns: each bar's
 last state is one record (a bar reset on the same line, Lightning's next epoch, ends a state:
-see `_text`). The epoch in the bar's description is the step; a bar without one is numbered in
-order. `v_num` (Lightning's version number) is not a metric. A postfix keeps showing a value
-until it is updated (Lightning's val_loss through the next epoch's bar, the train loss in the
-redraw after validation): a value equal to its metric's previous one is taken as carried over
-and dropped, so a metric that truly repeats its printed value loses that point."""
+see `_text`). The epoch in the bar's description is the step; a bar over the run's steps
+(`Steps:  20%|██  | 100/500 [..., step_loss=0.249]`, diffusers' training scripts) has every state
+drawn kept (`_text`) and its position as the step; another bar is numbered in order. `v_num`
+(Lightning's version number) is not a metric. A postfix keeps showing a value until it is
+updated (Lightning's val_loss through the next epoch's bar, the train loss in the redraw after
+validation): a value equal to its metric's previous one is taken as carried over and dropped,
+so a metric that truly repeats its printed value loses that point."""
 
 import re
 
@@ -14,7 +16,15 @@ from lossforensics.ingest.console._style import EPOCH, NUM, Style
 STYLE = Style(
     name="progress bar (tqdm / lightning)",
     signature=re.compile(r"\|\s*\d+/\d+\s*\[[^\]]*\]|\d+%\|"),
-    counters=(re.compile(r"\bepoch\s*(?P<epoch>\d+)\s*:(?=\s*\d+%)", re.I), EPOCH),
+    counters=(
+        re.compile(r"\bepoch\s*(?P<epoch>\d+)\s*:(?=\s*\d+%)", re.I),
+        EPOCH,
+        # a bar over the run's steps (`Steps:  20%|██  | 100/500 [...]`): its position is the step
+        re.compile(
+            r"(?i)(?<![\w-])(?:training[ _])?(?:steps?|iterations?|iters?)\s*:?\s*\d+%\|"
+            r"[^|]*\|\s*(?P<step>\d+)/\d+"
+        ),
+    ),
     pairs=re.compile(
         rf"(?<=[,\[]) ?(?P<key>[A-Za-z_][\w\-/.@]*)(?P<sep>=)(?P<val>{NUM})(?![\w.:/])"
     ),
