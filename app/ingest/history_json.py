@@ -105,6 +105,8 @@ _MIN_RUNS = 2
 # the keys a history is kept under one level down (a labels file's `{"run_a": {"loss": ...}}`
 # is keyed by run, not by one of these)
 _HISTORY_KEYS = SPLIT_WORDS | {"metrics", "history", "logs", "log", "scalars", "curves"}
+# ... and the words of a longer key naming one (`training_history`), taken when it holds one
+_HISTORY_WORDS = frozenset({"history", "histories", "logs", "curves", "scalars"})
 # ... and an evaluation set's name with its index, as boosting libraries name their eval sets
 # (XGBoost's `validation_0`, LightGBM's `valid_1`, `training`; `evals_result()` saved as JSON)
 _EVAL_SET = re.compile(r"(?:" + "|".join(sorted(SPLIT_WORDS)) + r")[_\-]?\d+", re.I)
@@ -238,7 +240,9 @@ def _flattened(doc: dict, *, nested_only: bool = False) -> dict[str, object]:
         if (
             isinstance(value, dict)
             and value
-            and _is_history_key(str(key))
+            and (
+                _is_history_key(str(key)) or (_names_a_history(str(key)) and _holds_history(value))
+            )
             and not all(_INDEX_LABEL.fullmatch(str(k)) for k in value)
         ):
             if nested_only:
@@ -254,6 +258,13 @@ def _is_history_key(key: str) -> bool:
     """A key a history is kept under one level down: `metrics`, a split's name, or an
     evaluation set's name with its index (`validation_0`, `valid_1`)."""
     return key.lower() in _HISTORY_KEYS or bool(_EVAL_SET.fullmatch(key))
+
+
+def _names_a_history(key: str) -> bool:
+    """A key with a history's word among its words (`training_history`, `train_logs`,
+    `metrics_history`): a history one level down when it holds one (`_holds_history`), beside
+    the run's settings (`model_info`, `training_config`) and its `final_metrics`."""
+    return bool(set(re.split(r"[\W_]+", key.lower())) & _HISTORY_WORDS)
 
 
 def _holds_history(value: object) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -301,3 +302,17 @@ def test_a_boosting_library_s_evals_result_is_one_run_of_its_eval_sets(tmp_path)
         assert result.runs == [path.stem], name
         assert dict(zip(f["metric"], f["role"].astype(str), strict=False)) == roles, name
         assert len(f) == 120, name
+
+
+def test_a_history_under_a_key_that_names_one_beside_the_runs_settings():
+    """A script's summary file: the settings (`model_info`, `training_config`), the
+    `final_metrics` (one number each) and the Keras history under `training_history`. Only
+    the keys `history`, `metrics`, `logs` or a split's name were looked into, so the file was
+    refused; a longer key with a history's word is looked into when it holds a history."""
+    path = Path(__file__).parent / "real_excerpts" / "history_nested_training_statistics.json"
+    result = load_run(path)
+    roles = result.frame.groupby("metric", observed=True)["role"].first().astype(str)
+    assert roles["training_history/loss"] == "train_loss"
+    assert roles["training_history/val_loss"] == "val_loss"
+    assert not any(str(m).startswith("final_metrics") for m in roles.index)
+    assert (result.frame["metric"] == "training_history/loss").sum() == 25
