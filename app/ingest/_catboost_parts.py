@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from lossforensics.classifiers.frame import concat_frames
 from lossforensics.ingest._csv import sniff_header
 from lossforensics.ingest._source import parts_as_folders
 from lossforensics.ingest._table import read_step_table
@@ -64,10 +63,6 @@ def read_pair(
                 default_roles=defaults,
             )
         )
-    return IngestResult(
-        concat_frames([r.frame for r in results]),
-        [w for r in results for w in r.warnings],
-        format=fmt,
-        files=[f for r in results for f in r.files],
-        detail="CatBoost learn and test (eval set) parts of one run",
+    return IngestResult.joined(
+        results, format=fmt, detail="CatBoost learn and test (eval set) parts of one run"
     )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+from lossforensics.classifiers.frame import concat_frames
 
 
 @dataclass(frozen=True)
@@ -49,3 +51,15 @@ class IngestResult:
     @property
     def runs(self) -> list[str]:
         return list(pd.unique(self.frame["run"].astype(str)))
+
+    @classmethod
+    def joined(cls, parts: Sequence[IngestResult], *, format: str, detail: str) -> IngestResult:
+        """One run read from its parts (a training file and a validation one): their frames,
+        warnings and files together."""
+        return cls(
+            concat_frames([r.frame for r in parts]),
+            [w for r in parts for w in r.warnings],
+            format=format,
+            files=[f for r in parts for f in r.files],
+            detail=detail,
+        )

@@ -24,7 +24,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
-from lossforensics.classifiers.frame import concat_frames
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._csv import CsvHeader, is_long_form, sniff_header
 from lossforensics.ingest._score_roles import fastai_roles, split_named_roles
@@ -103,12 +102,8 @@ def read(
             )
         name = run or path.resolve().name or "run"
         parts = [_read_file(p, run=name, roles=roles) for p in pair]
-        return IngestResult(
-            concat_frames([r.frame for r in parts]),
-            [w for r in parts for w in r.warnings],
-            format=FORMAT,
-            files=[f for r in parts for f in r.files],
-            detail="training and validation parts of one run",
+        return IngestResult.joined(
+            parts, format=FORMAT, detail="training and validation parts of one run"
         )
     return _read_file(path, run=run, roles=roles)
 
