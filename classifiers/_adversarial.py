@@ -9,9 +9,8 @@ their names' order (`loss_D` sorts before `loss_G`)."""
 
 from __future__ import annotations
 
-import re
+from lossforensics.classifiers.roles import name_words
 
-_TOKENS = re.compile(r"[^a-z0-9]+")
 _DISCRIMINATOR = frozenset({"d", "dis", "disc", "discriminator", "critic"})
 _GENERATOR = frozenset({"g", "gen", "generator"})
 # a generator's adversarial part, beside its total (`loss_G_adv`, `G_GAN`)
@@ -29,8 +28,7 @@ _TARGET = frozenset(
 def adversarial_rank(metric: str) -> int:
     """Where a training loss is read among a GAN's: TARGET (no part of the adversarial game),
     GENERATOR, GENERATOR_ADVERSARIAL, DISCRIMINATOR."""
-    low = re.sub(r"([a-z])([A-Z])", r"\1_\2", metric).lower()
-    tokens = set(_TOKENS.split(low)) - {""}
+    tokens = name_words(metric)
     if "loss" not in tokens or tokens & _TARGET:
         return TARGET
     if tokens & _DISCRIMINATOR:

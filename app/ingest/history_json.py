@@ -38,7 +38,7 @@ from typing import cast
 
 import numpy as np
 from lossforensics.classifiers.errors import CorruptInputError, UnknownFormatError
-from lossforensics.classifiers.roles import errors_as_losses, infer_role
+from lossforensics.classifiers.roles import errors_as_losses, infer_role, name_words
 from lossforensics.ingest._builder import FrameBuilder, Warnings
 from lossforensics.ingest._jsonlines import parse_document
 from lossforensics.ingest._numpy_files import ZIP_MAGIC, npz_array_names, npz_arrays
@@ -264,7 +264,7 @@ def _names_a_history(key: str) -> bool:
     """A key with a history's word among its words (`training_history`, `train_logs`,
     `metrics_history`): a history one level down when it holds one (`_holds_history`), beside
     the run's settings (`model_info`, `training_config`) and its `final_metrics`."""
-    return bool(set(re.split(r"[\W_]+", key.lower())) & _HISTORY_WORDS)
+    return bool(name_words(key) & _HISTORY_WORDS)
 
 
 def _holds_history(value: object) -> bool:

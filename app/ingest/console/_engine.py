@@ -163,14 +163,12 @@ def _bare_splits_beside_a_loss(
     Geometric's examples print `Epoch: 010, Loss: 0.52, Train: 0.95, Val: 0.78, Test: 0.80`,
     the loss and then each split's accuracy. Alone on their line (nanoGPT's `train 3.45 val
     3.43`) the bare names are the splits' losses."""
-    bare = [c for c, n in enumerate(names) if n not in roles and is_bare_split(n)]
+    is_bare = [is_bare_split(n) for n in names]
+    bare = [c for c, n in enumerate(names) if is_bare[c] and n not in roles]
     if not bare or not len(p_rec):
         return roles
     named_loss = np.array(
-        [
-            c not in bare and role_of(roles, n) in LOSS_ROLES and not is_bare_split(n)
-            for c, n in enumerate(names)
-        ],
+        [not b and role_of(roles, n) in LOSS_ROLES for n, b in zip(names, is_bare, strict=True)],
         dtype=bool,
     )
     if not named_loss.any():

@@ -12,6 +12,7 @@ so a metric that truly repeats its printed value loses that point."""
 import re
 
 from lossforensics.ingest.console._style import EPOCH, NUM, Style
+from lossforensics.ingest.console._text import STEP_BAR_HEAD
 
 STYLE = Style(
     name="progress bar (tqdm / lightning)",
@@ -20,10 +21,7 @@ STYLE = Style(
         re.compile(r"\bepoch\s*(?P<epoch>\d+)\s*:(?=\s*\d+%)", re.I),
         EPOCH,
         # a bar over the run's steps (`Steps:  20%|██  | 100/500 [...]`): its position is the step
-        re.compile(
-            r"(?i)(?<![\w-])(?:training[ _])?(?:steps?|iterations?|iters?)\s*:?\s*\d+%\|"
-            r"[^|]*\|\s*(?P<step>\d+)/\d+"
-        ),
+        re.compile(STEP_BAR_HEAD + r"(?P<step>\d+)/\d+"),
     ),
     pairs=re.compile(
         rf"(?<=[,\[]) ?(?P<key>[A-Za-z_][\w\-/.@]*)(?P<sep>=)(?P<val>{NUM})(?![\w.:/])"
