@@ -167,6 +167,12 @@ _NOT_A_SERIES = {
 # scale`, 65536 then halving) or a perplexity (`lm loss PPL`, exp of the loss) move on other
 # scales than the loss itself and must never stand in for it
 _NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity"}
+# a norm named by nothing but its scope (`norm`, `gnorm`, `total_norm`, `global_norm`): the
+# global gradient norm that clip_grad_norm_ and optax return, as nanoGPT-style, llm.c and fairseq
+# logs print it beside the loss; a norm of anything else names what it measures (`param_norm`)
+_GRAD_NORM_ALONE = {"norm", "gnorm"}
+_NORM_SCOPES = {"total", "global", "train"}
+
 # a running extreme (`Best Valid accuracy`, `best_val_loss`): the best so far, not a measurement
 # at each step; beside the series itself it would contradict it
 _RUNNING_BEST = {"best"}
@@ -275,6 +281,8 @@ def infer_role(metric: str, split: str | None = None) -> str:
     ):
         return "grad_norm"
     if "gradnorm" in tokset or "grad_norm" in low:
+        return "grad_norm"
+    if tokset & _GRAD_NORM_ALONE and tokset <= _GRAD_NORM_ALONE | _NORM_SCOPES:
         return "grad_norm"
 
     context = (split or "").lower()

@@ -95,6 +95,13 @@ def test_split_context_makes_val():
         ("x/lr0", "lr"),
         ("grad_norm", "grad_norm"),
         ("train/grad_norm", "grad_norm"),
+        # a norm named by its scope alone is the global gradient norm clipping returns
+        ("norm", "grad_norm"),
+        ("gnorm", "grad_norm"),
+        ("total_norm", "grad_norm"),
+        ("train/global_norm", "grad_norm"),
+        ("param_norm", "other"),
+        ("weight_norm", "other"),
         ("accuracy", "train_score"),
         ("val_acc", "val_score"),
         ("eval_wer", "val_score"),
