@@ -84,7 +84,10 @@ value: ~1 is stuck at the untrained, chance-level loss), best_kept (the best smo
 logged value), points, total_improvement (start level - end level, in logs for a positive loss),
 log_scale (the loss is positive and read in logs), noise, tail_tau (Kendall's tau of the part judged
 flat), at_chance (the class count k of a loss stuck at its chance level); a frozen score's:
-score_metric, score_value, evaluations, val_late_gain, val_points.
+score_metric, score_value, evaluations, val_late_gain, val_points. A loss flat from the start
+beside a score that learned (classifiers._score_learned: an accuracy that covered 30% of the way
+to its bound) adds score_metric, score_start, score_end and score_room_gained: updates reached
+the weights, and the causes put a loss that does not measure the learning first.
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ from lossforensics.classifiers._align import detrended_noise, finite_curve, floo
 from lossforensics.classifiers._chance import chance_of, held_at_chance
 from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._frozen_predictions import frozen_predictions
+from lossforensics.classifiers._score_learned import score_learned
 from lossforensics.classifiers._score_stall import (
     held_out_stall,
     stall_finding,
@@ -477,6 +481,11 @@ class Plateau(Classifier):
         loss = "Validation loss" if ev["series"] == "val" else "Training loss"
         if ev["kind"] == "flat_from_start":
             summary = f"{loss} never moved beyond its noise: flat from the first step."
+            if "score_metric" in ev:
+                summary += (
+                    f" Yet {ev['score_metric']} went from {ev['score_start']:.3g} to "
+                    f"{ev['score_end']:.3g}: the model learned, and the loss does not show it."
+                )
         elif ev.get("val_late_gain") is not None:  # _both_stalled: gains relative to the loss
             summary = (
                 f"Training loss stopped improving at about step {ev['stall_step']}: over the "
@@ -565,6 +574,8 @@ class Plateau(Classifier):
             return None if at_chance is None else self.judge_held_at_chance(at_chance)
         if self._val_still_improving(run, ev) or _score_still_improving(run):
             return None
+        if ev["kind"] == "flat_from_start":
+            ev = {**ev, **(score_learned(run) or {})}
         return self.judge(ev, int(curve.steps[-1]))
 
     def _val_still_improving(self, run: RunSeries, ev: dict) -> bool:

@@ -15,6 +15,12 @@ def _stuck(ev: Evidence) -> bool:
     return ev.get("kind") == "stuck_after_drop"
 
 
+def _score_learned(ev: Evidence) -> bool:
+    """A loss flat from the start beside a score that climbed toward its bound: the weights
+    were updated, and the loss is what does not move (classifiers._score_learned)."""
+    return _flat_start(ev) and "score_start" in ev
+
+
 def _held_out(ev: Evidence) -> bool:
     """The stall is a held-out score's, beside a training loss that kept falling: the training
     loop works, the extra training did not generalise."""
@@ -33,7 +39,24 @@ def _frozen(ev: Evidence) -> bool:
 # training past the point where it stopped paying off first (+0.6) and the causes of a flat
 # training loss last (-0.2: that loss did fall). A held-out score frozen at one value puts a model
 # that answers one class for every input first (+0.6), weights that are not updated next (+0.2).
+# A loss flat from the start beside a score that learned puts a loss that does not measure the
+# learning first (+0.7) and the weights-not-updated causes back (-0.5: the score shows updates).
 PLATEAU = (
+    Rule(
+        "the loss does not measure what the model learns: it is computed on probabilities "
+        "rather than logits (a softmax before CrossEntropyLoss, a sigmoid before "
+        "BCEWithLogitsLoss), so its gradient all but vanishes, or the logged value is not the "
+        "loss being minimised",
+        "procedure",
+        0.0,
+        (
+            "Print the model's output for one batch: CrossEntropyLoss and BCEWithLogitsLoss "
+            "expect raw logits, so drop a softmax or sigmoid at the end of the model.",
+            "Check that the value logged is the loss passed to backward().",
+        ),
+        None,
+        lambda ev: 0.7 * _score_learned(ev),
+    ),
     Rule(
         "the model gives one answer for every input (the majority class): imbalanced classes, "
         "a loss that does not weight them, or outputs collapsed by a too-high learning rate",
@@ -70,7 +93,7 @@ PLATEAU = (
             "Overfit one small batch: the loss must go to about 0.",
         ),
         "overfit_one_batch",
-        lambda ev: 0.15 * _flat_start(ev) - 0.2 * _held_out(ev),
+        lambda ev: 0.15 * _flat_start(ev) - 0.2 * _held_out(ev) - 0.2 * _score_learned(ev),
     ),
     Rule(
         "no gradient reaches the weights (detached graph, frozen parameters, optimizer "
@@ -84,7 +107,11 @@ PLATEAU = (
         ),
         "overfit_one_batch",
         lambda ev: (
-            0.45 * _flat_start(ev) + 0.2 * _frozen(ev) - 0.1 * _stuck(ev) - 0.2 * _held_out(ev)
+            0.45 * _flat_start(ev)
+            + 0.2 * _frozen(ev)
+            - 0.1 * _stuck(ev)
+            - 0.2 * _held_out(ev)
+            - 0.5 * _score_learned(ev)
         ),
     ),
     Rule(

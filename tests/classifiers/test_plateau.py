@@ -26,6 +26,23 @@ def test_flat_from_step_one():
     assert f.causes == ()  # causes are attached by diagnose, not by detect
 
 
+def test_flat_loss_beside_a_score_that_learned_says_so():
+    """A softmax before CrossEntropyLoss: the loss barely moves while the accuracy climbs. The
+    run is still a flat loss, and the evidence names the score that shows the model learned."""
+    ep = np.arange(30)
+    loss = 2.30 + _noise(len(ep), 0.01)
+    acc = 0.1 + 0.8 * (1 - np.exp(-ep / 6)) + _noise(len(ep), 0.01)
+    f = judge(Plateau(), run_of(loss=(ep, loss), accuracy=(ep, acc)))
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
+    assert f.evidence["score_metric"] == "accuracy"
+    assert f.evidence["score_start"] < 0.3 < 0.8 < f.evidence["score_end"]
+    assert "the loss does not show it" in f.summary
+    # an accuracy that drifts by its noise learned nothing: no such evidence
+    still = 0.1 + _noise(len(ep), 0.01)
+    f = judge(Plateau(), run_of(loss=(ep, loss), accuracy=(ep, still)))
+    assert f is not None and "score_metric" not in f.evidence
+
+
 def test_per_epoch_knee_then_flat_ten_points():
     ep = np.arange(10)
     loss = np.array([332.7, 297.6, 270.3, 248.3, 239.0, 238.0, 235.7, 235.4, 235.1, 234.8])

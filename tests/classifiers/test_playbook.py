@@ -53,6 +53,12 @@ def test_plateau_ranking_follows_its_kind():
     frozen = rank_causes("plateau", {"kind": "frozen_predictions"})
     assert "majority class" in frozen[0].cause and "gradient" in frozen[1].cause
     assert "majority class" not in flat[0].cause
+    # a flat loss beside a score that learned: updates reach the weights, the loss is wrong
+    learned = {"kind": "flat_from_start", "score_start": 0.1, "score_end": 0.9}
+    ranked = rank_causes("plateau", learned)
+    assert "probabilities rather than logits" in ranked[0].cause
+    assert "gradient reaches" not in ranked[1].cause
+    assert "probabilities" not in flat[0].cause
 
 
 def test_spikes_in_validation_only_point_at_eval_mode():
