@@ -31,9 +31,19 @@ def choose_step_key(names: list[str] | tuple[str, ...]) -> str | None:
         "iters",
         "trainer/global_step",
         "train/global_step",
-        # Stable-Baselines3's progress.csv: environment steps so far
+        # environment steps so far: Stable-Baselines3's progress.csv, OpenAI baselines'
+        # (`total/steps`, `misc/total_timesteps`, `TimestepsSoFar`), Spinning Up's
+        # progress.txt (`TotalEnvInteracts`) and RLlib's progress.csv (`timesteps_total`,
+        # `num_env_steps_sampled`, else its `training_iteration`)
         "time/total_timesteps",
         "total_timesteps",
+        "total/steps",
+        "misc/total_timesteps",
+        "timestepssofar",
+        "totalenvinteracts",
+        "timesteps_total",
+        "num_env_steps_sampled",
+        "training_iteration",
         "epochs",
         # a printed table's step-count column (spaCy's `E    #       LOSS TOK2VEC ...`)
         "#",

@@ -152,6 +152,28 @@ def test_stable_baselines3_progress_csv_is_stepped_by_its_total_timesteps(tmp_pa
     assert "time/total_timesteps" not in set(result.frame["metric"])
 
 
+@pytest.mark.parametrize(
+    "step_key",
+    ["total/steps", "misc/total_timesteps", "TotalEnvInteracts", "timesteps_total"],
+)
+def test_rl_loggers_are_stepped_by_their_environment_steps(tmp_path, step_key):
+    """OpenAI baselines (`total/steps`, `misc/total_timesteps`), Spinning Up
+    (`TotalEnvInteracts`) and RLlib (`timesteps_total`) count environment steps under their own
+    names; read as a metric, the rows' order was the step."""
+    path = tmp_path / "progress.csv"
+    path.write_text(
+        f"rollout/return,train/loss_critic,{step_key},total/episodes\n"
+        "-262.3,0.51,2000,14\n"
+        "-250.1,0.47,4000,27\n"
+        "-231.9,0.45,6000,41\n"
+    )
+    result = load_run(path)
+    loss = result.frame[result.frame["metric"] == "train/loss_critic"]
+    assert list(loss["step"]) == [2000, 4000, 6000]
+    assert step_key not in set(result.frame["metric"])
+    assert not result.warnings
+
+
 def test_a_column_naming_each_rows_split_keeps_the_splits_apart(tmp_path):
     """`epoch,type,loss,lr` with train, validation and test rows: merged, the train loss would
     interleave three splits' values at repeated steps."""
