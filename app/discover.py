@@ -3,7 +3,8 @@
 A *run source* is what one `ingest.load_run` call reads: a TensorBoard run directory (a
 Keras `train/` + `validation/` pair is ONE source, at their parent; other logs in its folder are
 the same run written twice, noted in `also`, not listed again), an MLflow run directory
-(`meta.yaml` + `metrics/`), a folder's Keras `training.csv` + `validation.csv` pair, console
+(`meta.yaml` + `metrics/`), a DVCLive folder (`plots/metrics/`, listed under the folder that
+holds it), a folder's Keras `training.csv` + `validation.csv` pair, console
 `train_log` + `val_log` parts or series files (`log_train.txt` + `log_val.txt`) (one run each,
 as the readers' `pair_parts` say), or one file
 (trainer_state.json, a Lightning `metrics.csv`, a Keras CSVLogger log, a W&B CSV export that may
@@ -37,7 +38,7 @@ from importlib import import_module
 from pathlib import Path
 
 from lossforensics.classifiers.errors import InputError, NoLogsFoundError
-from lossforensics.ingest import detect
+from lossforensics.ingest import detect, dvclive
 
 # Formats, by the name `lossforensics.ingest.load_run(format=...)` takes.
 TENSORBOARD = "tensorboard"
@@ -52,6 +53,9 @@ CONSOLE = "console"  # printed output: nohup.out, a SLURM .out, train.log, a .tx
 SERIES_FILE = "series_file"  # bare numbers named by their file: train_loss.txt, log_val.txt
 # TensorBoard's scalar downloads, one tag a file named by it: run-train-tag-epoch_loss.csv
 TENSORBOARD_EXPORT = "tensorboard_export"
+DVCLIVE = "dvclive"  # a DVCLive folder: plots/metrics/<split>/<metric>.tsv, one run
+# the folders below which a DVCLive folder keeps its histories (lossforensics.ingest.dvclive)
+_DVCLIVE_HISTORIES = frozenset({"plots", "scalars"})
 # Formats whose reader takes one run's parts as a folder (its `pair_parts` says which folders)
 _PART_READERS = {
     KERAS_CSV: "lossforensics.ingest.keras_csv",
@@ -251,6 +255,12 @@ class _Walker:
         if "meta.yaml" in names and any(e.name == "metrics" for e in dirs):
             self.add(d, MLFLOW, d)
             return [], inside_tb  # its artifacts (an autolog TensorBoard copy) are the same run
+        if any(e.name in _DVCLIVE_HISTORIES for e in dirs) and dvclive.own_histories(d):
+            # named after the folder that holds it, as the reader names the run; its summary
+            # (metrics.json) and report are the same run
+            named = d.parent if d.name == dvclive.DEFAULT_DIR and d != self.root else d
+            self.add(named, DVCLIVE, d)
+            return [], inside_tb
         is_tb = not inside_tb and (_has_events(files) or self._split_children_with_events(dirs))
         if is_tb:
             self.add(d, TENSORBOARD, d)

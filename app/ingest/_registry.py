@@ -22,6 +22,7 @@ MODULES: dict[str, str] = {
     "tensorboard_export": "lossforensics.ingest.tensorboard_export",
     "notebook": "lossforensics.ingest.notebook",
     "mlflow": "lossforensics.ingest.mlflow",
+    "dvclive": "lossforensics.ingest.dvclive",
     "hf_trainer": "lossforensics.ingest.hf_trainer",
     "history_json": "lossforensics.ingest.history_json",
     "jsonl": "lossforensics.ingest.jsonl",

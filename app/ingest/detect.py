@@ -3,7 +3,8 @@
 `metrics.jsonl` that holds CSV is read as CSV (with a warning about the name).
 
 A directory is planned as a whole: an MLflow store or run folder; else TensorBoard event files
-anywhere below (the TensorBoard reader walks its run folders itself); else every file of the
+anywhere below (the TensorBoard reader walks its run folders itself); else a DVCLive folder
+(its histories are one run, the split in their folders' names); else every file of the
 first format found in detection order (a Lightning `lightning_logs/` with several
 `version_N/metrics.csv`, a folder of JSONL runs; a Keras `training.csv` + `validation.csv` pair
 is one source, their folder). Markdown is skipped, as discovery skips it (`discover`'s
@@ -228,7 +229,7 @@ def plan_directory(root: Path, format: str | None = None) -> Plan:
     """The reading plan for a directory (see the module docstring); NoLogsFoundError when
     nothing below it is readable."""
     root = Path(root)
-    for fmt in ("mlflow", "tensorboard"):
+    for fmt in ("mlflow", "tensorboard", "dvclive"):
         if format in (None, fmt) and fmt in READERS and READERS[fmt].sniff(root):
             plan = Plan(fmt, [root])
             if format is None:
@@ -321,13 +322,17 @@ def newest_checkpoints(paths: list[Path]) -> tuple[list[Path], list[Path]]:
 
 
 def _others(root: Path, chosen: str) -> dict[str, list[Path]]:
-    """Files beside a TensorBoard/MLflow tree that other readers would take (reported only)."""
+    """Files beside a TensorBoard/MLflow/DVCLive tree that other readers would take (reported
+    only); a DVCLive folder's own histories and summary are its run, not files beside it."""
     if chosen == "mlflow":
         return {}
     out: dict[str, list[Path]] = {}
     files, _ = _walk(root)
+    reader = READERS["dvclive"] if chosen == "dvclive" else None
+    own = reader.histories_dir(root) if reader is not None else None
+    live = reader.live_dir(own) if reader is not None and own is not None else None
     for file in files[:200]:
-        if "tfevents" in file.name:
+        if "tfevents" in file.name or (live is not None and file.is_relative_to(live)):
             continue
         try:
             fmt = sniff_file(file) if file.stat().st_size else None
