@@ -9,7 +9,9 @@ printed dict written over a tqdm bar (`tqdm.write`: the HF Trainer's logs) keeps
 state before it on its line (`  12%|#2  | 2/16 [00:02<00:14] {'loss': 0.69, ...}`). A heading
 that names a held-out split on a line of its own (`Test Error:`, PyTorch's quickstart;
 `Validating...`) is the split of the metrics line right under it (`[test]` is put before that
-line, in the heading's place), so its accuracy and loss are not read as training ones."""
+line, in the heading's place), so its accuracy and loss are not read as training ones. A
+logger's key-value box (Stable-Baselines3's, one record drawn as a table between dashed rules)
+is one line of `section/name=value` pairs, on its closing rule's line."""
 
 from __future__ import annotations
 
@@ -38,6 +40,41 @@ _SPLIT_HEADING = re.compile(
 )
 
 
+# a logger's key-value box (Stable-Baselines3's and OpenAI baselines' `HumanOutputFormat`, the
+# default at verbose=1): one record drawn as a table between dashed rules, a row a value
+# (`|    loss             | 0.000102 |`), a row with no value opening a section whose rows are
+# indented beneath it (`| train/              |          |`)
+_BOX = re.compile(r"^-{10,}[ \t]*\n((?:\|[^\n]*\|[ \t]*\n)+)-{10,}[ \t]*$", re.M)
+_BOX_ROW = re.compile(r"\|(?P<indent>\s*)(?P<name>[^|]*?)\s*\|\s*(?P<value>[^|]*?)\s*\|\s*")
+
+
+def _box_record(m: re.Match[str]) -> str:
+    """A box as one line of `section/name=value` pairs, on its closing rule's line (the lines
+    above it left blank, so every line keeps its number); the box unchanged when a row is not
+    `| name | value |`."""
+    section, pairs = "", []
+    rows = m[1].splitlines()
+    for row in rows:
+        r = _BOX_ROW.fullmatch(row)
+        if r is None:
+            return m[0]
+        name, value = r["name"], r["value"]
+        if name.endswith("/") and not value:
+            section = name
+            continue
+        if len(r["indent"]) <= 1:  # a row flush with the rule belongs to no section
+            section = ""
+        pairs.append(f"{section}{name}={value}")
+    return "\n" * (len(rows) + 1) + " ".join(pairs)
+
+
+def _joined_boxes(text: str) -> str:
+    """`text` with each key-value box (`_BOX`) read as one line."""
+    if "\n|" not in text or "----------" not in text:
+        return text
+    return _BOX.sub(_box_record, text)
+
+
 def _split_heading(m: re.Match[str]) -> str:
     word = m["word"].lower()
     split = "test" if word.startswith("test") else "val"
@@ -53,7 +90,7 @@ def clean(text: str) -> str:
     """One block of text with ANSI codes gone and progress-bar updates reduced to the last."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
-    text = _split_headings(text)
+    text = _split_headings(_joined_boxes(text))
     if "Warning: " in text:
         text = _MIDLINE_WARNING.sub("\\g<out>\n\\g<warn>", text)
     if "\x08" in text:  # Keras 3 backspaces over its bar before redrawing it after a \r
@@ -171,8 +208,11 @@ def blocks(stream: BinaryIO, size: int = BLOCK) -> Iterator[bytes]:
 
 def iter_blocks(chunks: Iterable[bytes]) -> Iterator[str]:
     """Cleaned text, a block at a time, each cut at a newline (so a progress bar's updates
-    never straddle two blocks); lines are the block split at "\\n"."""
+    never straddle two blocks); lines are the block split at "\\n". A last line with no newline
+    after it is cleaned with the block before it: it may close what that block opened (a
+    key-value box's closing rule)."""
     carry = b""
+    pending: str | None = None
     for chunk in chunks:
         data = carry + chunk
         cut = data.rfind(b"\n")
@@ -182,6 +222,11 @@ def iter_blocks(chunks: Iterable[bytes]) -> Iterator[str]:
                 carry = carry[-BLOCK:]
             continue
         carry = data[cut + 1 :]
-        yield clean(data[:cut].decode("utf-8", errors="replace"))
-    if carry.strip():
-        yield clean(carry.decode("utf-8", errors="replace"))
+        if pending is not None:
+            yield clean(pending)
+        pending = data[:cut].decode("utf-8", errors="replace")
+    last = carry.decode("utf-8", errors="replace") if carry.strip() else ""
+    if pending is not None:
+        yield clean(f"{pending}\n{last}" if last else pending)
+    elif last:
+        yield clean(last)

@@ -730,3 +730,34 @@ def test_the_logging_howtos_prefix_with_the_loggers_name_is_taken_off():
     assert strip_prefix("2025-11-30 16:33:57 - trainer.fit - WARNING - lr 0.1")[0] == "lr 0.1"
     # a word and a dash with no level after them are the message's own
     assert strip_prefix("2025-11-30 16:33:57 - Epoch 3 - loss: 0.5")[0] == "Epoch 3 - loss: 0.5"
+
+
+def _box(rows: list[tuple[str, str]]) -> str:
+    body = "".join(f"| {name:<24}| {value:<9}|\n" for name, value in rows)
+    return "-" * 38 + "\n" + body + "-" * 38 + "\n"
+
+
+def test_key_value_boxes_are_one_record_each_on_their_closing_rule():
+    """Stable-Baselines3's verbose=1 boxes (PPO, with its evaluation callback's section): each
+    box one record of `section/name` metrics at its environment steps; every line keeps its
+    number, so what follows a box is reported where it is."""
+    text = "Using cpu device\n"
+    for i in range(1, 6):
+        rows = [("rollout/", ""), ("   ep_rew_mean", f"{-200 + 10 * i}")]
+        rows += [("time/", ""), ("   total_timesteps", f"{2048 * i}")]
+        if i > 1:
+            rows += [("train/", ""), ("   loss", f"{1.0 / i:.3g}"), ("   value_loss", "0.5")]
+        if i % 2 == 0:
+            rows += [("eval/", ""), ("   mean_reward", f"{-150 + i}")]
+        text += _box(rows)
+    assert clean(text).count("\n") == text.count("\n")
+    result = _read(text)
+    assert "key-value box" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["train/loss"] == "train_loss" and roles["train/value_loss"] == "train_loss"
+    assert roles["rollout/ep_rew_mean"] == "other"
+    assert _series(result, "train/loss") == ([4096, 6144, 8192, 10240], [0.5, 0.333, 0.25, 0.2])
+    assert _series(result, "eval/mean_reward")[0] == [4096, 8192]
+    # a box whose rows are not `| name | value |` is left as it is
+    odd = "-" * 20 + "\n| a | b | c |\n" + "-" * 20 + "\n"
+    assert clean(odd) == odd

@@ -27,6 +27,14 @@ REAL_EXCERPTS = {
     "yolox_loguru_real.log": ("yolox", "total_loss", 2, 14.6, 11.5, None),
     "cyclegan_loss_log_real.txt": ("pix2pix loss_log", "cycle_A", 19, 2.246, 0.329, None),
     "lerobot_real.log": ("lerobot", "loss", 20, 2.215, 0.144, None),
+    "sb3_console_real.log": (
+        "key-value box (Stable-Baselines3)",
+        "train/loss",
+        6,
+        0.000102,
+        0.000156,
+        None,
+    ),
     "keras_verbose2_tf2_real.log": ("keras verbose 2", "loss", 12, 3.1494, 2.1944, None),
     "nnunet_logging_real.log": (
         "generic key-value lines",

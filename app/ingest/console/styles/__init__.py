@@ -33,6 +33,7 @@ _MODULES = (
     "darknet",
     "pix2pix",
     "lerobot",
+    "kv_box",
     "espnet",
     "xgboost",
     "generic",
