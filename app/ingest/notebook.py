@@ -5,9 +5,10 @@ strings. Read as raw text, their escapes (`\\n`, `\\r`, a backspace) would be ch
 progress bar's redraws would not collapse and the steps would come out wrong; so the outputs are
 decoded and joined in cell order, then read by the console reader, styles, redraws and
 restarts included: Keras' `fit` output in a Kaggle or Colab notebook, a PyTorch loop's prints.
-When they print no loss series, the plain text of what the cells displayed as their result
-(`execute_result`, `display_data`) is read for a results table: a history shown as
-`pd.DataFrame(history.history)` after a silent `fit(..., verbose=0)`. A notebook with neither is
+When they print no loss series in console lines, a results table they printed is read (skorch's
+fit table, `epoch  train_loss  valid_acc  valid_loss  dur`, one row an epoch); else the plain
+text of what the cells displayed as their result (`execute_result`, `display_data`) is read for
+one: a history shown as `pd.DataFrame(history.history)` after a silent `fit(..., verbose=0)`. A notebook with neither is
 refused as such a console text is. Images are not read. A notebook
 whose JSON is cut short (saved or copied while a long fit was still printing) gives the output
 its stream texts hold up to the break, with a warning naming the byte where the JSON breaks.
@@ -134,7 +135,7 @@ def sniff(path: Path) -> bool:
     found = _output(Path(path))
     if found is None:
         return False
-    return console.sniff_text(found[0]) or _holds_table(found[3])
+    return console.sniff_text(found[0]) or _holds_table(found[0]) or _holds_table(found[3])
 
 
 def read(
@@ -158,14 +159,19 @@ def read(
         )
         what = f"the printed output of {printing} cell(s)"
     except UnknownFormatError:
-        # no loss printed: a history shown as a cell's result (`pd.DataFrame(history.history)`
-        # after `fit(..., verbose=0)`) is the record left
-        if not _holds_table(shown):
+        # no loss series in console lines: a results table the cells printed (skorch's and
+        # fastai's fit tables), else a history shown as a cell's result
+        # (`pd.DataFrame(history.history)` after `fit(..., verbose=0)`), is the record left
+        table, what = (
+            (text, f"the table printed by {printing} cell(s)")
+            if _holds_table(text)
+            else (shown, "the results its cells displayed")
+        )
+        if not _holds_table(table):
             raise
         result = printed_table.read_stream(
-            io.BytesIO(shown.encode("utf-8")), name=str(path), run=name, roles=roles
+            io.BytesIO(table.encode("utf-8")), name=str(path), run=name, roles=roles
         )
-        what = "the results its cells displayed"
     result.format = FORMAT
     result.detail = f"notebook, {what}: {result.detail}"
     if note is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from lossforensics import diagnose
@@ -151,3 +152,19 @@ def test_a_notebook_saved_on_one_line_that_printed_no_training_is_not_read_as_js
     assert "\n" not in path.read_text()
     with pytest.raises(UnknownFormatError, match="no reader recognises"):
         load_run(path)
+
+
+def test_a_fit_table_printed_to_stdout_is_read_from_a_real_notebook():
+    """skorch's MNIST example (a real notebook): each `fit` prints its PrintLog table to stdout
+    with colour codes, `epoch  train_loss  valid_acc  valid_loss  dur`; no console style reads a
+    table, so the notebook was refused. Two fits: two runs."""
+    path = Path(__file__).parent / "real_excerpts" / "skorch_mnist.ipynb"
+    result = load_run(path)
+    assert result.format == "notebook" and "the table printed by" in result.detail
+    f = result.frame
+    assert sorted(set(f["run"])) == ["skorch_mnist (table 1)", "skorch_mnist (table 2)"]
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles["train_loss"] == "train_loss" and roles["valid_loss"] == "val_loss"
+    assert roles["valid_acc"] == "val_score"
+    first = f[(f["run"] == "skorch_mnist (table 1)") & (f["metric"] == "valid_loss")]
+    assert list(first["step"]) == list(range(1, 21))
