@@ -8,8 +8,8 @@ restarts included: Keras' `fit` output in a Kaggle or Colab notebook, a PyTorch 
 When they print no loss series in console lines, a results table they printed is read (skorch's
 fit table, `epoch  train_loss  valid_acc  valid_loss  dur`, one row an epoch); else the plain
 text of what the cells displayed as their result (`execute_result`, `display_data`) is read for
-one: a history shown as `pd.DataFrame(history.history)` after a silent `fit(..., verbose=0)`. A notebook with neither is
-refused as such a console text is. Images are not read. A notebook
+one: a history shown as `pd.DataFrame(history.history)` after a silent `fit(..., verbose=0)`.
+A notebook with neither is refused as such a console text is. Images are not read. A notebook
 whose JSON is cut short (saved or copied while a long fit was still printing) gives the output
 its stream texts hold up to the break, with a warning naming the byte where the JSON breaks.
 """
