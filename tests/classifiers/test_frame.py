@@ -89,6 +89,7 @@ def test_split_context_makes_val():
         ("val_loss", "val_loss"),
         ("eval_g0_loss", "val_loss"),
         ("validation/epoch_loss", "val_loss"),
+        ("Vali Loss", "val_loss"),  # the Time-Series-Library family's
         ("learning_rate", "lr"),
         ("lr", "lr"),
         ("lr-AdamW", "lr"),

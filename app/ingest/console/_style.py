@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[nN]a[nN]|[iI]nf(?:inity)?)"
 # a number ends here: not '0s', not '0:10:00', not '3/20', not '1.2.3'; a colon after it ends it
 # when no digit follows (`Accuracy=10.99: 100%|...`, a value before a tqdm bar), and so does a
-# full stop that ends a sentence (`loss: 0.0197. The running time is 4073.9.`)
-_END = r"(?![\w/]|\.\S|:\d)"
+# full stop that ends a sentence (`loss: 0.0197. The running time is 4073.9.`); nor '2025-04-19', a
+# date (`Time: 2025-04-19 10:22:03` is no value of 2025)
+_END = r"(?![\w/]|\.\S|:\d|-\d)"
 # a count out of a total printed before its percentage (`Accuracy: 9836/10000 (98%)`, PyTorch's
 # MNIST example): the percentage is the value
 _COUNT_OF = r"(?:\d+\s*/\s*\d+\s*\(\s*(?=[-+\d.]+\s*%\s*\)))?"
@@ -86,7 +87,7 @@ EPOCH = re.compile(
     re.I,
 )
 STEP = re.compile(
-    rf"{_COUNTER_START}(?:global_step|step|iteration|iter|it|num_updates){_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
+    rf"{_COUNTER_START}(?:global_step|step|iteration|iters|iter|it|num_updates){_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
     rf"(?:\s*/\s*(?P<steps>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )

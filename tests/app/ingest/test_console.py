@@ -761,3 +761,17 @@ def test_key_value_boxes_are_one_record_each_on_their_closing_rule():
     # a box whose rows are not `| name | value |` is left as it is
     odd = "-" * 20 + "\n| a | b | c |\n" + "-" * 20 + "\n"
     assert clean(odd) == odd
+
+
+def test_iters_is_a_counter_and_a_date_is_no_value():
+    """PatchTST's `\\titers: 100, epoch: 1 | loss: 0.48` counts batches within the epoch; a
+    `Time: 2025-04-19 10:22:03` field is a date, not a value of 2025."""
+    text = "".join(
+        f"\titers: {i}, epoch: {e} | loss: {1 / (e + i / 1000):.4f} | Time: 2025-04-19 10:22:0{e}\n"
+        for e in range(1, 4)
+        for i in (100, 200)
+    )
+    result = _read(text)
+    assert set(result.frame["metric"]) == {"loss"}
+    steps, _ = _series(result, "loss")
+    assert steps == sorted(steps) and len(set(steps)) == 6

@@ -27,6 +27,14 @@ REAL_EXCERPTS = {
     "yolox_loguru_real.log": ("yolox", "total_loss", 2, 14.6, 11.5, None),
     "cyclegan_loss_log_real.txt": ("pix2pix loss_log", "cycle_A", 19, 2.246, 0.329, None),
     "lerobot_real.log": ("lerobot", "loss", 20, 2.215, 0.144, None),
+    "tslib_dlinear_real.log": (
+        "generic key-value lines",
+        "Train Loss",
+        6,
+        1.2710425,
+        0.4176621,
+        "Vali Loss",
+    ),
     "sb3_console_real.log": (
         "key-value box (Stable-Baselines3)",
         "train/loss",
