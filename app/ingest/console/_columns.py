@@ -37,8 +37,10 @@ MAGNITUDES = {"K": 10**3, "M": 10**6, "B": 10**9, "T": 10**12}
 
 
 def counter(digits: str) -> int:
-    """An epoch / step / batch number as printed (`26K` is 26000); -1 (not printed) when it has
+    """An epoch / step / batch number as printed (`26K` is 26000; `1,000` with its thousands
+    grouped, where a style's counter pattern takes the commas); -1 (not printed) when it has
     more than MAX_DIGITS digits (a line of fuzz, an id): neither a crash nor a step."""
+    digits = digits.replace(",", "")
     scale = MAGNITUDES.get(digits[-1:], 1)
     if scale > 1:
         digits = digits[:-1]

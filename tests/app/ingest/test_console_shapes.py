@@ -8,6 +8,7 @@ import io
 import numpy as np
 import pytest
 from lossforensics.classifiers.errors import UnknownFormatError
+from lossforensics.classifiers.run import RunSeries
 from lossforensics.ingest import load_run
 from lossforensics.ingest.console import STYLES, read_stream
 from lossforensics.ingest.console._engine import Parser, to_points
@@ -825,3 +826,50 @@ def test_a_bar_over_an_epochs_batches_keeps_its_last_state():
     )
     steps, _ = _series(_read(text), "step_loss")
     assert steps == [0, 1, 2]
+
+
+def _basicsr_log(iters: range, gan: bool) -> str:
+    """BasicSR's MessageLogger lines and its validation block, as `basicsr/utils/logger.py` and
+    `base_model._log_validation_metric_values` print them."""
+    text = "2023-01-01 10:00:00,000 INFO: Start training from epoch: 0, iter: 0\n"
+    for it in iters:
+        losses = f"l_pix: {1 / it:.4e} "
+        if gan:
+            losses = f"l_g_pix: {1 / it:.4e} l_g_gan: {0.05:.4e} l_d_real: {0.69 + it / 1e5:.4e} "
+            losses += f"out_d_real: {1.0:.4e} l_d_fake: {0.69:.4e} out_d_fake: {-1.0:.4e} "
+        text += (
+            f"2023-01-01 10:00:00,000 INFO: [train..][epoch:{it // 50:3d}, iter:{it:8,d}, "
+            f"lr:({1e-4:.3e},{1e-4:.3e},)] [eta: 1 day, 2:00:00, time (data): 0.250 (0.002)] "
+            f"{losses}\n"
+        )
+        if it % 1000 == 0:
+            text += (
+                "2023-01-01 10:00:00,000 INFO: Validation Set5\n"
+                f"\t # psnr: {20 + it / 1000:.4f}\tBest: {20 + it / 1000:.4f} @ {it} iter\n"
+                f"\t # ssim: {0.5 + it / 10000:.4f}\tBest: {0.5:.4f} @ 1000 iter\n"
+            )
+    return text
+
+
+def test_basicsr_losses_by_global_iteration_with_their_validation():
+    result = _read(_basicsr_log(range(100, 3100, 100), gan=False))
+    assert "basicsr" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {
+        "l_pix": "train_loss",
+        "lr": "lr",
+        "val/psnr": "val_score",
+        "val/ssim": "val_score",
+    }
+    f = result.frame
+    pix = f[f["metric"] == "l_pix"]
+    assert list(pix["step"]) == list(range(100, 3100, 100))  # `   1,000` is 1000
+    psnr = f[f["metric"] == "val/psnr"]
+    assert list(psnr["step"]) == [1000, 2000, 3000] and list(psnr["value"]) == [21, 22, 23]
+
+
+def test_basicsr_gan_is_judged_on_the_generator_term_not_the_discriminator():
+    result = _read(_basicsr_log(range(100, 3100, 100), gan=True))
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["out_d_real"] == "other" and roles["l_d_real"] == "train_loss"
+    assert RunSeries(result.frame).primary("train_loss") == "l_g_pix"

@@ -34,6 +34,7 @@ _MODULES = (
     "pix2pix",
     "lerobot",
     "kv_box",
+    "basicsr",
     "espnet",
     "xgboost",
     "generic",
