@@ -873,3 +873,27 @@ def test_basicsr_gan_is_judged_on_the_generator_term_not_the_discriminator():
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles["out_d_real"] == "other" and roles["l_d_real"] == "train_loss"
     assert RunSeries(result.frame).primary("train_loss") == "l_g_pix"
+
+
+def test_flair_evaluation_lines_belong_to_the_epoch_just_ended():
+    """Flair 0.10 on: `DEV : loss .. - f1-score (micro avg)  0.91` after `EPOCH n done`; the
+    batch counter's total is the epoch's length."""
+    text = ""
+    for e in range(1, 4):
+        for it in (15, 30, 45):
+            text += (
+                f"epoch {e} - iter {it}/50 - loss {2 / (e + it / 50):.8f} - time (sec): 3.2 - "
+                f"samples/sec: 400.5 - lr: 0.100000 - momentum: 0.000000\n"
+            )
+        text += f"EPOCH {e} done: loss {2 / e:.4f} - lr: 0.100000\n"
+        text += f"DEV : loss {1 / e:.8f} - f1-score (micro avg)  {0.5 + e / 10:.4f}\n"
+    result = _read(text)
+    assert "flair" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["DEV/loss"] == "val_loss" and roles["DEV/f1-score (micro avg)"] == "val_score"
+    assert roles["loss"] == "train_loss" and roles["lr"] == "lr"
+    assert "momentum" not in roles and "samples/sec" not in roles
+    f = result.frame
+    dev = f[f["metric"] == "DEV/loss"]
+    assert list(dev["step"]) == [49, 99, 149]  # each epoch's end: 50 batches an epoch
+    assert list(f[f["metric"] == "loss"]["step"])[:3] == [15, 30, 45]

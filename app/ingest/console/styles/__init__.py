@@ -35,6 +35,7 @@ _MODULES = (
     "lerobot",
     "kv_box",
     "basicsr",
+    "flair",
     "espnet",
     "xgboost",
     "generic",
