@@ -897,3 +897,32 @@ def test_flair_evaluation_lines_belong_to_the_epoch_just_ended():
     dev = f[f["metric"] == "DEV/loss"]
     assert list(dev["step"]) == [49, 99, 149]  # each epoch's end: 50 batches an epoch
     assert list(f[f["metric"] == "loss"]["step"])[:3] == [15, 30, 45]
+
+
+def test_marian_updates_and_validations():
+    """Marian's newer `L.r.` field and older `Cost X * N after M` form; a validation metric a
+    line, its best so far beside it ignored."""
+    text = ""
+    for up in range(1000, 6000, 1000):
+        text += (
+            f"[2022-12-02 10:48:36] Ep. 1 : Up. {up} : Sen. 106,869 : Cost {3 / (up / 1000):.8f}"
+            f" * 1,234,567 after 12,345,678 : Time 109.94s : 4642.64 words/s : L.r. 3.0000e-04\n"
+        )
+        if up % 2000 == 0:
+            text += (
+                f"[2022-12-02 10:48:40] [valid] Ep. 1 : Up. {up} : cross-entropy : "
+                f"{2 / (up / 1000):.5f} : stalled 1 times (last best: 0.5)\n"
+                f"[2022-12-02 10:48:41] [valid] Ep. 1 : Up. {up} : chrf : 45.1 : new best\n"
+            )
+    result = _read(text)
+    assert "marian" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {
+        "Cost": "train_loss",
+        "L.r.": "lr",
+        "valid/cross-entropy": "val_loss",
+        "valid/chrf": "val_score",
+    }
+    f = result.frame
+    assert list(f[f["metric"] == "Cost"]["step"]) == [1000, 2000, 3000, 4000, 5000]
+    assert list(f[f["metric"] == "valid/cross-entropy"]["value"]) == [1.0, 0.5]

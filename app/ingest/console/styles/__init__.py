@@ -36,6 +36,7 @@ _MODULES = (
     "kv_box",
     "basicsr",
     "flair",
+    "marian",
     "espnet",
     "xgboost",
     "generic",
