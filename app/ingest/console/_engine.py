@@ -30,6 +30,7 @@ from lossforensics.ingest.console._perplexity import PERPLEXITY_NOTE, perplexity
 from lossforensics.ingest.console._plan import EVAL, TRAIN
 from lossforensics.ingest.console._repeats import not_echoed, not_repeated
 from lossforensics.ingest.console._rounded import spread_rounded
+from lossforensics.ingest.console._run_field import names_a_run_field, split_by_run_field
 from lossforensics.ingest.console._style import Style
 
 LOSS_ROLES = ("train_loss", "val_loss")
@@ -125,6 +126,15 @@ def to_points(parsed: Parsed) -> Points:
     if len(p_val) >= RELEASE_AFTER_POINTS:
         release_freed_memory()  # the chunks joined above
     names = parsed.key_names()
+    runs = parsed.runs
+    split = None
+    if names_a_run_field(names):
+        lossy = _loss_records(len(count), p_rec, p_key, names, _roles(parsed.style, names))
+        split = split_by_run_field(rec["run"], p_rec, p_key, p_val, names, runs, lossy)
+    if split is not None:  # `Run: 02, Epoch: 01, ..`: a run of its own
+        rec["run"], keep, runs = split
+        p_rec, p_key, p_val = p_rec[keep], p_key[keep], p_val[keep]
+        heads = None
     step, axis, p_key, names = _steps(rec, p_rec, p_key, names, parsed.style)
     roles = _roles(parsed.style, names)
     roles = _bare_splits_beside_a_loss(roles, names, p_rec, p_key)
@@ -148,7 +158,7 @@ def to_points(parsed: Parsed) -> Points:
         wall=wall,
         segment=segment,
         names=names,
-        runs=parsed.runs,
+        runs=runs,
         axis=axis,
         roles=roles,
         notes=notes,

@@ -926,3 +926,25 @@ def test_marian_updates_and_validations():
     f = result.frame
     assert list(f[f["metric"] == "Cost"]["step"]) == [1000, 2000, 3000, 4000, 5000]
     assert list(f[f["metric"] == "valid/cross-entropy"]["value"]) == [1.0, 0.5]
+
+
+def test_a_run_counter_on_every_line_makes_each_run_its_own():
+    """OGB's examples train one seed after another, `Run: 02, Epoch: 01, ...` on every line: the
+    epochs counting again are a new model, not a resume of the first."""
+    text = ""
+    for run in (1, 2, 3):
+        for epoch in range(1, 11):
+            text += (
+                f"Run: {run:02d}, Epoch: {epoch:02d}, Loss: {1 / epoch + run / 100:.4f}, "
+                f"Train: {50 + epoch:.2f}%, Valid: {45 + epoch:.2f}% Test: {44 + epoch:.2f}%\n"
+            )
+        text += f"Run {run:02d}:\nHighest Train: 60.00\nHighest Valid: 55.00\n"
+    result = _read(text)
+    f = result.frame
+    assert sorted(set(f["run"])) == ["console#run 1", "console#run 2", "console#run 3"]
+    assert "Run" not in set(f["metric"]) and set(f["segment"]) == {0}
+    loss = f[(f["run"] == "console#run 2") & (f["metric"] == "Loss")]
+    assert list(loss["step"]) == list(range(1, 11))
+    # one value throughout is no run counter: nothing is split
+    one = _read(text.replace("Run: 02", "Run: 01").replace("Run: 03", "Run: 01"))
+    assert set(one.frame["run"]) == {"console"}
