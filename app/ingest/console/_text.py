@@ -75,6 +75,20 @@ def _joined_boxes(text: str) -> str:
     return _BOX.sub(_box_record, text)
 
 
+# early stopping's report of the best round, printed once more under its message (XGBoost's
+# `Stopping. Best iteration:`, LightGBM's `Early stopping, best iteration is:`): with a logging
+# period above 1 that round was never printed before, so read as a record it is a step back, a
+# second session. It is marked (`best [1393] ..`) so no round-counting style reads it.
+_BEST_ROUND = re.compile(r"(?i)(best iteration(?: is)?:[ \t]*\n)(?=[ \t]*\[\d+\])")
+
+
+def _best_rounds(text: str) -> str:
+    """`text` with each best round that early stopping prints again marked (`_BEST_ROUND`)."""
+    if "est iteration" not in text:
+        return text
+    return _BEST_ROUND.sub(r"\1best ", text)
+
+
 def _split_heading(m: re.Match[str]) -> str:
     word = m["word"].lower()
     split = "test" if word.startswith("test") else "val"
@@ -90,7 +104,7 @@ def clean(text: str) -> str:
     """One block of text with ANSI codes gone and progress-bar updates reduced to the last."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
-    text = _split_headings(_joined_boxes(text))
+    text = _split_headings(_best_rounds(_joined_boxes(text)))
     if "Warning: " in text:
         text = _MIDLINE_WARNING.sub("\\g<out>\n\\g<warn>", text)
     if "\x08" in text:  # Keras 3 backspaces over its bar before redrawing it after a \r

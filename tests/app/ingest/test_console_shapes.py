@@ -518,6 +518,22 @@ def test_xgboost_best_round_printed_after_early_stopping_is_no_new_session():
     assert set(resumed.frame["segment"]) == {0, 1}  # other values: a new session, kept
 
 
+def test_lightgbm_best_round_never_logged_before_is_no_step_back():
+    """LightGBM logging every 100 rounds: `Early stopping, best iteration is:` then round 1393,
+    which was never printed; read as a record, 1400 -> 1393 went back into a second session."""
+    text = "Training until validation scores don't improve for 50 rounds\n" + "".join(
+        f"[{i}]\ttraining's l2: {1 / i:.6f}\tvalid_1's l2: {2 / i + i / 1e4:.6f}\n"
+        for i in range(100, 1500, 100)
+    )
+    text += (
+        "Early stopping, best iteration is:\n[1393]\ttraining's l2: 0.000718\tvalid_1's l2: 0.1\n"
+    )
+    result = _read(text)
+    assert _series(result, "valid_1's l2")[0] == list(range(100, 1500, 100))
+    assert set(result.frame["segment"]) == {0}
+    assert not any("sessions" in w.message for w in result.warnings)
+
+
 def test_a_rate_per_epoch_in_a_config_line_is_no_epoch_counter():
     # a header line `Samples/Epoch: 1000` printed before training: per epoch is a unit, so the
     # line is no record at epoch 1000 and the steps after it do not 'go back' into a session

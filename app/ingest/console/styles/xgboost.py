@@ -3,8 +3,11 @@
 `[10]\ttraining's l2: 0.41\tvalid_1's l2: 0.52` (LightGBM: `<split>'s <metric>`). The round is
 the step. A split named train / training is the training set, any other (valid, eval, test,
 validation_0, valid_1) a held-out one; error-like metrics (rmse, logloss, error, l2, ...) are
-its losses, auc / ndcg / map its scores. Early stopping's `Stopping. Best iteration:` is followed
-by the best round printed again, values and all: a repeat, not a step back (`repeated_round`)."""
+its losses, auc / ndcg / map its scores. Early stopping's `Stopping. Best iteration:` (LightGBM:
+`Early stopping, best iteration is:`) is followed by the best round printed again, values and
+all: a repeat, not a step back. The text reader marks that line (`_text._best_rounds`), so it is
+not read even when the round was never logged (a logging period above 1); a round printed again
+with the values it had is dropped too (`repeated_round`)."""
 
 import re
 
