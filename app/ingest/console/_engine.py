@@ -148,7 +148,12 @@ def to_points(parsed: Parsed) -> Points:
         )
     run = _take(rec["run"], p_rec)
     wall = _take(rec["wall"], p_rec)
-    lossy = _loss_records(len(rec["points"]), p_rec, p_key, names, roles)
+    # the training loss's steps decide where a session restarts: a validation loop that
+    # counts its own batches (`Iteration[1/10] Val_Loss: ..` after the epoch's `[29/29]`) is
+    # no step back; in a log with no training loss, any loss's
+    lossy = _loss_records(len(rec["points"]), p_rec, p_key, names, roles, ("train_loss",))
+    if not lossy.any():
+        lossy = _loss_records(len(rec["points"]), p_rec, p_key, names, roles)
     segment = _take(_segments(rec, step, p_rec, heads, lossy), p_rec)
     return Points(
         run=run,
@@ -249,9 +254,14 @@ def _steps(
     if not len(p_rec):
         return np.empty(0, np.int64), "none", p_key, names
     epoch, step, batch, run = rec["epoch"], rec["step"], rec["batch"], rec["run"]
-    if _counts_within_epoch(epoch, step, batch, run):
+    roles = _roles(style, names)
+    # read on the training loss's records when there are any: a validation loop that counts
+    # its own batches within the epoch (`Iteration[1/10] Val_Loss: ..`) is no other axis
+    trained = _loss_records(len(step), p_rec, p_key, names, roles, ("train_loss",))
+    on = trained if trained.any() else np.ones(len(step), dtype=bool)
+    if _counts_within_epoch(epoch[on], step[on], batch[on], run[on]):
         step, batch = np.full(len(step), -1, dtype=np.int64), step  # read as a batch counter
-    lossy = _loss_records(len(step), p_rec, p_key, names, _roles(style, names))
+    lossy = _loss_records(len(step), p_rec, p_key, names, roles)
     if _counted(step, lossy):
         if style.rounded_steps:
             step = spread_rounded(step, run)
@@ -351,10 +361,15 @@ def _kept_names_at_end(p_key: np.ndarray, at_end: np.ndarray, names: list[str]) 
 
 
 def _loss_records(
-    n: int, p_rec: np.ndarray, p_key: np.ndarray, names: list[str], roles: dict[str, str]
+    n: int,
+    p_rec: np.ndarray,
+    p_key: np.ndarray,
+    names: list[str],
+    roles: dict[str, str],
+    wanted: tuple[str, ...] = LOSS_ROLES,
 ) -> np.ndarray:
-    """Per record: whether it holds a loss (`role_of` its name is a loss role)."""
-    lossy_name = np.array([role_of(roles, name) in LOSS_ROLES for name in names], dtype=bool)
+    """Per record: whether it holds a loss (`role_of` its name is one of the `wanted` roles)."""
+    lossy_name = np.array([role_of(roles, name) in wanted for name in names], dtype=bool)
     lossy = np.zeros(n, dtype=bool)
     lossy[p_rec[lossy_name[p_key]]] = True
     return lossy

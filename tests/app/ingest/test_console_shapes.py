@@ -964,3 +964,26 @@ def test_a_run_counter_on_every_line_makes_each_run_its_own():
     # one value throughout is no run counter: nothing is split
     one = _read(text.replace("Run: 02", "Run: 01").replace("Run: 03", "Run: 01"))
     assert set(one.frame["run"]) == {"console"}
+
+
+def test_a_validation_loop_counting_its_own_batches_restarts_nothing():
+    """A reid-strong-baseline-style trainer logs its validation batches with their own
+    `Iteration[k/10]` after the epoch's `Iteration[29/29]`: the validation loss's count going
+    back is no session; the training loss's steps decide."""
+    text = ""
+    for e in range(1, 4):
+        for it in range(1, 30, 4):
+            text += (
+                f"2020-09-22 15:12:35,354 cls.train INFO: Epoch[{e}/100] Iteration[{it}/29] "
+                f"Train_Loss: {1 / (e + it / 29):.3f}, Train_Acc: 0.5, Base Lr: 3.27e-05\n"
+            )
+        for it in range(1, 11):
+            text += (
+                f"2020-09-22 15:12:49,118 cls.train INFO: Epoch[{e}/100] Iteration[{it}/10] "
+                f"Val_Loss: {0.5 + it / 100:.3f}, Val_Acc: 0.969\n"
+            )
+    result = _read(text)
+    assert set(result.frame["segment"]) == {0}
+    assert not any("sessions" in w.message for w in result.warnings)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["Val_Loss"] == "val_loss" and roles["Train_Loss"] == "train_loss"
