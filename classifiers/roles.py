@@ -168,8 +168,9 @@ _NOT_A_SERIES = {
 }
 # Tokens that make a loss-named metric something else: a mixed-precision loss scale (`loss
 # scale`, 65536 then halving) or a perplexity (`lm loss PPL`, exp of the loss) move on other
-# scales than the loss itself and must never stand in for it
-_NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity"}
+# scales than the loss itself and must never stand in for it; nor does the spread of a loss over
+# an epoch's batches or a run's folds (Catalyst's `loss/std`, `val_loss_std`)
+_NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity", "std", "stddev", "stdev"}
 # a norm named by nothing but its scope (`norm`, `gnorm`, `total_norm`, `global_norm`): the
 # global gradient norm that clip_grad_norm_ and optax return, as nanoGPT-style, llm.c and fairseq
 # logs print it beside the loss; a norm of anything else names what it measures (`param_norm`)

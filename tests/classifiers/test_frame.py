@@ -90,6 +90,9 @@ def test_split_context_makes_val():
         ("eval_g0_loss", "val_loss"),
         ("validation/epoch_loss", "val_loss"),
         ("Vali Loss", "val_loss"),  # the Time-Series-Library family's
+        # a loss's spread over batches or folds is no loss
+        ("loss/std", "other"),
+        ("val_loss_std", "other"),
         ("learning_rate", "lr"),
         ("lr", "lr"),
         ("lr-AdamW", "lr"),
