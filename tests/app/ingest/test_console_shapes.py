@@ -987,3 +987,17 @@ def test_a_validation_loop_counting_its_own_batches_restarts_nothing():
     assert not any("sessions" in w.message for w in result.warnings)
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles["Val_Loss"] == "val_loss" and roles["Train_Loss"] == "train_loss"
+
+
+def test_ignite_epoch_lines_are_not_mxnet_s():
+    """PyTorch Ignite's handlers print `Epoch[50] Loss:[0.69]`: the MXNet style reads only MXNet's
+    own lines (`Batch [`, `Train-`, `Validation-`, `Time cost=`), so the evaluator's averages
+    on the line under it are read too."""
+    text = "".join(
+        f"Epoch[{e}] Loss:[{1 / e:.2f}]\nEVALUATOR: Training Results - Epoch: {e}  "
+        f"Avg accuracy: 0.51  Avg loss: {0.9 / e:.4f}\n"
+        for e in range(50, 1050, 50)
+    )
+    result = _read(text)
+    assert "mxnet" not in result.detail
+    assert len(_series(result, "Avg loss")[0]) == 20 and len(_series(result, "Loss")[0]) == 20

@@ -13,7 +13,8 @@ from lossforensics.ingest.console._style import BATCH, EPOCH, Style
 
 STYLE = Style(
     name="mxnet speedometer",
-    signature=re.compile(r"^Epoch\[\d+\]"),
+    # MXNet's own lines only: PyTorch Ignite's and others' `Epoch[50] Loss: ..` open the same way
+    signature=re.compile(r"^Epoch\[\d+\]\s+(?:Batch\s*\[|Train-|Validation-|Time cost=)"),
     counters=(EPOCH, BATCH),
     eval=re.compile(r"^Epoch\[\d+\]\s+Validation-"),
     restart=re.compile(r"^(?:Resume|Start|Experimental: start) training", re.I),
