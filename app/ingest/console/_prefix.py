@@ -10,7 +10,8 @@ and line number, never a metric; or a module and line before the level, `(traine
 after ESPnet's `[host] ` and time), and glog's `I0728 23:55:39.066728  4259 solver.cpp:218] `
 (Caffe, PaddlePaddle, TensorFlow's C++ side; no year, so no wall time), a level before the
 timestamp (`INFO 2023-01-01 12:00:00,123 train.py:88] `) and syslog's `Jan 01 12:00:00 host
-train[123]: ` (no year: no wall time). What is left is the
+train[123]: ` (no year: no wall time), and transformers' and LLaMA-Factory's `[INFO|2024-11-26
+22:09:01] logging.py:157 >> ` (or `[INFO|trainer.py:2012] <time> >> `). What is left is the
 message; a prefix printed on a line of its own (a logging format ending in a newline) leaves an
 empty message, and the metrics on the next line are read as any other line."""
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import calendar
 import re
 
+_PY_NAME = r"[\w.<>\-/\\]+\.py"
 _RANK = re.compile(r"^\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\[rank\s*\d+\]:?|\[\d+\]:)\s*")
 # a host name in brackets before the date (ESPnet's `[host0] 2023-01-01 10:00:00,000 ...`)
 _HOST = re.compile(r"^\[[A-Za-z][\w.\-]*\]\s+(?=\[?\d{4}[-/]\d{2}[-/]\d{2})")
@@ -27,11 +29,18 @@ _STAMP = re.compile(
     r"(?P<s>\d{2})(?P<f>[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
 )
 _LEVEL = re.compile(
-    r"^[\s|:,\-\]]*\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\]?"
+    r"^[\s|:,\-\]]*\[?\s*(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\s*\]?"
     r"(?:\s*\|\s*[\w.<>]+(?::[\w.<>]+)?:\d+\s*-)?"  # loguru: module[:function]:line -
     r"(?::[\w.<>]+:)?"  # logging's default INFO:root:
     r"[\s|:\-]*"
 )
+# transformers' and LLaMA-Factory's logging format: the level and, after a bar, the time or the
+# place of the call in one bracket, then the other, then `>> ` (`[INFO|2024-11-26 22:09:01]
+# logging.py:157 >> `, `[INFO|trainer.py:2012] 2024-11-26 22:09:01,123 >> `)
+_PIPE_LEVEL = re.compile(
+    r"^\[(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL)\|(?P<inner>[^\]\n]{1,80})\]\s*"
+)
+_PIPE_REST = re.compile(rf"^(?:{_PY_NAME}:\d+\s*)?(?:>>\s?)?")
 # a time of day alone, `[03:23:49.951215] ` (the MAE / DeiT scripts' print): no date, so no
 # wall time is taken from it
 _CLOCK = re.compile(r"^\s*\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]\s*")
@@ -43,7 +52,7 @@ _SYSLOG = re.compile(
     r"[\w.\-/]+(?:\[\d+\])?: "
 )
 # where the logger was called: a Python file, its line and function, bare or bracketed
-_PY = r"[\w.<>\-/\\]+\.py"
+_PY = _PY_NAME
 _SOURCE = re.compile(
     rf"^[\s|\-]*(?:\[{_PY}(?::\d+)?(?::[\w.<>]+)?\]|\({_PY}(?::\d+)?(?::[\w.<>]+)?\)"
     rf"|{_PY}:\d+(?::[\w.<>]+)?\]?|{_PY}\[line:?\s*\d+\]|\[line:?\s*\d+\]"
@@ -82,6 +91,11 @@ def stamp_match(line: str) -> tuple[re.Match[str], int] | None:
     start = 0
     if line[:1] == "[" and (m := _RANK.match(line) or _HOST.match(line)):
         start = m.end()
+    if line[start : start + 1] == "[" and (p := _PIPE_LEVEL.match(line, start)):
+        for at in (p.start("inner"), p.end()):
+            if m := _STAMP.match(line[at:]):
+                return m, at
+        return None
     c = line[start : start + 1]
     if c.isdigit() or c in " [":
         m = _STAMP.match(line[start:])
@@ -99,6 +113,8 @@ def strip_prefix(line: str) -> tuple[str, float]:
     Timestamps are taken as UTC: only differences between them matter here."""
     if line[:1] == "[" and (m := _RANK.match(line) or _HOST.match(line)):
         line = line[m.end() :]
+    if line[:1] == "[" and (p := _PIPE_LEVEL.match(line)):
+        return _after_pipe_level(p["inner"], line[p.end() :])
     wall = float("nan")
     c = line[:1]
     if c.isdigit() or c in " [":
@@ -121,6 +137,17 @@ def strip_prefix(line: str) -> tuple[str, float]:
     elif c in "JFMASOND" and (sy := _SYSLOG.match(line)):
         return line[sy.end() :], wall
     return line, wall
+
+
+def _after_pipe_level(inner: str, rest: str) -> tuple[str, float]:
+    """The message and wall time of a `[LEVEL|time-or-place] place-or-time >> message` line."""
+    wall = float("nan")
+    if (m := _STAMP.match(inner)) is not None:
+        wall = _seconds(m)
+    elif (m := _STAMP.match(rest)) is not None:
+        wall, rest = _seconds(m), rest[m.end() :].lstrip()
+    place = _PIPE_REST.match(rest)
+    return (rest[place.end() :] if place else rest), wall
 
 
 def _level_and_source(line: str) -> str | None:

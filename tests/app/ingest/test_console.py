@@ -775,3 +775,36 @@ def test_iters_is_a_counter_and_a_date_is_no_value():
     assert set(result.frame["metric"]) == {"loss"}
     steps, _ = _series(result, "loss")
     assert steps == sorted(steps) and len(set(steps)) == 6
+
+
+def test_transformers_pipe_level_and_a_padded_level_are_taken_off():
+    """transformers' and LLaMA-Factory's `[INFO|time] place >> ` (either order in and after the
+    bracket) and PaddleNLP's `[time] [    INFO] - `: prefix, with the time kept as wall time."""
+    line, wall = strip_prefix("[INFO|2024-11-26 22:09:01] logging.py:157 >> {'loss': 2.2818}")
+    assert line == "{'loss': 2.2818}" and wall == 1732658941.0
+    line, wall = strip_prefix("[INFO|trainer.py:2012] 2024-11-26 22:09:01,123 >> Num Epochs = 3")
+    assert line == "Num Epochs = 3" and wall == 1732658941.123
+    line, wall = strip_prefix("[2022-08-31 15:21:49,786] [    INFO] - eval_loss: 0.709")
+    assert line == "eval_loss: 0.709" and wall == 1661959309.786
+
+
+def test_paddlenlp_trainer_evaluations_are_read():
+    """PaddleNLP's Trainer log: the padded level hid the evaluation lines, whose `epoch: 5.0`
+    is no counter; they belong to the last step logged."""
+    text = ""
+    for step in range(10, 310, 10):
+        text += (
+            f"[2022-08-31 15:21:49,786] [    INFO] - loss: {1 / step:.8f}, learning_rate: 3e-05, "
+            f"global_step: {step}, interval_runtime: 0.5, interval_samples_per_second: 63.9, "
+            f"epoch: {step / 100:.4f}\n"
+        )
+        if step % 100 == 0:
+            text += (
+                "[2022-08-31 15:21:49,787] [    INFO] - ***** Running Evaluation *****\n"
+                "[2022-08-31 15:21:49,787] [    INFO] -   Num examples = 160\n"
+                f"[2022-08-31 15:21:50,490] [    INFO] - eval_loss: {0.7 + step / 1000}, "
+                f"eval_accuracy: 0.71875, eval_runtime: 0.6977, epoch: {step / 100:.1f}\n"
+            )
+    result = _read(text)
+    assert _series(result, "eval_loss") == ([100, 200, 300], [0.8, 0.9, 1.0])
+    assert len(_series(result, "loss")[0]) == 30

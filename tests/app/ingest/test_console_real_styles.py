@@ -27,6 +27,14 @@ REAL_EXCERPTS = {
     "yolox_loguru_real.log": ("yolox", "total_loss", 2, 14.6, 11.5, None),
     "cyclegan_loss_log_real.txt": ("pix2pix loss_log", "cycle_A", 19, 2.246, 0.329, None),
     "lerobot_real.log": ("lerobot", "loss", 20, 2.215, 0.144, None),
+    "llamafactory_running_log_real.txt": (
+        "hf trainer printed dicts",
+        "loss",
+        12,
+        2.2818,
+        2.1144,
+        None,
+    ),
     "marian_real.log": ("marian", "Cost", 20, 0.41100797, 0.43637192, "valid/ce-mean-words"),
     "flair_real.log": ("flair", "loss", 44, 42.88358307, 8.38590694, "DEV/loss"),
     "tslib_dlinear_real.log": (
