@@ -3,7 +3,10 @@ floats, or something else (then the row order, with a warning)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pandas as pd
 
 # by priority; LLaMA-Factory's trainer_log.jsonl counts steps as `current_steps` beside a
 # fractional `epoch`
@@ -51,6 +54,26 @@ def choose_step_key(names: list[str] | tuple[str, ...]) -> str | None:
         if key in lower:
             return lower[key]
     return None
+
+
+# a progress key that prints the step out of the total as text (ms-swift's
+# `"global_step/max_steps": "10/438"`): the step is the number before the slash
+_PROGRESS_KEY = re.compile(
+    r"(?i)(?:global_)?(?:step|iter(?:ation)?)s?\s*/\s*(?:max|total)_?(?:step|iter(?:ation)?)s?"
+)
+_PROGRESS_VALUE = re.compile(r"\s*(\d+)\s*/\s*\d+\s*")
+
+
+def progress_key(names: list[str] | tuple[str, ...]) -> str | None:
+    """The name among `names` that prints the step out of the total (`global_step/max_steps`)."""
+    return next((n for n in names if _PROGRESS_KEY.fullmatch(n.strip())), None)
+
+
+def progress_steps(values: pd.Series) -> pd.Series:
+    """`"10/438"` -> 10.0 (NaN where a cell is not `N/M`)."""
+    text = values.astype("string")
+    found = text.str.extract(_PROGRESS_VALUE.pattern, expand=False)
+    return pd.to_numeric(found, errors="coerce").astype("float64")
 
 
 def integral_steps(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

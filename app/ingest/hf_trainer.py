@@ -42,12 +42,17 @@ _EPOCH_FALL = 0.01
 
 def sniff(path: Path) -> bool:
     """A JSON document (not JSON lines) with a `log_history` key near its top (HF sorts keys,
-    so it follows a few scalars)."""
+    so it follows a few scalars); not JSON lines one of which holds a `log_history`."""
     text = head_text(Path(path))
     if not text:
         return False
     body = text.lstrip()
-    return body.startswith("{") and '"log_history"' in body
+    if not body.startswith("{") or '"log_history"' not in body:
+        return False
+    # JSON lines whose last line sums the run up with its history (ms-swift's logging.jsonl):
+    # a first line that is a whole object, another object on the line after it
+    first, _, rest = body.partition("\n")
+    return not (first.rstrip().endswith("}") and rest.lstrip().startswith("{"))
 
 
 def _load(path: Path, text: bytes) -> dict:

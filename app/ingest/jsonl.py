@@ -63,6 +63,8 @@ from lossforensics.ingest._steps import (
     choose_step_key,
     counts_within_epoch,
     integral_steps,
+    progress_key,
+    progress_steps,
 )
 from lossforensics.ingest._values import json_cells
 from lossforensics.ingest.base import IngestResult
@@ -141,6 +143,8 @@ class _State:
         self.run_key: str | None = None
         self.segment_key: str | None = None
         self.split_key: str | None = None
+        # the step key prints the step out of the total as text (`"global_step/max_steps"`)
+        self.progress = False
         # per point added: its line's epoch (-1: none); per train line: step, epoch, run
         self.point_epochs: list[np.ndarray] = []
         self.line_steps: list[np.ndarray] = []
@@ -205,8 +209,7 @@ def _coco_ap(col: pd.Series) -> pd.Series:
 
 
 def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
-    frame = chunk.frame
-    lines = np.asarray(chunk.lines)
+    frame, lines = _without_summaries(chunk.frame, np.asarray(chunk.lines))
     if not state.loss_valued:  # until a loss holds a number its nulls may be NaN (`_null_losses`)
         empty = frame.isna().all()
         state.null_keys |= set(map(str, empty.index[empty.to_numpy()]))
@@ -219,7 +222,12 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
         state.run_key = next((k for k in RUN_KEYS if k in frame.columns), None)
         state.segment_key = next((k for k in SEGMENT_KEYS if k in frame.columns), None)
         state.split_key = next((k for k in _SPLIT_KEYS if k in frame.columns), None)
-        if state.step_key is not None and _fractional(frame[state.step_key]):
+        progress = progress_key(list(map(str, frame.columns)))
+        if progress is not None and (
+            state.step_key is None or _fractional(frame[state.step_key])
+        ):
+            state.step_key, state.progress = progress, True  # `"global_step/max_steps": "10/438"`
+        elif state.step_key is not None and _fractional(frame[state.step_key]):
             state.warns.add(
                 f"{state.step_key!r} has fractional values: the line order is "
                 f"used as the step and {state.step_key!r} is kept as a series"
@@ -229,6 +237,8 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
             state.warns.add(
                 f"no step key ({', '.join(STEP_KEYS)}): the line order is used as the step"
             )
+    if state.progress and state.step_key in frame.columns:
+        frame = frame.assign(**{state.step_key: progress_steps(frame[state.step_key])})
     step_col = (
         frame[state.step_key]
         if state.step_key in frame.columns
@@ -286,6 +296,26 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
         None if wall is None else wall[rows],
         None if labels is None else labels[rows],
     )
+
+
+# a key only a run's closing summary holds: ms-swift's last line (`log_history`, the run's whole
+# history again, beside its `best_metric` and `memory`); the HF Trainer's end-of-training line
+# (`train_runtime`) is kept, for `_final_evaluation` to find what was evaluated after it
+_SUMMARY_KEYS = ("log_history",)
+
+
+def _without_summaries(frame: pd.DataFrame, lines: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:
+    """The chunk without the lines that sum a run up rather than log a step (`_SUMMARY_KEYS`),
+    nor the keys only those lines hold."""
+    rows = np.zeros(len(frame), dtype=bool)
+    for key in _SUMMARY_KEYS:
+        if key in frame.columns:
+            rows |= frame[key].notna().to_numpy()
+    if not rows.any():
+        return frame, lines
+    kept = frame.loc[~rows]
+    only_there = [c for c in frame.columns if kept[c].isna().all() and frame[c].notna().any()]
+    return kept.drop(columns=only_there), lines[~rows]
 
 
 def _split_codes(

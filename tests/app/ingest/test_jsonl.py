@@ -371,3 +371,20 @@ def test_a_line_without_the_epoch_key_at_a_later_step_is_no_evaluation(tmp_path)
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     frame = load_run(path).frame
     assert _points(frame, "val_loss") == [(100, 0.9), (200, 0.7)]
+
+
+def test_ms_swift_logging_jsonl_is_stepped_by_its_progress_text():
+    """ms-swift prints the step as `"global_step/max_steps": "10/438"` beside a fractional epoch,
+    and ends the file with a line holding the whole `log_history`: it was taken for a
+    trainer_state.json and refused as corrupt, and read as JSON lines the order of the lines was
+    the step."""
+    path = REAL_EXCERPTS / "ms_swift" / "logging.jsonl"
+    result = load_run(path)
+    assert result.format == "jsonl"
+    f = result.frame
+    loss = f[f["metric"] == "loss"]
+    assert loss["step"].iloc[0] == 1 and loss["step"].iloc[1] == 10
+    assert loss["step"].is_monotonic_increasing and loss["step"].iloc[-1] == 430
+    evals = f[f["metric"] == "eval_loss"]
+    assert list(evals["step"]) == [100, 200, 300, 400, 438]
+    assert not {"best_metric", "memory", "global_step", "global_step/max_steps"} & set(f["metric"])
