@@ -223,9 +223,7 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
         state.segment_key = next((k for k in SEGMENT_KEYS if k in frame.columns), None)
         state.split_key = next((k for k in _SPLIT_KEYS if k in frame.columns), None)
         progress = progress_key(list(map(str, frame.columns)))
-        if progress is not None and (
-            state.step_key is None or _fractional(frame[state.step_key])
-        ):
+        if progress is not None and (state.step_key is None or _fractional(frame[state.step_key])):
             state.step_key, state.progress = progress, True  # `"global_step/max_steps": "10/438"`
         elif state.step_key is not None and _fractional(frame[state.step_key]):
             state.warns.add(
@@ -238,7 +236,8 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
                 f"no step key ({', '.join(STEP_KEYS)}): the line order is used as the step"
             )
     if state.progress and state.step_key in frame.columns:
-        frame = frame.assign(**{state.step_key: progress_steps(frame[state.step_key])})
+        frame = frame.copy()
+        frame[state.step_key] = progress_steps(frame[state.step_key])
     step_col = (
         frame[state.step_key]
         if state.step_key in frame.columns
