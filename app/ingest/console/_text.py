@@ -30,13 +30,15 @@ _MIDLINE_WARNING = re.compile(
 
 
 # a line of at most three words, no digit, one of them a held-out split's (`Test Error:`,
-# `Validating...`, `=== Validation ===`), then, past at most one blank line, a line with a number
-# (matched from the newline before it: a pattern that opens with a literal is found by a fast
-# scan, where one anchored at `^` is tried at every character; possessive, so a line of
-# metrics that opens with a split word fails at once)
+# `Validating...`, `=== Validation ===`, DDSP-SVC's ` --- <validation> --- `), then, past at
+# most one blank line, a line with a number (matched from the newline before it: a pattern that
+# opens with a literal is found by a fast scan, where one anchored at `^` is tried at every
+# character; possessive, so a line of metrics that opens with a split word fails at once)
 _SPLIT_HEADING = re.compile(
-    r"\n[ \t=#*>-]*(?P<word>(?i:test(?:ing)?|valid(?:ation|ating)?|val|eval(?:uation|uating)?))\b"
-    r"(?:[ \t]+[A-Za-z]+){0,2}+[ \t]*+(?::|\.{1,3})?+[ \t=#*-]*+\n(?P<gap>[ \t]*\n)?(?=[^\n]*\d)"
+    r"\n[ \t=#*><\[(-]*"
+    r"(?P<word>(?i:test(?:ing)?|valid(?:ation|ating)?|val|eval(?:uation|uating)?))\b"
+    r"(?:[ \t]+[A-Za-z]+){0,2}+[ \t]*+(?::|\.{1,3})?+[ \t=#*>\])-]*+\n(?P<gap>[ \t]*\n)?"
+    r"(?=[^\n]*\d)"
 )
 
 

@@ -808,3 +808,17 @@ def test_paddlenlp_trainer_evaluations_are_read():
     result = _read(text)
     assert _series(result, "eval_loss") == ([100, 200, 300], [0.8, 0.9, 1.0])
     assert len(_series(result, "loss")[0]) == 30
+
+
+def test_a_bracketed_split_heading_gives_its_split_to_the_line_under_it():
+    """DDSP-SVC prints ` --- <validation> --- ` above its validation loss: without the
+    heading's split, the validation loss was a second training point at the last step."""
+    text = "".join(
+        f"epoch: {s // 5} | {s % 5:3d}/  5 | exp/workdir | lr: 0.0002 | loss: {1 / s:.3f} | "
+        f"step: {s}\n"
+        for s in range(1, 501)
+    )
+    text += " --- <validation> --- \nloss: 0.597. \n"
+    result = _read(text)
+    assert _series(result, "val/loss") == ([500], [0.597])
+    assert len(_series(result, "loss")[0]) == 500 and set(result.frame["segment"]) == {0}
