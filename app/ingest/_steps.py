@@ -86,11 +86,13 @@ def integral_steps(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def counts_within_epoch(epoch: np.ndarray, step: np.ndarray, run: np.ndarray) -> bool:
     """Whether a logged step counts within each epoch (`Epoch [2/5], Step [100/600]`, mmdet's
-    `{"epoch": 2, "iter": 100}`): in logging order it goes back, and only ever where the epoch
-    (of the same run) goes forward. Such a step is a batch counter; a step that goes back
-    anywhere else is a restart."""
+    `{"epoch": 2, "iter": 100}`): in logging order it goes back where the epoch (of the same run)
+    goes forward, and never while the epoch stays. Such a step is a batch counter; where the
+    epoch goes back with it, the run restarted (a relaunch from epoch 1 resets both), and a
+    step that goes back within an epoch is a restart of a step counter."""
     if len(step) < 2:
         return False
     same_run = run[1:] == run[:-1]
     back = (step[1:] < step[:-1]) & same_run
-    return bool(back.any()) and bool((epoch[1:][back] > epoch[:-1][back]).all())
+    after, before = epoch[1:][back], epoch[:-1][back]
+    return bool((after > before).any()) and bool((after != before).all())

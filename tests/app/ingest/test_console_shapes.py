@@ -1001,3 +1001,21 @@ def test_ignite_epoch_lines_are_not_mxnet_s():
     result = _read(text)
     assert "mxnet" not in result.detail
     assert len(_series(result, "Avg loss")[0]) == 20 and len(_series(result, "Loss")[0]) == 20
+
+
+def test_a_relaunch_from_epoch_one_is_a_session_of_a_step_counted_within_the_epoch():
+    """StyleTTS: `Epoch [e/5], Step [s/62]`, the step counting within the epoch, relaunched
+    twice from epoch 1. Where the epoch goes back with the step, the run restarted; the step
+    stays a batch counter (taken for a global step, every epoch was a session of its own)."""
+    text = ""
+    for ends in (3, 5, 2):  # three launches, each from epoch 1
+        for e in range(1, ends + 1):
+            for s in (10, 20, 30, 40, 50, 60):
+                text += (
+                    f"INFO:2026-03-05 23:25:42,758: Epoch [{e}/5], Step [{s}/62], "
+                    f"Mel Loss: {1 / (e + s / 62):.5f}, Adv Loss: 0.64536\n"
+                )
+    result = _read(text)
+    assert set(result.frame["segment"]) == {0, 1, 2}
+    steps, _ = _series(result, "Mel Loss")
+    assert steps[:6] == sorted(steps[:6]) and steps[6] > steps[5]  # epoch 2 follows epoch 1
