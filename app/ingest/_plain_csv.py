@@ -39,6 +39,7 @@ from lossforensics.ingest._csv import (
     sniff_header,
 )
 from lossforensics.ingest._score_roles import (
+    evaluation_file_roles,
     fastai_roles,
     hf_table_roles,
     split_named_roles,
@@ -208,6 +209,7 @@ def read(
             **ultralytics_roles(header.stripped),
             **hf_table_roles(header.stripped),
             **fastai_roles(header.stripped),
+            **evaluation_file_roles(path.stem, header.stripped),
             **numbered,
         },
     )

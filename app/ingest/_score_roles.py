@@ -5,7 +5,9 @@ readers of those shapes pass these as default roles."""
 
 from __future__ import annotations
 
-from lossforensics.classifiers.roles import infer_role
+import re
+
+from lossforensics.classifiers.roles import infer_role, name_words
 
 
 def ultralytics_roles(names: tuple[str, ...]) -> dict[str, str]:
@@ -46,6 +48,27 @@ def scores_beside_losses(names: tuple[str, ...], losses: frozenset[str]) -> dict
         for n in names
         if infer_role(n) == "train_score" and infer_role(n, "validation") == "val_score"
     }
+
+
+# a file name that says the table holds an evaluation's results (sentence-transformers'
+# `similarity_evaluation_sts-dev_results.csv`, `eval_results.csv`, `dev_metrics.csv`)
+_EVALUATION_STEM = re.compile(
+    r"(?i)(?:^|[^a-z])(?:eval|evaluation|dev|valid|validation)(?:[^a-z]|$)"
+)
+_HELD_OUT = ("val_loss", "val_score")
+_HELD_OUT_OF = {"train_score": "val_score", "train_loss": "val_loss"}
+_TRAIN_WORDS = frozenset({"train", "training"})
+
+
+def evaluation_file_roles(stem: str, names: tuple[str, ...]) -> dict[str, str]:
+    """A table whose file name says it holds an evaluation's results, and none of whose columns
+    names a split: its scores are validation scores and its losses validation losses (every
+    row is an evaluation; named bare, the scores read as training ones)."""
+    if not _EVALUATION_STEM.search(stem):
+        return {}
+    if any(infer_role(n) in _HELD_OUT or _TRAIN_WORDS & name_words(n) for n in names):
+        return {}
+    return {n: _HELD_OUT_OF[infer_role(n)] for n in names if infer_role(n) in _HELD_OUT_OF}
 
 
 # spaCy's training table: `E` (epoch) and `#` (step), then a `LOSS <component>` column each

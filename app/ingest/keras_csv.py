@@ -26,7 +26,11 @@ from pathlib import Path
 from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
 from lossforensics.classifiers.roles import infer_role
 from lossforensics.ingest._csv import CsvHeader, is_long_form, sniff_header
-from lossforensics.ingest._score_roles import fastai_roles, split_named_roles
+from lossforensics.ingest._score_roles import (
+    evaluation_file_roles,
+    fastai_roles,
+    split_named_roles,
+)
 from lossforensics.ingest._source import default_run_name, parts_as_folders, require_nonempty
 from lossforensics.ingest._table import read_step_table
 from lossforensics.ingest.base import IngestResult
@@ -129,5 +133,9 @@ def _read_file(path: Path, *, run: str | None, roles: Mapping[str, str] | None) 
         roles=roles,
         na_values=("", "NA"),
         rename=rename,
-        default_roles={**split_named_roles(header.stripped), **fastai_roles(header.stripped)},
+        default_roles={
+            **split_named_roles(header.stripped),
+            **fastai_roles(header.stripped),
+            **evaluation_file_roles(path.stem, header.stripped),
+        },
     )

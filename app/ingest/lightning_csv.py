@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lossforensics.classifiers.errors import NoLogsFoundError, UnknownFormatError
 from lossforensics.ingest._csv import CsvHeader, is_long_form, sniff_header
+from lossforensics.ingest._score_roles import evaluation_file_roles
 from lossforensics.ingest._source import require_nonempty
 from lossforensics.ingest._table import read_step_table
 from lossforensics.ingest.base import IngestResult, ReadWarning
@@ -74,7 +75,13 @@ def read(
         step_col = names.index("epoch")
         warnings_first.append("no 'step' column: epochs are used as steps")
     result = read_step_table(
-        path, header, fmt=FORMAT, run=run or run_name(path), step_col=step_col, roles=roles
+        path,
+        header,
+        fmt=FORMAT,
+        run=run or run_name(path),
+        step_col=step_col,
+        roles=roles,
+        default_roles=evaluation_file_roles(path.stem, header.stripped),
     )
     result.warnings[:0] = [ReadWarning(m, str(path)) for m in warnings_first]
     return result

@@ -346,3 +346,22 @@ def test_catboost_learn_and_test_files_are_one_run_with_its_validation_loss():
     assert val["step"].tolist() == list(range(20))
     plan = plan_directory(folder)
     assert plan.sources == [folder]  # the pair is one source, as the audit and `diagnose` read it
+
+
+def test_an_evaluation_file_holds_validation_scores_and_losses(tmp_path):
+    """sentence-transformers writes each evaluator's results to `<name>_results.csv`: a real
+    one's bare correlations are the dev set's, not training scores. A loss in a file named
+    as an evaluation is the validation loss; a table that names its splits keeps its names."""
+    real = Path(__file__).parent / "real_excerpts" / "sbert_eval"
+    f = load_run(real / "similarity_evaluation_sts-dev_results.csv").frame
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles["cosine_spearman"] == "val_score" and roles["steps"] == "other"
+    path = tmp_path / "eval_results.csv"
+    path.write_text("step,loss,accuracy\n100,0.9,0.5\n200,0.8,0.6\n300,0.85,0.62\n")
+    f = load_run(path).frame
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles == {"loss": "val_loss", "accuracy": "val_score"}
+    named = tmp_path / "dev_metrics.csv"
+    named.write_text("step,train_loss,val_loss,accuracy\n1,0.9,1.0,0.5\n2,0.8,0.9,0.6\n")
+    f = load_run(named).frame
+    assert dict(zip(f["metric"], f["role"].astype(str), strict=False))["train_loss"] == "train_loss"
