@@ -132,6 +132,9 @@ _HELD_OUT_SCORES = DECODED_HIGHER | _AVERAGE_PRECISION | {"wer", "cer", "map", "
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
 _LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1", "xent"}
 _LOSS_FUNCTION_PAIRS = ({"cross", "entropy"}, {"smooth", "l1"})
+# an error rate spelled out (SpeechBrain's `valid error_rate`, `err_rate`): a score, lower
+# being better, and no loss (it is no objective the gradient follows)
+_ERROR_RATE_PAIRS = ({"error", "rate"}, {"err", "rate"})
 # the sum of a log's loss terms, named without the word loss (`train_total`, `val_total`)
 _TOTAL = "total"
 # the errors a regression minimises, in the order one is taken as the loss of a log naming none
@@ -306,7 +309,11 @@ def infer_role(metric: str, split: str | None = None) -> str:
         or any(pair <= tokset for pair in _LOSS_FUNCTION_PAIRS)
     ):
         return "val_loss" if is_val else "train_loss"
-    if tokset & _SCORE_TOKENS or toks[-1] in _SCORE_SUFFIXES:
+    if (
+        tokset & _SCORE_TOKENS
+        or toks[-1] in _SCORE_SUFFIXES
+        or any(pair <= tokset for pair in _ERROR_RATE_PAIRS)
+    ):
         held_out = bool(tokset & _HELD_OUT_SCORES) and not tokset & _TRAIN_TOKENS
         return "val_score" if is_val or held_out else "train_score"
     return "other"

@@ -92,6 +92,8 @@ def test_split_context_makes_val():
         ("Vali Loss", "val_loss"),  # the Time-Series-Library family's
         # a loss's spread over batches or folds is no loss
         ("loss/std", "other"),
+        ("valid error_rate", "val_score"),  # SpeechBrain's
+        ("train err_rate", "train_score"),
         ("val_loss_std", "other"),
         ("learning_rate", "lr"),
         ("lr", "lr"),
