@@ -172,8 +172,9 @@ _NOT_A_SERIES = {
 # Tokens that make a loss-named metric something else: a mixed-precision loss scale (`loss
 # scale`, 65536 then halving) or a perplexity (`lm loss PPL`, exp of the loss) move on other
 # scales than the loss itself and must never stand in for it; nor does the spread of a loss over
-# an epoch's batches or a run's folds (Catalyst's `loss/std`, `val_loss_std`)
-_NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity", "std", "stddev", "stdev"}
+# an epoch's batches or a run's folds (Catalyst's `loss/std`, `val_loss_std`), nor its change
+# over one update (Spinning Up's `DeltaLossPi`)
+_NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity", "std", "stddev", "stdev", "delta"}
 # a norm named by nothing but its scope (`norm`, `gnorm`, `total_norm`, `global_norm`): the
 # global gradient norm that clip_grad_norm_ and optax return, as nanoGPT-style, llm.c and fairseq
 # logs print it beside the loss; a norm of anything else names what it measures (`param_norm`)
@@ -191,6 +192,8 @@ def _tokens(name: str) -> list[str]:
     stay metric names (map50, m+iou), not 'm', 'ap50'."""
     spaced = re.sub(r"([a-z0-9])([A-Z][a-z])", r"\1_\2", name)  # a new capitalised word
     spaced = re.sub(r"([a-z0-9]{2})([A-Z]{2,})(?![a-z])", r"\1_\2", spaced)  # word + ACRONYM
+    # word + one capital ending the name or a part of it (`LossV`, `lossD`): a word of its own
+    spaced = re.sub(r"([a-z]{2})([A-Z])(?![A-Za-z])", r"\1_\2", spaced)
     return [t for t in re.split(r"[^a-z0-9]+", spaced.lower()) if t]
 
 

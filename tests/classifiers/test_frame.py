@@ -93,6 +93,9 @@ def test_split_context_makes_val():
         # a loss's spread over batches or folds is no loss
         ("loss/std", "other"),
         ("valid error_rate", "val_score"),  # SpeechBrain's
+        # a capital that ends a name is a word (Spinning Up's `LossV`, a DCGAN's `lossD`)
+        ("LossV", "train_loss"),
+        ("DeltaLossV", "other"),
         ("train err_rate", "train_score"),
         ("val_loss_std", "other"),
         ("learning_rate", "lr"),
