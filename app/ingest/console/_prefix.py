@@ -29,7 +29,9 @@ _STAMP = re.compile(
     r"(?P<s>\d{2})(?P<f>[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
 )
 _LEVEL = re.compile(
-    r"^[\s|:,\-\]]*\[?\s*(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\s*\]?"
+    # a process id may come first (`P28282 INFO`, FuxiCTR's `%(process)d`)
+    r"^[\s|:,\-\]]*(?:P\d+\s+)?"
+    r"\[?\s*(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\s*\]?"
     r"(?:\s*\|\s*[\w.<>]+(?::[\w.<>]+)?:\d+\s*-)?"  # loguru: module[:function]:line -
     r"(?::[\w.<>]+:)?"  # logging's default INFO:root:
     r"[\s|:\-]*"

@@ -779,13 +779,17 @@ def test_iters_is_a_counter_and_a_date_is_no_value():
 
 def test_transformers_pipe_level_and_a_padded_level_are_taken_off():
     """transformers' and LLaMA-Factory's `[INFO|time] place >> ` (either order in and after the
-    bracket) and PaddleNLP's `[time] [    INFO] - `: prefix, with the time kept as wall time."""
+    bracket), PaddleNLP's `[time] [    INFO] - ` and a process id before the level: prefix,
+    with the time kept as wall time."""
     line, wall = strip_prefix("[INFO|2024-11-26 22:09:01] logging.py:157 >> {'loss': 2.2818}")
     assert line == "{'loss': 2.2818}" and wall == 1732658941.0
     line, wall = strip_prefix("[INFO|trainer.py:2012] 2024-11-26 22:09:01,123 >> Num Epochs = 3")
     assert line == "Num Epochs = 3" and wall == 1732658941.123
     line, wall = strip_prefix("[2022-08-31 15:21:49,786] [    INFO] - eval_loss: 0.709")
     assert line == "eval_loss: 0.709" and wall == 1661959309.786
+    # a process id before the level (FuxiCTR's `%(asctime)s P%(process)d %(levelname)s`)
+    line, _ = strip_prefix("2022-02-04 23:47:01,975 P28282 INFO Train loss: 0.651453")
+    assert line == "Train loss: 0.651453"
 
 
 def test_paddlenlp_trainer_evaluations_are_read():
