@@ -69,6 +69,12 @@ _LOGGER_NAME = re.compile(
     r"^[\s|:\-]*[A-Za-z_][\w.<>]*\s*[|:\-]\s*"
     r"(?=\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\b)"
 )
+# `name:number` fields between the time and the level: OLMo's host and rank, then its logger
+# and line (`quick-rain-03:0\tolmo.train:979\tINFO\t`); taken only when a level follows
+_TAGS_BEFORE_LEVEL = re.compile(
+    r"^[\s|\-]*(?:[A-Za-z][\w.\-]*:\d+\s+){1,3}"
+    r"(?=\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\b)"
+)
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}
 
@@ -157,7 +163,12 @@ def _level_and_source(line: str) -> str | None:
     (`[INFO] train.py:88 - `, `[train.py][line:88][INFO] `); None when it has neither."""
     rest = line
     for _ in range(3):
-        m = _LEVEL.match(rest) or _SOURCE.match(rest) or _LOGGER_NAME.match(rest)
+        m = (
+            _LEVEL.match(rest)
+            or _SOURCE.match(rest)
+            or _LOGGER_NAME.match(rest)
+            or _TAGS_BEFORE_LEVEL.match(rest)
+        )
         if m is None:
             break
         rest = rest[m.end() :]

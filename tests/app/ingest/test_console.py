@@ -787,6 +787,11 @@ def test_transformers_pipe_level_and_a_padded_level_are_taken_off():
     assert line == "Num Epochs = 3" and wall == 1732658941.123
     line, wall = strip_prefix("[2022-08-31 15:21:49,786] [    INFO] - eval_loss: 0.709")
     assert line == "eval_loss: 0.709" and wall == 1661959309.786
+    # OLMo's host and rank, then its logger and line, between the time and the level
+    line, _ = strip_prefix(
+        "2025-12-12 11:05:05.850\tquick-rain-03:0\tolmo.train:979\tINFO\t[step=2/15000,epoch=0]"
+    )
+    assert line == "[step=2/15000,epoch=0]"
     # a process id before the level (FuxiCTR's `%(asctime)s P%(process)d %(levelname)s`)
     line, _ = strip_prefix("2022-02-04 23:47:01,975 P28282 INFO Train loss: 0.651453")
     assert line == "Train loss: 0.651453"
