@@ -4,7 +4,7 @@ fallback beats the best specific style only when it also finds longer curves: th
 loss series plus the longest val loss series. On nanoGPT's log the fallback finds the same
 lines' losses under more names (the evaluation's `train loss` beside the `iter N: loss` curve,
 which nanoGPT's style knows is no second curve); more names for the same curves is no reason to
-win."""
+win. A style whose `markers` the text holds none of is not tried."""
 
 from __future__ import annotations
 
@@ -28,8 +28,12 @@ def choose_style(lines: list[str]) -> tuple[Style | None, dict[str, int]]:
     scores: dict[str, int] = {}
     best: Style | None = None
     best_score = best_curves = 0
+    text = "\n".join(lines)
     for style in STYLES:
         if style.last_resort and best is not None:
+            continue
+        if style.markers and not any(marker in text for marker in style.markers):
+            scores[style.name] = 0  # none of its lines can be here
             continue
         parser = Parser(style)
         parser.feed(lines)

@@ -17,6 +17,7 @@ as its log, the loss (`_perplexity`).
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -255,11 +256,7 @@ def _steps(
         return np.empty(0, np.int64), "none", p_key, names
     epoch, step, batch, run = rec["epoch"], rec["step"], rec["batch"], rec["run"]
     roles = _roles(style, names)
-    # read on the training loss's records when there are any: a validation loop that counts
-    # its own batches within the epoch (`Iteration[1/10] Val_Loss: ..`) is no other axis
-    trained = _loss_records(len(step), p_rec, p_key, names, roles, ("train_loss",))
-    on = trained if trained.any() else np.ones(len(step), dtype=bool)
-    if _counts_within_epoch(epoch[on], step[on], batch[on], run[on]):
+    if _counts_within_epoch(epoch, step, batch, run, _trained(rec, p_rec, p_key, names, roles)):
         step, batch = np.full(len(step), -1, dtype=np.int64), step  # read as a batch counter
     lossy = _loss_records(len(step), p_rec, p_key, names, roles)
     if _counted(step, lossy):
@@ -390,13 +387,39 @@ def _counted(counter: np.ndarray, lossy: np.ndarray) -> bool:
     return bool(values.min() != values.max() or not rows[among].all())
 
 
+def _trained(
+    rec: dict[str, np.ndarray],
+    p_rec: np.ndarray,
+    p_key: np.ndarray,
+    names: list[str],
+    roles: dict[str, str],
+) -> Callable[[], np.ndarray]:
+    """The records a counter is judged on, computed only when asked: those that hold a
+    training loss, when there are any (a validation loop that counts its own batches within
+    the epoch, `Iteration[1/10] Val_Loss: ..`, is no other axis); else every record."""
+
+    def records() -> np.ndarray:
+        n = len(rec["points"])
+        trained = _loss_records(n, p_rec, p_key, names, roles, ("train_loss",))
+        return trained if trained.any() else np.ones(n, dtype=bool)
+
+    return records
+
+
 def _counts_within_epoch(
-    epoch: np.ndarray, step: np.ndarray, batch: np.ndarray, run: np.ndarray
+    epoch: np.ndarray,
+    step: np.ndarray,
+    batch: np.ndarray,
+    run: np.ndarray,
+    judged: Callable[[], np.ndarray],
 ) -> bool:
-    """Whether the logged step counts within each epoch (`_steps.counts_within_epoch`), with no
-    batch counter of its own: then it is the batch counter."""
+    """Whether the logged step counts within each epoch (`_steps.counts_within_epoch`, read on
+    the `judged` records), with no batch counter of its own: then it is the batch counter."""
     if not (epoch >= 0).any() or not (step >= 0).any() or (batch >= 0).any():
         return False
+    on = judged()
+    if not on.all():
+        epoch, step, run = epoch[on], step[on], run[on]
     return counts_within_epoch(_ffill(epoch, run), _ffill(step, run), run)
 
 

@@ -12,7 +12,8 @@ the style takes when a line prints two numbers for one metric, and `columns` nam
 a table printed without keys, in order; `carried` and `last_in_epoch` drop a bar's values
 that are a redraw, not a new measurement, and `repeated_round` a round printed again;
 `leading_epoch` places the lines above a log's first epoch header, when its top was cut;
-`rounded_steps` spreads the records of a step printed rounded (`1K`).
+`rounded_steps` spreads the records of a step printed rounded (`1K`); `markers` lets the choice
+of a style skip one whose lines a text cannot hold.
 """
 
 from __future__ import annotations
@@ -184,3 +185,6 @@ class Style:
     # read only when no other style finds a loss series (a style with no counter at all would
     # otherwise number the lines of a log that prints one)
     last_resort: bool = False
+    # literal text every line of the style's holds one of (`Up. ` for Marian's): a sample
+    # holding none of them is not tried when the style is chosen, which costs a parse a style
+    markers: tuple[str, ...] = ()

@@ -14,6 +14,7 @@ from lossforensics.ingest.console._style import NUM, Style
 
 STYLE = Style(
     name="basicsr",
+    markers=(", lr:(",),
     signature=re.compile(r"\]\[epoch:\s*\d+, iter:\s*[\d,]+, lr:\(|^(?:\[val\] )?\s*# \w+: "),
     counters=(re.compile(r"\[epoch:\s*\d+, iter:\s*(?P<step>\d{1,3}(?:,\d{3})*)(?=, lr:)"),),
     # `key: value` after the counters, the first of the optimizers' learning rates among them;

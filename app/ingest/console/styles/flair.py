@@ -13,6 +13,7 @@ from lossforensics.ingest.console._style import NUM, Style
 
 STYLE = Style(
     name="flair",
+    markers=(" - iter ", "EPOCH ", "DEV", "TEST", "TRAIN_SPLIT"),
     signature=re.compile(
         r"^epoch \d+ - iter \d+/\d+ - loss |^EPOCH \d+ done: |^(?:DEV|TEST|TRAIN_SPLIT)\s*: loss "
     ),

@@ -15,6 +15,7 @@ _STEPS = r"(?:(?:time|misc)/)?total_timesteps|total/steps|TimestepsSoFar|TotalEn
 
 STYLE = Style(
     name="key-value box (Stable-Baselines3)",
+    markers=("total_timesteps", "total/steps", "TimestepsSoFar", "TotalEnvInteracts"),
     signature=re.compile(rf"(?:^|\s)(?:{_STEPS})=\d+(?:\s|$)"),
     counters=(re.compile(rf"(?:^|(?<=\s))(?:{_STEPS})=(?P<step>\d+)(?=\s|$)"),),
     pairs=re.compile(rf"(?<!\S)(?P<key>[^\s=]+)(?P<sep>=)(?P<val>{NUM})(?=\s|$)"),

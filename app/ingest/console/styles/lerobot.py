@@ -12,6 +12,7 @@ from lossforensics.ingest.console._style import NUM, Style
 
 STYLE = Style(
     name="lerobot",
+    markers=(" smpl:",),
     signature=re.compile(r"\bstep:\d+[KMBT]?\s+smpl:"),
     counters=(re.compile(r"\bstep:(?P<step>\d+[KMBT]?)(?=\s)"),),
     # `key:value`, the value perhaps rounded (`smpl:32K`): the letter is part of the value

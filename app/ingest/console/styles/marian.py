@@ -13,6 +13,7 @@ from lossforensics.ingest.console._style import NUM, Style
 
 STYLE = Style(
     name="marian",
+    markers=("Up. ",),
     signature=re.compile(r"(?:^|\] )Ep\. \d+ : Up\. \d+ : "),
     counters=(re.compile(r"Ep\. (?P<epoch>\d+) : Up\. (?P<step>\d+)(?= : )"),),
     # `: name value :` on a training line, `: name : value :` on a validation line

@@ -20,6 +20,7 @@ _ADVERSARIAL = ("D", "D_*", "G", "G_GAN", "G_A", "G_B", "GAN")
 
 STYLE = Style(
     name="pix2pix loss_log",
+    markers=("(epoch: ",),
     signature=re.compile(r"^\(epoch: \d+, iters: \d+(?:, time: [^)]*)?\)"),
     counters=(EPOCH, re.compile(r"\biters:\s*(?P<batch>\d+)")),
     restart=re.compile(r"^=+ Training Loss \("),
