@@ -1019,3 +1019,25 @@ def test_a_relaunch_from_epoch_one_is_a_session_of_a_step_counted_within_the_epo
     assert set(result.frame["segment"]) == {0, 1, 2}
     steps, _ = _series(result, "Mel Loss")
     assert steps[:6] == sorted(steps[:6]) and steps[6] > steps[5]  # epoch 2 follows epoch 1
+
+
+def test_a_checkpoint_message_is_no_record():
+    """`Saving model at Epoch N with Validation Accuracy: ..` repeats the epoch's own value: read
+    as a record it was an extra point, and it made the axis `epoch x 2 + place`."""
+    text = ""
+    for e in range(1, 21):
+        acc = 30 + e
+        if e % 3 == 1:
+            text += f"Saving model at Epoch {e} with Validation Accuracy: {acc:.2f}%\n"
+        text += (
+            f"Epoch {e}/50 - Train Loss: {1 / e:.4f}, Train Accuracy: 50.15%, "
+            f"Validation Loss: {1.2 / e:.4f}, Validation Accuracy: {acc:.2f}%\n"
+        )
+        if e % 5 == 0:
+            text += f"  \u2192 Saved best model (Dice: 0.{e:04d})\n"
+    result = _read(text)
+    assert _series(result, "Validation Accuracy")[0] == list(range(1, 21))
+    assert "Dice" not in set(result.frame["metric"])
+    # a record that mentions saving after its metrics is still a record
+    kept = _read("".join(f"Epoch {e}: loss {1 / e:.3f} (checkpoint saved)\n" for e in range(1, 9)))
+    assert len(_series(kept, "loss")[0]) == 8

@@ -15,10 +15,11 @@ train | epoch 001 | loss ...`) are summaries, not train points: read as train po
 outnumber the fairseq style's. A Keras progress bar's line (`12/12 [=====] - 1s - loss: 0.41`) is
 the Keras style's to read: it knows which of an epoch's bar lines is the epoch's value. A Keras
 callback's message (`val_acc did not improve from 0.10000`, `ReduceLROnPlateau reducing learning
-rate to ...`) is no record: its number is a best so far or a setting. A line that only names a fold
-or a trial (`===== FOLD 2/5 =====`, `Training fold 3`, `Trial 4`) opens a separate run: a
-cross-validation's folds and a sweep's trials each train a model of their own from the start, so
-their epochs counting again is no resume."""
+rate to ...`) is no record: its number is a best so far or a setting; nor is a script's line
+that opens with its checkpoint message (`Saving model at Epoch 1 with Validation Accuracy: ..`).
+A line that only names a fold or a trial (`===== FOLD 2/5 =====`, `Training fold 3`, `Trial 4`)
+opens a separate run: a cross-validation's folds and a sweep's trials each train a model of their
+own from the start, so their epochs counting again is no resume."""
 
 import re
 
@@ -39,6 +40,10 @@ from lossforensics.ingest.console.styles.keras_verbose1 import BAR as KERAS_BAR
 _CALLBACK = (
     r"\b(?:did not improve from|improved from|saving model to|ReduceLROnPlateau reducing"
     r"|Restoring model weights|early stopping)\b"
+    # a script's own checkpoint message, which repeats a metric it already logged (`Saving model
+    # at Epoch 1 with Validation Accuracy: 33.73%`, `→ Saved best model (Dice: 0.91)`): a line
+    # that opens with it, after an arrow, a mark or a tag
+    r"|^[^\w\[]*(?:\[\w+\]\s*)?(?i:sav(?:e|ed|ing)\b|new best\b|best model\b)"
 )
 
 # a line naming only a fold or a trial, in any frame of rules (`===== FOLD 2/5 =====`, `Fold: 1`,
