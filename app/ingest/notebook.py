@@ -24,6 +24,7 @@ from pathlib import Path
 
 from lossforensics.classifiers.errors import UnknownFormatError
 from lossforensics.ingest import console, printed_table
+from lossforensics.ingest._html_tables import tables_as_markdown
 from lossforensics.ingest._source import default_run_name, head_text, require_nonempty
 from lossforensics.ingest.base import IngestResult, ReadWarning
 
@@ -113,15 +114,32 @@ def _output(path: Path) -> tuple[str, int, ReadWarning | None, str] | None:
 
 def displayed(cells: list) -> str:
     """The plain text of what the code cells displayed as their result (`execute_result`,
-    `display_data`: a DataFrame's text), in order."""
+    `display_data`: a DataFrame's text), in order; an output kept only as HTML (its plain text
+    IPython's placeholder, as for the Trainer's progress table) gives its tables as Markdown."""
     texts = [
-        _text((out.get("data") or {}).get("text/plain"))
+        _shown(out.get("data") or {})
         for cell in cells
         if isinstance(cell, dict) and cell.get("cell_type") == "code"
         for out in cell.get("outputs") or []
         if isinstance(out, dict) and out.get("output_type") in _RESULTS
     ]
     return _joined(texts)
+
+
+# what IPython stores as the plain text of an output it can only show as HTML
+_HTML_PLACEHOLDER = "<IPython.core.display.HTML object>"
+
+
+def _shown(data: object) -> str:
+    """One displayed output's text: its plain text, or its HTML tables when the plain text is
+    IPython's placeholder (or missing)."""
+    if not isinstance(data, dict):
+        return ""
+    plain = _text(data.get("text/plain"))
+    html = _text(data.get("text/html"))
+    if (not plain.strip() or plain.strip() == _HTML_PLACEHOLDER) and "<table" in html:
+        return tables_as_markdown(html)
+    return plain
 
 
 def _holds_table(text: str) -> bool:

@@ -168,3 +168,50 @@ def test_a_fit_table_printed_to_stdout_is_read_from_a_real_notebook():
     assert roles["valid_acc"] == "val_score"
     first = f[(f["run"] == "skorch_mnist (table 1)") & (f["metric"] == "valid_loss")]
     assert list(first["step"]) == list(range(1, 21))
+
+
+def _trainer_progress_table() -> dict:
+    """The HF Trainer's NotebookProgressCallback output as a saved notebook keeps it: the
+    progress bar and the metrics table only as HTML, IPython's placeholder as the plain text."""
+    head = "".join(f"      <th>{h}</th>\n" for h in ("Epoch", "Training Loss", "Validation Loss"))
+    head += "      <th>Accuracy</th>\n"
+    rows = ""
+    for e, (t, v) in enumerate(zip(TRAIN, VAL, strict=True), start=1):
+        shown = "No log" if e == 1 else f"{t:.6f}"
+        cells = (e, shown, f"{v:.6f}", f"{0.5 + e / 40:.6f}")
+        rows += "    <tr>\n" + "".join(f"      <td>{c}</td>\n" for c in cells) + "    </tr>\n"
+    html = (
+        "\n    <div>\n      \n      <progress value='500' max='500' style='width:300px; "
+        "height:20px; vertical-align: middle;'></progress>\n      [500/500 01:23, Epoch 10/10]\n"
+        '    </div>\n    <table border="1" class="dataframe">\n  <thead>\n'
+        ' <tr style="text-align: left;">\n'
+        + head
+        + "    </tr>\n  </thead>\n  <tbody>\n"
+        + rows
+        + "  </tbody>\n</table><p>"
+    )
+    return {
+        "data": {"text/html": [html], "text/plain": ["<IPython.core.display.HTML object>"]},
+        "metadata": {},
+        "output_type": "display_data",
+    }
+
+
+def test_the_trainers_progress_table_kept_only_as_html_is_read(tmp_path):
+    """`trainer.train()` in Jupyter, Colab or Kaggle shows its metrics as an HTML table whose
+    plain text is IPython's placeholder: the notebook was refused."""
+    path = tmp_path / "finetune.ipynb"
+    path.write_text(json.dumps(_notebook([_trainer_progress_table()])))
+    result = load_run(path)
+    assert result.format == "notebook" and "the results its cells displayed" in result.detail
+    f = result.frame
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles == {
+        "Training Loss": "train_loss",
+        "Validation Loss": "val_loss",
+        "Accuracy": "val_score",
+    }
+    val = f[f["metric"] == "Validation Loss"]
+    assert list(val["step"]) == list(range(1, 11)) and list(val["value"].round(2)) == VAL
+    assert (f["metric"] == "Training Loss").sum() == 9  # `No log` is no value
+    assert diagnose(result.frame).verdict == "overfit"
