@@ -113,6 +113,15 @@ def _unread_array(path: Path) -> InputError:
     )
 
 
+# a run's summary beside its logs: the last value of each metric, no curve (W&B's
+# `files/wandb-summary.json`, beside the run's `output.log`)
+SUMMARY_FILES = frozenset({"wandb-summary.json"})
+_SUMMARY_MESSAGE = (
+    "W&B's run summary: the last value of each metric, no curve; read the run's output.log "
+    "(its console output) or wandb-history.jsonl beside it, or export the history as CSV"
+)
+
+
 def _never_loaded(path: Path, head: bytes) -> str | None:
     """What a file is that holds Python objects (a pickle, a `torch.save` archive) or a W&B
     binary run file, and how to save its curves so they can be read; None for other files.
@@ -218,6 +227,8 @@ def _walk(root: Path, markdown: bool = False) -> tuple[list[Path], bool]:
         for name in sorted(names):
             suffix = Path(name).suffix.lower()
             if name.startswith(".") or (suffix != ".md" if markdown else suffix in _SKIP_SUFFIXES):
+                continue
+            if name in SUMMARY_FILES:
                 continue
             files.append(Path(current) / name)
             if len(files) >= MAX_FILES:
@@ -352,6 +363,8 @@ def detect_format(path: Path | str) -> str:
     if not path.exists():
         raise NoLogsFoundError("no such file or directory", file=str(path))
     require_nonempty(path)
+    if path.name in SUMMARY_FILES:
+        raise UnknownFormatError(_SUMMARY_MESSAGE, file=str(path))
     fmt = sniff_file(path)
     if fmt is None:
         raise _unknown(path)

@@ -75,6 +75,10 @@ _TAGS_BEFORE_LEVEL = re.compile(
     r"^[\s|\-]*(?:[A-Za-z][\w.\-]*:\d+\s+){1,3}"
     r"(?=\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\b)"
 )
+# Swin Transformer's logger (and its forks'): the time, the logger's name and where it was
+# called in brackets, `[2021-03-27 10:04:38 swin_tiny](main.py 225): INFO ` (the name and the
+# place after the time)
+_NAME_AND_PLACE = re.compile(rf"^\s*[^\s\]]+\]\({_PY}\s+\d+\)\s*:\s*")
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}
 
@@ -168,6 +172,7 @@ def _level_and_source(line: str) -> str | None:
             or _SOURCE.match(rest)
             or _LOGGER_NAME.match(rest)
             or _TAGS_BEFORE_LEVEL.match(rest)
+            or _NAME_AND_PLACE.match(rest)
         )
         if m is None:
             break

@@ -1041,3 +1041,31 @@ def test_a_checkpoint_message_is_no_record():
     # a record that mentions saving after its metrics is still a record
     kept = _read("".join(f"Epoch {e}: loss {1 / e:.3f} (checkpoint saved)\n" for e in range(1, 9)))
     assert len(_series(kept, "loss")[0]) == 8
+
+
+def test_swin_transformer_train_and_test_meters():
+    """Swin Transformer's logger: `[time name](main.py 225): INFO Train: [e/E][b/B]\\t...` with
+    running averages beside each meter, then `Test: [b/B]` lines and the ` * Acc@1` summary."""
+    prefix = "[2021-03-27 10:04:38 swin_tiny_patch4_window7_224](main.py {}): INFO "
+    text = ""
+    for e in range(3):
+        for b in (0, 250, 500, 750, 1000, 1250):
+            loss = 6.9 - e - b / 1000
+            text += prefix.format(225) + (
+                f"Train: [{e}/300][{b}/1251]\teta 0:08:23 lr 0.000100\ttime 0.3965 (0.4128)\t"
+                f"loss {loss:.4f} ({loss + 0.1:.4f})\tgrad_norm 2.3001 (2.9112)\tmem 12345MB\n"
+            )
+        text += prefix.format(87) + f"EPOCH {e} training takes 0:08:23\n"
+        for b in (0, 50):
+            text += prefix.format(270) + (
+                f"Test: [{b}/98]\tTime 0.981 (0.981)\tLoss {2 - e / 10:.4f} (2.0000)\t"
+                f"Acc@1 {50 + e:.3f} (50.000)\tAcc@5 80.000 (80.000)\tMem 12345MB\n"
+            )
+    result = _read(text)
+    assert "pytorch meters" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["loss"] == "train_loss" and roles["grad_norm"] == "grad_norm"
+    assert roles["lr"] == "lr"
+    steps, values = _series(result, "loss")
+    assert len(steps) == 18 and steps == sorted(steps) and values[0] == 6.9
+    assert "test/Loss" in roles and roles["test/Loss"] == "val_loss"

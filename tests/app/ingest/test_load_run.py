@@ -241,3 +241,20 @@ def test_a_log_pasted_into_a_markdown_file_is_read_when_the_folder_has_no_other(
     assert result.format == "console" and result.files == [str(tmp_path / "train.md")]
     (tmp_path / "metrics.csv").write_text("epoch,loss\n1,0.9\n2,0.7\n3,0.6\n")
     assert load_run(tmp_path).files == [str(tmp_path / "metrics.csv")]
+
+
+def test_a_wandb_run_folder_is_read_from_its_console_not_its_summary(tmp_path):
+    """A W&B run's `files/` holds `output.log` (the console) and `wandb-summary.json` (each
+    metric's last value): the summary won the folder as a one-point run; given alone, it says
+    what it is and where the curve is."""
+    files = tmp_path / "wandb" / "run-20251021_012100-abc123" / "files"
+    files.mkdir(parents=True)
+    (files / "output.log").write_text(
+        "".join(f"Epoch {e}: train_loss={1 / e:.4f} val_loss={1.2 / e:.4f}\n" for e in range(1, 21))
+    )
+    summary = files / "wandb-summary.json"
+    summary.write_text('{"_wandb": {"runtime": 11}, "_runtime": 11, "_step": 19, "val_loss": 0.06}')
+    result = load_run(tmp_path)
+    assert result.format == "console" and len(result.frame) == 40
+    with pytest.raises(UnknownFormatError, match="run summary"):
+        load_run(summary)
