@@ -1069,3 +1069,19 @@ def test_swin_transformer_train_and_test_meters():
     steps, values = _series(result, "loss")
     assert len(steps) == 18 and steps == sorted(steps) and values[0] == 6.9
     assert "test/Loss" in roles and roles["test/Loss"] == "val_loss"
+
+
+def test_catboost_verbose_learn_and_test():
+    """CatBoost's `fit(verbose=10)`: `10:\\tlearn: ..\\ttest: ..\\tbest: .. (10)\\ttotal: ..ms
+    \\tremaining: ..`; the best so far and the timings are no metrics (the log was refused)."""
+    text = "Learning rate set to 0.05\n" + "".join(
+        f"{i}:\tlearn: {0.69 - i / 1000:.7f}\ttest: {0.69 - i / 2000:.7f}\t"
+        f"best: {0.69 - i / 2000:.7f} ({i})\ttotal: {57.2 + i:.1f}ms\tremaining: 1m 2s\n"
+        for i in range(0, 300, 10)
+    )
+    text += "\nbestTest = 0.5412\nbestIteration = 290\n\nShrink model to first 291 iterations.\n"
+    result = _read(text)
+    assert "catboost" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"learn": "train_loss", "test": "val_loss"}
+    assert _series(result, "test")[0] == list(range(0, 300, 10))

@@ -37,6 +37,7 @@ _MODULES = (
     "basicsr",
     "flair",
     "marian",
+    "catboost",
     "espnet",
     "xgboost",
     "generic",
