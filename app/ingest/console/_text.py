@@ -11,7 +11,7 @@ that names a held-out split on a line of its own (`Test Error:`, PyTorch's quick
 `Validating...`) is the split of the metrics line right under it (`[test]` is put before that
 line, in the heading's place), so its accuracy and loss are not read as training ones. A
 logger's key-value box (Stable-Baselines3's, one record drawn as a table between dashed rules)
-is one line of `section/name=value` pairs, on its closing rule's line."""
+is one line of `section/name=value` pairs between bars, on its closing rule's line."""
 
 from __future__ import annotations
 
@@ -51,9 +51,9 @@ _BOX_ROW = re.compile(r"\|(?P<indent>\s*)(?P<name>[^|]*?)\s*\|\s*(?P<value>[^|]*
 
 
 def _box_record(m: re.Match[str]) -> str:
-    """A box as one line of `section/name=value` pairs, on its closing rule's line (the lines
-    above it left blank, so every line keeps its number); the box unchanged when a row is not
-    `| name | value |`."""
+    """A box as one line of `section/name=value` pairs between bars (`| train/loss=0.5
+    time/total_timesteps=2048 |`), on its closing rule's line (the lines above it left blank,
+    so every line keeps its number); the box unchanged when a row is not `| name | value |`."""
     section, pairs = "", []
     rows = m[1].splitlines()
     for row in rows:
@@ -67,7 +67,7 @@ def _box_record(m: re.Match[str]) -> str:
         if len(r["indent"]) <= 1:  # a row flush with the rule belongs to no section
             section = ""
         pairs.append(f"{section}{name}={value}")
-    return "\n" * (len(rows) + 1) + " ".join(pairs)
+    return "\n" * (len(rows) + 1) + "| " + " ".join(pairs) + " |"
 
 
 def _joined_boxes(text: str) -> str:

@@ -831,3 +831,26 @@ def test_a_bracketed_split_heading_gives_its_split_to_the_line_under_it():
     result = _read(text)
     assert _series(result, "val/loss") == ([500], [0.597])
     assert len(_series(result, "loss")[0]) == 500 and set(result.frame["segment"]) == {0}
+
+
+def test_guided_diffusion_boxes_are_stepped_by_their_step_row():
+    """OpenAI's guided-diffusion and improved-diffusion log through baselines' logger: a box
+    a logging interval, stepped by its `step` row; a `key=value` line is no box."""
+    text = "Logging to /tmp/openai-2022\ncreating model and diffusion...\n"
+    for step in range(0, 1000, 100):
+        text += _box(
+            [
+                ("grad_norm", f"{0.5 + step / 1e4:.3g}"),
+                ("loss", f"{1 / (1 + step / 100):.3g}"),
+                ("loss_q0", "0.0837"),
+                ("mse", f"{0.9 / (1 + step / 100):.3g}"),
+                ("samples", f"{128 * (step + 1)}"),
+                ("step", f"{step}"),
+            ]
+        )
+    result = _read(text)
+    assert "key-value box" in result.detail
+    steps, values = _series(result, "loss")
+    assert steps == list(range(0, 1000, 100)) and values[0] == 1.0
+    plain = _read("".join(f"step={s} loss={1 / (s + 1):.4f}\n" for s in range(20)))
+    assert "key-value box" not in plain.detail
