@@ -93,7 +93,7 @@ STEP = re.compile(
     re.I,
 )
 BATCH = re.compile(
-    rf"{_COUNTER_START}batch{_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<batch>\d+)(?:\s*/\s*(?P<batches>\d+))?\s*\]?{_COUNTER_END}",
+    rf"{_COUNTER_START}batch(?:_?(?:id|idx|index)\b)?{_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<batch>\d+)(?:\s*/\s*(?P<batches>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
 # `[1,  2000] loss: 2.203` at the head of a line (PyTorch's CIFAR-10 tutorial): epoch, batch

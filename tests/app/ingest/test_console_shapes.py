@@ -1085,3 +1085,17 @@ def test_catboost_verbose_learn_and_test():
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles == {"learn": "train_loss", "test": "val_loss"}
     assert _series(result, "test")[0] == list(range(0, 300, 10))
+
+
+def test_a_batch_id_is_the_batch_counter():
+    """PaddlePaddle's tutorial loop prints `epoch: 0, batch_id: 500, loss is: [0.52]`: the batch's
+    id is its counter within the epoch, not a metric."""
+    text = "".join(
+        f"epoch: {e}, batch_id: {b}, loss is: [{1 / (e + 1 + b / 1000):.4f}], acc is: [0.5]\n"
+        for e in range(3)
+        for b in range(0, 1000, 100)
+    )
+    result = _read(text)
+    assert not {"batch_id", "batch"} & set(result.frame["metric"])
+    steps, _ = _series(result, "loss")
+    assert len(steps) == 30 and steps == sorted(steps) and len(set(steps)) == 30
