@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from lossforensics.ingest.console._line_split import held_out_prefixes
 from lossforensics.ingest.console._prefix import stamp_match, strip_prefix
-from lossforensics.ingest.console._style import Style
+from lossforensics.ingest.console._style import NUM, Style
 
 DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
 _DIGITS_STR = str.maketrans("0123456789", "0000000000")
@@ -200,6 +200,16 @@ def _stamp_spans(raw: str) -> tuple[int, int, int, int, int, int] | None:
     return (m.start("y") + at, m.end("mi") + at, m.start("s") + at, m.end("s") + at, *f)
 
 
+# a line that is only a held-out split, a metric word and its value (`Eval Acc 0.9248`, DGL's
+# examples; `Test Loss 0.52`): a `key value` pair with no counter of its own that borrows one,
+# as a `key: value` line does; the closed lists of words keep prose out
+_SPLIT_METRIC_LINE = re.compile(
+    r"\s*(?i:eval|val|valid|validation|test|dev)\s+"
+    r"(?i:acc|accuracy|loss|f1|auc|mae|mse|rmse|map|miou|dice|bleu|wer|cer)\s+"
+    rf"(?:{NUM})\s*"
+)
+
+
 def find_pairs(
     st: Style, rest: str, own: bool, text: str
 ) -> list[tuple[int, int, str, str, int, int]]:
@@ -217,7 +227,7 @@ def find_pairs(
     for m in pairs.finditer(rest):
         raw_key = m["key"]
         spaced = not m["sep"].strip() and " is " not in m["sep"]
-        if spaced and m["sep"] and not (st.spaced and own):
+        if spaced and m["sep"] and not (st.spaced and (own or _SPLIT_METRIC_LINE.fullmatch(rest))):
             continue
         key = _KEY_SUFFIX.sub("", raw_key.strip())
         key_at = m.start("key") + len(raw_key) - len(raw_key.lstrip())

@@ -1099,3 +1099,22 @@ def test_a_batch_id_is_the_batch_counter():
     assert not {"batch_id", "batch"} & set(result.frame["metric"])
     steps, _ = _series(result, "loss")
     assert len(steps) == 30 and steps == sorted(steps) and len(set(steps)) == 30
+
+
+def test_a_split_metric_value_line_borrows_the_last_counter():
+    """DGL's GraphSAGE example prints `Eval Acc 0.9248` on a line of its own after the epoch's
+    `Epoch 00005 | Step 00040 | Loss ..` lines: a `key value` pair with no counter of its own,
+    dropped as prose; a line of prose with a number stays no record."""
+    text = ""
+    for e in range(6):
+        for s in range(0, 60, 20):
+            text += (
+                f"Epoch {e:05d} | Step {s:05d} | Loss {1 / (e + 1 + s / 60):.4f} | Train Acc 0.5 | "
+                f"Speed (samples/sec) nan | GPU 1234.5 MB\n"
+            )
+        text += f"Epoch Time(s): 7.0880\nEval Acc {0.9 + e / 100:.4f}\nTest Acc: 0.88\n"
+        text += "Eval took 3 seconds\n"
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["Eval Acc"] == "val_score" and len(_series(result, "Eval Acc")[0]) == 6
+    assert "Eval took" not in roles
