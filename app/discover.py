@@ -38,7 +38,7 @@ from importlib import import_module
 from pathlib import Path
 
 from lossforensics.classifiers.errors import InputError, NoLogsFoundError
-from lossforensics.ingest import detect, dvclive
+from lossforensics.ingest import console, detect, dvclive
 
 # Formats, by the name `lossforensics.ingest.load_run(format=...)` takes.
 TENSORBOARD = "tensorboard"
@@ -265,6 +265,10 @@ class _Walker:
         if is_tb:
             self.add(d, TENSORBOARD, d)
             dirs = [e for e in dirs if e.name.lower() not in SPLIT_DIRS]
+        elif _has_split_children(dirs) and console.holds_split_folder_parts(d):
+            # `train/log.txt` + `val/log.txt`: one run's console logs, kept by split
+            self.add(d, CONSOLE, d)
+            dirs = [e for e in dirs if e.name.lower() not in SPLIT_DIRS]
         self._visit_files(d, files, dir_taken=is_tb or (inside_tb and _has_events(files)))
         return [Path(e.path) for e in dirs], inside_tb or is_tb
 
@@ -361,6 +365,14 @@ def _paired_format(
     return [
         (d, f) if p == first else (p, f) for p, f in picked if f != fmt or p in kept or p == first
     ]
+
+
+def _has_split_children(dirs: list[os.DirEntry[str]]) -> bool:
+    """A training folder and a held-out one among `dirs` (the cheap test before looking in)."""
+    names = {e.name.lower() for e in dirs}
+    return bool(names & {"train", "training"}) and bool(
+        names & (SPLIT_DIRS - {"train", "training"})
+    )
 
 
 def _is_event_file(name: str) -> bool:

@@ -83,6 +83,7 @@ from lossforensics.ingest.console.styles import STYLES
 FORMAT = "console"
 SNIFF_BYTES = HEAD_BYTES
 _SPLIT_STEMS = {"val", "valid", "validation", "eval", "test", "dev"}
+_TRAIN_FOLDERS = {"train", "training"}
 
 __all__ = ["FORMAT", "STYLES", "read", "read_stream", "sniff"]
 
@@ -146,14 +147,69 @@ def _parts(files: Iterable[Path]) -> list[Path] | None:
     return train + held_out if len(train) == 1 and held_out else None
 
 
+def _split_folder_parts(files: list[Path]) -> list[Path] | None:
+    """One run's parts kept in folders named after their split (FastSpeech2's `train/log.txt`
+    and `val/log.txt`): the same file name in a training folder and in held-out folders beside
+    it, training first; None otherwise."""
+    by_split: dict[str, list[Path]] = {}
+    for f in files:
+        folder = f.parent.name.lower()
+        side = "train" if folder in _TRAIN_FOLDERS else "held" if folder in _SPLIT_STEMS else ""
+        by_split.setdefault(side, []).append(f)
+    train, held = by_split.get("train", []), sorted(by_split.get("held", []))
+    if len(train) != 1 or not held or "" in by_split:
+        return None
+    if {f.name for f in held} != {train[0].name}:
+        return None
+    return train + held
+
+
 def pair_parts(paths: Iterable[Path]) -> list[Path]:
     """`paths` (console logs) with each folder holding one run's parts (`_parts`) replaced by
-    the folder, which `read` reads as one run."""
-    return parts_as_folders(paths, _parts)
+    the folder, which `read` reads as one run; so is a folder whose split-named sub-folders hold
+    them (`train/log.txt`, `val/log.txt`)."""
+    paths = parts_as_folders(paths, _parts)
+    by_grandparent: dict[Path, list[Path]] = {}
+    for p in paths:
+        if p.is_file():
+            by_grandparent.setdefault(p.parent.parent, []).append(p)
+    out: list[Path] = []
+    for p in paths:
+        group = by_grandparent.get(p.parent.parent) if p.is_file() else None
+        parts = _split_folder_parts(group) if group and len(group) > 1 else None
+        if parts is None:
+            out.append(p)
+        elif p == parts[0]:
+            out.append(p.parent.parent)
+    return out
+
+
+def _folder_parts(folder: Path) -> list[Path] | None:
+    """The parts of the one run `folder` holds: its own console logs (`_parts`), else its
+    split-named sub-folders' (`_split_folder_parts`)."""
+    own = [p for p in folder.iterdir() if p.is_file() and p.stat().st_size and sniff(p)]
+    parts = _parts(own)
+    if parts is not None or own:
+        return parts
+    nested = [
+        p
+        for sub in sorted(folder.iterdir())
+        if sub.is_dir() and sub.name.lower() in _TRAIN_FOLDERS | _SPLIT_STEMS
+        for p in sub.iterdir()
+        if p.is_file() and p.stat().st_size and sniff(p)
+    ]
+    return _split_folder_parts(nested) if nested else None
+
+
+def holds_split_folder_parts(folder: Path) -> bool:
+    """Whether `folder` holds one run's console logs in split-named sub-folders only
+    (`train/log.txt` + `val/log.txt`): discovery lists such a folder as one run."""
+    own = any(p.is_file() and p.stat().st_size and sniff(p) for p in folder.iterdir())
+    return not own and _folder_parts(folder) is not None
 
 
 def _read_parts(folder: Path, *, run: str | None, roles: Mapping[str, str] | None) -> IngestResult:
-    parts = _parts(p for p in folder.iterdir() if p.is_file() and p.stat().st_size and sniff(p))
+    parts = _folder_parts(folder)
     if parts is None:
         raise NoLogsFoundError(
             "no console logs of one run in this folder (one training log beside logs named "
@@ -185,10 +241,12 @@ def _held_out_names(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _split_of(path: Path) -> str | None:
-    """'validation' for a file named after a split (val_log.csv, eval.log), else None."""
+    """'validation' for a file named after a split (val_log.csv, eval.log), or kept in a folder
+    named after one (`val/log.txt`), else None."""
     stem = path.name.split(".")[0].lower()
     first = stem.replace("-", "_").split("_")[0]
-    return "validation" if first in _SPLIT_STEMS else None
+    held_out = first in _SPLIT_STEMS or path.parent.name.lower() in _SPLIT_STEMS
+    return "validation" if held_out else None
 
 
 def read_stream(

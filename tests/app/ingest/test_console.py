@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lossforensics.classifiers.errors import InputError, UnknownFormatError
+from lossforensics.discover import discover_runs
 from lossforensics.ingest import detect_format, load_run
 from lossforensics.ingest.console import STYLES, read_stream
 from lossforensics.ingest.console._engine import Parser, to_points
@@ -854,3 +855,39 @@ def test_guided_diffusion_boxes_are_stepped_by_their_step_row():
     assert steps == list(range(0, 1000, 100)) and values[0] == 1.0
     plain = _read("".join(f"step={s} loss={1 / (s + 1):.4f}\n" for s in range(20)))
     assert "key-value box" not in plain.detail
+
+
+def _fastspeech2_logs(root: Path) -> Path:
+    """ming024/FastSpeech2's `output/log/<dataset>/train/log.txt` and `val/log.txt`."""
+    folder = root / "log" / "LJSpeech"
+    (folder / "train").mkdir(parents=True)
+    (folder / "val").mkdir()
+    losses = "Total Loss: {t:.4f}, Mel Loss: {m:.4f}, Mel PostNet Loss: {m:.4f}, Pitch Loss: 0.0035"
+    (folder / "train" / "log.txt").write_text(
+        "".join(
+            f"Step {s}/500000, "
+            + losses.format(t=1 / (1 + s / 1000), m=0.5 / (1 + s / 1000))
+            + "\n"
+            for s in range(100, 20100, 100)
+        )
+    )
+    (folder / "val" / "log.txt").write_text(
+        "".join(
+            f"Validation Step {s}, " + losses.format(t=1.2 / (1 + s / 2000), m=0.6) + "\n"
+            for s in range(2000, 22000, 2000)
+        )
+    )
+    return folder
+
+
+def test_logs_kept_in_split_named_folders_are_one_run(tmp_path):
+    """FastSpeech2 keeps its training and validation logs in `train/` and `val/` folders under
+    one name: read and listed as two runs, neither had both losses."""
+    folder = _fastspeech2_logs(tmp_path)
+    result = load_run(folder)
+    f = result.frame
+    assert set(f["run"]) == {"LJSpeech"}
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles["Total Loss"] == "train_loss" and roles["Validation/Total Loss"] == "val_loss"
+    found = discover_runs(tmp_path)
+    assert [(s.name, s.format) for s in found.sources] == [("log/LJSpeech", "console")]
