@@ -9,7 +9,8 @@ printed dict written over a tqdm bar (`tqdm.write`: the HF Trainer's logs) keeps
 state before it on its line (`  12%|#2  | 2/16 [00:02<00:14] {'loss': 0.69, ...}`). A heading
 that names a held-out split on a line of its own (`Test Error:`, PyTorch's quickstart;
 `Validating...`) is the split of the metrics line right under it (`[test]` is put before that
-line, in the heading's place), so its accuracy and loss are not read as training ones. A
+line, in the heading's place), so its accuracy and loss are not read as training ones. Full-width
+punctuation (`loss：0.52，acc：0.9`) is read as the ASCII mark it stands for. A
 logger's key-value box (Stable-Baselines3's, one record drawn as a table between dashed rules)
 is one line of `section/name=value` pairs between bars, on its closing rule's line."""
 
@@ -102,10 +103,17 @@ def _split_headings(text: str) -> str:
     return _SPLIT_HEADING.sub(_split_heading, "\n" + text)[1:]
 
 
+# full-width punctuation as Chinese and Japanese input methods type it (`loss：0.52，acc：0.9`):
+# the ASCII mark it stands for, one character for one, so every line keeps its length
+_FULL_WIDTH = str.maketrans("：，；（）［］＝｜", ":,;()[]=|")
+
+
 def clean(text: str) -> str:
     """One block of text with ANSI codes gone and progress-bar updates reduced to the last."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
+    if not text.isascii() and ("：" in text or "，" in text):
+        text = text.translate(_FULL_WIDTH)
     text = _split_headings(_best_rounds(_joined_boxes(text)))
     if "Warning: " in text:
         text = _MIDLINE_WARNING.sub("\\g<out>\n\\g<warn>", text)

@@ -891,3 +891,25 @@ def test_logs_kept_in_split_named_folders_are_one_run(tmp_path):
     assert roles["Total Loss"] == "train_loss" and roles["Validation/Total Loss"] == "val_loss"
     found = discover_runs(tmp_path)
     assert [(s.name, s.format) for s in found.sources] == [("log/LJSpeech", "console")]
+
+
+def test_full_width_punctuation_separates_as_ascii_does():
+    """Chinese input methods type `：` and `，`: English keys with them were no pairs."""
+    text = "".join(
+        f"Epoch：{e}，loss：{1 / e:.4f}，val_loss：{1.2 / e:.4f}\n" for e in range(1, 11)
+    )
+    result = _read(text)
+    assert _series(result, "val_loss")[0] == list(range(1, 11))
+    assert clean(text).count("\n") == text.count("\n") and len(clean(text)) == len(text)
+
+
+def test_a_deep_learning_from_scratch_trainer_line_is_no_fairseq_summary():
+    """`| epoch 1 |  iter 1 / 351 | time 0[s] | loss 2.56` (Deep Learning from Scratch 2's
+    trainer) opened like fairseq's epoch summary, `| epoch 001 |`, and was read as one."""
+    text = "".join(
+        f"| epoch {e} |  iter {i} / 351 | time {e * 10}[s] | loss {2.5 / (e + i / 351):.2f}\n"
+        for e in range(1, 6)
+        for i in range(1, 352, 50)
+    )
+    result = _read(text)
+    assert len(_series(result, "loss")[0]) == 40

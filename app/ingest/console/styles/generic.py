@@ -67,7 +67,9 @@ STYLE = Style(
         BATCH,
         EPOCH_BATCH_PAIR,
     ),
-    summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d+ \| (?!valid on)"),
+    # fairseq prints its epoch with three digits (`| epoch 008 |`); `| epoch 1 |  iter 1 / 351 |`
+    # (Deep Learning from Scratch's trainer) is a batch line, not an epoch's summary
+    summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d{3,} \| (?!valid on)"),
     skip=re.compile(rf"{KERAS_BAR.pattern}|{_CALLBACK}"),
     trial=_TRIAL,
     roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
