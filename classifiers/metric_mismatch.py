@@ -82,7 +82,7 @@ from lossforensics.classifiers._align import (
 )
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
-from lossforensics.classifiers.roles import DECODED_HIGHER, metric_words
+from lossforensics.classifiers.roles import DECODED_HIGHER, GENERATIVE_SCORE, metric_words
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import (
     TINY,
@@ -153,6 +153,9 @@ _LOWER = {
     "bpc",
     "bpb",
     "fid",
+    "kid",
+    "fvd",
+    "lpips",
     "eer",
     "distance",
 }
@@ -261,6 +264,8 @@ def name_direction(metric: str) -> int:
     parts = [t for t in re.split(r"[^a-z0-9]+", metric.lower()) if t]
     tokens = metric_words(parts)
     if tokens & _LOWER or (parts and parts[-1] in _LOWER_SUFFIXES):
+        return -1
+    if any(GENERATIVE_SCORE.fullmatch(t) for t in parts):  # `fid50k_full`
         return -1
     return 1 if tokens & _HIGHER else 0
 

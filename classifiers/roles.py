@@ -132,6 +132,9 @@ _HELD_OUT_SCORES = DECODED_HIGHER | _AVERAGE_PRECISION | {"wer", "cer", "map", "
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
 _LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1", "xent"}
 _LOSS_FUNCTION_PAIRS = ({"cross", "entropy"}, {"smooth", "l1"})
+# a generative model's sample quality, measured against held-out real data: FID, KID and FVD
+# (StyleGAN's `fid50k_full`), and LPIPS on held-out views; lower is better (metric_mismatch)
+GENERATIVE_SCORE = re.compile(r"(?:fid|kid|fvd)(?:\d+k?)?|lpips")
 # an error rate spelled out (SpeechBrain's `valid error_rate`, `err_rate`): a score, lower
 # being better, and no loss (it is no objective the gradient follows)
 _ERROR_RATE_PAIRS = ({"error", "rate"}, {"err", "rate"})
@@ -312,12 +315,14 @@ def infer_role(metric: str, split: str | None = None) -> str:
         or any(pair <= tokset for pair in _LOSS_FUNCTION_PAIRS)
     ):
         return "val_loss" if is_val else "train_loss"
+    generative = any(GENERATIVE_SCORE.fullmatch(t) for t in toks)
     if (
         tokset & _SCORE_TOKENS
         or toks[-1] in _SCORE_SUFFIXES
         or any(pair <= tokset for pair in _ERROR_RATE_PAIRS)
+        or generative
     ):
-        held_out = bool(tokset & _HELD_OUT_SCORES) and not tokset & _TRAIN_TOKENS
+        held_out = (bool(tokset & _HELD_OUT_SCORES) or generative) and not tokset & _TRAIN_TOKENS
         return "val_score" if is_val or held_out else "train_score"
     return "other"
 

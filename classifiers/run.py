@@ -31,6 +31,7 @@ from lossforensics.classifiers.roles import names_test_split
 from lossforensics.classifiers.signals.reduce import finite_points
 from lossforensics.classifiers.signals.smoothing import smooth, smoothing_frac
 
+_SPACES = re.compile(r"\s+")
 _CANONICAL = {
     "train_loss": (
         "loss",
@@ -276,7 +277,9 @@ class RunSeries:
         def key(item: tuple[str, int]) -> tuple[int, int, int, int, int, str]:
             metric, n = item
             low = metric.lower()
-            canon = canonical.index(low) if low in canonical else len(canonical)
+            # a printed name spaces its words (`Total Loss`, `Val Loss`): the canonical name
+            spelled = _SPACES.sub("_", low.strip())
+            canon = canonical.index(spelled) if spelled in canonical else len(canonical)
             # beside a validation split, the held-out set a run is tuned on: read first
             test = int(names_test_split(metric))
             # a GAN's discriminator loss last, its generator's after a term against a target

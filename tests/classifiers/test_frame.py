@@ -93,6 +93,11 @@ def test_split_context_makes_val():
         # a loss's spread over batches or folds is no loss
         ("loss/std", "other"),
         ("valid error_rate", "val_score"),  # SpeechBrain's
+        # a generative model's sample quality against held-out data
+        ("fid", "val_score"),
+        ("fid50k_full", "val_score"),
+        ("test/lpips", "val_score"),
+        ("fidelity", "other"),
         # a capital that ends a name is a word (Spinning Up's `LossV`, a DCGAN's `lossD`)
         ("LossV", "train_loss"),
         ("DeltaLossV", "other"),
@@ -299,6 +304,11 @@ def test_a_loss_logged_as_the_same_value_throughout_is_never_the_primary():
         (["D_loss", "G_loss"], "G_loss"),
         (["Loss_D", "Loss_G"], "Loss_G"),
         (["loss_D", "loss_G_adv", "loss_G_l1"], "loss_G_l1"),
+        # BasicSR's and a DCGAN script's spellings
+        (["l_d_real", "l_g_gan", "l_g_pix"], "l_g_pix"),
+        (["lossD", "lossG"], "lossG"),
+        # a printed name spaces its words: `Total Loss` is the total, not `Duration Loss`
+        (["Duration Loss", "Mel Loss", "Total Loss"], "Total Loss"),
     ],
 )
 def test_a_gans_discriminator_loss_is_never_the_primary(names, primary):
