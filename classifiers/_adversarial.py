@@ -16,6 +16,8 @@ from lossforensics.classifiers.roles import name_words
 _LOSS_WORDS = frozenset({"loss", "l"})
 _DISCRIMINATOR = frozenset({"d", "dis", "disc", "discriminator", "critic"})
 _GENERATOR = frozenset({"g", "gen", "generator"})
+# a penalty that regularises the game (path length, R1, gradient penalty): never the loss read
+_PENALTY = frozenset({"penalty", "gp"})
 # a generator's adversarial part, beside its total (`loss_G_adv`, `G_GAN`)
 _ADVERSARIAL_PART = frozenset({"adv", "gan", "adversarial"})
 # a term against a target, whoever's it is (`loss_G_l1`, `G_cycle_loss`): not the game's
@@ -37,6 +39,8 @@ def adversarial_rank(metric: str) -> int:
         return TARGET
     if tokens & _DISCRIMINATOR:
         return DISCRIMINATOR
+    if tokens & _PENALTY:  # a regulariser's penalty (StyleGAN's `Loss/pl_penalty`): no target
+        return GENERATOR_ADVERSARIAL
     if tokens & _GENERATOR:
         return GENERATOR_ADVERSARIAL if tokens & _ADVERSARIAL_PART else GENERATOR
     return TARGET

@@ -176,8 +176,13 @@ _NOT_A_SERIES = {
 # scale`, 65536 then halving) or a perplexity (`lm loss PPL`, exp of the loss) move on other
 # scales than the loss itself and must never stand in for it; nor does the spread of a loss over
 # an epoch's batches or a run's folds (Catalyst's `loss/std`, `val_loss_std`), nor its change
-# over one update (Spinning Up's `DeltaLossPi`)
-_NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity", "std", "stddev", "stdev", "delta"}
+# over one update (Spinning Up's `DeltaLossPi`), nor a discriminator's raw outputs logged under
+# its loss (StyleGAN's `Loss/scores/fake`, `Loss/signs/real`)
+_NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity", "std", "stddev", "stdev", "delta"} | {
+    "scores",
+    "signs",
+    "logits",
+}
 # a norm named by nothing but its scope (`norm`, `gnorm`, `total_norm`, `global_norm`): the
 # global gradient norm that clip_grad_norm_ and optax return, as nanoGPT-style, llm.c and fairseq
 # logs print it beside the loss; a norm of anything else names what it measures (`param_norm`)

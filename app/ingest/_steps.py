@@ -47,6 +47,8 @@ def choose_step_key(names: list[str] | tuple[str, ...]) -> str | None:
         "timesteps_total",
         "num_env_steps_sampled",
         "training_iteration",
+        # the NVlabs training loop's `stats.jsonl` (StyleGAN2/3, EDM): its progress ticks
+        "progress/tick",
         "epochs",
         # a printed table's step-count column (spaCy's `E    #       LOSS TOK2VEC ...`)
         "#",

@@ -209,7 +209,7 @@ def _coco_ap(col: pd.Series) -> pd.Series:
 
 
 def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
-    frame, lines = _without_summaries(chunk.frame, np.asarray(chunk.lines))
+    frame, lines = _without_summaries(_stats_as_means(chunk.frame), np.asarray(chunk.lines))
     if not state.loss_valued:  # until a loss holds a number its nulls may be NaN (`_null_losses`)
         empty = frame.isna().all()
         state.null_keys |= set(map(str, empty.index[empty.to_numpy()]))
@@ -301,6 +301,24 @@ def _wide(state: _State, chunk: RecordChunk | FrameChunk) -> None:
 # history again, beside its `best_metric` and `memory`); the HF Trainer's end-of-training line
 # (`train_runtime`) is kept, for `_final_evaluation` to find what was evaluated after it
 _SUMMARY_KEYS = ("log_history",)
+
+
+# a statistic logged as its sample count, mean and spread (the NVlabs training loop's
+# `stats.jsonl`: `{"Loss/G/loss": {"num": 32, "mean": 3.48, "std": 0.89}}`, StyleGAN2/3, EDM)
+_STAT_PARTS = ("/num", "/mean", "/std")
+
+
+def _stats_as_means(frame: pd.DataFrame) -> pd.DataFrame:
+    """Each statistic whose count, mean and spread were logged as `<name>/num`, `/mean` and
+    `/std` read as its mean, under its own name: the count is bookkeeping and the spread no
+    curve of its own."""
+    names = [str(c) for c in frame.columns]
+    stems = {n[: -len("/mean")] for n in names if n.endswith("/mean")}
+    stats = [s for s in stems if all(f"{s}{part}" in names for part in _STAT_PARTS)]
+    if not stats:
+        return frame
+    dropped = [f"{s}{part}" for s in stats for part in ("/num", "/std")]
+    return frame.drop(columns=dropped).rename(columns={f"{s}/mean": s for s in stats})
 
 
 def _without_summaries(frame: pd.DataFrame, lines: np.ndarray) -> tuple[pd.DataFrame, np.ndarray]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from lossforensics.classifiers.diagnose import diagnose
 from lossforensics.classifiers.errors import CorruptInputError, EmptyInputError
+from lossforensics.classifiers.run import RunSeries
 from lossforensics.ingest import jsonl, load_run
 
 D2 = "jsonl_detectron2_medwaste_lr_step/metrics.json"
@@ -388,3 +389,18 @@ def test_ms_swift_logging_jsonl_is_stepped_by_its_progress_text():
     evals = f[f["metric"] == "eval_loss"]
     assert list(evals["step"]) == [100, 200, 300, 400, 438]
     assert not {"best_metric", "memory", "global_step", "global_step/max_steps"} & set(f["metric"])
+
+
+def test_stylegan_stats_are_read_as_their_means_by_tick():
+    """StyleGAN2-ADA's `stats.jsonl` logs each statistic as its count, mean and spread: each
+    became three series (the sample count a training loss), the discriminator's raw scores
+    were losses, a regulariser's penalty was the loss judged, and the line order was the step."""
+    result = load_run(REAL_EXCERPTS / "stylegan_stats" / "stats.jsonl")
+    f = result.frame
+    names = set(f["metric"])
+    assert "Loss/G/loss" in names and not {n for n in names if n.endswith(("/num", "/std"))}
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles["Loss/scores/fake"] == "other" and roles["Loss/signs/real"] == "other"
+    assert RunSeries(f).primary("train_loss") == "Loss/G/loss"
+    assert list(f[f["metric"] == "Loss/G/loss"]["step"]) == list(range(8))
+    assert not [w for w in result.warnings if "line order" in w.message]
