@@ -142,12 +142,14 @@ _BAR_POSITION = re.compile(r"\d+%\|[^|]*\|\s*\d+/\d+\s*\[")
 
 
 # a bar over the run's steps with a loss in its postfix (diffusers' and accelerate scripts'
-# `Steps:  20%|██  | 100/500 [17:26<1:08:56, 10.34s/it, lr=0.0005, step_loss=0.249]`): one bar
+# `Steps:  20%|██  | 100/500 [17:26<1:08:56, 10.34s/it, lr=0.0005, step_loss=0.249]`, 3D
+# Gaussian Splatting's `Training progress:   7%|█ | 7000/100000 [.., Loss=0.0159089]`): one bar
 # for the whole run, so its last state is one point of the curve its redraws draw
 # (STEP_BAR_HEAD: the description and the bar up to its position, which the progress-bar style
 # reads as the step)
 STEP_BAR_HEAD = (
-    r"(?i)(?<![\w-])(?:training[ _])?(?:steps?|iterations?|iters?)\s*:?\s*\d+%\|[^|\n]*\|\s*"
+    r"(?i)(?<![\w-])(?:training[ _]progress|(?:training[ _])?(?:steps?|iterations?|iters?))"
+    r"\s*:?\s*\d+%\|[^|\n]*\|\s*"
 )
 _STEP_BAR = re.compile(STEP_BAR_HEAD + r"\d+/\d+\s*\[[^\]\n]*loss=")
 

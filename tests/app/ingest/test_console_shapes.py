@@ -834,6 +834,18 @@ def test_a_bar_over_the_runs_steps_gives_a_point_for_every_state_drawn():
     assert values[0] == pytest.approx(0.3 * 0.99 + 0.01)
 
 
+def test_3d_gaussian_splatting_training_progress_bar_is_a_steps_bar():
+    """3D Gaussian Splatting's `Training progress: 7%|█ | 7000/100000 [.., Loss=0.0159089]`:
+    one bar over the run's iterations, read as the lines' order (steps 1, 2, 3)."""
+    draws = "".join(
+        f"\rTraining progress: {100 * s // 3000:3d}%|{'#' * (10 * s // 3000):10s}| {s}/3000 "
+        f"[00:{s // 600:02d}<00:10, 87.37it/s, Loss={0.3 * 0.999**s:.7f}]"
+        for s in range(10, 3010, 10)
+    )
+    steps, values = _series(_read("Optimizing ./output/lego/\n" + draws + "\n"), "Loss")
+    assert len(steps) >= 290 and steps == sorted(steps) and steps[-1] == 3000
+
+
 def test_a_bar_over_an_epochs_batches_keeps_its_last_state():
     """A bar named after its epoch is redrawn over that epoch's batches: its last state is the
     epoch's point, as before."""
