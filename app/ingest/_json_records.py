@@ -1,7 +1,8 @@
 """Per-epoch records saved as one JSON document rather than one object a line: a list of them
 (`json.dump(history, f)` where `history` is `[{"epoch": 1, "loss": 0.9, ...}, ...]`), or an
 object that keeps such a list under one key beside the run's settings (`{"seed": 42, "config":
-{...}, "history": [{...}, ...]}`). The records are the lines of a JSON-lines log by another
+{...}, "history": [{...}, ...]}`), or one level further down (`{"run_info": {...},
+"train_info": {"metrics": [{...}, ...]}}`). The records are the lines of a JSON-lines log by another
 layout, so the jsonl reader reads them (`records_document`); each keeps the line its object
 opens on, for warnings.
 """
@@ -37,14 +38,23 @@ def looks_like_records(text: str) -> bool:
     return body.startswith("{") and _LIST_OF_OBJECTS.search(body) is not None
 
 
-def _records_key(doc: dict) -> str | None:
-    """The key of the longest list of records holding a loss-named key, if any."""
-    best: tuple[int, str] | None = None
-    for key, value in doc.items():
+def _records_path(doc: dict) -> tuple[str, ...] | None:
+    """The keys to the longest list of records holding a loss-named key: under a key of the
+    document, or of an object one level down (PEFT's method comparison keeps them under
+    `train_info.metrics`, beside `run_info` and `meta_info`); None when there is none."""
+    best: tuple[int, tuple[str, ...]] | None = None
+    places: list[tuple[tuple[str, ...], object]] = [((str(k),), v) for k, v in doc.items()]
+    places += [
+        ((str(k), str(k2)), v2)
+        for k, v in doc.items()
+        if isinstance(v, dict)
+        for k2, v2 in v.items()
+    ]
+    for path, value in places:
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             if any("loss" in str(k).lower() for v in value for k in v):
                 if best is None or len(value) > best[0]:
-                    best = (len(value), str(key))
+                    best = (len(value), path)
     return None if best is None else best[1]
 
 
@@ -77,9 +87,11 @@ def records_document(path: Path) -> tuple[RecordChunk, str] | None:
     if isinstance(doc, list) and doc and all(isinstance(v, dict) for v in doc):
         opening = text.index("[")
         return RecordChunk(doc, _lines(text, opening, len(doc))), "a JSON list of records"
-    if not isinstance(doc, dict) or (key := _records_key(doc)) is None:
+    if not isinstance(doc, dict) or (path_keys := _records_path(doc)) is None:
         return None
+    key = path_keys[-1]
     m = re.search(rf'"{re.escape(key)}"\s*:\s*\[', text)
     opening = m.end() - 1 if m else 0
-    records = doc[key]
-    return RecordChunk(records, _lines(text, opening, len(records))), f"the records under {key!r}"
+    records = doc[path_keys[0]] if len(path_keys) == 1 else doc[path_keys[0]][key]
+    where = ".".join(path_keys)
+    return RecordChunk(records, _lines(text, opening, len(records))), f"the records under {where!r}"

@@ -76,3 +76,24 @@ def test_a_json_document_without_loss_records_is_not_claimed(tmp_path, doc):
     path.write_text(json.dumps(doc, indent=2))
     with pytest.raises(InputError):
         detect_format(path)
+
+
+def test_records_one_level_down_are_found(tmp_path):
+    """PEFT's method comparison results keep the run's records under `train_info.metrics`,
+    beside `run_info` and `meta_info`: the document was refused ("no list of records")."""
+    metrics = [
+        {"step": s, "valid accuracy": 0.1 + s / 10000, "train loss": 1 / (1 + s / 1000)}
+        for s in range(250, 5250, 250)
+    ]
+    doc = {
+        "run_info": {"created_at": "2025-03-05T12:00:00", "experiment_name": "ptuning"},
+        "train_info": {"train_time": 1234.5, "status": "success", "metrics": metrics},
+        "meta_info": {"package_info": {"peft-version": "0.15.0"}},
+    }
+    path = tmp_path / "ptuning--llama-3.2-3B.json"
+    path.write_text(json.dumps(doc, indent=2))
+    result = load_run(path)
+    f = result.frame
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles == {"valid accuracy": "val_score", "train loss": "train_loss"}
+    assert list(f[f["metric"] == "train loss"]["step"]) == list(range(250, 5250, 250))
