@@ -29,7 +29,8 @@ NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[nN]a[nN]|[iI]nf(?:ini
 # date (`Time: 2025-04-19 10:22:03` is no value of 2025)
 _END = r"(?![\w/]|\.\S|:\d|-\d)"
 # a count out of a total printed before its percentage (`Accuracy: 9836/10000 (98%)`, PyTorch's
-# MNIST example): the percentage is the value
+# MNIST example): the percentage is the value (the text reader has already written the count's
+# exact share in its place where the two agree, `_text._exact_shares`)
 _COUNT_OF = r"(?:\d+\s*/\s*\d+\s*\(\s*(?=[-+\d.]+\s*%\s*\)))?"
 # a key of up to four words, each may carry a qualifier in brackets (`t2m RMSE(norm)`); `is` is
 # not one of them (`Total loss is 0.5`: the separator). A
