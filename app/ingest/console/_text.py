@@ -89,7 +89,8 @@ _BEST_ROUND = re.compile(r"(?i)(best iteration(?: is)?:[ \t]*\n)(?=[ \t]*\[\d+\]
 
 def _best_rounds(text: str) -> str:
     """`text` with each best round that early stopping prints again marked (`_BEST_ROUND`)."""
-    if "est iteration" not in text:
+    # the rounds are tab-separated: a memchr for the tab first, then the message
+    if "\t" not in text or "est iteration" not in text:
         return text
     return _BEST_ROUND.sub(r"\1best ", text)
 
