@@ -1130,3 +1130,18 @@ def test_a_split_metric_value_line_borrows_the_last_counter():
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles["Eval Acc"] == "val_score" and len(_series(result, "Eval Acc")[0]) == 6
     assert "Eval took" not in roles
+
+
+def test_sklearn_mlp_validation_scores_are_read():
+    """scikit-learn's MLPClassifier(verbose=True, early_stopping=True) prints Caffe's
+    `Iteration 3, loss = 0.41` and a `Validation score: 0.85` under it: the Caffe style read the
+    loss and dropped the held-out score."""
+    text = "".join(
+        f"Iteration {i}, loss = {1 / i:.8f}\nValidation score: {0.8 + i / 100:.6f}\n"
+        for i in range(1, 16)
+    )
+    text += "Validation score did not improve more than tol=0.000100 for 10 consecutive epochs.\n"
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"loss": "train_loss", "Validation score": "val_score"}
+    assert _series(result, "Validation score")[0] == list(range(1, 16))

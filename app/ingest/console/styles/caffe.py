@@ -4,7 +4,9 @@ solver's `average_loss` iterations), `Iteration 3000, lr = 0.001`, and after
 `Iteration 3000, Testing net (#0)` each output of the test net, `Test net output #1: loss =
 1.15 (* 1 = 1.15 loss)`, kept under `test/` (the weighted contribution in brackets is not a
 value of its own). `Train net output #0: ...` repeats the iteration's outputs unaveraged: it is
-left out, so the train loss is one series."""
+left out, so the train loss is one series. scikit-learn's MLP estimators (`verbose=True`) print
+the same `Iteration 3, loss = 0.41` lines, and with early stopping a `Validation score: 0.85`
+under each: the held-out score of that iteration."""
 
 import re
 
@@ -12,13 +14,13 @@ from lossforensics.ingest.console._style import _END, _KEY, NUM, STEP, Style
 
 STYLE = Style(
     name="caffe",
-    signature=re.compile(r"^\s*(?:Iteration \d+|Test net output #\d+:)"),
+    signature=re.compile(r"^\s*(?:Iteration \d+|Test net output #\d+:|Validation score: )"),
     counters=(STEP,),
     pairs=re.compile(
-        rf"(?P<key>{_KEY})(?P<sep>\s*=\s*)(?P<val>{NUM}){_END}"
+        rf"(?P<key>{_KEY})(?P<sep>\s*=\s*|(?<=Validation score): )(?P<val>{NUM}){_END}"
         rf"(?:\s*\(\*\s*(?:{NUM})\s*=\s*(?:{NUM})\s*loss\))?"
     ),
-    eval=re.compile(r"^\s*Test net output #\d+:"),
+    eval=re.compile(r"^\s*(?:Test net output #\d+:|Validation score: )"),
     prefix_eval="test/",
     skip=re.compile(r"^\s*Train net output #\d+:"),
     opens=re.compile(r"Testing net \(#\d+\)"),
