@@ -839,11 +839,14 @@ def test_3d_gaussian_splatting_training_progress_bar_is_a_steps_bar():
     one bar over the run's iterations, read as the lines' order (steps 1, 2, 3)."""
     draws = "".join(
         f"\rTraining progress: {100 * s // 3000:3d}%|{'#' * (10 * s // 3000):10s}| {s}/3000 "
-        f"[00:{s // 600:02d}<00:10, 87.37it/s, Loss={0.3 * 0.999**s:.7f}]"
+        f"[00:{s // 600:02d}<00:10, 87.37it/s, Loss={0.3 * 0.999**s:.7f}, "
+        f"Depth Loss={0.1 * 0.998**s:.7f}]"
         for s in range(10, 3010, 10)
     )
-    steps, values = _series(_read("Optimizing ./output/lego/\n" + draws + "\n"), "Loss")
+    result = _read("Optimizing ./output/lego/\n" + draws + "\n")
+    steps, values = _series(result, "Loss")
     assert len(steps) >= 290 and steps == sorted(steps) and steps[-1] == 3000
+    assert len(_series(result, "Depth Loss")[0]) >= 290  # a postfix key of two words
 
 
 def test_a_bar_over_an_epochs_batches_keeps_its_last_state():

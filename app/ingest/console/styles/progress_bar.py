@@ -23,8 +23,10 @@ STYLE = Style(
         # a bar over the run's steps (`Steps:  20%|██  | 100/500 [...]`): its position is the step
         re.compile(STEP_BAR_HEAD + r"(?P<step>\d+)/\d+"),
     ),
+    # a postfix key may be two words (`set_postfix({"Depth Loss": ..})`, 3D Gaussian Splatting)
     pairs=re.compile(
-        rf"(?<=[,\[]) ?(?P<key>[A-Za-z_][\w\-/.@]*)(?P<sep>=)(?P<val>{NUM})(?![\w.:/])"
+        rf"(?<=[,\[]) ?(?P<key>[A-Za-z_][\w\-/.@]*(?: [A-Za-z_][\w\-/.@]*)?)(?P<sep>=)"
+        rf"(?P<val>{NUM})(?![\w.:/])"
     ),
     ignore=frozenset({"v_num"}),
     carried=True,
