@@ -847,6 +847,16 @@ def test_3d_gaussian_splatting_training_progress_bar_is_a_steps_bar():
     steps, values = _series(result, "Loss")
     assert len(steps) >= 290 and steps == sorted(steps) and steps[-1] == 3000
     assert len(_series(result, "Depth Loss")[0]) >= 290  # a postfix key of two words
+    # its evaluations, printed between the bar's states: the test split's L1 is a val loss
+    evals = "".join(
+        f"\n[ITER {it}] Evaluating test: L1 {0.05 - it / 1e5} PSNR {25 + it / 1000} "
+        f"[01/01 14:02:40]\n\n[ITER {it}] Evaluating train: L1 0.03 PSNR 29.0 [01/01 14:02:40]\n"
+        for it in (1000, 2000)
+    )
+    result = _read("Optimizing ./output/lego/\n" + draws + evals)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["test/L1"] == "val_loss" and roles["test/PSNR"] == "val_score"
+    assert _series(result, "test/L1")[0] == [1000, 2000]
 
 
 def test_a_bar_over_an_epochs_batches_keeps_its_last_state():

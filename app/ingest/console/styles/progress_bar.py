@@ -7,7 +7,10 @@ drawn kept (`_text`) and its position as the step; another bar is numbered in or
 (Lightning's version number) is not a metric. A postfix keeps showing a value until it is
 updated (Lightning's val_loss through the next epoch's bar, the train loss in the redraw after
 validation): a value equal to its metric's previous one is taken as carried over and dropped,
-so a metric that truly repeats its printed value loses that point."""
+so a metric that truly repeats its printed value loses that point. 3D Gaussian Splatting prints
+its evaluations between its bar's states, `[ITER 7000] Evaluating test: L1 0.0348 PSNR 28.3`:
+the split's L1 loss and PSNR at that iteration (the `train` split's is a score on views it
+trains on)."""
 
 import re
 
@@ -16,8 +19,9 @@ from lossforensics.ingest.console._text import STEP_BAR_HEAD
 
 STYLE = Style(
     name="progress bar (tqdm / lightning)",
-    signature=re.compile(r"\|\s*\d+/\d+\s*\[[^\]]*\]|\d+%\|"),
+    signature=re.compile(r"\|\s*\d+/\d+\s*\[[^\]]*\]|\d+%\||^\[ITER \d+\] Evaluating \w+:"),
     counters=(
+        re.compile(r"^\[ITER (?P<step>\d+)\](?= Evaluating )"),
         re.compile(r"\bepoch\s*(?P<epoch>\d+)\s*:(?=\s*\d+%)", re.I),
         EPOCH,
         # a bar over the run's steps (`Steps:  20%|██  | 100/500 [...]`): its position is the step
@@ -28,6 +32,10 @@ STYLE = Style(
         rf"(?<=[,\[]) ?(?P<key>[A-Za-z_][\w\-/.@]*(?: [A-Za-z_][\w\-/.@]*)?)(?P<sep>=)"
         rf"(?P<val>{NUM})(?![\w.:/])"
     ),
+    eval=re.compile(r"^\[ITER \d+\] Evaluating (?P<split>\w+):"),
+    # `L1 0.0348 PSNR 28.3`: a name and its value, the space no separator of its own
+    eval_pairs=re.compile(rf"(?<=[:\s])(?P<key>L1|PSNR|SSIM|LPIPS)(?P<sep>)\s(?P<val>{NUM})"),
+    roles={"test/L1": "val_loss", "train/L1": "other", "train/PSNR": "other"},
     ignore=frozenset({"v_num"}),
     carried=True,
     context=False,
