@@ -69,6 +69,8 @@ _PART_READERS = {
 SPLIT_DIRS = frozenset(
     {"train", "training", "validation", "valid", "val", "eval", "evaluation", "test"}
 )
+# ... of which these hold the training split
+_TRAIN_DIRS = frozenset({"train", "training"})
 # Directories that never hold a user's run (tool caches, VCS, environments).
 SKIP_DIRS = frozenset(
     {
@@ -370,9 +372,7 @@ def _paired_format(
 def _has_split_children(dirs: list[os.DirEntry[str]]) -> bool:
     """A training folder and a held-out one among `dirs` (the cheap test before looking in)."""
     names = {e.name.lower() for e in dirs}
-    return bool(names & {"train", "training"}) and bool(
-        names & (SPLIT_DIRS - {"train", "training"})
-    )
+    return bool(names & _TRAIN_DIRS) and bool(names & (SPLIT_DIRS - _TRAIN_DIRS))
 
 
 def _is_event_file(name: str) -> bool:

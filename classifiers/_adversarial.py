@@ -20,10 +20,10 @@ _GENERATOR = frozenset({"g", "gen", "generator"})
 _PENALTY = frozenset({"penalty", "gp"})
 # a generator's adversarial part, beside its total (`loss_G_adv`, `G_GAN`)
 _ADVERSARIAL_PART = frozenset({"adv", "gan", "adversarial"})
-# a term against a target, whoever's it is (`loss_G_l1`, `G_cycle_loss`): not the game's
 # the ranks, in the order read: no part of the game, the generator's loss, its adversarial
 # part alone, the discriminator's
 TARGET, GENERATOR, GENERATOR_ADVERSARIAL, DISCRIMINATOR = range(4)
+# a term against a target, whoever's it is (`loss_G_l1`, `G_cycle_loss`): not the game's
 _TARGET = frozenset(
     {"l1", "l2", "mse", "pixel", "pix", "cycle", "idt", "identity", "content", "perceptual"}
     | {"percep", "vgg"}

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lossforensics.classifiers.errors import InputError, NoLogsFoundError, UnknownFormatError
+from lossforensics.ingest import dvclive
 from lossforensics.ingest._csv import sniff_header
 from lossforensics.ingest._numpy_files import NPY_MAGIC, npy_array
 from lossforensics.ingest._registry import READERS
@@ -339,9 +340,8 @@ def _others(root: Path, chosen: str) -> dict[str, list[Path]]:
         return {}
     out: dict[str, list[Path]] = {}
     files, _ = _walk(root)
-    reader = READERS["dvclive"] if chosen == "dvclive" else None
-    own = reader.histories_dir(root) if reader is not None else None
-    live = reader.live_dir(own) if reader is not None and own is not None else None
+    own = dvclive.histories_dir(root) if chosen == "dvclive" else None
+    live = None if own is None else dvclive.live_dir(own)
     for file in files[:200]:
         if "tfevents" in file.name or (live is not None and file.is_relative_to(live)):
             continue

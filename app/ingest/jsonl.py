@@ -312,7 +312,7 @@ def _stats_as_means(frame: pd.DataFrame) -> pd.DataFrame:
     """Each statistic whose count, mean and spread were logged as `<name>/num`, `/mean` and
     `/std` read as its mean, under its own name: the count is bookkeeping and the spread no
     curve of its own."""
-    names = [str(c) for c in frame.columns]
+    names = {str(c) for c in frame.columns}
     stems = {n[: -len("/mean")] for n in names if n.endswith("/mean")}
     stats = [s for s in stems if all(f"{s}{part}" in names for part in _STAT_PARTS)]
     if not stats:

@@ -184,28 +184,33 @@ def pair_parts(paths: Iterable[Path]) -> list[Path]:
     return out
 
 
-def _folder_parts(folder: Path) -> list[Path] | None:
-    """The parts of the one run `folder` holds: its own console logs (`_parts`), else its
-    split-named sub-folders' (`_split_folder_parts`)."""
-    own = [p for p in folder.iterdir() if p.is_file() and p.stat().st_size and sniff(p)]
-    parts = _parts(own)
-    if parts is not None or own:
-        return parts
+def _logs_in(folder: Path) -> list[Path]:
+    """The console logs directly in `folder`."""
+    return [p for p in folder.iterdir() if p.is_file() and p.stat().st_size and sniff(p)]
+
+
+def _nested_parts(folder: Path) -> list[Path] | None:
+    """One run's parts in `folder`'s split-named sub-folders (`_split_folder_parts`)."""
     nested = [
         p
         for sub in sorted(folder.iterdir())
         if sub.is_dir() and sub.name.lower() in _TRAIN_FOLDERS | _SPLIT_STEMS
-        for p in sub.iterdir()
-        if p.is_file() and p.stat().st_size and sniff(p)
+        for p in _logs_in(sub)
     ]
     return _split_folder_parts(nested) if nested else None
+
+
+def _folder_parts(folder: Path) -> list[Path] | None:
+    """The parts of the one run `folder` holds: its own console logs (`_parts`), else, when it
+    holds none, its split-named sub-folders'."""
+    own = _logs_in(folder)
+    return _parts(own) if own else _nested_parts(folder)
 
 
 def holds_split_folder_parts(folder: Path) -> bool:
     """Whether `folder` holds one run's console logs in split-named sub-folders only
     (`train/log.txt` + `val/log.txt`): discovery lists such a folder as one run."""
-    own = any(p.is_file() and p.stat().st_size and sniff(p) for p in folder.iterdir())
-    return not own and _folder_parts(folder) is not None
+    return not _logs_in(folder) and _nested_parts(folder) is not None
 
 
 def _read_parts(folder: Path, *, run: str | None, roles: Mapping[str, str] | None) -> IngestResult:

@@ -20,7 +20,8 @@ from __future__ import annotations
 import calendar
 import re
 
-_PY_NAME = r"[\w.<>\-/\\]+\.py"
+# where the logger was called: a Python file (its line and function after it, bare or bracketed)
+_PY = r"[\w.<>\-/\\]+\.py"
 _RANK = re.compile(r"^\s*(?:\[\d+,\d+\]<std(?:out|err)>:|\[rank\s*\d+\]:?|\[\d+\]:)\s*")
 # a host name in brackets before the date (ESPnet's `[host0] 2023-01-01 10:00:00,000 ...`)
 _HOST = re.compile(r"^\[[A-Za-z][\w.\-]*\]\s+(?=\[?\d{4}[-/]\d{2}[-/]\d{2})")
@@ -42,7 +43,7 @@ _LEVEL = re.compile(
 _PIPE_LEVEL = re.compile(
     r"^\[(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL)\|(?P<inner>[^\]\n]{1,80})\]\s*"
 )
-_PIPE_REST = re.compile(rf"^(?:{_PY_NAME}:\d+\s*)?(?:>>\s?)?")
+_PIPE_REST = re.compile(rf"^(?:{_PY}:\d+\s*)?(?:>>\s?)?")
 # a time of day alone, `[03:23:49.951215] ` (the MAE / DeiT scripts' print): no date, so no
 # wall time is taken from it
 _CLOCK = re.compile(r"^\s*\[\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]\s*")
@@ -53,8 +54,7 @@ _SYSLOG = re.compile(
     r"^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \S+ "
     r"[\w.\-/]+(?:\[\d+\])?: "
 )
-# where the logger was called: a Python file, its line and function, bare or bracketed
-_PY = _PY_NAME
+# where the logger was called, bare or bracketed
 _SOURCE = re.compile(
     rf"^[\s|\-]*(?:\[{_PY}(?::\d+)?(?::[\w.<>]+)?\]|\({_PY}(?::\d+)?(?::[\w.<>]+)?\)"
     rf"|{_PY}:\d+(?::[\w.<>]+)?\]?|{_PY}\[line:?\s*\d+\]|\[line:?\s*\d+\]"

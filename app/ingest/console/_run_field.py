@@ -5,9 +5,9 @@ trained from the start: a run of its own, not a session of one run that restarte
 
 A metric named only `run`, `seed`, `trial`, `fold` or `repeat`, whole-numbered, printed on
 `_MIN_SHARE` of the records that print a loss (a summary between runs, `Highest Valid: ..`, does
-not count) and taking two values or more, splits the
-records by its value (the value in force, carried to the records after it; the records before
-its first print take its first value), and is dropped as a metric."""
+not count) and taking two values or more, splits the records by its value (the value in force,
+carried to the records after it; the records before its first print take its first value), and
+is dropped as a metric."""
 
 from __future__ import annotations
 

@@ -104,6 +104,7 @@ _PERCENT_OF = 100.0
 
 
 def _exact_share(m: re.Match[str]) -> str:
+    """One `_COUNT_OF_TOTAL` match as the count's share, or as printed when it is none."""
     count, total, printed = int(m[2]), int(m[3]), float(m[4])
     if not 0 < total or count > total:
         return m[0]
