@@ -292,7 +292,7 @@ def infer_role(metric: str, split: str | None = None) -> str:
         return "other"
     if any(h in low for h in _THROUGHPUT_HINTS):
         return "throughput"
-    if any(re.fullmatch(r"lr\d*", t) for t in toks) or {"learning", "rate"} <= tokset:
+    if any(re.fullmatch(r"lr\d*|lrate", t) for t in toks) or {"learning", "rate"} <= tokset:
         return "lr"
     if ("grad" in tokset or "gradient" in tokset or "grads" in tokset) and (
         "norm" in tokset or "norms" in tokset or "l2" in tokset

@@ -24,6 +24,7 @@ MODULES: dict[str, str] = {
     "mlflow": "lossforensics.ingest.mlflow",
     "dvclive": "lossforensics.ingest.dvclive",
     "hf_trainer": "lossforensics.ingest.hf_trainer",
+    "dllogger": "lossforensics.ingest.dllogger",
     "history_json": "lossforensics.ingest.history_json",
     "jsonl": "lossforensics.ingest.jsonl",
     "series_file": "lossforensics.ingest.series_file",

@@ -66,9 +66,16 @@ _SKIP_SUFFIXES = {
 }
 CSV_FAMILY = {"wandb_csv", "lightning_csv", "keras_csv", "csv", "series_file", "tensorboard_export"}
 _NAME_CLAIMS = {  # suffix -> formats whose content fits that name
-    ".jsonl": {"jsonl"},
+    ".jsonl": {"jsonl", "dllogger"},
     ".ndjson": {"jsonl"},
-    ".json": {"jsonl", "hf_trainer", "history_json", "series_file", "tensorboard_export"},
+    ".json": {
+        "jsonl",
+        "dllogger",
+        "hf_trainer",
+        "history_json",
+        "series_file",
+        "tensorboard_export",
+    },
     ".csv": CSV_FAMILY,
     ".tsv": CSV_FAMILY,
     ".ipynb": {"notebook"},
