@@ -48,6 +48,7 @@ from lossforensics.ingest.console._plan import (
     line_prefixes,
     opens_record,
     skeletons,
+    with_step_total,
     words_between,
 )
 from lossforensics.ingest.console._prefix import strip_prefix
@@ -372,6 +373,7 @@ class Parser:
         if own and self._leading is not None:
             self._release_leading(text)
         found = find_pairs(st, rest, own, text)
+        counters = with_step_total(counters)
         ctr = tuple(counter(counters[k]) if k in counters else -1 for k in COUNTER_NAMES)
         if not found:
             if own:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from lossforensics.ingest.console._line_split import held_out_prefixes
 from lossforensics.ingest.console._prefix import stamp_match, strip_prefix
@@ -53,6 +53,17 @@ TRAIN, EVAL, SUMMARY = 0, 1, 2
 # the counters a record keeps: the epoch, the step, the batch, and the batches of an epoch when
 # printed with the batch (`[ 10/196]`: the epoch's length)
 COUNTER_NAMES = ("epoch", "step", "batch", "batches")
+_T = TypeVar("_T")
+
+
+def with_step_total(counters: dict[str, _T]) -> dict[str, _T]:
+    """The counters of a line, a step's printed total (`Epoch [2/5], Step [10/62]`) kept as the
+    epoch's length where the line prints no batch counter: a step that turns out to count
+    within its epoch is read as the batch, and its total is then the epoch's length (a step
+    that counts on ignores it)."""
+    if "steps" in counters and "batch" not in counters and "batches" not in counters:
+        return {**counters, "batches": counters["steps"]}
+    return counters
 
 
 class Metric(NamedTuple):
@@ -138,7 +149,7 @@ def compile_line(style: Style, raw: str) -> Plan | None:
             pos = pos[:a] + [-1] * len(fill) + pos[b:]
     own = bool(counters)
     found = find_pairs(style, rest, own, text)
-    spans = sum((counters.get(k, (-1, -1)) for k in COUNTER_NAMES), ())
+    spans = sum((with_step_total(counters).get(k, (-1, -1)) for k in COUNTER_NAMES), ())
     if not found:
         if not own:
             return Plan(NOTHING, ends)

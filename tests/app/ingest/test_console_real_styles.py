@@ -264,3 +264,18 @@ def test_a_progress_bar_named_after_a_split_is_no_loss():
     assert "Training" not in roles and "Validation" not in roles
     assert roles["Train Loss"] == "train_loss" and roles["Val Loss"] == "val_loss"
     assert _values(result, "Train Loss")[:2] == [2.4997, 2.4801]
+
+
+def test_a_printed_step_total_is_the_epoch_length_and_each_relaunch_a_session():
+    """StyleTTS prints the pytorch-tutorial idiom `Epoch [1/5], Step [10/62], Mel Loss: ..`,
+    a step that starts again each epoch, and the log holds three launches appended to one
+    file. The `/62` is the epoch's length: epoch 2's first line is step 62 + 10, not the
+    largest step logged + 1 (61) + 10, and each launch starts its own session."""
+    result = load_run(FIXTURES / "styletts_restarts_real.log")
+    frame = result.frame
+    mel = frame[frame["metric"] == "Mel Loss"]
+    assert mel["step"].tolist()[:8] == [10, 20, 30, 40, 50, 60, 72, 82]
+    assert mel.groupby("segment").size().tolist() == [27, 20, 9]
+    val = frame[frame["metric"] == "Validation mel loss"]
+    assert val["role"].iloc[0] == "val_loss"
+    assert val["step"].tolist()[:4] == [60, 122, 184, 246]  # at each epoch's last train line
