@@ -270,7 +270,9 @@ def _steps(
         per_epoch, first_epoch, axis = _epoch_length(epoch, batch, rec["batches"], style)
         ep = np.maximum(epoch - first_epoch, 0)
         end_of_epoch = batch < 0
-        s = np.where(end_of_epoch, ep * per_epoch + per_epoch - 1, ep * per_epoch + batch)
+        # the epoch's last batch: its length, less one where the batches count from 0
+        last = per_epoch - (1 if int(batch[batch >= 0].min()) == 0 else 0)
+        s = np.where(end_of_epoch, ep * per_epoch + last, ep * per_epoch + batch)
         s = np.where(_opens_its_epoch(end_of_epoch, epoch, run), ep * per_epoch, s)
         s = _eval_at_last_train(s, rec)
         at_end = end_of_epoch[p_rec] & (rec["kind"][p_rec] != EVAL)  # eval keeps its split

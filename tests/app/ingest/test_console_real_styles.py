@@ -4,6 +4,7 @@ the right training-loss series and keeps its evaluation lines apart from the tra
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,14 @@ REAL_EXCERPTS = {
     "yolox_loguru_real.log": ("yolox", "total_loss", 2, 14.6, 11.5, None),
     "cyclegan_loss_log_real.txt": ("pix2pix loss_log", "cycle_A", 19, 2.246, 0.329, None),
     "lerobot_real.log": ("lerobot", "loss", 20, 2.215, 0.144, None),
+    "slowfast_json_stats_real.log": (
+        "slowfast json_stats",
+        "loss",
+        20,
+        3.30153,
+        2.60768,
+        "val/top1_err",
+    ),
     "llamafactory_running_log_real.txt": (
         "hf trainer printed dicts",
         "loss",
@@ -279,3 +288,59 @@ def test_a_printed_step_total_is_the_epoch_length_and_each_relaunch_a_session():
     val = frame[frame["metric"] == "Validation mel loss"]
     assert val["role"].iloc[0] == "val_loss"
     assert val["step"].tolist()[:4] == [60, 122, 184, 246]  # at each epoch's last train line
+
+
+def _slowfast_line(stats: dict) -> str:
+    """A line as PySlowFast's `log_json_stats` writes it: sorted keys behind its logger."""
+    return "[06/20 18:20:01][INFO] logging.py:   97: json_stats: " + json.dumps(
+        stats, sort_keys=True
+    )
+
+
+def test_slowfast_iterations_count_within_their_epoch_and_val_iterations_are_passed_over():
+    """`train_iter` lines print `"iter": "10/30"` (1 to 30): the step goes on across epochs;
+    the epoch's averages (`train_epoch`) are kept apart, the per-batch `val_iter` lines are
+    passed over and the `val_epoch` results sit at the epoch's last step."""
+    lines = []
+    for e in (1, 2):
+        for it in (10, 20, 30):
+            lines.append(
+                _slowfast_line(
+                    {
+                        "_type": "train_iter",
+                        "epoch": f"{e}/2",
+                        "iter": f"{it}/30",
+                        "loss": 3.0 - e / 5 - it / 100,
+                        "lr": 0.01,
+                        "top1_err": 80.0 - e,
+                        "gpu_mem": "19.35G",
+                        "eta": "0:31:34",
+                        "dt": 0.3,
+                    }
+                )
+            )
+        lines.append(_slowfast_line({"_type": "train_epoch", "epoch": f"{e}/2", "loss": 2.5}))
+        lines.append(
+            _slowfast_line(
+                {"_type": "val_iter", "epoch": f"{e}/2", "iter": "5/10", "top1_err": 99.0}
+            )
+        )
+        lines.append(
+            _slowfast_line(
+                {
+                    "_type": "val_epoch",
+                    "epoch": f"{e}/2",
+                    "min_top1_err": 75.0,
+                    "top1_err": 76.0 - e,
+                }
+            )
+        )
+    result = read_stream(io.BytesIO(("\n".join(lines) + "\n").encode()), name="slowfast")
+    f = result.frame
+    assert f[f["metric"] == "loss"]["step"].tolist() == [10, 20, 30, 40, 50, 60]
+    val = f[f["metric"] == "val/top1_err"]
+    assert val["value"].tolist() == [75.0, 74.0]  # no val_iter value among them
+    assert val["step"].tolist() == [30, 60] and val["role"].iloc[0] == "val_score"
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles["val/min_top1_err"] == "other" and roles["epoch/loss"] == "other"
+    assert "gpu_mem" not in roles and "eta" not in roles

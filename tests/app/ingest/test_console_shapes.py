@@ -936,7 +936,7 @@ def test_flair_evaluation_lines_belong_to_the_epoch_just_ended():
     assert "momentum" not in roles and "samples/sec" not in roles
     f = result.frame
     dev = f[f["metric"] == "DEV/loss"]
-    assert list(dev["step"]) == [49, 99, 149]  # each epoch's end: 50 batches an epoch
+    assert list(dev["step"]) == [50, 100, 150]  # each epoch's end: batches 1 to 50
     assert list(f[f["metric"] == "loss"]["step"])[:3] == [15, 30, 45]
 
 

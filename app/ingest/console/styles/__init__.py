@@ -22,6 +22,7 @@ _MODULES = (
     "mmengine",
     "fairseq",
     "fairseq_json",
+    "slowfast",
     "nanogpt",
     "build_nanogpt",
     "megatron",
