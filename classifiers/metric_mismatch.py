@@ -157,6 +157,7 @@ _LOWER = {
     "fvd",
     "lpips",
     "eer",
+    "mindcf",
     "distance",
 }
 # Error-rate acronyms that are also English words (phoneme / symbol error rate): lower is better

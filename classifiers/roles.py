@@ -119,6 +119,11 @@ _SCORE_TOKENS = {
     "ssim",
     "sdr",
     "sisdr",
+    # speaker verification's equal error rate and minimum detection cost, lower being better
+    "eer",
+    "mindcf",
+    # re-identification's mean inverse negative penalty (fast-reid's `mINP`)
+    "minp",
 } | _AVERAGE_PRECISION
 # scores computed by decoding held-out text, higher is better (BLEU, ROUGE, METEOR, chrF)...
 DECODED_HIGHER = frozenset(
@@ -127,7 +132,16 @@ DECODED_HIGHER = frozenset(
 # ... and the error rates (WER, CER), and a detector's average precision, which only an evaluator
 # on held-out images computes (detectron2 merges `bbox/AP` into its training rows): a script
 # logs them on its validation set, so a bare one (`bleu`, beside `train_loss`) is a val score
-_HELD_OUT_SCORES = DECODED_HIGHER | _AVERAGE_PRECISION | {"wer", "cer", "map", "map50", "map75"}
+_HELD_OUT_SCORES = (
+    DECODED_HIGHER
+    | _AVERAGE_PRECISION
+    | {"wer", "cer", "map", "map50", "map75", "eer", "mindcf", "minp"}
+)
+# a ranking's score among the top k (`Recall@1`, `Precision@10`, `NDCG@5`, `Recall@top1`), or a
+# re-identification's rank-k accuracy (`Rank-1`, `rank5`, the CMC curve): computed by ranking a
+# held-out query set against a gallery, so a held-out score whatever its word
+_AT_K = re.compile(r"@\s*(?:top)?\d+\b|@top\b", re.IGNORECASE)
+_RANK_K = re.compile(r"(?<![a-z])rank[\s_-]?\d+\b", re.IGNORECASE)
 # loss functions named without the word loss (`CrossEntropy=1.83`, `val_categorical_crossentropy`,
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name
 _LOSS_FUNCTION_TOKENS = {"crossentropy", "bce", "smoothl1", "xent"}
@@ -192,6 +206,9 @@ _NORM_SCOPES = {"total", "global", "train"}
 # a running extreme (`Best Valid accuracy`, `best_val_loss`): the best so far, not a measurement
 # at each step; beside the series itself it would contradict it
 _RUNNING_BEST = {"best"}
+# ... also named by the extreme it keeps, as the name's first word (PySlowFast's
+# `min_top1_err`, `max_val_acc`, `min_val_loss`)
+_RUNNING_EXTREMES = {"min", "max"}
 
 
 def _tokens(name: str) -> list[str]:
@@ -216,14 +233,21 @@ _TORCHMETRICS_TAILS = ("score", "index")
 _NUMBERED_LOSS = re.compile(r"loss\d+")
 
 
+# a split numbered without a separator (`val2_loss`, `valid1_acc`, `test2_loss`): a second
+# held-out set (or training set) is still that split
+_NUMBERED_SPLIT = re.compile(r"(train|training|val|valid|validation|eval|evaluation|test|dev)\d+")
+
+
 def metric_words(tokens: Sequence[str]) -> set[str]:
     """A name's tokens, plus the metric word inside a torchmetrics class name
-    (`multiclassjaccardindex` -> `jaccard`, `binaryf1score` -> `f1`) and the `loss` of a
-    numbered loss (`loss0`)."""
+    (`multiclassjaccardindex` -> `jaccard`, `binaryf1score` -> `f1`), the `loss` of a
+    numbered loss (`loss0`) and the split of a numbered split (`val2`)."""
     words = set(tokens)
     for token in tokens:
         if _NUMBERED_LOSS.fullmatch(token):
             words.add("loss")
+        if split := _NUMBERED_SPLIT.fullmatch(token):
+            words.add(split.group(1))
         task = next((t for t in _TORCHMETRICS_TASKS if token.startswith(t)), None)
         if task is None or len(token) == len(task):
             continue
@@ -307,7 +331,7 @@ def infer_role(metric: str, split: str | None = None) -> str:
     is_val = bool(tokset & _VAL_TOKENS) or context in _VAL_TOKENS
     if tokset & _TRAIN_TOKENS and not (tokset & _VAL_TOKENS):
         is_val = False
-    if tokset & (_NOT_THE_LOSS | _RUNNING_BEST):
+    if tokset & (_NOT_THE_LOSS | _RUNNING_BEST) or toks[0] in _RUNNING_EXTREMES:
         return "other"
     if _split_alone(toks):
         return "val_loss" if is_val else "train_loss"
@@ -321,6 +345,8 @@ def infer_role(metric: str, split: str | None = None) -> str:
     ):
         return "val_loss" if is_val else "train_loss"
     generative = any(GENERATIVE_SCORE.fullmatch(t) for t in toks)
+    if (_AT_K.search(name) or _RANK_K.search(name)) and not tokset & _TRAIN_TOKENS:
+        return "val_score"
     if (
         tokset & _SCORE_TOKENS
         or toks[-1] in _SCORE_SUFFIXES

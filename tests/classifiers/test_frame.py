@@ -199,6 +199,28 @@ def test_split_context_makes_val():
         ("evaluated with loss", "val_loss"),
         ("validating loss", "val_loss"),
         ("trained with loss", "train_loss"),
+        # a numbered split is its split (a second validation set, VideoMAE's `val2_loss`)
+        ("val2_loss", "val_loss"),
+        ("val2_acc", "val_score"),
+        ("valid1_loss", "val_loss"),
+        ("test2_loss", "val_loss"),
+        ("train2_loss", "train_loss"),
+        # a running extreme named by its first word is the best so far (PySlowFast)
+        ("min_top1_err", "other"),
+        ("max_val_acc", "other"),
+        ("min_lr", "lr"),
+        ("lrate", "lr"),
+        # speaker verification and retrieval: scored on held-out trials, queries and galleries
+        ("EER", "val_score"),
+        ("mindcf", "val_score"),
+        ("Rank-1", "val_score"),
+        ("rank5", "val_score"),
+        ("mINP", "val_score"),
+        ("Recall@1", "val_score"),
+        ("Recall@top1", "val_score"),
+        ("NDCG@10", "val_score"),
+        ("recall", "train_score"),
+        ("train_recall@5", "train_score"),
     ],
 )
 def test_infer_role(name, role):
