@@ -37,7 +37,10 @@ _COUNT_OF = r"(?:\d+\s*/\s*\d+\s*\(\s*(?=[-+\d.]+\s*%\s*\)))?"
 # class's number is a word of its key (`eval class 0 accuracy`: one class's metric, not the
 # overall `accuracy` logged twice)
 _WORD = r"(?:(?i:class|label|category) \d+(?= [A-Za-z_]|\s*[:=])|[A-Za-z_][\w\-/.@]*)"
-_KEY = rf"{_WORD}(?:\(\w+\))?(?: (?!is\b){_WORD}(?:\(\w+\))?){{0,3}}"
+# a key may end in an aside in brackets that opens with a preposition (`Training loss (for 1
+# batch) at step 200: 2.27`, the Keras guide's custom loop): part of the name as printed
+_ASIDE = r"(?: \((?i:for|per|on|over|of|in|at|from)\b[^()\n]{1,24}\))?"
+_KEY = rf"{_WORD}(?:\(\w+\))?(?: (?!is\b){_WORD}(?:\(\w+\))?){{0,3}}{_ASIDE}"
 
 # A value printed as the object that holds it, read as the number inside: a one-element list or
 # numpy array (`[0.6931]`, `[ 0.69]`), a tensor (`tensor(0.69, device='cuda:0', grad_fn=<..>)`,

@@ -344,3 +344,19 @@ def test_slowfast_iterations_count_within_their_epoch_and_val_iterations_are_pas
     roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
     assert roles["val/min_top1_err"] == "other" and roles["epoch/loss"] == "other"
     assert "gpu_mem" not in roles and "eta" not in roles
+
+
+def test_a_key_with_an_aside_in_brackets_is_read_whole():
+    """The Keras guide's custom training loop prints `Training loss (for 1 batch) at step 100:
+    2.5622` under `Start of epoch 0`, and `Training acc over epoch` / `Validation acc` at each
+    epoch's end; the aside broke the key and nothing was read."""
+    result = load_run(FIXTURES / "keras_custom_loop_real.log")
+    frame = result.frame
+    roles = dict(zip(frame["metric"], frame["role"].astype(str), strict=False))
+    assert roles["Training loss (for 1 batch)"] == "train_loss"
+    assert roles["Validation acc"] == "val_score"
+    assert roles["Training acc over epoch"] == "train_score"
+    loss = frame[frame["metric"] == "Training loss (for 1 batch)"]
+    assert len(loss) == 32 and loss["value"].iloc[0] == 89.1303
+    assert loss["step"].is_monotonic_increasing and frame["segment"].nunique() == 1
+    assert _values(result, "Validation acc") == [0.8825, 0.9094]
