@@ -1158,3 +1158,54 @@ def test_sklearn_mlp_validation_scores_are_read():
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles == {"loss": "train_loss", "Validation score": "val_score"}
     assert _series(result, "Validation score")[0] == list(range(1, 16))
+
+
+def test_trax_loop_lines_name_their_split_before_the_metric():
+    """Trax's `training.Loop`: `Step 10: train CrossEntropyLoss |  5.27`, one metric a line,
+    the split the word after the step; the loop's `Ran 9 train steps` line is no metric."""
+    text = ""
+    for step, (train, val, acc) in zip(
+        (1, 10, 20), ((2.97, 5.96, 0.85), (5.27, 5.19, 0.85), (6.68, 4.00, 0.81)), strict=True
+    ):
+        text += f"\nStep {step:6d}: Ran {max(step - 1, 1)} train steps in 815.40 secs\n"
+        text += f"Step {step:6d}: train CrossEntropyLoss |  {train:.8f}\n"
+        text += f"Step {step:6d}: eval  CrossEntropyLoss |  {val:.8f}\n"
+        text += f"Step {step:6d}: eval          Accuracy |  {acc:.8f}\n"
+    result = _read(text)
+    assert "trax" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {
+        "CrossEntropyLoss": "train_loss",
+        "eval/CrossEntropyLoss": "val_loss",
+        "eval/Accuracy": "val_score",
+    }
+    assert _series(result, "CrossEntropyLoss") == ([1, 10, 20], [2.97, 5.27, 6.68])
+    assert _series(result, "eval/Accuracy") == ([1, 10, 20], [0.85, 0.85, 0.81])
+
+
+def test_tf_estimator_evaluation_dict_is_the_held_out_result_at_its_step():
+    """`tf.estimator`: `loss = 3.15, step = 101 (0.726 sec)` while training, and the
+    evaluation's `Saving dict for global step 1000: accuracy = .., loss = ..` (a save message
+    whose numbers are the evaluation's); the speed and the final step's loss are no series."""
+    text = "INFO:tensorflow:Create CheckpointSaverHook.\n"
+    text += "INFO:tensorflow:loss = 6.93147, step = 1\n"
+    for step, loss in ((101, 3.15373), (201, 4.95333), (301, 4.80319)):
+        text += "INFO:tensorflow:global_step/sec: 137.825\n"
+        text += f"INFO:tensorflow:loss = {loss}, step = {step} (0.726 sec)\n"
+    text += (
+        "INFO:tensorflow:Saving checkpoints for 400 into /tmp/tmp2y21bt5i/model.ckpt.\n"
+        "INFO:tensorflow:Loss for final step: 6.10011.\n"
+        "INFO:tensorflow:Starting evaluation at 2018-01-30-07:06:29\n"
+        "INFO:tensorflow:Finished evaluation at 2018-01-30-07:06:31\n"
+        "INFO:tensorflow:Saving dict for global step 400: accuracy = 0.727273, "
+        "accuracy_baseline = 0.649351, auc = 0.799712, average_loss = 0.527243, "
+        "global_step = 400, label/mean = 0.350649, loss = 5.07471, prediction/mean = 0.348325\n"
+    )
+    result = _read(text)
+    assert "tf.estimator" in result.detail
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["loss"] == "train_loss" and roles["eval/average_loss"] == "val_loss"
+    assert roles["eval/accuracy"] == "val_score" and roles["eval/accuracy_baseline"] == "other"
+    assert "global_step" not in roles and "eval/global_step" not in roles
+    assert _series(result, "loss") == ([1, 101, 201, 301], [6.93147, 3.15373, 4.95333, 4.80319])
+    assert _series(result, "eval/accuracy") == ([400], [0.727273])

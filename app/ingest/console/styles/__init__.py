@@ -23,6 +23,8 @@ _MODULES = (
     "fairseq",
     "fairseq_json",
     "slowfast",
+    "trax",
+    "tf_estimator",
     "nanogpt",
     "build_nanogpt",
     "megatron",
