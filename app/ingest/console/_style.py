@@ -40,7 +40,9 @@ _WORD = r"(?:(?i:class|label|category) \d+(?= [A-Za-z_]|\s*[:=])|[A-Za-z_][\w\-/
 # a key may end in an aside in brackets that opens with a preposition (`Training loss (for 1
 # batch) at step 200: 2.27`, the Keras guide's custom loop): part of the name as printed
 _ASIDE = r"(?: \((?i:for|per|on|over|of|in|at|from)\b[^()\n]{1,24}\))?"
-_KEY = rf"{_WORD}(?:\(\w+\))?(?: (?!is\b){_WORD}(?:\(\w+\))?){{0,3}}{_ASIDE}"
+# A key starts a word: never inside one, nor on a number's unit (`per-step time 0.490s loss=0.2`
+# is `loss`, not `s loss`)
+_KEY = rf"(?<![\w.]){_WORD}(?:\(\w+\))?(?: (?!is\b){_WORD}(?:\(\w+\))?){{0,3}}{_ASIDE}"
 
 # A value printed as the object that holds it, read as the number inside: a one-element list or
 # numpy array (`[0.6931]`, `[ 0.69]`), a tensor (`tensor(0.69, device='cuda:0', grad_fn=<..>)`,

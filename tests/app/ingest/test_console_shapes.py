@@ -1209,3 +1209,17 @@ def test_tf_estimator_evaluation_dict_is_the_held_out_result_at_its_step():
     assert "global_step" not in roles and "eval/global_step" not in roles
     assert _series(result, "loss") == ([1, 101, 201, 301], [6.93147, 3.15373, 4.95333, 4.80319])
     assert _series(result, "eval/accuracy") == ([400], [0.727273])
+
+
+def test_a_key_never_starts_on_a_numbers_unit():
+    """The TF Object Detection API prints `Step 500 per-step time 0.490s loss=0.257`: the `s`
+    of the time's unit started a key `s loss`."""
+    text = "".join(
+        f"I0124 15:51:03.956643 140032611187584 model_lib_v2.py:648] Step {s} per-step time "
+        f"0.490s loss={v}\n"
+        for s, v in ((100, 0.9), (200, 0.5), (300, 0.4))
+    )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"loss": "train_loss"}
+    assert _series(result, "loss") == ([100, 200, 300], [0.9, 0.5, 0.4])
