@@ -121,6 +121,7 @@ _CANDIDATE_SUFFIXES = (
     ".ipynb",
     ".npy",
     ".npz",
+    ".dat",  # DeepXDE's loss.dat
 )
 # a candidate no reader takes is reported (not silently passed over) when its name says it is a
 # training log; other .txt/.json files beside runs are not

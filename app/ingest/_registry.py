@@ -25,6 +25,7 @@ MODULES: dict[str, str] = {
     "dvclive": "lossforensics.ingest.dvclive",
     "hf_trainer": "lossforensics.ingest.hf_trainer",
     "dllogger": "lossforensics.ingest.dllogger",
+    "deepxde": "lossforensics.ingest.deepxde",
     "history_json": "lossforensics.ingest.history_json",
     "jsonl": "lossforensics.ingest.jsonl",
     "series_file": "lossforensics.ingest.series_file",
