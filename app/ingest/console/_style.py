@@ -115,6 +115,11 @@ LEADING_INDEX = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*\](?= )")
 LEADING_PROGRESS = re.compile(
     r"^\s*\[\s*(?P<step>\d+)\s*/\s*(?P<steps>\d+)\s*\](?!\s*\[\s*\d+\s*/)(?=[\s:,|]|$)"
 )
+# a line that opens with the epoch's number before the word (`1 epoch, LR 0.001000, LOSS 3.67, ACC
+# 47.27%, EER 4.40%`: the ECAPA-TDNN, TalkNet and Light-ASD trainers' `score.txt`)
+NUMBER_FIRST_EPOCH = re.compile(
+    r"^\s*(?P<epoch>\d+)(?:st|nd|rd|th)?\s+epoch\b(?!\s*[:=#]?\s*\d)", re.I
+)
 LEADING_EPOCH_BATCH = re.compile(
     r"^\s*\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]"
     r"\s*\[\s*(?P<batch>\d+)\s*/\s*(?P<batches>\d+)\s*\]"

@@ -360,3 +360,22 @@ def test_a_key_with_an_aside_in_brackets_is_read_whole():
     assert len(loss) == 32 and loss["value"].iloc[0] == 89.1303
     assert loss["step"].is_monotonic_increasing and frame["segment"].nunique() == 1
     assert _values(result, "Validation acc") == [0.8825, 0.9094]
+
+
+def test_an_epoch_numbered_before_the_word_counts_the_line():
+    """ECAPA-TDNN's `score.txt`: `1 epoch, LR 0.001000, LOSS 3.677785, ACC 47.27%, EER 4.40%`;
+    with no counter found, its `key value` pairs were not read and the file was refused. The
+    equal error rate is measured on held-out trials, and `bestEER` is the best so far."""
+    result = load_run(FIXTURES / "ecapa_score_real.txt")
+    frame = result.frame
+    roles = dict(zip(frame["metric"], frame["role"].astype(str), strict=False))
+    assert roles == {
+        "LR": "lr",
+        "LOSS": "train_loss",
+        "ACC": "train_score",
+        "EER": "val_score",
+        "bestEER": "other",
+    }
+    loss = frame[frame["metric"] == "LOSS"]
+    assert loss["step"].tolist()[:3] == [1, 2, 3] and len(loss) == 23
+    assert _values(result, "EER")[:2] == [4.4, 5.0]

@@ -30,6 +30,7 @@ from lossforensics.ingest.console._style import (
     LEADING_EPOCH_BATCH,
     LEADING_INDEX,
     LEADING_PROGRESS,
+    NUMBER_FIRST_EPOCH,
     STEP,
     Style,
 )
@@ -62,6 +63,7 @@ STYLE = Style(
         LEADING_INDEX,
         LEADING_EPOCH_BATCH,
         LEADING_PROGRESS,
+        NUMBER_FIRST_EPOCH,
         EPOCH,
         STEP,
         BATCH,
