@@ -79,6 +79,20 @@ _TAGS_BEFORE_LEVEL = re.compile(
 # called in brackets, `[2021-03-27 10:04:38 swin_tiny](main.py 225): INFO ` (the name and the
 # place after the time)
 _NAME_AND_PLACE = re.compile(rf"^\s*[^\s\]]+\]\({_PY}\s+\d+\)\s*:\s*")
+# DeepSpeed's rank tag after its level and place (`[INFO] [logging.py:96:log_dist] [Rank 0] `)
+_RANK_TAG = re.compile(r"^\s*\[Rank\s+\d+\]\s*")
+# a process id and a thread's name in brackets before a bracketed level (MONAI Label's
+# `[19180] [MainThread] [INFO] `)
+_FIELDS_BEFORE_LEVEL = re.compile(
+    r"^\s*(?:\[[\w.\-]+\]\s*){1,3}"
+    r"(?=\[(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\])"
+)
+# the logger's name and line in brackets after the level, then a dash (MONAI's and ignite's
+# `(ignite.engine.engine.SupervisedTrainer:294) - `)
+_NAME_LINE = re.compile(r"^\s*\([A-Za-z_][\w.]*:\d+\)\s*-\s")
+# Ray's worker tag before each line a remote task prints (`(main_task pid=13624) `,
+# `(TaskRunner pid=2510, ip=10.0.0.3) `: verl, TinyZero and other Ray-launched trainers)
+_RAY_WORKER = re.compile(r"^\((?:[A-Za-z_][\w.]*\s+)?pid=\d+(?:,\s*ip=[\d.]+)?\)\s*")
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}
 
@@ -123,6 +137,8 @@ def stamp_match(line: str) -> tuple[re.Match[str], int] | None:
 def strip_prefix(line: str) -> tuple[str, float]:
     """(the message, its wall time in seconds since the epoch, NaN when the line has none).
     Timestamps are taken as UTC: only differences between them matter here."""
+    if line[:1] == "(" and (m := _RAY_WORKER.match(line)):
+        line = line[m.end() :]
     if line[:1] == "[" and (m := _RANK.match(line) or _HOST.match(line)):
         line = line[m.end() :]
     if line[:1] == "[" and (p := _PIPE_LEVEL.match(line)):
@@ -166,13 +182,16 @@ def _level_and_source(line: str) -> str | None:
     """`line` without the level and the source location at its head, in either order
     (`[INFO] train.py:88 - `, `[train.py][line:88][INFO] `); None when it has neither."""
     rest = line
-    for _ in range(3):
+    for _ in range(4):
         m = (
             _LEVEL.match(rest)
             or _SOURCE.match(rest)
             or _LOGGER_NAME.match(rest)
             or _TAGS_BEFORE_LEVEL.match(rest)
             or _NAME_AND_PLACE.match(rest)
+            or _RANK_TAG.match(rest)
+            or _FIELDS_BEFORE_LEVEL.match(rest)
+            or _NAME_LINE.match(rest)
         )
         if m is None:
             break

@@ -1223,3 +1223,63 @@ def test_a_key_never_starts_on_a_numbers_unit():
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles == {"loss": "train_loss"}
     assert _series(result, "loss") == ([100, 200, 300], [0.9, 0.5, 0.4])
+
+
+def test_deepspeed_rank_tag_and_its_learning_rate_per_parameter_group():
+    """DeepSpeed's `log_dist` line: `[Rank 0]` after its level and place, and the learning
+    rate printed once a parameter group (`lr=[5.79e-07, 5.79e-07]`): the tag was a metric and
+    the list dropped."""
+    text = ""
+    for step in (10, 20, 30):
+        lr = f"{step * 1e-7:.2e}"
+        text += (
+            f"[2023-05-10 12:00:{step:02d},123] [INFO] [logging.py:96:log_dist] [Rank 0] "
+            f"step={step}, skipped=0, lr=[{lr}, {lr}], mom=[(0.9, 0.95), (0.9, 0.95)]\n"
+            f"Epoch 0 step {step} loss: {2 - step / 100:.2f}\n"
+        )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert "Rank" not in roles
+    assert roles["lr"] == "lr" and roles["loss"] == "train_loss"
+    assert _series(result, "lr") == ([10, 20, 30], [1e-06, 2e-06, 3e-06])
+
+
+def test_a_ray_workers_tag_is_no_metric():
+    """Ray prefixes each line a remote task prints with its worker (`(main_task pid=13624)`,
+    verl's and TinyZero's trainers): `pid` was a metric."""
+    text = "".join(
+        f"(main_task pid=13624) step:{s} - actor/pg_loss:{0.5 / s:.4f} - actor/lr:1e-06\n"
+        for s in (1, 2, 3)
+    )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"actor/pg_loss": "train_loss", "actor/lr": "lr"}
+    assert _series(result, "actor/pg_loss")[0] == [1, 2, 3]
+
+
+def test_monai_ignite_prefix_and_engine_messages():
+    """MONAI's workflows log through ignite: `[time] [pid] [thread] [INFO] (logger:line) - `
+    before the message; the best value so far and the engine's state are no records (their
+    `at epoch: 1` put a metric back at epoch 1)."""
+    p = "[2023-09-13 08:31:58,232] [19180] [MainThread] [INFO] "
+    trainer, evaluator = (
+        "(ignite.engine.engine.SupervisedTrainer",
+        "(ignite.engine.engine.SupervisedEvaluator",
+    )
+    text = ""
+    for e in (1, 2, 3):
+        for i in (1, 2, 3):
+            loss = 1 - e / 10 - i / 100
+            text += f"{p}{trainer}:294) - Epoch: {e}/3, Iter: {i}/3 -- train_loss: {loss:.4f}\n"
+        text += f"{p}{trainer}:234) - Key metric: train_mean_dice best value: 0.0036 at epoch: 1\n"
+        resuming = f"Engine run resuming from iteration 0, epoch {e - 1} until {e} epochs"
+        text += f"{p}{evaluator}:876) - {resuming}\n"
+        text += f"{p}{evaluator}:223) - Epoch[{e}] Metrics -- val_mean_dice: {0.5 + e / 10:.4f}\n"
+        text += f"{p}{evaluator}:234) - Key metric: val_mean_dice best value: 0.8 at epoch: {e}\n"
+        text += f"{p}{evaluator}:988) - Engine run complete. Time taken: 00:00:00.282\n"
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"train_loss": "train_loss", "val_mean_dice": "val_score"}
+    assert _series(result, "train_loss")[0] == [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert _series(result, "val_mean_dice") == ([3, 6, 9], [0.6, 0.7, 0.8])
+    assert result.frame["segment"].nunique() == 1

@@ -40,7 +40,11 @@ from lossforensics.ingest.console.styles.keras_verbose1 import BAR as KERAS_BAR
 # a best so far, not a measurement of this epoch
 _CALLBACK = (
     r"\b(?:did not improve from|improved from|saving model to|ReduceLROnPlateau reducing"
-    r"|Restoring model weights|early stopping)\b"
+    r"|Restoring model weights|early stopping"
+    # ignite's (and MONAI's) engine messages: the best so far and the engine's state, no record
+    # (`Key metric: val_mean_dice best value: 0.91 at epoch: 12`, `Engine run resuming from
+    # iteration 0, epoch 45 until 46 epochs`)
+    r"|best value: [-+\d.eE]+ at (?:epoch|iteration)|Engine run (?:resuming|complete|finished))\b"
     # a script's own checkpoint message, which repeats a metric it already logged (`Saving model
     # at Epoch 1 with Validation Accuracy: 33.73%`, `→ Saved best model (Dice: 0.91)`): a line
     # that opens with it, after an arrow, a mark or a tag
