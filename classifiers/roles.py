@@ -298,6 +298,17 @@ def is_bare_split(metric: str) -> bool:
     return bool(toks) and _split_alone(toks)
 
 
+# the words a cost is named with when it is the objective (`Cost after epoch 0`, the Coursera
+# deep-learning courses' print; `train cost`, `avg_cost`): a cost of anything else (`time cost`,
+# a detection cost) names what it measures
+_COST_COMPANIONS = _TRAIN_TOKENS | _VAL_TOKENS | {"avg", "average", "mean", "total", "epoch"}
+
+
+def _is_cost(tokset: set[str]) -> bool:
+    """The objective named as a cost: `cost` alone, or with only a split or pooling word."""
+    return "cost" in tokset and tokset - {"cost"} <= _COST_COMPANIONS
+
+
 def infer_role(metric: str, split: str | None = None) -> str:
     """Guess the role of one metric. `split` is context from the source (a Keras `validation/`
     directory, a TensorBoard run folder called `eval`): it decides train vs val when the name
@@ -338,6 +349,7 @@ def infer_role(metric: str, split: str | None = None) -> str:
     if (
         "loss" in tokset
         or "losses" in tokset
+        or _is_cost(tokset)
         or "nll" in tokset
         or low.endswith("loss")
         or tokset & _LOSS_FUNCTION_TOKENS

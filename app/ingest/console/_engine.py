@@ -348,12 +348,19 @@ def _epoch_lines_apart(
 
 
 def _kept_names_at_end(p_key: np.ndarray, at_end: np.ndarray, names: list[str]) -> np.ndarray:
-    """Per point: whether its metric names a held-out split (`Validation Loss`, `test_acc`) or
-    a learning rate, and is printed only on epoch-level lines (`Epoch: 3  Training Loss: 0.9
-    Validation Loss: 1.1` after the batch lines, `Epoch [2/15] | LR: 9.9e-05` before them): the
-    evaluation, or the epoch's rate, with no batch-level series to keep apart from."""
+    """Per point: whether its metric names a held-out split (`Validation Loss`, `test_acc`), a
+    learning rate or a training score, and is printed only on epoch-level lines (`Epoch: 3
+    Training Loss: 0.9  Validation Loss: 1.1` after the batch lines, `Epoch [2/15] | LR:
+    9.9e-05` before them, CS231n's `(Epoch 1 / 10) train acc: 0.45; val_acc: 0.42` after its
+    iterations' losses): the evaluation, the epoch's rate, or a score measured once an epoch,
+    with no batch-level series to keep apart from (a training loss printed there is the epoch's
+    average, a second curve of the batches' loss)."""
     held_out = np.asarray(
-        [(role := infer_role(n)).startswith("val_") or role == "lr" for n in names], dtype=bool
+        [
+            (role := infer_role(n)).startswith("val_") or role in ("lr", "train_score")
+            for n in names
+        ],
+        dtype=bool,
     )
     held_out[np.unique(p_key[~at_end])] = False
     return held_out[p_key]

@@ -91,9 +91,10 @@ def skeletons(text: str) -> list[str]:
     return data.decode("utf-8", "surrogatepass").split("\n")
 
 
-# a counter inside a key (`Loss at step 100: 2.1`, `acc @ epoch 3 = 0.9`): `at` before it, a
-# separator after it
-_KEY_AT = re.compile(r"\s+(?:at|@)\s*$", re.I)
+# a counter inside a key (`Loss at step 100: 2.1`, `acc @ epoch 3 = 0.9`, `Cost after epoch 0:
+# 1.97`, `Mean Loss in Epoch 0: 0.128`): `at` (or another linking word) before it, a separator
+# after it
+_KEY_AT = re.compile(r"\s+(?:at|@|after|in|of|for)\s*$", re.I)
 _SEP_NEXT = re.compile(r"\s*[:=]")
 # what a counter cut out of a line leaves: a break, so the words around it join no key
 COUNTER_BREAK = " | "

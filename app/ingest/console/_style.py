@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[nN]a[nN]|[iI]nf(?:inity)?)"
 # a number ends here: not '0s', not '0:10:00', not '3/20', not '1.2.3'; a colon after it ends it
 # when no digit follows (`Accuracy=10.99: 100%|...`, a value before a tqdm bar), and so does a
-# full stop that ends a sentence (`loss: 0.0197. The running time is 4073.9.`); nor '2025-04-19', a
-# date (`Time: 2025-04-19 10:22:03` is no value of 2025)
-_END = r"(?![\w/]|\.\S|:\d|-\d)"
+# full stop that ends a sentence (`loss: 0.0197. The running time is 4073.9.`), as do dots that
+# trail it (`Training Loss: 4.739..  Validation Loss: 3.941..`, Udacity's course prints); nor
+# '2025-04-19', a date (`Time: 2025-04-19 10:22:03` is no value of 2025)
+_END = r"(?![\w/]|\.(?!\.+(?:\s|$))\S|:\d|-\d)"
 # a count out of a total printed before its percentage (`Accuracy: 9836/10000 (98%)`, PyTorch's
 # MNIST example): the percentage is the value (the text reader has already written the count's
 # exact share in its place where the two agree, `_text._exact_shares`)
@@ -84,7 +85,7 @@ DICT_PAIRS = re.compile(
 # before the metrics (`Epoch 3: loss=0.5`, `Step 100: loss 2.1`; not `0:10:00`, a time, nor
 # `Epoch 3:  40%|`, a progress bar, which its own style reads). nanoGPT's `iter 100: loss 2.5`
 # is read by the fallback too, but its own style still reads it (`_choose`)
-_COUNTER_END = r"(?![\w./]|:\d|:\s*\d+%)"
+_COUNTER_END = r"(?![\w/]|\.(?!\.+(?:\s|$))|:\d|:\s*\d+%)"
 # ...and a counter word is no unit of a rate (`Samples/Epoch: 1000`, `ms/step 12`): a word after
 # a slash is a denominator, not a counter
 _COUNTER_START = r"(?<!/)\b"

@@ -1283,3 +1283,54 @@ def test_monai_ignite_prefix_and_engine_messages():
     assert _series(result, "train_loss")[0] == [1, 2, 3, 4, 5, 6, 7, 8, 9]
     assert _series(result, "val_mean_dice") == ([3, 6, 9], [0.6, 0.7, 0.8])
     assert result.frame["segment"].nunique() == 1
+
+
+def test_udacity_prints_trail_their_values_with_dots():
+    """Udacity's Intro to PyTorch: `Epoch: 1/3..  Training Loss: 4.739..  Test Loss: 3.941..
+    Test Accuracy: 0.185`; the dots after each number read as a decimal point cut short, and the
+    log was refused."""
+    text = ""
+    for e, (tr, te, acc) in enumerate(((4.739, 3.941, 0.185), (1.764, 1.364, 0.641)), start=1):
+        for k in range(3):
+            text += (
+                f"Epoch: {e}/2..  Training Loss: {tr - k / 10:.3f}..  Test Loss: {te:.3f}..  "
+                f"Test Accuracy: {acc:.3f}\n"
+            )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {
+        "Training Loss": "train_loss",
+        "Test Loss": "val_loss",
+        "Test Accuracy": "val_score",
+    }
+    assert _series(result, "Training Loss")[1] == [4.739, 4.639, 4.539, 1.764, 1.664, 1.564]
+
+
+@pytest.mark.parametrize("counter", ["epoch", "iteration"])
+def test_a_cost_printed_after_its_counter_is_the_loss(counter):
+    """The Coursera deep-learning courses print `Cost after epoch 0: 1.971088`: the counter
+    inside the key after `after`, and the loss named a cost."""
+    text = (
+        "".join(f"Cost after {counter} {n * 100}: {2 / (n + 1):.6f}\n" for n in range(5))
+        + "Train Accuracy: 0.93\nTest Accuracy: 0.81\n"
+    )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["Cost"] == "train_loss"
+    assert _series(result, "Cost")[0] == [0, 100, 200, 300, 400]
+
+
+def test_a_score_printed_only_once_an_epoch_keeps_its_name():
+    """CS231n's Solver: `(Iteration 1 / 4900) loss: 2.30` and, each epoch, `(Epoch 1 / 10)
+    train acc: 0.45; val_acc: 0.42`. The train accuracy has no per-iteration series to be kept
+    apart from: it stays `train acc`, a training score, not `epoch/train acc` (other)."""
+    text = ""
+    it = 0
+    for e in range(3):
+        text += f"(Epoch {e} / 3) train acc: {0.1 + e / 10:.6f}; val_acc: {0.1 + e / 12:.6f}\n"
+        for _ in range(4):
+            it += 1
+            text += f"(Iteration {it} / 12) loss: {2.3 - it / 10:.6f}\n"
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"train acc": "train_score", "val_acc": "val_score", "loss": "train_loss"}
