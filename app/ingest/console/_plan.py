@@ -227,10 +227,16 @@ def find_pairs(
 ) -> list[tuple[int, int, str, str, int, int]]:
     """The metrics on a line (`text`; `rest` with its counters cut out): (match start, match
     end, key, value, where the key starts (-1: a column of a keyless table), where the value
-    starts). An evaluation line is read with the style's `eval_pairs` when it has them."""
+    starts). An evaluation line is read with the style's `eval_pairs` when it has them and they
+    find a metric on it (else with its `pairs`, as a train line)."""
     found = []
     pairs = st.pairs
-    if st.eval_pairs is not None and st.eval is not None and st.eval.search(text):
+    if (
+        st.eval_pairs is not None
+        and st.eval is not None
+        and st.eval.search(text)
+        and st.eval_pairs.search(rest)
+    ):
         pairs = st.eval_pairs
     if st.columns:  # values only: the n-th is the n-th column (no key printed: key at -1)
         for m, key in zip(st.pairs.finditer(rest), st.columns, strict=False):

@@ -28,6 +28,27 @@ ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-
 _MIDLINE_WARNING = re.compile(
     r"^(?P<out>[^\n]*?\S)[ \t]+(?P<warn>(?:[A-Za-z]:)?[^\s:]+\.py:\d+: [A-Z]\w*Warning: )", re.M
 )
+# a logging record written straight after a progress bar's number, before the bar ended its line
+# (Pytorch-UNet's `..., loss (batch)=0.198INFO: Validation Dice score: 0.6432`; W&B's `wandb: `)
+_GLUED_WORDS = ("INFO: ", "WARNING: ", "wandb: ")
+
+
+def _unglued(text: str) -> str:
+    """`text` with each logging record glued to a number before it (`_GLUED_WORDS`) moved to a
+    line of its own. Found with `str.find` (a regex tried at every digit costs more than the
+    whole read)."""
+    cuts = []
+    for word in _GLUED_WORDS:
+        at = text.find(word)
+        while at > 0:
+            if text[at - 1].isdigit():
+                cuts.append(at)
+            at = text.find(word, at + len(word))
+    if not cuts:
+        return text
+    cuts.sort()
+    parts = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    return "\n".join(parts)
 
 
 # a line of at most three words, no digit, one of them a held-out split's (`Test Error:`,
@@ -146,6 +167,8 @@ def clean(text: str) -> str:
     text = _split_headings(_exact_shares(_best_rounds(_joined_boxes(text))))
     if "Warning: " in text:
         text = _MIDLINE_WARNING.sub("\\g<out>\n\\g<warn>", text)
+    if "%|" in text and any(word in text for word in _GLUED_WORDS):
+        text = _unglued(text)
     if "\x08" in text:  # Keras 3 backspaces over its bar before redrawing it after a \r
         text = text.replace("\x08", "")
     if "\r" in text:

@@ -1334,3 +1334,44 @@ def test_a_score_printed_only_once_an_epoch_keeps_its_name():
     result = _read(text)
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles == {"train acc": "train_score", "val_acc": "val_score", "loss": "train_loss"}
+
+
+def test_segmentation_models_pytorch_bars_name_their_split_and_print_key_dash_value():
+    """segmentation_models_pytorch's epoch runners (verbose): `train: 100%|####| 70/70 [...,
+    dice_loss - 0.7113, iou_score - 0.1892]` then the same bar named `valid:`; the ` - `
+    between name and value was no separator, and the log was refused."""
+    text = ""
+    for e in range(1, 4):
+        text += (
+            f"\nEpoch: {e}\n"
+            f"train: 100%|██████████| 70/70 [02:23<00:00,  2.06s/it, "
+            f"dice_loss - 0.{71 - e}13, iou_score - 0.1{e}92]\n"
+            f"valid: 100%|██████████| 21/21 [00:47<00:00,  2.26s/it, "
+            f"dice_loss - 0.6{e}16, iou_score - 0.2{e}7]\n"
+        )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {
+        "dice_loss": "train_loss",
+        "iou_score": "train_score",
+        "valid/dice_loss": "val_loss",
+        "valid/iou_score": "val_score",
+    }
+    assert _series(result, "valid/dice_loss")[1] == [0.6116, 0.6216, 0.6316]
+
+
+def test_a_logging_record_glued_to_a_bars_number_is_a_line_of_its_own():
+    """Pytorch-UNet logs its validation while tqdm's bar has not ended its line:
+    `..., loss (batch)=0.198INFO: Validation Dice score: 0.6432`. The bar's loss read as
+    `0.198INFO`, no number, and its key has a qualifier in brackets."""
+    text = ""
+    for e in (1, 2):
+        for k, (pos, loss) in enumerate(((916, 0.198), (1832, 0.116), (2748, 0.127)), start=1):
+            text += (
+                f"Epoch {e}/2:  {20 * k}%|███▌   | {pos}/4580 [01:57<07:43,  7.90img/s, "
+                f"loss (batch)={loss / e:.4g}INFO: Validation Dice score: {0.6 + k / 100}\n"
+            )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["loss (batch)"] == "train_loss"
+    assert _series(result, "loss (batch)")[1] == [0.198, 0.116, 0.127, 0.099, 0.058, 0.0635]

@@ -22,17 +22,24 @@ STYLE = Style(
     signature=re.compile(r"\|\s*\d+/\d+\s*\[[^\]]*\]|\d+%\||^\[ITER \d+\] Evaluating \w+:"),
     counters=(
         re.compile(r"^\[ITER (?P<step>\d+)\](?= Evaluating )"),
-        re.compile(r"\bepoch\s*(?P<epoch>\d+)\s*:(?=\s*\d+%)", re.I),
+        re.compile(r"\bepoch\s*(?P<epoch>\d+)(?:/\d+)?\s*:(?=\s*\d+%)", re.I),
         EPOCH,
         # a bar over the run's steps (`Steps:  20%|██  | 100/500 [...]`): its position is the step
         re.compile(STEP_BAR_HEAD + r"(?P<step>\d+)/\d+"),
     ),
     # a postfix key may be two words (`set_postfix({"Depth Loss": ..})`, 3D Gaussian Splatting)
+    # and end in a qualifier (Pytorch-UNet's `loss (batch)=0.198`); segmentation_models_pytorch's
+    # epoch runners print `dice_loss - 0.7113` in the postfix
     pairs=re.compile(
-        rf"(?<=[,\[]) ?(?P<key>[A-Za-z_][\w\-/.@]*(?: [A-Za-z_][\w\-/.@]*)?)(?P<sep>=)"
-        rf"(?P<val>{NUM})(?![\w.:/])"
+        rf"(?<=[,\[]) ?(?P<key>[A-Za-z_][\w\-/.@]*(?: [A-Za-z_][\w\-/.@]*)?(?: \([\w ]{{1,20}}\))?)"
+        rf"(?P<sep>=| - )(?P<val>{NUM})(?![\w.:/])"
     ),
-    eval=re.compile(r"^\[ITER \d+\] Evaluating (?P<split>\w+):"),
+    # 3D Gaussian Splatting's evaluation lines, and a bar named after a held-out split
+    # (`valid: 100%|####| 21/21 [..., dice_loss - 0.64]`, segmentation_models_pytorch's)
+    eval=re.compile(
+        r"^(?:\[ITER \d+\] Evaluating |\s*(?=(?i:valid|val|validation|test|eval)\s*:\s*\d+%\|))"
+        r"(?P<split>\w+)"
+    ),
     # `L1 0.0348 PSNR 28.3`: a name and its value, the space no separator of its own
     eval_pairs=re.compile(rf"(?<=[:\s])(?P<key>L1|PSNR|SSIM|LPIPS)(?P<sep>)\s(?P<val>{NUM})"),
     roles={"test/L1": "val_loss", "train/L1": "other", "train/PSNR": "other"},
