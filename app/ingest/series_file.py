@@ -1,5 +1,6 @@
 """A file of bare numbers whose name says what they are: `np.savetxt("train_loss.txt", losses)`,
-a `loss_log.txt` a script appends `epoch,loss` to, a `log_train.txt` + `log_val.txt` pair.
+a `loss_log.txt` a script appends `epoch,loss` to, a `log_train.txt` + `log_val.txt` pair,
+d3rlpy's headerless `critic_loss.csv` (`epoch,step,value`: the step is the counter).
 
 Each non-blank line holds one value, or a whole-number counter (the epoch or step) and a value,
 separated by a comma, semicolon, tab or spaces; or, in a file naming the training loss and with
@@ -126,9 +127,24 @@ def _numbers(line: str) -> _Line | None:
     cells = _SEP.split(text.strip())
     if not cells or not all(_NUMBER.fullmatch(c) for c in cells):
         return None
+    if _epoch_step_value(cells):
+        return _Line(cells[1], (cells[2],))
     if len(cells) > 1 and _WHOLE.fullmatch(cells[0]):
         return _Line(cells[0], tuple(cells[1:]))
     return _Line(None, tuple(cells))
+
+
+def _epoch_step_value(cells: list[str]) -> bool:
+    """The epoch, the step and a value (d3rlpy's `critic_loss.csv`: `1,1000,3.4779`): two whole
+    numbers, the step no smaller than the epoch, then a number that is not whole. The step is
+    the counter; the epoch is dropped."""
+    return (
+        len(cells) == 3
+        and bool(_WHOLE.fullmatch(cells[0]))
+        and bool(_WHOLE.fullmatch(cells[1]))
+        and int(cells[1]) >= int(cells[0])
+        and bool(_REAL.search(cells[2]))
+    )
 
 
 def _is_title(line: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -230,3 +231,15 @@ def test_values_under_a_csv_header_are_left_to_the_csv_readers(tmp_path):
     assert not series_file.sniff(path)
     result = load_run(path)
     assert result.format == "csv" and set(result.frame["metric"]) == {"loss0", "loss1"}
+
+
+def test_d3rlpy_lines_of_epoch_step_and_value_step_by_the_step():
+    """d3rlpy writes one headerless CSV a metric, `epoch,step,value`: the two whole numbers
+    read as a counter and a value, whole numbers only, and the file was refused."""
+    path = Path(__file__).parent / "real_excerpts" / "d3rlpy_awac" / "critic_loss.csv"
+    result = load_run(path)
+    f = result.frame
+    assert result.format == "series_file"
+    assert set(f["metric"]) == {"critic_loss"} and set(f["role"].astype(str)) == {"train_loss"}
+    assert f["step"].tolist()[:3] == [1000, 2000, 3000] and len(f) == 40
+    assert f["value"].iloc[0] == 3.4779282207489013
