@@ -197,10 +197,11 @@ _NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity", "std", "stddev", "stdev
     "signs",
     "logits",
 }
-# a norm named by nothing but its scope (`norm`, `gnorm`, `total_norm`, `global_norm`): the
-# global gradient norm that clip_grad_norm_ and optax return, as nanoGPT-style, llm.c and fairseq
+# a norm named by nothing but its scope (`norm`, `gnorm`, `total_norm`, `global_norm`), or a
+# bare `Grad` (the Kaggle template's `clip_grad_norm_` value): the global gradient norm that
+# clip_grad_norm_ and optax return, as nanoGPT-style, llm.c and fairseq
 # logs print it beside the loss; a norm of anything else names what it measures (`param_norm`)
-_GRAD_NORM_ALONE = {"norm", "gnorm"}
+_GRAD_NORM_ALONE = {"norm", "gnorm", "grad"}
 _NORM_SCOPES = {"total", "global", "train"}
 
 # a running extreme (`Best Valid accuracy`, `best_val_loss`): the best so far, not a measurement

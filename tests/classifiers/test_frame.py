@@ -210,6 +210,7 @@ def test_split_context_makes_val():
         ("max_val_acc", "other"),
         ("min_lr", "lr"),
         ("lrate", "lr"),
+        ("Grad", "grad_norm"),
         # speaker verification and retrieval: scored on held-out trials, queries and galleries
         ("EER", "val_score"),
         ("mindcf", "val_score"),

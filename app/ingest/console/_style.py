@@ -122,6 +122,12 @@ LEADING_PROGRESS = re.compile(
 NUMBER_FIRST_EPOCH = re.compile(
     r"^\s*(?P<epoch>\d+)(?:st|nd|rd|th)?\s+epoch\b(?!\s*[:=#]?\s*\d)", re.I
 )
+# the epoch and its batch in brackets after the word (`Epoch: [1][0/391] Elapsed 0m 2s ...
+# Loss: 2.89(2.89) Grad: 78659.05 LR: 0.00002`, the Kaggle training template many notebooks copy)
+EPOCH_BRACKETED_BATCH = re.compile(
+    r"\bepoch\s*:?\s*\[\s*(?P<epoch>\d+)\s*\]\s*\[\s*(?P<batch>\d+)\s*/\s*(?P<batches>\d+)\s*\]",
+    re.I,
+)
 LEADING_EPOCH_BATCH = re.compile(
     r"^\s*\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]"
     r"\s*\[\s*(?P<batch>\d+)\s*/\s*(?P<batches>\d+)\s*\]"

@@ -1375,3 +1375,26 @@ def test_a_logging_record_glued_to_a_bars_number_is_a_line_of_its_own():
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles["loss (batch)"] == "train_loss"
     assert _series(result, "loss (batch)")[1] == [0.198, 0.116, 0.127, 0.099, 0.058, 0.0635]
+
+
+def test_the_kaggle_templates_bracketed_epoch_and_batch():
+    """The Kaggle training template many notebooks copy: `Epoch: [1][0/391] Elapsed 0m 2s
+    (remain 17m 13s) Loss: 2.8918(2.8918) Grad: 78659.0469 LR: 0.00002000`, then `Epoch 1 -
+    avg_train_loss: 0.4871  avg_val_loss: 0.3924  time: 519s`. The batch in brackets was not
+    read (the steps were each line's place in its epoch), and `Grad` is the clipped norm."""
+    text = ""
+    for e in (1, 2, 3):
+        for b in (0, 200, 390):
+            loss = 2.0 / (e + b / 391)
+            text += (
+                f"Epoch: [{e}][{b}/391] Elapsed 0m 2s (remain 17m 13s) "
+                f"Loss: {loss:.4f}({loss:.4f}) Grad: {1000 / e:.4f} LR: 0.00002000 \n"
+            )
+        text += (
+            f"Epoch {e} - avg_train_loss: {1 / e:.4f}  avg_val_loss: {0.9 / e:.4f}  time: 519s\n"
+        )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["Loss"] == "train_loss" and roles["Grad"] == "grad_norm"
+    assert roles["avg_val_loss"] == "val_loss"
+    assert _series(result, "Loss")[0] == [0, 200, 390, 391, 591, 781, 782, 982, 1172]
