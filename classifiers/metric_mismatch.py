@@ -121,6 +121,7 @@ _SHARES = {
     "exact",
     "em",
     "correct",
+    "accurancy",  # accuracy as often misspelt in printed logs
 } | DECODED_HIGHER
 # higher is better: the shares, and scores with no bound of 100 (correlations, dB, ranks)
 _HIGHER = _SHARES | {
@@ -132,6 +133,7 @@ _HIGHER = _SHARES | {
     "mcc",
     "spearman",
     "pearson",
+    "corr",  # the correlation of a forecast with the truth (LSTNet's `CORR`)
     "psnr",
     "ssim",
     "sdr",
@@ -145,6 +147,9 @@ _LOWER = {
     "rmse",
     "mse",
     "mape",
+    "smape",
+    "rse",  # root relative squared error (LSTNet)
+    "rae",  # relative absolute error
     "perplexity",
     "ppl",
     "error",

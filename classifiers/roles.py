@@ -46,6 +46,11 @@ _VAL_TOKENS = {
     "holdout",
     "va",
     "te",
+    # cross-validation's held-out set, as speech toolkits name it (WeNet's `cv_loss`, Kaldi's
+    # `CROSSVAL AVG.LOSS`)
+    "cv",
+    "crossval",
+    "xval",
 }
 # CatBoost names the training set `learn` (`learn: 0.6871  test: 0.6879`); a script prints
 # `Epoch 3 trained with loss: 0.52`
@@ -124,6 +129,14 @@ _SCORE_TOKENS = {
     "mindcf",
     # re-identification's mean inverse negative penalty (fast-reid's `mINP`)
     "minp",
+    # forecasting's errors and correlation (LSTNet's and Graph WaveNet's `RSE`, `RAE`, `CORR`,
+    # `MAPE`), and accuracy as often misspelt in printed logs
+    "mape",
+    "smape",
+    "rse",
+    "rae",
+    "corr",
+    "accurancy",
 } | _AVERAGE_PRECISION
 # scores computed by decoding held-out text, higher is better (BLEU, ROUGE, METEOR, chrF)...
 DECODED_HIGHER = frozenset(

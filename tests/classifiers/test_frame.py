@@ -211,6 +211,14 @@ def test_split_context_makes_val():
         ("min_lr", "lr"),
         ("lrate", "lr"),
         ("Grad", "grad_norm"),
+        # a cross-validation set is held out (WeNet's `cv_loss`, Kaldi's `CROSSVAL AVG.LOSS`)
+        ("cv_loss", "val_loss"),
+        ("CROSSVAL AVG.LOSS", "val_loss"),
+        ("cvae_loss", "train_loss"),
+        # forecasting's scores, and accuracy misspelt
+        ("valid_RSE", "val_score"),
+        ("MAPE", "train_score"),
+        ("Averaged Test Accurancy", "val_score"),
         # speaker verification and retrieval: scored on held-out trials, queries and galleries
         ("EER", "val_score"),
         ("mindcf", "val_score"),
