@@ -134,6 +134,18 @@ LEADING_EPOCH_BATCH = re.compile(
 )
 
 
+# A line that names only a fold or a trial (`===== FOLD 2/5 =====`, `Training fold 3`, `Trial 4`,
+# KerasTuner's `Search: Running Trial #2`): a cross-validation's folds and a search's trials
+# each train a model of their own from the start, so each opens a separate run
+TRIAL_HEADER = re.compile(
+    r"^[\s=*#~_|:>\[-]*(?:search:\s*)?"
+    r"(?:(?:training|starting|running|begin|cv|cross[- ]validation)\s+)*"
+    r"(?P<trial>(?:fold|trial)\s*(?:no\.?|#)?\s*:?\s*\d+)(?:\s*(?:/|of)\s*\d+)?"
+    r"[\s=*#~_|:<.\]-]*$",
+    re.I,
+)
+
+
 def trial_name(header: str | None, count: int) -> str:
     """The run a trial header opens, named by its first word and its number (`===== FOLD 3/5
     =====` -> `fold 3`, `Fold no. 4` -> `fold 4`); `trial <n>` when it prints a number only, and

@@ -1398,3 +1398,26 @@ def test_the_kaggle_templates_bracketed_epoch_and_batch():
     assert roles["Loss"] == "train_loss" and roles["Grad"] == "grad_norm"
     assert roles["avg_val_loss"] == "val_loss"
     assert _series(result, "Loss")[0] == [0, 200, 390, 391, 591, 781, 782, 982, 1172]
+
+
+def test_keras_tuner_trials_and_folds_are_runs_of_their_own():
+    """KerasTuner prints `Search: Running Trial #2` before each trial's `fit`; a k-fold loop
+    prints `===== FOLD 2 =====`. Read by the Keras style, which knew no trial header, every
+    trial was a session of one run and the epoch going back a resume."""
+    text = ""
+    for trial in (1, 2, 3):
+        text += f"\nSearch: Running Trial #{trial}\n\nValue  |Best Value So Far |Hyperparameter\n"
+        text += f"{32 * trial}     |32                |units\n\n"
+        for e in (1, 2):
+            loss = 0.7 / (e + trial)
+            text += (
+                f"Epoch {e}/2\n391/391 - 6s - 15ms/step - accuracy: 0.{60 + e} - "
+                f"loss: {loss:.4f} - val_accuracy: 0.{55 + e} - val_loss: {loss + 0.1:.4f}\n"
+            )
+        text += f"\nTrial {trial} Complete [00h 02m 07s]\nval_accuracy: 0.57\n"
+    result = _read(text)
+    frame = result.frame
+    assert sorted(set(frame["run"])) == ["console#trial 1", "console#trial 2", "console#trial 3"]
+    assert set(frame["segment"]) == {0}
+    first = frame[(frame["run"] == "console#trial 1") & (frame["metric"] == "loss")]
+    assert first["step"].tolist() == [1, 2]

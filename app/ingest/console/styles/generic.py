@@ -33,6 +33,7 @@ from lossforensics.ingest.console._style import (
     LEADING_PROGRESS,
     NUMBER_FIRST_EPOCH,
     STEP,
+    TRIAL_HEADER,
     Style,
 )
 from lossforensics.ingest.console.styles.keras_verbose1 import BAR as KERAS_BAR
@@ -54,13 +55,6 @@ _CALLBACK = (
 
 # a line naming only a fold or a trial, in any frame of rules (`===== FOLD 2/5 =====`, `Fold: 1`,
 # `Training fold 3 of 5`, `Running trial 4`); a line that also prints metrics is a record
-_TRIAL = re.compile(
-    r"^[\s=*#~_|:>\[-]*(?:(?:training|starting|running|begin|cv|cross[- ]validation)\s+)*"
-    r"(?P<trial>(?:fold|trial)\s*(?:no\.?|#)?\s*:?\s*\d+)(?:\s*(?:/|of)\s*\d+)?"
-    r"[\s=*#~_|:<.\]-]*$",
-    re.I,
-)
-
 STYLE = Style(
     name="generic key-value lines",
     specific=False,
@@ -79,6 +73,6 @@ STYLE = Style(
     # (Deep Learning from Scratch's trainer) is a batch line, not an epoch's summary
     summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d{3,} \| (?!valid on)"),
     skip=re.compile(rf"{KERAS_BAR.pattern}|{_CALLBACK}"),
-    trial=_TRIAL,
+    trial=TRIAL_HEADER,
     roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
 )

@@ -11,7 +11,7 @@ read."""
 
 import re
 
-from lossforensics.ingest.console._style import EPOCH, NUM, Style
+from lossforensics.ingest.console._style import EPOCH, NUM, TRIAL_HEADER, Style
 
 # a bar's line: `12/12 [==============================] - 1s ...`, Keras 3's `12/12 ━━━━━━ 1s ...`
 BAR = re.compile(r"^\s*\d+/\d+ (?:\S*\[=*>?\.*\]|\u2501+ )")
@@ -31,4 +31,5 @@ STYLE = Style(
     max_words=3,
     last_in_epoch=True,
     leading_epoch=HEADER,
+    trial=TRIAL_HEADER,  # a fold's or a search trial's fit is a run of its own
 )

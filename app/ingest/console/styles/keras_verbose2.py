@@ -9,7 +9,7 @@ the log's first `Epoch 3/20` (a notebook's output cut at the top) is epoch 2's
 
 import re
 
-from lossforensics.ingest.console._style import EPOCH, NUM, Style
+from lossforensics.ingest.console._style import EPOCH, NUM, TRIAL_HEADER, Style
 from lossforensics.ingest.console.styles.keras_verbose1 import CALLBACK, HEADER
 
 STYLE = Style(
@@ -21,4 +21,5 @@ STYLE = Style(
     spaced=False,
     max_words=2,
     leading_epoch=HEADER,
+    trial=TRIAL_HEADER,  # a fold's or a search trial's fit is a run of its own
 )
