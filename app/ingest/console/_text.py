@@ -33,6 +33,24 @@ _MIDLINE_WARNING = re.compile(
 _GLUED_WORDS = ("INFO: ", "WARNING: ", "wandb: ")
 
 
+# icefall's (k2's) metrics in named groups: `loss[loss=0.4561, over 2828.00 frames. ],
+# tot_loss[loss=0.7076, over 22192.90 frames. ]`, the batch's losses and then their running
+# totals over recent batches; read as one, the two joined one series, a batch beside its running
+# mean at every step. The totals' keys are named under their group (`tot_loss/loss`), and the
+# count of frames they were taken over is no metric.
+_TOTALS_GROUP = re.compile(r"\b(?P<name>tot_\w+)\[(?P<body>[^\[\]\n]*)\]")
+_GROUP_KEY = re.compile(r"(?<![\w/])(?=[A-Za-z_]\w*=)")
+_OVER_COUNT = re.compile(r",?[ \t]*over \d+(?:\.\d+)? (?:frames|utterances|utts)\.?[ \t]*")
+
+
+def _totals_apart(text: str) -> str:
+    """`text` with each group of running totals' keys named under the group (`_TOTALS_GROUP`)."""
+    text = _TOTALS_GROUP.sub(
+        lambda m: f"{m['name']}[{_GROUP_KEY.sub(m['name'] + '/', m['body'])}]", text
+    )
+    return _OVER_COUNT.sub(" ", text) if " frames" in text else text
+
+
 def _unglued(text: str) -> str:
     """`text` with each logging record glued to a number before it (`_GLUED_WORDS`) moved to a
     line of its own. Found with `str.find` (a regex tried at every digit costs more than the
@@ -169,6 +187,8 @@ def clean(text: str) -> str:
         text = _MIDLINE_WARNING.sub("\\g<out>\n\\g<warn>", text)
     if "%|" in text and any(word in text for word in _GLUED_WORDS):
         text = _unglued(text)
+    if "tot_" in text and "[" in text:
+        text = _totals_apart(text)
     if "\x08" in text:  # Keras 3 backspaces over its bar before redrawing it after a \r
         text = text.replace("\x08", "")
     if "\r" in text:

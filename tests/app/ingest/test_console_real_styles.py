@@ -379,3 +379,20 @@ def test_an_epoch_numbered_before_the_word_counts_the_line():
     loss = frame[frame["metric"] == "LOSS"]
     assert loss["step"].tolist()[:3] == [1, 2, 3] and len(loss) == 23
     assert _values(result, "EER")[:2] == [4.4, 5.0]
+
+
+def test_icefall_running_totals_are_kept_apart_from_the_batch_loss():
+    """icefall prints each batch's `loss[loss=0.4561, over 2828.00 frames. ]` and then the
+    running total `tot_loss[loss=0.7076, ...]`: read as one, the series alternated between a
+    batch and its running mean at every step, diagnosed as a resume (the step "went back from
+    10 to 10"). The frame count is no metric."""
+    result = load_run(FIXTURES / "icefall_yesno_real.txt")
+    frame = result.frame
+    roles = dict(zip(frame["metric"], frame["role"].astype(str), strict=False))
+    assert "over" not in roles
+    assert roles["loss"] == "train_loss" and roles["validation loss"] == "val_loss"
+    assert _values(result, "loss")[:2] == [1.065, 0.4561]
+    assert _values(result, "tot_loss/loss")[:2] == [1.065, 0.7076]
+    loss = frame[frame["metric"] == "loss"]
+    assert loss["step"].is_monotonic_increasing and loss["step"].is_unique
+    assert frame["segment"].nunique() == 1
