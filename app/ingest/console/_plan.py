@@ -110,11 +110,24 @@ def counter_cut(rest: str, m: re.Match[str]) -> tuple[int, int, str]:
     return m.start(), m.end(), COUNTER_BREAK
 
 
+# a heading that announces an evaluation, in a few words and at most a counter
+# (`Evaluate global model`, PFLlib's; `Validation Results - Epoch: 10`, TransReID's)
+_EVAL_HEADING = re.compile(
+    r"^\W*(?i:evaluat\w*|validat\w*|test(?:ing)?)\b(?:[ \t]+[A-Za-z]+){0,3}"
+    r"(?:[ \t:-]+(?i:epoch|step|iter\w*|round)[ \t]*[:#=]?[ \t]*\d+(?:/\d+)?)?[ \t:.-]*$"
+)
+
+
 def ends_context(text: str) -> bool:
     """A message (prose of CONTEXT_MAX_WORDS words or more) ends a record spread over lines;
     a heading that ends with a colon (`Train class-wise accuracy:`) announces the lines after it,
-    which still belong to the record (PointNet's `eval mean loss: ..` below it)."""
-    return len(WORD.findall(text)) >= CONTEXT_MAX_WORDS and not text.rstrip().endswith(":")
+    which still belong to the record (PointNet's `eval mean loss: ..` below it), as does one
+    that announces an evaluation (`Evaluate global model`, `Validation Results - Epoch: 10`)."""
+    return (
+        len(WORD.findall(text)) >= CONTEXT_MAX_WORDS
+        and not text.rstrip().endswith(":")
+        and not _EVAL_HEADING.match(text)
+    )
 
 
 def compile_line(style: Style, raw: str) -> Plan | None:

@@ -63,10 +63,11 @@ _SOURCE = re.compile(
     r"(?![\w.])[\s|:\-]*"
 )
 # the logger's name before its level, as the logging HOWTO's format prints it after the time
-# (`%(asctime)s - %(name)s - %(levelname)s - %(message)s`: `__main__ - INFO - `): taken only
-# when a level follows, so a message that opens with a word and a dash is left alone
+# (`%(asctime)s - %(name)s - %(levelname)s - %(message)s`: `__main__ - INFO - `; TransReID's
+# `transreid.train INFO: `): taken only when a level follows, so a message that opens with a
+# word and a dash is left alone
 _LOGGER_NAME = re.compile(
-    r"^[\s|:\-]*[A-Za-z_][\w.<>]*\s*[|:\-]\s*"
+    r"^[\s|:\-]*[A-Za-z_][\w.<>]*(?:\s*[|:\-]\s*|\s+)"
     r"(?=\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\b)"
 )
 # `name:number` fields between the time and the level: OLMo's host and rank, then its logger

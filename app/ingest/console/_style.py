@@ -95,6 +95,13 @@ EPOCH = re.compile(
     rf"{_COUNTER_START}epoch{_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
+# a federated run counts communication rounds (`Round 3`, `Round number: 3`, `[ROUND 3]`,
+# `Global Training Round : 3`, `Communication round 3/50`): each is an epoch of the global model
+ROUND = re.compile(
+    rf"{_COUNTER_START}(?:(?:communication|global(?:\s+training)?)\s+)?round{_NUMBER_WORD}\s*[:=#]?\s*"
+    rf"\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?\s*\]?{_COUNTER_END}",
+    re.I,
+)
 STEP = re.compile(
     rf"{_COUNTER_START}(?:global_step|step|iteration|iters|iter|it|num_updates){_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
     rf"(?:\s*/\s*(?P<steps>\d+))?\s*\]?{_COUNTER_END}",

@@ -1421,3 +1421,42 @@ def test_keras_tuner_trials_and_folds_are_runs_of_their_own():
     assert set(frame["segment"]) == {0}
     first = frame[(frame["run"] == "console#trial 1") & (frame["metric"] == "loss")]
     assert first["step"].tolist() == [1, 2]
+
+
+def test_federated_rounds_count_and_an_evaluation_heading_keeps_the_record():
+    """PFLlib: `-------------Round number: 3-------------`, then `Evaluate global model` and the
+    round's `Averaged Train Loss: 2.30` lines. A round was no counter and the three-word heading
+    ended the record, so the lines were read in order with the run's settings among them."""
+    text = "Local batch size: 16\nGlobal rounds: 2000\n"
+    for r in range(4):
+        text += (
+            f"\n-------------Round number: {r}-------------\n\nEvaluate global model\n"
+            f"Averaged Train Loss: {2.3 - r / 10:.4f}\n"
+            f"Averaged Test Accurancy: {0.1 + r / 20:.4f}\n"
+            f"------------------------- time cost ------------------------- 14.04\n"
+        )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"Averaged Train Loss": "train_loss", "Averaged Test Accurancy": "val_score"}
+    assert _series(result, "Averaged Train Loss")[0] == [0, 1, 2, 3]
+
+
+def test_a_validation_heading_with_its_epoch_lends_it_to_the_results_under_it():
+    """TransReID (and reid-strong-baseline, CLIP-ReID): `transreid.train INFO: Validation Results
+    - Epoch: 2` then `mAP: 78.4%` and `CMC curve, Rank-1  :90.8%` on lines of their own; the
+    heading ended the record and the results were dropped."""
+    p = "2026-03-07 05:10:16 transreid.train INFO: "
+    text = ""
+    for e in (1, 2):
+        for i in (60, 120, 180):
+            loss = 6 - e / 2 - i / 1000
+            text += f"{p}Epoch[{e}] Iter[{i}/186] Loss: {loss:.3f}, Acc: 0.117, Lr: 3.64e-04\n"
+        text += (
+            f"{p}Epoch {e} done. Time: 20s, Speed: 583.1[samples/s], ETA: 0h37m (110 epochs left)\n"
+        )
+    text += f"{p}Validation Results - Epoch: 2\n{p}mAP: 78.4%\n{p}CMC curve, Rank-1  :90.8%\n"
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["mAP"] == "val_score" and roles["Rank-1"] == "val_score"
+    assert roles["Loss"] == "train_loss"
+    assert _series(result, "mAP") == ([372], [78.4])
