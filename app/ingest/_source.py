@@ -157,11 +157,34 @@ def metric_files(
     return [path], path.resolve().parent.name or path.name.split(".")[0]
 
 
+# the file-name suffixes taken off a run's name: extensions (`.log`, `.jsonl`, `.txt`) and a
+# rotated log's number (`train.log.1`), at most three of them
+_SUFFIXES_OFF = 3
+_EXTENSION_CHARS = 8
+_ROTATION_DIGITS = 3
+
+
+def _stem(name: str) -> str:
+    """A file name without its extensions (`train.log.1` -> `train`); a dot inside the name
+    stays (`actor_opt-1.3b_critic.log` -> `actor_opt-1.3b_critic`, `run_lr0.001.log` ->
+    `run_lr0.001`). A number is a rotated log's only in last place, after an extension."""
+    head, dot, suffix = name.rpartition(".")
+    stem = name
+    if dot and suffix.isdigit() and len(suffix) <= _ROTATION_DIGITS and "." in head:
+        stem = head
+    for _ in range(_SUFFIXES_OFF):
+        head, dot, suffix = stem.rpartition(".")
+        if not dot or not head or not (suffix.isalpha() and len(suffix) <= _EXTENSION_CHARS):
+            break
+        stem = head
+    return stem
+
+
 def default_run_name(path: Path) -> str:
     """A readable run name: the stem, unless it only names the logger ('metrics', 'training',
     'trainer_state'), then the folder (skipping a 'checkpoint-500' folder)."""
     path = Path(path)
-    stem = path.name.split(".")[0] if not path.name.startswith(".") else path.name
+    stem = _stem(path.name) if not path.name.startswith(".") else path.name
     if stem and stem.lower() not in _GENERIC_STEMS:
         return stem
     parent = path.resolve().parent

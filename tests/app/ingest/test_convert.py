@@ -90,3 +90,17 @@ def test_bad_input_exits_2_naming_the_file(tmp_path, capsys):
     assert main(["convert", str(path)]) == 2
     err = capsys.readouterr().err
     assert "empty_input" in err and str(path) in err
+
+
+def test_a_dot_inside_a_file_name_stays_in_the_run_name(tmp_path):
+    """DeepSpeed-Chat names its logs by the models' sizes (`actor_opt-1.3b_critic_opt-350m.log`):
+    the run was named `actor_opt-1`, cut at the first dot; extensions and a rotated log's number
+    still come off."""
+    from lossforensics.ingest._source import default_run_name
+
+    assert default_run_name(tmp_path / "actor_opt-1.3b_critic_opt-350m.log") == (
+        "actor_opt-1.3b_critic_opt-350m"
+    )
+    assert default_run_name(tmp_path / "run_lr0.001.log") == "run_lr0.001"
+    assert default_run_name(tmp_path / "baseline.log.1") == "baseline"
+    assert default_run_name(tmp_path / "exp3.jsonl") == "exp3"
