@@ -1460,3 +1460,19 @@ def test_a_validation_heading_with_its_epoch_lends_it_to_the_results_under_it():
     assert roles["mAP"] == "val_score" and roles["Rank-1"] == "val_score"
     assert roles["Loss"] == "train_loss"
     assert _series(result, "mAP") == ([372], [78.4])
+
+
+def test_a_counter_ended_by_a_full_stop():
+    """zylo117's EfficientDet trainer: `Step: 100. Epoch: 0/500. Iteration: 101/103. Cls loss:
+    0.51. Reg loss: 0.3. Total loss: 0.81`; the full stop after each counter hid them all, the
+    step was read as a metric and the lines as uncounted."""
+    text = "".join(
+        f"Step: {e * 103 + i}. Epoch: {e}/500. Iteration: {i}/103. Cls loss: 0.5{i}. "
+        f"Reg loss: 0.3{e}. Total loss: 0.8{i}\n"
+        for e in range(2)
+        for i in (10, 50, 100)
+    )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"Cls loss": "train_loss", "Reg loss": "train_loss", "Total loss": "train_loss"}
+    assert _series(result, "Total loss")[0] == [10, 50, 100, 113, 153, 203]
