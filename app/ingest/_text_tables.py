@@ -190,7 +190,9 @@ def find_tables(lines: Iterable[str]) -> Iterator[TextTable]:
             else:
                 table = None
         elif _NUMBER_FIRST.match(line) and len(fields := line.split()) > 1:
-            if not table.rows and len(fields) < len(table.names):
+            if len(fields) < len(table.names) and (cut := _fixed_width_cells(table, line)):
+                fields = cut
+            elif not table.rows and len(fields) < len(table.names):
                 table.names = _names_for(table, line, len(fields))
             _add_row(table, fields, number)
             since_row = 0
@@ -216,6 +218,31 @@ def _header(previous: str | None, line: str, number: int) -> TextTable | None:
     if names is None:
         return None
     return TextTable("aligned", names, number, header_text=line, unnamed_index=True)
+
+
+# a header of one-word names, each two spaces or more from the next: columns of fixed width
+# (Chainer's `PrintReport`, ESPnet1's `train.log`), whose rows leave a cell blank where a value
+# was not reported (the validation's columns between evaluations)
+_FIXED_WIDTH_HEADER = re.compile(r"\s*\S+(?: {2,}\S+)+\s*")
+
+
+def _fixed_width_cells(table: TextTable, row: str) -> list[str] | None:
+    """A row of fewer fields than names, cut at the columns where the header's names start,
+    blank cells kept (''); None when the header is not of fixed-width columns, a value does not
+    sit within its column, or no blank cell lies between two values."""
+    header = table.header_text
+    if table.kind != "aligned" or not _FIXED_WIDTH_HEADER.fullmatch(header):
+        return None
+    starts = [m.start() for m in re.finditer(r"\S+", header)]
+    if len(starts) != len(table.names):
+        return None
+    ends = [*starts[1:], max(len(row), starts[-1] + 1)]
+    cells = [row[a:b].strip() for a, b in zip(starts, ends, strict=True)]
+    if not cells[0] or row[: starts[0]].strip() or any(" " in c for c in cells):
+        return None
+    # a blank between values (a row cut short at its end is a broken row, not blank cells)
+    inner_blank = any(not a and b for a, b in zip(cells, cells[1:], strict=False))
+    return cells if inner_blank and [c for c in cells if c] == row.split() else None
 
 
 def _names_for(table: TextTable, row: str, fields: int) -> tuple[str, ...]:

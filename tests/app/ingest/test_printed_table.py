@@ -441,3 +441,27 @@ def test_a_printed_dataframe_with_a_text_column_is_no_training_history(tmp_path)
     )
     with pytest.raises(UnknownFormatError):
         load_run(_write(tmp_path, "results.txt", text))
+
+
+def test_chainer_printreport_rows_keep_their_blank_cells():
+    """ESPnet1's `train.log` (Chainer's `PrintReport`): fixed-width columns, the validation's
+    cells blank on the rows between evaluations. Split on spaces, such a row had fewer cells
+    than the header, which was regrouped to fit it: an elapsed time became a validation score
+    and the one row with the validation's values was skipped."""
+    path = Path(__file__).parent / "console_fixtures" / "espnet1_printreport_real.log"
+    result = load_run(path)
+    f = result.frame
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles["main/loss"] == "train_loss" and roles["validation/main/loss"] == "val_loss"
+    assert roles["main/acc"] == "train_score" and roles["validation/main/acc"] == "val_score"
+    assert roles["elapsed_time"] == "other"
+    assert f[f["metric"] == "main/loss"]["step"].tolist() == [
+        89700,
+        89800,
+        89900,
+        90000,
+        90100,
+        90200,
+    ]
+    val = f[f["metric"] == "validation/main/loss"]
+    assert val["step"].tolist() == [90000] and val["value"].tolist() == [72.506]
