@@ -168,7 +168,11 @@ def compile_line(style: Style, raw: str) -> Plan | None:
         if not own:
             return Plan(NOTHING, ends)
         return Plan(COUNTERS, ends and not opens_record(style, text), spans)
-    if words_between(rest, found) > (style.max_words if own else CONTEXT_MAX_WORDS):
+    # a line that needs no counter and bears the style's signature is the style's own (a
+    # progress bar named `valid:`, its postfix's `metrics={'acc': ..}`): its words are its own,
+    # as a counted line's are
+    own_line = own or (not style.needs_counter and style.signature is not None)
+    if words_between(rest, found) > (style.max_words if own_line else CONTEXT_MAX_WORDS):
         return Plan(NOTHING, ends)
     kind, prefix_of = classify(style, text, rest[: found[0][0]])
     repeats = line_prefixes(rest, found)

@@ -1476,3 +1476,20 @@ def test_a_counter_ended_by_a_full_stop():
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles == {"Cls loss": "train_loss", "Reg loss": "train_loss", "Total loss": "train_loss"}
     assert _series(result, "Total loss")[0] == [10, 50, 100, 113, 153, 203]
+
+
+def test_a_validation_bar_with_a_metrics_dict_in_its_postfix():
+    """pytorch-widedeep's bars: `epoch 1: 100%|####| 153/153 [.., loss=0.783, metrics={'acc':
+    0.6151}]` then `valid: 100%|####| 39/39 [.., loss=0.469, metrics={'acc': 0.6493}]`. The
+    valid bar prints no counter, and the dict's words counted as prose on it: every
+    validation point was dropped."""
+    text = "".join(
+        f"epoch {e}: 100%|██████████| 153/153 [00:03<00:00, 44.53it/s, loss=0.{80 - e}3, "
+        f"metrics={{'acc': 0.61{e}}}]\n"
+        f"valid: 100%|██████████| 39/39 [00:00<00:00, 116.60it/s, loss=0.4{e}9, "
+        f"metrics={{'acc': 0.64{e}}}]\n"
+        for e in range(1, 4)
+    )
+    result = _read(text)
+    assert _series(result, "valid/loss") == ([1, 2, 3], [0.419, 0.429, 0.439])
+    assert _series(result, "loss") == ([1, 2, 3], [0.793, 0.783, 0.773])

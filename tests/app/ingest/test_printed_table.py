@@ -448,7 +448,7 @@ def test_chainer_printreport_rows_keep_their_blank_cells():
     cells blank on the rows between evaluations. Split on spaces, such a row had fewer cells
     than the header, which was regrouped to fit it: an elapsed time became a validation score
     and the one row with the validation's values was skipped."""
-    path = Path(__file__).parent / "console_fixtures" / "espnet1_printreport_real.log"
+    path = Path(__file__).parent / "real_excerpts" / "espnet1_printreport_train.log"
     result = load_run(path)
     f = result.frame
     roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
