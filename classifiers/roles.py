@@ -129,6 +129,11 @@ _SCORE_TOKENS = {
     "mindcf",
     # re-identification's mean inverse negative penalty (fast-reid's `mINP`)
     "minp",
+    # the F-measure by its other names (Poutyne's `fscore_macro`)
+    "fscore",
+    "fbeta",
+    "fmeasure",
+    "f2",
     # forecasting's errors and correlation (LSTNet's and Graph WaveNet's `RSE`, `RAE`, `CORR`,
     # `MAPE`), and accuracy as often misspelt in printed logs
     "mape",
@@ -216,6 +221,9 @@ _NOT_THE_LOSS = {"scale", "scaler", "ppl", "perplexity", "std", "stddev", "stdev
 # logs print it beside the loss; a norm of anything else names what it measures (`param_norm`)
 _GRAD_NORM_ALONE = {"norm", "gnorm", "grad"}
 _NORM_SCOPES = {"total", "global", "train"}
+# a name that opens with the gradient measures one of its statistics (Sacred's `grad_bias_map`,
+# `grad_z_loc`), whatever words follow
+_GRADIENT_WORDS = {"grad", "grads", "gradient", "gradients"}
 
 # a running extreme (`Best Valid accuracy`, `best_val_loss`): the best so far, not a measurement
 # at each step; beside the series itself it would contradict it
@@ -351,6 +359,8 @@ def infer_role(metric: str, split: str | None = None) -> str:
         return "grad_norm"
     if tokset & _GRAD_NORM_ALONE and tokset <= _GRAD_NORM_ALONE | _NORM_SCOPES:
         return "grad_norm"
+    if toks[0] in _GRADIENT_WORDS:  # a gradient's statistic (`grad_bias_map`): no score, no loss
+        return "other"
 
     context = (split or "").lower()
     is_val = bool(tokset & _VAL_TOKENS) or context in _VAL_TOKENS

@@ -69,6 +69,12 @@ _SACRED_SERIES = re.compile(
     r"""["'][^"'\n]{0,100}loss[^"'\n]{0,100}["']\s*:\s*\{\s*["'](?:steps|timestamps|values)["']""",
     re.I,
 )
+# ...any metric of Sacred's `metrics.json`: it keeps its metrics sorted by name, so a run logging
+# `accuracy` or `grad_*` for long puts its loss past the head (its name alone says it is Sacred's)
+_SACRED_ANY = re.compile(
+    r"""["'][^"'\n]{1,100}["']\s*:\s*\{\s*["'](?:steps|timestamps|values)["']\s*:\s*\["""
+)
+_SACRED_NAME = "metrics.json"
 # a label printed before a history's dict on the first line (`train history: {'acc': [...`)
 _LABEL_BEFORE_DICT = re.compile(r"[ \t]*[A-Za-z][\w .-]{0,60}?[ \t]*[:=][ \t]*(?=\{)")
 # the braces a printed dict opens and closes (its numbers and quotes hold none)
@@ -183,6 +189,12 @@ def sniff(path: Path) -> bool:
     # a key of the object itself (not of one nested in it: a labels file's `"loss": [...]`)
     depths = {_depth(body, m.start()) for m in _LOSS_SERIES.finditer(body)}
     if 1 in depths or any(_depth(body, m.start()) == 1 for m in _SACRED_SERIES.finditer(body)):
+        return True
+    if (
+        Path(path).name == _SACRED_NAME
+        and (m := _SACRED_ANY.search(body))
+        and _depth(body, m.start()) == 1
+    ):
         return True
     if 2 in depths and Path(path).stat().st_size <= _MAX_LITERAL:
         try:  # one level down: only under a key that holds a history (`"metrics"`, `"val"`)

@@ -219,6 +219,10 @@ def test_split_context_makes_val():
         ("valid_RSE", "val_score"),
         ("MAPE", "train_score"),
         ("Averaged Test Accurancy", "val_score"),
+        # the F-measure by its other names; a gradient's statistic is no score
+        ("val_fscore_macro", "val_score"),
+        ("grad_bias_map", "other"),
+        ("grad_z_loc", "other"),
         # speaker verification and retrieval: scored on held-out trials, queries and galleries
         ("EER", "val_score"),
         ("mindcf", "val_score"),

@@ -259,6 +259,30 @@ def test_sacred_metrics_json_keeps_each_metric_s_own_steps(tmp_path):
     assert f[f["metric"] == "train.loss"]["step"].max() == 290
 
 
+def test_a_long_sacred_run_whose_loss_comes_after_the_head(tmp_path):
+    """Sacred sorts its metrics by name: a run logging `accuracy` and a gradient statistic for
+    2000 steps puts `loss` some 300 KB into the file, past the head the sniff reads, and the
+    run was refused."""
+    steps = list(range(2000))
+    stamps = ["2023-01-01T00:00:00.000000"] * len(steps)
+
+    def series(values):
+        return {"steps": steps, "timestamps": stamps, "values": values}
+
+    doc = {
+        "accuracy": series([0.5 + i / 5000 for i in steps]),
+        "grad_bias_map": series([1.0 / (i + 1) for i in steps]),
+        "loss": series([2.0 - i / 2000 for i in steps]),
+    }
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(doc, sort_keys=True, indent=2))
+    assert path.read_text().index('"loss"') > 64 * 1024
+    result = load_run(path)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"accuracy": "train_score", "grad_bias_map": "other", "loss": "train_loss"}
+    assert len(result.frame[result.frame["metric"] == "loss"]) == 2000
+
+
 def test_numbers_written_as_text_are_numbers(tmp_path):
     """`json.dump(history.history, f, default=str)`, the usual way past NumPy's float32 not
     being JSON serialisable, writes every value as text: `"0.5234"`, `"nan"`."""
