@@ -177,6 +177,8 @@ _ERROR_OBJECTIVES = ("mse", "rmse", "mae")
 # Error rates named by a bare acronym that is also an English word: a score only as the name's
 # last token (`val_per`: phoneme error rate), never inside a phrase (`tokens_per_step`).
 _SCORE_SUFFIXES = {"per", "ser"}
+# `_per_s` opening a longer word is no rate per second (`ANCHORS_PER_SCALE`)
+_SPELT_PER = re.compile(r"_per_s(?!ec)[a-z]")
 _THROUGHPUT_HINTS = (
     "per_second",
     "per_sec",
@@ -347,7 +349,7 @@ def infer_role(metric: str, split: str | None = None) -> str:
         or (len(toks) == 1 and toks[0] in _NOT_A_SERIES)
     ):
         return "other"
-    if any(h in low for h in _THROUGHPUT_HINTS):
+    if any(h in low for h in _THROUGHPUT_HINTS) and not _SPELT_PER.search(low):
         return "throughput"
     if any(re.fullmatch(r"lr\d*|lrate", t) for t in toks) or {"learning", "rate"} <= tokset:
         return "lr"

@@ -51,6 +51,8 @@ from lossforensics.ingest.console._text import clean
 
 FORMAT = "printed_table"
 
+# a cell printed as a percentage (`94.12%`, `94.12 %`): the number before the sign
+_PERCENT = r"^([-+]?(?:\d+\.?\d*|\.\d+))\s*%$"
 _MISSING = ("", "#na#", "none", "no log")  # lower-case
 _CLOCK = r"^(?:(\d+):)?(\d+):(\d\d)$"  # [h:]mm:ss
 _KIND = {
@@ -188,15 +190,17 @@ def _add_table(
 
 
 def _cell_values(table: TextTable) -> pd.DataFrame:
-    """The table's cells by column position: missing tokens as NA, clocks as seconds, the rest
-    as printed (numbers are read by the melt)."""
+    """The table's cells by column position: missing tokens as NA, clocks as seconds, a
+    percentage as the number printed (`94.12%`, as a console line's is read), the rest as printed
+    (numbers are read by the melt)."""
     frame = pd.DataFrame(table.rows, dtype=object)
     for j in frame.columns:
         col = frame[j].str.strip()
         col = col.mask(col.str.lower().isin(_MISSING))
         clock = col.str.extract(_CLOCK).astype(float)
         seconds = clock[0].fillna(0) * 3600 + clock[1] * 60 + clock[2]
-        frame[j] = col.mask(seconds.notna(), seconds)
+        percent = col.str.extract(_PERCENT, expand=False)
+        frame[j] = col.mask(seconds.notna(), seconds).mask(percent.notna(), percent)
     return frame
 
 

@@ -223,6 +223,9 @@ def test_split_context_makes_val():
         ("val_fscore_macro", "val_score"),
         ("grad_bias_map", "other"),
         ("grad_z_loc", "other"),
+        # `_per_s` opening a longer word is no rate
+        ("ANCHORS_PER_SCALE", "other"),
+        ("train_samples_per_second", "throughput"),
         # speaker verification and retrieval: scored on held-out trials, queries and galleries
         ("EER", "val_score"),
         ("mindcf", "val_score"),

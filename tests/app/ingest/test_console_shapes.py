@@ -1493,3 +1493,16 @@ def test_a_validation_bar_with_a_metrics_dict_in_its_postfix():
     result = _read(text)
     assert _series(result, "valid/loss") == ([1, 2, 3], [0.419, 0.429, 0.439])
     assert _series(result, "loss") == ([1, 2, 3], [0.793, 0.783, 0.773])
+
+
+def test_the_pytorch_tutorials_unnamed_loss_print():
+    """*NLP From Scratch*'s seq2seq and char-RNN loops print `13m 10s (- 184m 30s) (5000 6%)
+    2.8535`: the times, the iteration and its share of the run, then the loss with no name; no
+    key-value pair, so the log was refused."""
+    text = "".join(
+        f"{m}m {m % 60}s (- {200 - m}m 30s) ({it} {it // 750}%) {3 - it / 40000:.4f}\n"
+        for m, it in ((13, 5000), (32, 10000), (52, 15000), (70, 20000))
+    )
+    result = _read(text)
+    assert "pytorch tutorial" in result.detail
+    assert _series(result, "loss") == ([5000, 10000, 15000, 20000], [2.875, 2.75, 2.625, 2.5])

@@ -465,3 +465,16 @@ def test_chainer_printreport_rows_keep_their_blank_cells():
     ]
     val = f[f["metric"] == "validation/main/loss"]
     assert val["step"].tolist() == [90000] and val["value"].tolist() == [72.506]
+
+
+def test_percent_cells_are_the_numbers_printed(tmp_path):
+    """A script's markdown table of `| 1 | 0.62 | 71.3% | 0.55 | 74.1% |`: the accuracy
+    columns were dropped as text."""
+    text = "| Epoch | Train Loss | Train Acc | Val Loss | Val Acc |\n|---|---|---|---|---|\n"
+    for e in range(1, 5):
+        text += f"| {e} | 0.{70 - e * 5} | {65 + e}.3% | 0.{60 - e * 3} | {68 + e}.1 % |\n"
+    result = load_run(_write(tmp_path, "results.md", text))
+    f = result.frame
+    acc = f[f["metric"] == "Val Acc"].sort_values("step")
+    assert acc["value"].tolist() == [69.1, 70.1, 71.1, 72.1]
+    assert acc["role"].iloc[0] == "val_score"

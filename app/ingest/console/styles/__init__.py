@@ -25,6 +25,7 @@ _MODULES = (
     "slowfast",
     "trax",
     "tf_estimator",
+    "pytorch_tutorial",
     "nanogpt",
     "build_nanogpt",
     "megatron",
