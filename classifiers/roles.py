@@ -155,10 +155,15 @@ _HELD_OUT_SCORES = (
     | _AVERAGE_PRECISION
     | {"wer", "cer", "map", "map50", "map75", "eer", "mindcf", "minp"}
 )
-# a ranking's score among the top k (`Recall@1`, `Precision@10`, `NDCG@5`, `Recall@top1`), or a
+# a ranking's score among the top k (`Recall@1`, `Precision@10`, `NDCG@5`, `Recall@top1`; not a
+# classifier's top-k accuracy, `Acc@1`, printed for the training batches too), or a
 # re-identification's rank-k accuracy (`Rank-1`, `rank5`, the CMC curve): computed by ranking a
 # held-out query set against a gallery, so a held-out score whatever its word
-_AT_K = re.compile(r"@\s*(?:top)?\d+\b|@top\b", re.IGNORECASE)
+_AT_K = re.compile(
+    r"(?<![a-z])(?:recall|precision|prec|hits|hit|ndcg|map|mrr|r|p)\s*@\s*(?:top)?\d+\b"
+    r"|@top\b",
+    re.IGNORECASE,
+)
 _RANK_K = re.compile(r"(?<![a-z])rank[\s_-]?\d+\b", re.IGNORECASE)
 # loss functions named without the word loss (`CrossEntropy=1.83`, `val_categorical_crossentropy`,
 # GluonCV's `SmoothL1`, `BCE`): the loss, under its function's name

@@ -101,8 +101,11 @@ def _history_without_steps(names: tuple[str, ...], roles: Mapping[str, str] | No
     """A history table with no step column (`pd.DataFrame(history.history).to_csv()`): every
     column named, a loss among them (by its name, or by the caller's `roles`: `loss0`, `loss1`
     name no loss a reader can know), and no column that keys rows by model or run. Its rows are
-    read in order as steps 0, 1, 2, ... (and a warning says so)."""
+    read in order as steps 0, 1, 2, ... (and a warning says so). A last column with no name is
+    the delimiter each line ends with (bearpaw's `Logger` writes a tab after every cell)."""
     low = [n.strip().lower() for n in names]
+    if len(low) > 2 and not low[-1]:
+        low = low[:-1]
     return (
         len(low) >= 2
         and all(low)

@@ -237,6 +237,7 @@ def test_split_context_makes_val():
         ("NDCG@10", "val_score"),
         ("recall", "train_score"),
         ("train_recall@5", "train_score"),
+        ("Acc@1", "train_score"),  # a classifier's top-1 accuracy, printed for training too
     ],
 )
 def test_infer_role(name, role):

@@ -1506,3 +1506,16 @@ def test_the_pytorch_tutorials_unnamed_loss_print():
     result = _read(text)
     assert "pytorch tutorial" in result.detail
     assert _series(result, "loss") == ([5000, 10000, 15000, 20000], [2.875, 2.75, 2.625, 2.5])
+
+
+def test_a_ctime_stamp_is_no_metric():
+    """A script's `print(time.ctime(), ...)`: `Sun Nov 29 00:57:11 2026 Epoch 3 ...`; the
+    stamp's day was read as a metric `Sun Nov`."""
+    text = "".join(
+        f"Sun Nov 29 00:5{e}:11 2026 Epoch {e} train_loss: {1 / e:.4f} val_loss: {1.1 / e:.4f}\n"
+        for e in range(1, 5)
+    )
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"train_loss": "train_loss", "val_loss": "val_loss"}
+    assert _series(result, "train_loss")[0] == [1, 2, 3, 4]

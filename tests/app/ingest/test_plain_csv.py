@@ -365,3 +365,21 @@ def test_an_evaluation_file_holds_validation_scores_and_losses(tmp_path):
     named.write_text("step,train_loss,val_loss,accuracy\n1,0.9,1.0,0.5\n2,0.8,0.9,0.6\n")
     f = load_run(named).frame
     assert dict(zip(f["metric"], f["role"].astype(str), strict=False))["train_loss"] == "train_loss"
+
+
+def test_a_logger_that_ends_every_line_with_its_delimiter():
+    """bearpaw's `Logger` writes a tab after every cell, so the header's last name is empty:
+    the table was refused as having an unnamed column."""
+    path = Path(__file__).parent / "real_excerpts" / "bearpaw_logger" / "log.txt"
+    result = load_run(path)
+    f = result.frame
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles == {
+        "Learning Rate": "lr",
+        "Train Loss": "train_loss",
+        "Valid Loss": "val_loss",
+        "Train Acc.": "train_score",
+        "Valid Acc.": "val_score",
+    }
+    loss = f[f["metric"] == "Train Loss"]
+    assert loss["step"].tolist() == list(range(30)) and loss["value"].iloc[0] == 2.323891
