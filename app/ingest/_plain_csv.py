@@ -62,6 +62,11 @@ _PANDAS_PLACEHOLDER = re.compile(r"(unnamed: \d+)?")
 # is a name: YOLOv5's `metrics/mAP_0.5:0.95`)
 _KEY_VALUE = re.compile(r"[A-Za-z_][\w /.-]*\s*[:=]\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
+# a number printed after a separator or a bracket (`Loss: 2.56`, `Epoch [1/100]`): half the cells
+# of a "header" holding one make it a printed record (one such cell is a name: YOLOv5's
+# `metrics/mAP_0.5:0.95`)
+_PRINTED_NUMBER = re.compile(r"[:=\[]\s*[-+]?\.?\d")
+
 # the column of a long table that names each row's run: ours, MLflow's `run_id`, tbparse's
 # `dir_name` (the run's folder under the log directory)
 _LONG_RUN_COLUMNS = ("run", "run_id", "dir_name")
@@ -74,6 +79,8 @@ def _layout(header: CsvHeader, roles: Mapping[str, str] | None = None) -> str | 
     names = header.stripped
     if len(names) >= 2 and all(_KEY_VALUE.fullmatch(n) for n in names):
         return None  # `Epoch=1,Loss:0.44,...`: a printed record, the console reader's
+    if len(names) >= 2 and 2 * sum(bool(_PRINTED_NUMBER.search(n)) for n in names) >= len(names):
+        return None  # `Epoch [1/100], Iteration [200/1952], Loss: 2.56`: a record, not names
     if is_long_form(names):
         return "long"
     if choose_step_key(names) is not None and len(names) >= 2:

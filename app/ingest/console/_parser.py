@@ -29,7 +29,6 @@ from lossforensics.ingest.console._columns import (
 )
 from lossforensics.ingest.console._plan import (
     BORROW,
-    CONTEXT_MAX_WORDS,
     COUNTER_NAMES,
     COUNTERS,
     DIGIT,
@@ -43,10 +42,11 @@ from lossforensics.ingest.console._plan import (
     classify,
     compile_line,
     counter_cut,
+    counter_line_ends,
     ends_context,
     find_pairs,
     line_prefixes,
-    opens_record,
+    most_words,
     skeletons,
     with_step_total,
     words_between,
@@ -378,10 +378,10 @@ class Parser:
         if not found:
             if own:
                 self._context, self._context_line = ctr, number
-                self._opened = opens_record(st, text)
+                self._opened = not counter_line_ends(st, text, rest)
                 self._outer = ctr[0] if ctr[0] >= 0 else self._outer
             return False
-        if words_between(rest, found) > (st.max_words if own else CONTEXT_MAX_WORDS):
+        if words_between(rest, found) > most_words(st, own):
             return False
         if own:
             self._context, self._context_line = ctr, number

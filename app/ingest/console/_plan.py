@@ -110,6 +110,10 @@ def counter_cut(rest: str, m: re.Match[str]) -> tuple[int, int, str]:
     return m.start(), m.end(), COUNTER_BREAK
 
 
+# a key and a duration printed as its value (`Epoch Time: 0m 53s`, `time: 1h 2m 3s`)
+_DURATION_PAIR = re.compile(
+    r"[A-Za-z][\w .]{0,30}:\s*\d+(?:\.\d+)?\s*[hms]\b(?:\s*\d+(?:\.\d+)?\s*[ms]s?\b)*"
+)
 # a heading that announces an evaluation, in a few words and at most a counter
 # (`Evaluate global model`, PFLlib's; `Validation Results - Epoch: 10`, TransReID's)
 _EVAL_HEADING = re.compile(
@@ -167,12 +171,11 @@ def compile_line(style: Style, raw: str) -> Plan | None:
     if not found:
         if not own:
             return Plan(NOTHING, ends)
-        return Plan(COUNTERS, ends and not opens_record(style, text), spans)
+        return Plan(COUNTERS, counter_line_ends(style, text, rest), spans)
     # a line that needs no counter and bears the style's signature is the style's own (a
     # progress bar named `valid:`, its postfix's `metrics={'acc': ..}`): its words are its own,
     # as a counted line's are
-    own_line = own or (not style.needs_counter and style.signature is not None)
-    if words_between(rest, found) > (style.max_words if own_line else CONTEXT_MAX_WORDS):
+    if words_between(rest, found) > most_words(style, own):
         return Plan(NOTHING, ends)
     kind, prefix_of = classify(style, text, rest[: found[0][0]])
     repeats = line_prefixes(rest, found)
@@ -191,6 +194,25 @@ def compile_line(style: Style, raw: str) -> Plan | None:
     if wall == wall and stamp is None:
         return None
     return Plan(OWN if own else BORROW, ends, spans, tuple(metrics), kind, stamp=stamp)
+
+
+def counter_line_ends(style: Style, text: str, rest: str) -> bool:
+    """Whether a line of counters and no metrics ends the record (else it opens one for the
+    lines after it). The words beside its counters are its prose, a time it took aside
+    (`Epoch: 01 | Epoch Time: 0m 53s` heading the epoch's lines: no prose)."""
+    return (
+        ends_context(text)
+        and ends_context(_DURATION_PAIR.sub(" ", rest))
+        and not opens_record(style, text)
+    )
+
+
+def most_words(style: Style, own: bool) -> int:
+    """The prose a line of metrics may hold: the style's allowance on a line with its own
+    counter, or on one that needs none and bears the style's signature (a progress bar named
+    `valid:`, its postfix's `metrics={'acc': ..}`: its words are the bar's); else a few words."""
+    own_line = own or (not style.needs_counter and style.signature is not None)
+    return style.max_words if own_line else CONTEXT_MAX_WORDS
 
 
 def opens_record(style: Style, text: str) -> bool:

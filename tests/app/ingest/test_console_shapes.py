@@ -1519,3 +1519,21 @@ def test_a_ctime_stamp_is_no_metric():
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles == {"train_loss": "train_loss", "val_loss": "val_loss"}
     assert _series(result, "train_loss")[0] == [1, 2, 3, 4]
+
+
+def test_an_epoch_heading_with_its_time_opens_the_epochs_lines():
+    """bentrevett's pytorch-sentiment-analysis: `Epoch: 01 | Epoch Time: 0m 53s`, then the
+    epoch's indented `Train Loss: 0.692 | Train Acc: 73.75%` and `Val. Loss: ..` lines. The
+    heading's words (`Epoch`, `Epoch`, `Time`) read as prose that ends a record, so the lines
+    under it had no epoch and were read in order."""
+    text = ""
+    for e in range(1, 4):
+        text += (
+            f"Epoch: {e:02d} | Epoch Time: 0m {40 + e}s\n"
+            f"\tTrain Loss: {0.7 / e:.3f} | Train Acc: {70 + e}.75%\n"
+            f"\t Val. Loss: {0.5 / e:.3f} |  Val. Acc: {80 + e}.94%\n"
+        )
+    result = _read(text)
+    assert _series(result, "Train Loss")[0] == [1, 2, 3]
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["Val/Loss"] == "val_loss" and roles["Train Acc"] == "train_score"

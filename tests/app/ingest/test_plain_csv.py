@@ -383,3 +383,20 @@ def test_a_logger_that_ends_every_line_with_its_delimiter():
     }
     loss = f[f["metric"] == "Train Loss"]
     assert loss["step"].tolist() == list(range(30)) and loss["value"].iloc[0] == 2.323891
+
+
+def test_a_title_over_comma_separated_key_value_lines_is_no_table(tmp_path):
+    """`Results` over `Epoch [1/100], Iteration [200/1952], Loss: 2.56, Accuracy: 5.0` lines:
+    the title was skipped and the first record taken for a CSV header, and the file refused
+    with no numeric points. A header whose cells print numbers is a record, the console
+    reader's."""
+    text = "Results\n" + "".join(
+        f"Epoch [1/100], Iteration [{i}/1952], Loss: {2.6 - i / 1000:.4f}, Accuracy: {i / 100}\n"
+        for i in range(200, 1001, 200)
+    )
+    path = tmp_path / "log.txt"
+    path.write_text(text)
+    result = load_run(path)
+    assert result.format == "console"
+    loss = result.frame[result.frame["metric"] == "Loss"]
+    assert loss["step"].tolist() == [200, 400, 600, 800, 1000]
