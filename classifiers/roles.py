@@ -387,6 +387,8 @@ def infer_role(metric: str, split: str | None = None) -> str:
         or any(pair <= tokset for pair in _LOSS_FUNCTION_PAIRS)
     ):
         return "val_loss" if is_val else "train_loss"
+    if "rew" in tokset or {"episode", "reward"} <= tokset:
+        return "other"  # a reward term (rsl_rl's `rew_dof_acc`: `acc` is an acceleration)
     generative = any(GENERATIVE_SCORE.fullmatch(t) for t in toks)
     if (_AT_K.search(name) or _RANK_K.search(name)) and not tokset & _TRAIN_TOKENS:
         return "val_score"

@@ -238,6 +238,9 @@ def test_split_context_makes_val():
         ("recall", "train_score"),
         ("train_recall@5", "train_score"),
         ("Acc@1", "train_score"),  # a classifier's top-1 accuracy, printed for training too
+        # a legged robot's reward terms: `acc` is an acceleration (rsl_rl, legged_gym)
+        ("Episode_Reward/dof_acc_l2", "other"),
+        ("Mean episode rew_dof_acc", "other"),
     ],
 )
 def test_infer_role(name, role):
