@@ -301,12 +301,17 @@ def find_pairs(
     return found
 
 
+# the count a loss was taken over, printed beside it (icefall's `over 2828.00 frames.`)
+_OVER_COUNT = re.compile(r"\bover \d+(?:\.\d+)? (?:frames|utterances|utts|samples|tokens)\b\.?")
+
+
 def words_between(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> int:
     """The words of prose on a line outside its metrics; a time per epoch or step that the
-    framework prints beside them (Keras' `358ms/epoch - 3ms/step`) is no prose."""
+    framework prints beside them (Keras' `358ms/epoch - 3ms/step`), or the count a loss was
+    taken over (`over 2828.00 frames.`), is no prose."""
     gaps = [rest[: found[0][0]], rest[found[-1][1] :]]
     gaps += [rest[a[1] : b[0]] for a, b in zip(found, found[1:], strict=False)]
-    return sum(len(WORD.findall(_TIME_PER.sub(" ", g))) for g in gaps)
+    return sum(len(WORD.findall(_OVER_COUNT.sub(" ", _TIME_PER.sub(" ", g)))) for g in gaps)
 
 
 def repeat_splits(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> list[str]:
@@ -327,11 +332,31 @@ def repeat_splits(rest: str, found: list[tuple[int, int, str, str, int, int]]) -
 
 
 def line_prefixes(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> list[str]:
-    """Per metric, the split its key is under though the key does not say it: a key printed
-    again after a split word (`repeat_splits`), a score on a held-out split's line
-    (`_line_split`); '' for the rest."""
+    """Per metric, what its key is under though the key does not say it: a group of running
+    totals (`_totals_groups`), the split of a key printed again after a split word
+    (`repeat_splits`), of a score on a held-out split's line (`_line_split`); '' for the rest."""
     held_out = held_out_prefixes([pair[2] for pair in found])
-    return [a or b for a, b in zip(repeat_splits(rest, found), held_out, strict=True)]
+    return [
+        g or a or b
+        for g, a, b in zip(
+            _totals_groups(rest, found), repeat_splits(rest, found), held_out, strict=True
+        )
+    ]
+
+
+# icefall's (k2's) metrics in named groups: `loss[loss=0.4561, over 2828.00 frames. ],
+# tot_loss[loss=0.7076, over 22192.90 frames. ]`, the batch's losses and then their running
+# totals over recent batches; read as one, the two joined one series, a batch beside its running
+# mean at every step. The totals' keys are named under their group (`tot_loss/loss`).
+_TOTALS_GROUP = re.compile(r"\b(tot_\w+)\[[^\[\]\n]*\]")
+
+
+def _totals_groups(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> list[str]:
+    """Per metric, `<group>/` when it sits in a group of running totals (`_TOTALS_GROUP`)."""
+    if "tot_" not in rest:
+        return [""] * len(found)
+    spans = [(m.start(), m.end(), m.group(1)) for m in _TOTALS_GROUP.finditer(rest)]
+    return [next((f"{n}/" for a, b, n in spans if a <= pair[0] < b), "") for pair in found]
 
 
 def classify(st: Style, text: str, head: str) -> tuple[int, Callable[[str], str]]:

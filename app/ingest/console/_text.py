@@ -28,47 +28,6 @@ ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-
 _MIDLINE_WARNING = re.compile(
     r"^(?P<out>[^\n]*?\S)[ \t]+(?P<warn>(?:[A-Za-z]:)?[^\s:]+\.py:\d+: [A-Z]\w*Warning: )", re.M
 )
-# a logging record written straight after a progress bar's number, before the bar ended its line
-# (Pytorch-UNet's `..., loss (batch)=0.198INFO: Validation Dice score: 0.6432`; W&B's `wandb: `)
-_GLUED_WORDS = ("INFO: ", "WARNING: ", "wandb: ")
-
-
-# icefall's (k2's) metrics in named groups: `loss[loss=0.4561, over 2828.00 frames. ],
-# tot_loss[loss=0.7076, over 22192.90 frames. ]`, the batch's losses and then their running
-# totals over recent batches; read as one, the two joined one series, a batch beside its running
-# mean at every step. The totals' keys are named under their group (`tot_loss/loss`), and the
-# count of frames they were taken over is no metric.
-_TOTALS_GROUP = re.compile(r"\b(?P<name>tot_\w+)\[(?P<body>[^\[\]\n]*)\]")
-_GROUP_KEY = re.compile(r"(?<![\w/])(?=[A-Za-z_]\w*=)")
-_OVER_COUNT = re.compile(r",?[ \t]*over \d+(?:\.\d+)? (?:frames|utterances|utts)\.?[ \t]*")
-
-
-def _totals_apart(text: str) -> str:
-    """`text` with each group of running totals' keys named under the group (`_TOTALS_GROUP`)."""
-    text = _TOTALS_GROUP.sub(
-        lambda m: f"{m['name']}[{_GROUP_KEY.sub(m['name'] + '/', m['body'])}]", text
-    )
-    return _OVER_COUNT.sub(" ", text) if " frames" in text else text
-
-
-def _unglued(text: str) -> str:
-    """`text` with each logging record glued to a number before it (`_GLUED_WORDS`) moved to a
-    line of its own. Found with `str.find` (a regex tried at every digit costs more than the
-    whole read)."""
-    cuts = []
-    for word in _GLUED_WORDS:
-        at = text.find(word)
-        while at > 0:
-            if text[at - 1].isdigit():
-                cuts.append(at)
-            at = text.find(word, at + len(word))
-    if not cuts:
-        return text
-    cuts.sort()
-    parts = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
-    return "\n".join(parts)
-
-
 # a line of at most three words, no digit, one of them a held-out split's (`Test Error:`,
 # `Validating...`, `=== Validation ===`, DDSP-SVC's ` --- <validation> --- `), then, past at
 # most one blank line, a line with a number (matched from the newline before it: a pattern that
@@ -185,10 +144,6 @@ def clean(text: str) -> str:
     text = _split_headings(_exact_shares(_best_rounds(_joined_boxes(text))))
     if "Warning: " in text:
         text = _MIDLINE_WARNING.sub("\\g<out>\n\\g<warn>", text)
-    if "%|" in text and any(word in text for word in _GLUED_WORDS):
-        text = _unglued(text)
-    if "tot_" in text and "[" in text:
-        text = _totals_apart(text)
     if "\x08" in text:  # Keras 3 backspaces over its bar before redrawing it after a \r
         text = text.replace("\x08", "")
     if "\r" in text:

@@ -76,5 +76,7 @@ STYLE = Style(
     summary=re.compile(r"(?:^|\| )train \| epoch \d+ \||^\| epoch \d{3,} \| (?!valid on)"),
     skip=re.compile(rf"{KERAS_BAR.pattern}|{_CALLBACK}"),
     trial=TRIAL_HEADER,
+    # `over 2828.00 frames`: the count a loss was taken over (icefall's), no metric
+    ignore=frozenset({"over"}),
     roles={"*loss scale*": "other", "*loss_scale*": "other", "*PPL*": "other"},
 )

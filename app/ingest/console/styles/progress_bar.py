@@ -29,10 +29,11 @@ STYLE = Style(
     ),
     # a postfix key may be two words (`set_postfix({"Depth Loss": ..})`, 3D Gaussian Splatting)
     # and end in a qualifier (Pytorch-UNet's `loss (batch)=0.198`); segmentation_models_pytorch's
-    # epoch runners print `dice_loss - 0.7113` in the postfix
+    # epoch runners print `dice_loss - 0.7113` in the postfix; a logging record may follow a
+    # value straight on, written before the bar ended its line (`=0.198INFO: Validation ..`)
     pairs=re.compile(
         rf"(?<=[,\[]) ?(?P<key>[A-Za-z_][\w\-/.@]*(?: [A-Za-z_][\w\-/.@]*)?(?: \([\w ]{{1,20}}\))?)"
-        rf"(?P<sep>=| - )(?P<val>{NUM})(?![\w.:/])"
+        rf"(?P<sep>=| - )(?P<val>{NUM})(?:(?=(?:INFO|WARNING|wandb): )|(?![\w.:/]))"
     ),
     # 3D Gaussian Splatting's evaluation lines, and a bar named after a held-out split
     # (`valid: 100%|####| 21/21 [..., dice_loss - 0.64]`, segmentation_models_pytorch's)
