@@ -8,9 +8,10 @@ its line yet) goes to a line of its own, so its prose does not hide the metrics 
 printed dict written over a tqdm bar (`tqdm.write`: the HF Trainer's logs) keeps the bar's last
 state before it on its line (`  12%|#2  | 2/16 [00:02<00:14] {'loss': 0.69, ...}`). A heading
 that names a held-out split on a line of its own (`Test Error:`, PyTorch's quickstart;
-`Validating...`) is the split of the metrics line right under it (`[test]` is put before that
-line, in the heading's place), so its accuracy and loss are not read as training ones. Full-width
-punctuation (`loss：0.52，acc：0.9`) is read as the ASCII mark it stands for. A
+`Validating...`) is the split of the metrics line right under it, and of each line of an
+indented block under it (`[test]` is put before such a line, the heading's line left blank),
+so its accuracy and loss are not read as training ones. Full-width punctuation (`loss：0.52，
+acc：0.9`) is read as the ASCII mark it stands for. A
 logger's key-value box (Stable-Baselines3's, one record drawn as a table between dashed rules)
 is one line of `section/name=value` pairs between bars, on its closing rule's line."""
 
@@ -125,9 +126,27 @@ def _split_heading(m: re.Match[str]) -> str:
     return f"\n\n{m['gap'] or ''}[{split}] "
 
 
+# the lines under a split heading indented as the first one is (`Val results:` over `    Loss :
+# 0.68`, `    Accuracy : 0.59`): the heading's block, each line of it under the split
+_HEADED_BLOCK = re.compile(
+    r"^\[(?P<split>val|test)\] (?P<indent>[ \t]+)[^\n]*\n"
+    r"(?P<rest>(?:(?P=indent)[^\n]*\d[^\n]*\n)+)",
+    re.M,
+)
+
+
+def _headed_block(m: re.Match[str]) -> str:
+    tag = f"[{m['split']}] "
+    rest = "".join(tag + line for line in m["rest"].splitlines(keepends=True))
+    return m[0][: len(m[0]) - len(m["rest"])] + rest
+
+
 def _split_headings(text: str) -> str:
-    """`text` with each split heading moved onto the line under it (`_SPLIT_HEADING`)."""
-    return _SPLIT_HEADING.sub(_split_heading, "\n" + text)[1:]
+    """`text` with each split heading moved onto the line under it (`_SPLIT_HEADING`), and onto
+    each line of an indented block under it (`_HEADED_BLOCK`)."""
+    text, found = _SPLIT_HEADING.subn(_split_heading, "\n" + text)
+    text = text[1:]
+    return _HEADED_BLOCK.sub(_headed_block, text) if found else text
 
 
 # full-width punctuation as Chinese and Japanese input methods type it (`loss：0.52，acc：0.9`):

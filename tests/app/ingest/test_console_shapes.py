@@ -1537,3 +1537,24 @@ def test_an_epoch_heading_with_its_time_opens_the_epochs_lines():
     assert _series(result, "Train Loss")[0] == [1, 2, 3]
     roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
     assert roles["Val/Loss"] == "val_loss" and roles["Train Acc"] == "train_score"
+
+
+def test_a_split_heading_over_an_indented_block_names_every_line_of_it():
+    """`Train results:` / `Val results:` over indented `    Loss : 0.68` and `    Accuracy :
+    0.59` lines: the heading named only the line right under it, and the validation's accuracy,
+    precision and recall joined the training series at the same steps."""
+    text = ""
+    for it in (53, 118, 183):
+        text += f"Iter {it} (16.0 / 16.0):\nTrain results: \n"
+        text += f"    Loss : {0.70 - it / 10000:.4f}\n    Accuracy : {0.5 + it / 1000:.4f}\n\n"
+        text += "Val results: \n"
+        text += f"    Loss : {0.68 - it / 10000:.4f}\n    Accuracy : {0.55 + it / 1000:.4f}\n\n\n"
+    result = _read(text)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {
+        "Loss": "train_loss",
+        "Accuracy": "train_score",
+        "val/Loss": "val_loss",
+        "val/Accuracy": "val_score",
+    }
+    assert _series(result, "val/Accuracy") == ([53, 118, 183], [0.603, 0.668, 0.733])
