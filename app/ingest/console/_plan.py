@@ -172,9 +172,6 @@ def compile_line(style: Style, raw: str) -> Plan | None:
         if not own:
             return Plan(NOTHING, ends)
         return Plan(COUNTERS, counter_line_ends(style, text, rest), spans)
-    # a line that needs no counter and bears the style's signature is the style's own (a
-    # progress bar named `valid:`, its postfix's `metrics={'acc': ..}`): its words are its own,
-    # as a counted line's are
     if words_between(rest, found) > most_words(style, own):
         return Plan(NOTHING, ends)
     kind, prefix_of = classify(style, text, rest[: found[0][0]])
