@@ -19,6 +19,11 @@ def _read(text: str):
     return read_stream(io.BytesIO(text.encode()), name="pasted")
 
 
+def _roles(result) -> dict[str, str]:
+    frame = result.frame
+    return dict(zip(frame["metric"], frame["role"].astype(str), strict=False))
+
+
 def _series(result, metric):
     f = result.frame
     part = f[f["metric"] == metric].sort_values("seq")
@@ -561,7 +566,7 @@ def test_pytorch_mnist_example_lines_keep_both_accuracies():
     result = _read(text)
     assert _series(result, "Accuracy")[1] == [91.0, 92.0, 93.0, 94.0]
     assert _series(result, "Test/Accuracy")[1] == [91.0, 92.0, 93.0, 94.0]
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["Test/Accuracy"] == "val_score" and roles["Test/Average loss"] == "val_loss"
     # near miss: a time of day after a number is still no value end
     with pytest.raises(UnknownFormatError):
@@ -580,7 +585,7 @@ def test_comma_separated_key_value_records_are_console_lines_not_a_csv(tmp_path)
     )
     result = load_run(path)
     assert result.format == "console"
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["Loss"] == "train_loss" and roles["Valid Loss"] == "val_loss"
     assert len(result.frame[result.frame["metric"] == "Valid Loss"]) == 6
 
@@ -854,7 +859,7 @@ def test_3d_gaussian_splatting_training_progress_bar_is_a_steps_bar():
         for it in (1000, 2000)
     )
     result = _read("Optimizing ./output/lego/\n" + draws + evals)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["test/L1"] == "val_loss" and roles["test/PSNR"] == "val_score"
     assert _series(result, "test/L1")[0] == [1000, 2000]
 
@@ -895,7 +900,7 @@ def _basicsr_log(iters: range, gan: bool) -> str:
 def test_basicsr_losses_by_global_iteration_with_their_validation():
     result = _read(_basicsr_log(range(100, 3100, 100), gan=False))
     assert "basicsr" in result.detail
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {
         "l_pix": "train_loss",
         "lr": "lr",
@@ -911,7 +916,7 @@ def test_basicsr_losses_by_global_iteration_with_their_validation():
 
 def test_basicsr_gan_is_judged_on_the_generator_term_not_the_discriminator():
     result = _read(_basicsr_log(range(100, 3100, 100), gan=True))
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["out_d_real"] == "other" and roles["l_d_real"] == "train_loss"
     assert RunSeries(result.frame).primary("train_loss") == "l_g_pix"
 
@@ -930,7 +935,7 @@ def test_flair_evaluation_lines_belong_to_the_epoch_just_ended():
         text += f"DEV : loss {1 / e:.8f} - f1-score (micro avg)  {0.5 + e / 10:.4f}\n"
     result = _read(text)
     assert "flair" in result.detail
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["DEV/loss"] == "val_loss" and roles["DEV/f1-score (micro avg)"] == "val_score"
     assert roles["loss"] == "train_loss" and roles["lr"] == "lr"
     assert "momentum" not in roles and "samples/sec" not in roles
@@ -957,7 +962,7 @@ def test_marian_updates_and_validations():
             )
     result = _read(text)
     assert "marian" in result.detail
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {
         "Cost": "train_loss",
         "L.r.": "lr",
@@ -1010,7 +1015,7 @@ def test_a_validation_loop_counting_its_own_batches_restarts_nothing():
     result = _read(text)
     assert set(result.frame["segment"]) == {0}
     assert not any("sessions" in w.message for w in result.warnings)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["Val_Loss"] == "val_loss" and roles["Train_Loss"] == "train_loss"
 
 
@@ -1088,7 +1093,7 @@ def test_swin_transformer_train_and_test_meters():
             )
     result = _read(text)
     assert "pytorch meters" in result.detail
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["loss"] == "train_loss" and roles["grad_norm"] == "grad_norm"
     assert roles["lr"] == "lr"
     steps, values = _series(result, "loss")
@@ -1107,7 +1112,7 @@ def test_catboost_verbose_learn_and_test():
     text += "\nbestTest = 0.5412\nbestIteration = 290\n\nShrink model to first 291 iterations.\n"
     result = _read(text)
     assert "catboost" in result.detail
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {"learn": "train_loss", "test": "val_loss"}
     assert _series(result, "test")[0] == list(range(0, 300, 10))
 
@@ -1140,7 +1145,7 @@ def test_a_split_metric_value_line_borrows_the_last_counter():
         text += f"Epoch Time(s): 7.0880\nEval Acc {0.9 + e / 100:.4f}\nTest Acc: 0.88\n"
         text += "Eval took 3 seconds\n"
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["Eval Acc"] == "val_score" and len(_series(result, "Eval Acc")[0]) == 6
     assert "Eval took" not in roles
 
@@ -1155,7 +1160,7 @@ def test_sklearn_mlp_validation_scores_are_read():
     )
     text += "Validation score did not improve more than tol=0.000100 for 10 consecutive epochs.\n"
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {"loss": "train_loss", "Validation score": "val_score"}
     assert _series(result, "Validation score")[0] == list(range(1, 16))
 
@@ -1173,7 +1178,7 @@ def test_trax_loop_lines_name_their_split_before_the_metric():
         text += f"Step {step:6d}: eval          Accuracy |  {acc:.8f}\n"
     result = _read(text)
     assert "trax" in result.detail
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {
         "CrossEntropyLoss": "train_loss",
         "eval/CrossEntropyLoss": "val_loss",
@@ -1203,7 +1208,7 @@ def test_tf_estimator_evaluation_dict_is_the_held_out_result_at_its_step():
     )
     result = _read(text)
     assert "tf.estimator" in result.detail
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["loss"] == "train_loss" and roles["eval/average_loss"] == "val_loss"
     assert roles["eval/accuracy"] == "val_score" and roles["eval/accuracy_baseline"] == "other"
     assert "global_step" not in roles and "eval/global_step" not in roles
@@ -1220,7 +1225,7 @@ def test_a_key_never_starts_on_a_numbers_unit():
         for s, v in ((100, 0.9), (200, 0.5), (300, 0.4))
     )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {"loss": "train_loss"}
     assert _series(result, "loss") == ([100, 200, 300], [0.9, 0.5, 0.4])
 
@@ -1238,7 +1243,7 @@ def test_deepspeed_rank_tag_and_its_learning_rate_per_parameter_group():
             f"Epoch 0 step {step} loss: {2 - step / 100:.2f}\n"
         )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert "Rank" not in roles
     assert roles["lr"] == "lr" and roles["loss"] == "train_loss"
     assert _series(result, "lr") == ([10, 20, 30], [1e-06, 2e-06, 3e-06])
@@ -1252,7 +1257,7 @@ def test_a_ray_workers_tag_is_no_metric():
         for s in (1, 2, 3)
     )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {"actor/pg_loss": "train_loss", "actor/lr": "lr"}
     assert _series(result, "actor/pg_loss")[0] == [1, 2, 3]
 
@@ -1278,7 +1283,7 @@ def test_monai_ignite_prefix_and_engine_messages():
         text += f"{p}{evaluator}:234) - Key metric: val_mean_dice best value: 0.8 at epoch: {e}\n"
         text += f"{p}{evaluator}:988) - Engine run complete. Time taken: 00:00:00.282\n"
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {"train_loss": "train_loss", "val_mean_dice": "val_score"}
     assert _series(result, "train_loss")[0] == [1, 2, 3, 4, 5, 6, 7, 8, 9]
     assert _series(result, "val_mean_dice") == ([3, 6, 9], [0.6, 0.7, 0.8])
@@ -1297,7 +1302,7 @@ def test_udacity_prints_trail_their_values_with_dots():
                 f"Test Accuracy: {acc:.3f}\n"
             )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {
         "Training Loss": "train_loss",
         "Test Loss": "val_loss",
@@ -1315,7 +1320,7 @@ def test_a_cost_printed_after_its_counter_is_the_loss(counter):
         + "Train Accuracy: 0.93\nTest Accuracy: 0.81\n"
     )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["Cost"] == "train_loss"
     assert _series(result, "Cost")[0] == [0, 100, 200, 300, 400]
 
@@ -1332,7 +1337,7 @@ def test_a_score_printed_only_once_an_epoch_keeps_its_name():
             it += 1
             text += f"(Iteration {it} / 12) loss: {2.3 - it / 10:.6f}\n"
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {"train acc": "train_score", "val_acc": "val_score", "loss": "train_loss"}
 
 
@@ -1350,7 +1355,7 @@ def test_segmentation_models_pytorch_bars_name_their_split_and_print_key_dash_va
             f"dice_loss - 0.6{e}16, iou_score - 0.2{e}7]\n"
         )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {
         "dice_loss": "train_loss",
         "iou_score": "train_score",
@@ -1372,7 +1377,7 @@ def test_a_logging_record_glued_to_a_bars_number_is_a_line_of_its_own():
                 f"loss (batch)={loss / e:.4g}INFO: Validation Dice score: {0.6 + k / 100}\n"
             )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["loss (batch)"] == "train_loss"
     assert _series(result, "loss (batch)")[1] == [0.198, 0.116, 0.127, 0.099, 0.058, 0.0635]
 
@@ -1394,7 +1399,7 @@ def test_the_kaggle_templates_bracketed_epoch_and_batch():
             f"Epoch {e} - avg_train_loss: {1 / e:.4f}  avg_val_loss: {0.9 / e:.4f}  time: 519s\n"
         )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["Loss"] == "train_loss" and roles["Grad"] == "grad_norm"
     assert roles["avg_val_loss"] == "val_loss"
     assert _series(result, "Loss")[0] == [0, 200, 390, 391, 591, 781, 782, 982, 1172]
@@ -1436,7 +1441,7 @@ def test_federated_rounds_count_and_an_evaluation_heading_keeps_the_record():
             f"------------------------- time cost ------------------------- 14.04\n"
         )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {"Averaged Train Loss": "train_loss", "Averaged Test Accurancy": "val_score"}
     assert _series(result, "Averaged Train Loss")[0] == [0, 1, 2, 3]
 
@@ -1456,7 +1461,7 @@ def test_a_validation_heading_with_its_epoch_lends_it_to_the_results_under_it():
         )
     text += f"{p}Validation Results - Epoch: 2\n{p}mAP: 78.4%\n{p}CMC curve, Rank-1  :90.8%\n"
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["mAP"] == "val_score" and roles["Rank-1"] == "val_score"
     assert roles["Loss"] == "train_loss"
     assert _series(result, "mAP") == ([372], [78.4])
@@ -1473,7 +1478,7 @@ def test_a_counter_ended_by_a_full_stop():
         for i in (10, 50, 100)
     )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {"Cls loss": "train_loss", "Reg loss": "train_loss", "Total loss": "train_loss"}
     assert _series(result, "Total loss")[0] == [10, 50, 100, 113, 153, 203]
 
@@ -1516,7 +1521,7 @@ def test_a_ctime_stamp_is_no_metric():
         for e in range(1, 5)
     )
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {"train_loss": "train_loss", "val_loss": "val_loss"}
     assert _series(result, "train_loss")[0] == [1, 2, 3, 4]
 
@@ -1535,7 +1540,7 @@ def test_an_epoch_heading_with_its_time_opens_the_epochs_lines():
         )
     result = _read(text)
     assert _series(result, "Train Loss")[0] == [1, 2, 3]
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles["Val/Loss"] == "val_loss" and roles["Train Acc"] == "train_score"
 
 
@@ -1550,7 +1555,7 @@ def test_a_split_heading_over_an_indented_block_names_every_line_of_it():
         text += "Val results: \n"
         text += f"    Loss : {0.68 - it / 10000:.4f}\n    Accuracy : {0.55 + it / 1000:.4f}\n\n\n"
     result = _read(text)
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    roles = _roles(result)
     assert roles == {
         "Loss": "train_loss",
         "Accuracy": "train_score",
