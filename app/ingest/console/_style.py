@@ -132,9 +132,14 @@ NUMBER_FIRST_EPOCH = re.compile(
     r"^\s*(?P<epoch>\d+)(?:st|nd|rd|th)?\s+epoch\b(?!\s*[:=#]?\s*\d)", re.I
 )
 # the epoch and its batch in brackets after the word (`Epoch: [1][0/391] Elapsed 0m 2s ...
-# Loss: 2.89(2.89) Grad: 78659.05 LR: 0.00002`, the Kaggle training template many notebooks copy)
+# Loss: 2.89(2.89) Grad: 78659.05 LR: 0.00002`, the Kaggle training template many notebooks
+# copy), or the epoch bare and the examples seen so far in brackets, maybe with their share
+# (`Train Epoch: 1 [640/60000 (1%)]\tLoss: 0.29`, PyTorch's MNIST example; `Training Epoch: 4
+# [20/59]\tLoss: 2.89\tLR: 0.01`, pytorch-cifar100's): the place in the epoch, so two batches
+# that print the same values are two points, not a line and its echo
 EPOCH_BRACKETED_BATCH = re.compile(
-    r"\bepoch\s*:?\s*\[\s*(?P<epoch>\d+)\s*\]\s*\[\s*(?P<batch>\d+)\s*/\s*(?P<batches>\d+)\s*\]",
+    r"\bepoch\s*:?\s*\[?\s*(?P<epoch>\d+)\s*\]?\s*\[\s*(?P<batch>\d+)\s*/\s*(?P<batches>\d+)"
+    r"(?:\s*\(\s*\d+(?:\.\d+)?\s*%\s*\))?\s*\]",
     re.I,
 )
 LEADING_EPOCH_BATCH = re.compile(

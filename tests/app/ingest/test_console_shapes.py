@@ -1405,6 +1405,30 @@ def test_the_kaggle_templates_bracketed_epoch_and_batch():
     assert _series(result, "Loss")[0] == [0, 200, 390, 391, 591, 781, 782, 982, 1172]
 
 
+def test_a_bare_epoch_with_the_examples_seen_in_brackets_places_each_batch():
+    """pytorch-cifar100's `Training Epoch: 4 [20/59]\tLoss: 2.8998\tLR: 0.010000` and the
+    MNIST example's `Train Epoch: 1 [640/60000 (1%)]\tLoss: 0.29`: the bracket is the place in
+    the epoch. Unread, two batches that printed the same loss and rate (`[20/59]`, `[30/59]`
+    both `Loss: 2.8998`) were taken for a line and its echo, and one point was lost."""
+    text = ""
+    for e in (1, 2):
+        for seen, loss in ((0, 3.1), (10, 2.8998), (20, 2.8998), (30, 2.7)):
+            text += f"Training Epoch: {e} [{seen}/59]\tLoss: {loss / e:.4f}\tLR: 0.010000\n"
+        text += f"Test set: Epoch: {e}, Average loss: {0.05 / e:.4f}, Accuracy: 0.{30 + e}, "
+        text += "Time consumed:3.12s\n\n"
+    for e in (1, 2):
+        for seen in (0, 640):
+            text += f"Train Epoch: {e} [{seen}/60000 ({seen // 600}%)]\tLoss: {0.3 / e:.6f}\n"
+    result = _read(text[: text.index("Train Epoch")])
+    steps, values = _series(result, "Loss")
+    assert steps == [0, 10, 20, 30, 59, 69, 79, 89]
+    assert values[1:3] == [2.8998, 2.8998]
+    assert _series(result, "Test/Average loss")[0] == [30, 89]
+    mnist = _read(text[text.index("Train Epoch") :])
+    assert _series(mnist, "Loss")[0] == [0, 640, 60000, 60640]
+    _same_with_and_without_plans(text)
+
+
 def test_keras_tuner_trials_and_folds_are_runs_of_their_own():
     """KerasTuner prints `Search: Running Trial #2` before each trial's `fit`; a k-fold loop
     prints `===== FOLD 2 =====`. Read by the Keras style, which knew no trial header, every
