@@ -101,6 +101,9 @@ def to_points(parsed: Parsed) -> Points:
     heads: np.ndarray | None = None  # each record's first point, when every record has one
     if len(count) and int(count.min()) > 0:
         heads = np.cumsum(count) - count
+    names = parsed.key_names()
+    if parsed.style.later_bars_eval and len(p_rec):
+        p_key, names = _later_bars_as_evaluation(rec, p_rec, p_key, names, parsed.style)
     if parsed.style.carried and len(p_rec):
         fresh = _not_carried(_take(rec["run"], p_rec), p_key, p_val)
         p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
@@ -126,7 +129,6 @@ def to_points(parsed: Parsed) -> Points:
             heads = None
     if len(p_val) >= RELEASE_AFTER_POINTS:
         release_freed_memory()  # the chunks joined above
-    names = parsed.key_names()
     runs = parsed.runs
     split = None
     if names_a_run_field(names):
@@ -196,6 +198,54 @@ def _bare_splits_beside_a_loss(
         if len(recs) and has_loss[recs].mean() >= _BESIDE_A_LOSS:
             out[names[c]] = "train_score" if infer_role(names[c]) == "train_loss" else "val_score"
     return out
+
+
+def _later_bars_as_evaluation(
+    rec: dict[str, np.ndarray],
+    p_rec: np.ndarray,
+    p_key: np.ndarray,
+    names: list[str],
+    style: Style,
+) -> tuple[np.ndarray, list[str]]:
+    """The records of each epoch from where its batch count starts again (or its printed length
+    changes) made evaluation records (`Style.later_bars_eval`): their kind is EVAL, their batch
+    unset (they are placed at the epoch's last training step) and their points renamed under
+    `style.prefix_eval`. `rec` is changed in place; returns the points' metric codes and the
+    names."""
+    n = len(rec["points"])
+    epoch, run = (np.broadcast_to(rec[k], (n,)) for k in ("epoch", "run"))
+    batch, batches = (np.array(np.broadcast_to(rec[k], (n,))) for k in ("batch", "batches"))
+    at = np.flatnonzero(batch >= 0)  # the bar lines; other records are never an evaluation
+    if len(at) < 2:
+        return p_key, names
+    b, t = batch[at], batches[at]
+    same_epoch = (epoch[at][1:] == epoch[at][:-1]) & (run[at][1:] == run[at][:-1])
+    restarts = same_epoch & ((b[1:] <= b[:-1]) | (t[1:] != t[:-1]))
+    opens = np.r_[True, ~same_epoch]  # the first bar line of each epoch
+    bar = np.cumsum(np.r_[False, restarts])  # bars so far, counted across the whole log
+    first_bar = np.maximum.accumulate(np.where(opens, bar, 0))  # the epoch's first bar
+    later = np.zeros(n, dtype=bool)
+    later[at[bar > first_bar]] = True
+    if not later.any():
+        return p_key, names
+    kind = np.array(np.broadcast_to(rec["kind"], (n,)))
+    kind[later] = EVAL
+    batch[later] = -1
+    batches[later] = -1
+    rec["kind"], rec["batch"], rec["batches"] = kind, batch, batches
+    moved = later[p_rec]
+    code = {name: c for c, name in enumerate(names)}
+    names = list(names)
+    new_code = np.arange(len(names), dtype=np.int32)
+    for k in np.unique(p_key[moved]):
+        name = f"{style.prefix_eval}{names[k]}"
+        if name not in code:
+            code[name] = len(names)
+            names.append(name)
+        new_code[k] = code[name]
+    p_key = p_key.copy()
+    p_key[moved] = new_code[p_key[moved]]
+    return p_key, names
 
 
 def _not_carried(run: np.ndarray, key: np.ndarray, val: np.ndarray) -> np.ndarray:

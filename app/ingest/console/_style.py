@@ -205,6 +205,11 @@ class Style:
     # pasted without its carriage returns): of the records in a row of one epoch, each metric's
     # last value is the epoch's, the ones before it are redraws and are dropped
     last_in_epoch: bool = False
+    # an epoch draws its training pass's bar and then its evaluation's, with the same keys
+    # (kuangliu's pytorch-cifar): of the records of one epoch, those from where the batch count
+    # starts again (or its printed length changes) are the evaluation's, named under
+    # `prefix_eval` and placed at the epoch's last training step
+    later_bars_eval: bool = False
     # the header that starts an epoch, its number in group 1 (Keras' `Epoch 3/20`): lines of
     # metrics before the log's first counter line, when that line is such a header, are the
     # epoch before the one it names (a log whose top was cut: a notebook's truncated output, a

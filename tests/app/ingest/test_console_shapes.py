@@ -1537,6 +1537,58 @@ def test_the_pytorch_tutorials_unnamed_loss_print():
     assert _series(result, "loss") == ([5000, 10000, 15000, 20000], [2.875, 2.75, 2.625, 2.5])
 
 
+def _cifar_bar(current: int, total: int, msg: str, tot_ms: int) -> str:
+    """What kuangliu's pytorch-cifar `utils.progress_bar` writes for one update, byte for byte
+    at its 80-column fallback: the bar, `Step` and `Tot` durations and the message, padding,
+    backspaces to the bar's middle, the count, then a carriage return (a newline at the last)."""
+    cur = int(65 * current / total)
+    out = " [" + "=" * cur + ">" + "." * (65 - cur - 1) + "]"
+    text = f"  Step: 55ms | Tot: {tot_ms // 1000}s{tot_ms % 1000}ms | {msg}"
+    out += text + " " * max(0, 80 - 65 - len(text) - 3) + "\b" * (80 - 32 + 2)
+    return out + f" {current + 1}/{total} " + ("\r" if current < total - 1 else "\n")
+
+
+def _cifar_log() -> str:
+    text = "==> Preparing data..\n==> Building model..\n"
+    for e in range(3):
+        text += f"\nEpoch: {e}\n"
+        for batches, level in ((20, 2.0), (10, 1.8)):  # the training pass, then the test
+            seen = correct = 0
+            for b in range(batches):
+                seen += 128
+                correct += 40 + 20 * e
+                loss = level / (e + 1) - b / 400
+                msg = f"Loss: {loss:.3f} | Acc: {100 * correct / seen:.3f}% ({correct}/{seen})"
+                text += _cifar_bar(b, batches, msg, 55 * (b + 1))
+        text += "Saving..\n"
+    return text
+
+
+def test_kuangliu_pytorch_cifars_progress_bar():
+    """kuangliu's pytorch-cifar draws each epoch's training pass and then its test pass with the
+    same bar (`Loss: 2.338 | Acc: 7.422% (19/256)`, running averages), redrawn with carriage
+    returns after backspacing over its middle. The log was refused (`Step: 55ms | Tot: 1s104ms`
+    read as prose); read, the test pass would have joined the training curve. Each pass's last
+    state is its epoch's point; a bar whose count starts again in the epoch is the test's."""
+    text = _cifar_log()
+    for form in (text, text.replace("\r", "\n")):  # as written, and with every redraw kept
+        result = _read(form)
+        assert "pytorch-cifar progress bar" in result.detail
+        assert _roles(result) == {
+            "Loss": "train_loss",
+            "Acc": "train_score",
+            "test/Loss": "val_loss",
+            "test/Acc": "val_score",
+        }
+        steps, values = _series(result, "Loss")
+        # each epoch's pass at its last batch: the mean over the pass
+        assert values == [float(f"{2.0 / (e + 1) - 19 / 400:.3f}") for e in range(3)]
+        test_loss = [float(f"{1.8 / (e + 1) - 9 / 400:.3f}") for e in range(3)]
+        assert _series(result, "test/Loss") == (steps, test_loss)
+        assert _series(result, "test/Acc")[1] == [31.25, 46.875, 62.5]
+    _same_with_and_without_plans(text.replace("\b", "").replace("\r", "\n"))
+
+
 def test_a_ctime_stamp_is_no_metric():
     """A script's `print(time.ctime(), ...)`: `Sun Nov 29 00:57:11 2026 Epoch 3 ...`; the
     stamp's day was read as a metric `Sun Nov`."""

@@ -14,6 +14,7 @@ _MODULES = (
     "keras_verbose1",
     "keras_verbose2",
     "progress_bar",
+    "cifar_bar",
     "mxnet",
     "meters",
     "timm",
