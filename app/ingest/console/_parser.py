@@ -98,6 +98,12 @@ class Parsed:
         return list(self.keys)
 
 
+def _epoch_only(plan: Any) -> bool:
+    """Whether a plan's line prints an epoch and no step or batch (`Style.epoch_lines_lend`)."""
+    spans = plan.counters
+    return bool(spans) and spans[0] >= 0 and spans[2] < 0 and spans[4] < 0
+
+
 class Parser:
     """Feeds lines through one style, accumulating records and points."""
 
@@ -273,6 +279,8 @@ class Parser:
             if outcome == OWN:
                 ctx, ctx_line = (raw, pid), number
                 ctr = -1
+                if st.epoch_lines_lend and _epoch_only(plan):
+                    self._outer = self._counters(ctx)[0]
             elif outcome == BORROW:
                 if use_context and ctx is not None and number - ctx_line <= CONTEXT_SPAN:
                     if ctx is not lent:
@@ -321,7 +329,10 @@ class Parser:
         """Per line of a block: the epoch the last header line (a counter line with no
         metrics) printed up to it, from the one before the block on; the state moves on."""
         out = np.full(len(lines), -1, dtype=np.int64)
-        heads = np.flatnonzero(oc == COUNTERS)
+        is_head = oc == COUNTERS
+        if self.style.epoch_lines_lend:
+            is_head |= (oc == OWN) & np.asarray([_epoch_only(p) for p in self._plans])[pid]
+        heads = np.flatnonzero(is_head)
         if len(heads):
             epochs = line_counters(lines, pid, heads, self._plans)[:, 0]
             out[heads[epochs >= 0]] = epochs[epochs >= 0]
@@ -385,6 +396,8 @@ class Parser:
             return False
         if own:
             self._context, self._context_line = ctr, number
+            if st.epoch_lines_lend and ctr[0] >= 0 and ctr[1] < 0 and ctr[2] < 0:
+                self._outer = ctr[0]
         elif (
             st.context and self._context is not None and number - self._context_line <= CONTEXT_SPAN
         ):

@@ -258,6 +258,10 @@ _SPLIT_METRIC_LINE = re.compile(
 )
 
 
+# a value in a row of a keyless table, between spaces (`Style.columns_on`)
+_COLUMN_VALUE = re.compile(rf"(?<=\s)(?P<val>{NUM})(?=\s|$)")
+
+
 def find_pairs(
     st: Style, rest: str, own: bool, text: str
 ) -> list[tuple[int, int, str, str, int, int]]:
@@ -274,8 +278,10 @@ def find_pairs(
         and st.eval_pairs.search(rest)
     ):
         pairs = st.eval_pairs
-    if st.columns:  # values only: the n-th is the n-th column (no key printed: key at -1)
-        for m, key in zip(st.pairs.finditer(rest), st.columns, strict=False):
+    if st.columns and (st.columns_on is None or st.columns_on.search(text)):
+        # values only: the n-th is the n-th column (no key printed: key at -1)
+        values = st.pairs if st.columns_on is None else _COLUMN_VALUE
+        for m, key in zip(values.finditer(rest), st.columns, strict=False):
             found.append((m.start(), m.end(), key, m["val"], -1, m.start("val")))
         return found
     for m in pairs.finditer(rest):

@@ -198,6 +198,15 @@ class Style:
     # a table printed without keys (YOLO): `pairs` finds the values only (a `val` group), and
     # the n-th value on a line is the metric named n-th here
     columns: tuple[str, ...] = ()
+    # a line that prints an epoch and no step or batch lends its epoch to the lines after it
+    # that print a batch and no epoch, as a header with no metrics does (DARTS' `epoch 3 lr
+    # 2.5e-02` over its `train 050 ..` rows)
+    epoch_lines_lend: bool = False
+    # a style whose keyless table rows are only some of its lines (DARTS' `train 050 <loss>
+    # <top1> <top5>` among `epoch 3 lr 2.5e-02`): the lines this finds are rows, their values
+    # named by `columns` in order; the others are read with `pairs`. None: every line is a row
+    # when `columns` is set (its values found by `pairs`)
+    columns_on: re.Pattern[str] | None = None
     # a bar's postfix keeps showing a value until it is updated: a value equal to its metric's
     # previous one is carried over, not measured again, and is dropped
     carried: bool = False

@@ -1589,6 +1589,42 @@ def test_kuangliu_pytorch_cifars_progress_bar():
     _same_with_and_without_plans(text.replace("\b", "").replace("\r", "\n"))
 
 
+def _darts_log(stamp: str) -> str:
+    """DARTS' `train_search.py` through its logging format (`%(asctime)s %(message)s`, dates
+    as `%m/%d %I:%M:%S %p`; the file handler's default `2019-03-25 10:10:10,123` in `stamp`)."""
+    text = f"{stamp} args = Namespace(batch_size=64, learning_rate=0.025, report_freq=50)\n"
+    text += f"{stamp} param size = 1.930842MB\n"
+    for e in range(3):
+        text += f"{stamp} epoch {e} lr {0.025 * (1 - e / 10):e}\n"
+        text += f"{stamp} genotype = Genotype(normal=[('sep_conv_3x3', 0)], normal_concat=[2])\n"
+        for split, level in (("train", 2.0), ("valid", 2.2)):
+            for b in (0, 50, 100):
+                loss, top1 = level / (e + 1) - b / 1000, 40 + 10 * e + b / 100
+                text += f"{stamp} {split} {b:03d} {loss:e} {top1:f} {90 + e:f}\n"
+            text += f"{stamp} {split}_acc {41 + 10 * e:f}\n"
+    return text
+
+
+@pytest.mark.parametrize("stamp", ["11/29 00:54:24 AM", "2026-11-29 00:54:24,013"])
+def test_darts_logs_keyless_rows_under_an_epoch_line_with_its_rate(stamp):
+    """DARTS (and PC-DARTS, P-DARTS, SGAS ...): `epoch 3 lr 2.5e-02`, then `train 050 1.87e-02
+    99.57 100.0` (the batch, then running averages of the loss, top-1 and top-5), `train_acc`,
+    and the same for `valid`. No key names the values, and the batch rows print no epoch: the
+    log was refused. Each epoch's last running average is its point, the epoch lent by the line
+    that prints it with the learning rate."""
+    text = _darts_log(stamp)
+    result = _read(text)
+    assert "darts" in result.detail
+    roles = _roles(result)
+    assert roles["loss"] == "train_loss" and roles["valid/loss"] == "val_loss"
+    assert roles["top1"] == "train_score" and roles["valid/top1"] == "val_score"
+    assert roles["lr"] == "lr"
+    assert _series(result, "loss") == ([0, 1, 2], [1.9, 0.9, 0.566667])
+    assert _series(result, "valid/loss")[1] == [2.1, 1.0, 0.633333]
+    assert _series(result, "lr") == ([0, 1, 2], [0.025, 0.0225, 0.02])
+    _same_with_and_without_plans(text)
+
+
 def test_a_ctime_stamp_is_no_metric():
     """A script's `print(time.ctime(), ...)`: `Sun Nov 29 00:57:11 2026 Epoch 3 ...`; the
     stamp's day was read as a metric `Sun Nov`."""

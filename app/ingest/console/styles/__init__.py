@@ -27,6 +27,7 @@ _MODULES = (
     "trax",
     "tf_estimator",
     "pytorch_tutorial",
+    "darts",
     "nanogpt",
     "build_nanogpt",
     "megatron",
