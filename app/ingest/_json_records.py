@@ -4,7 +4,9 @@ object that keeps such a list under one key beside the run's settings (`{"seed":
 {...}, "history": [{...}, ...]}`), or one level further down (`{"run_info": {...},
 "train_info": {"metrics": [{...}, ...]}}`). The records are the lines of a JSON-lines log by another
 layout, so the jsonl reader reads them (`records_document`); each keeps the line its object
-opens on, for warnings.
+opens on, for warnings. A document cut short (a script that rewrites the whole list every epoch,
+killed mid-write; a copy of its first part) gives the complete records before the break, with a
+warning naming where it breaks.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import json
 import re
 from pathlib import Path
 
+from lossforensics.classifiers.errors import CorruptInputError
+from lossforensics.ingest._builder import Warnings
 from lossforensics.ingest._jsonlines import RecordChunk, parse_document
 
 # a loss-named key with a number after it (or written as text, `"0.52"`; or null, which a
@@ -78,11 +82,66 @@ def _lines(text: str, opening: int, count: int) -> list[int]:
     return out + [out[-1] if out else 1] * (count - len(out))
 
 
-def records_document(path: Path) -> tuple[RecordChunk, str] | None:
+def _complete_objects(text: str, opening: int) -> list[dict]:
+    """The objects of the list opening at `opening` up to the first that is not whole."""
+    out: list[dict] = []
+    at = opening + 1
+    while True:
+        at = _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
+        try:
+            obj, at = _DECODER.raw_decode(text, at)
+        except ValueError:
+            return out
+        if not isinstance(obj, dict):
+            return out
+        out.append(obj)
+        at = _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
+        if not text.startswith(",", at):
+            return out
+        at += 1
+
+
+def _cut_short(
+    path: Path, raw: bytes, exc: CorruptInputError, warns: Warnings
+) -> tuple[RecordChunk, str]:
+    """The complete records before the break of a document that does not parse: of the list
+    at the top, or of the longest list of objects under a key that logs a loss; the error
+    again when there is none."""
+    text = raw.decode("utf-8", errors="replace")
+    body = text.lstrip("\ufeff \t\r\n")
+    if body.startswith("["):
+        places = [(len(text) - len(body), "a JSON list of records")]
+    else:
+        places = [
+            (m.start() + m[0].rindex("["), f"the records under {m[1]!r}")
+            for m in _LIST_OF_OBJECTS.finditer(text)
+        ]
+    best: tuple[list[dict], int, str] | None = None
+    for opening, where in places:
+        records = _complete_objects(text, opening)
+        if any("loss" in str(k).lower() for r in records for k in r):
+            if best is None or len(records) > len(best[0]):
+                best = (records, opening, where)
+    if best is None:
+        raise exc
+    records, opening, where = best
+    warns.add(
+        f"{exc.message}: the file is cut short or broken there; the {len(records)} complete "
+        "record(s) before it were read",
+        line=exc.line,
+        byte=exc.byte,
+    )
+    return RecordChunk(records, _lines(text, opening, len(records))), where
+
+
+def records_document(path: Path, warns: Warnings) -> tuple[RecordChunk, str] | None:
     """The records of a one-document log, with a word on where they were found; None when the
     document holds no list of loss-logging records."""
     raw = path.read_bytes()
-    doc = parse_document(path, raw)
+    try:
+        doc = parse_document(path, raw)
+    except CorruptInputError as exc:
+        return _cut_short(path, raw, exc, warns)
     text = raw.decode("utf-8", errors="replace")
     if isinstance(doc, list) and doc and all(isinstance(v, dict) for v in doc):
         opening = text.index("[")

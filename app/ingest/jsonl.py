@@ -490,7 +490,7 @@ def _read(
     chunks: Iterable[RecordChunk | FrameChunk] = iter_records(path, state.warns)
     head = head_text(path)
     if head and not _json_lines(head) and looks_like_records(head):
-        document = records_document(path)
+        document = records_document(path, state.warns)
         if document is None:
             raise EmptyInputError("no list of records holding a loss in this JSON", file=str(path))
         chunks, detail = [document[0]], document[1]

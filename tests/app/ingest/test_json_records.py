@@ -97,3 +97,34 @@ def test_records_one_level_down_are_found(tmp_path):
     roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
     assert roles == {"valid accuracy": "val_score", "train loss": "train_loss"}
     assert list(f[f["metric"] == "train loss"]["step"]) == list(range(250, 5250, 250))
+
+
+@pytest.mark.parametrize(
+    ("doc", "where"),
+    [
+        (HISTORY, "a JSON list of records"),  # Chainer's `log`, `json.dump(history, f)`
+        ({"seed": 42, "history": HISTORY}, "the records under 'history'"),
+    ],
+)
+def test_a_document_cut_short_gives_its_complete_records_and_says_where(tmp_path, doc, where):
+    """A script that rewrites its whole list of records every epoch, killed mid-write, leaves
+    the list open and its last record cut (as does a copy of a log's first part): the file was
+    refused as not valid JSON, losing every record before the break."""
+    text = json.dumps(doc, indent=2)
+    cut = text.index('"val_loss": 9.35')  # inside the fourth record
+    path = tmp_path / "log.json"
+    path.write_text(text[:cut])
+    result = load_run(path)
+    assert result.source["detail"] == where
+    assert _points(result.frame, "val_loss") == [(1, 10.99), (2, 9.70), (3, 9.12)]
+    warning = next(w for w in result.warnings if "cut short" in w.message)
+    assert "3 complete record(s)" in warning.message
+    assert warning.line == text[:cut].count("\n") + 1 and warning.byte == cut
+
+
+def test_a_document_cut_before_its_first_whole_record_is_refused_where_it_breaks(tmp_path):
+    path = tmp_path / "log.json"
+    path.write_text('[\n  {"epoch": 1, "loss": 0.')
+    with pytest.raises(InputError) as err:
+        load_run(path)
+    assert err.value.line == 2 and "not valid JSON" in str(err.value)
