@@ -35,6 +35,7 @@ _TIME_PER = re.compile(r"\d+(?:\.\d+)?\s?(?:s|ms|us|µs)/(?:epoch|step|sample)\b
 DIGIT = re.compile(r"\d")
 _ASCII_DIGIT = re.compile(r"[0-9]")
 _KEY_SUFFIX = re.compile(r"\s+(?:is|was|=)$")
+_LETTER = re.compile(r"[A-Za-z]")
 # a key opens with no linking word: the words up to it are prose (`Saving model at Epoch 3 with
 # Validation Accuracy: 0.87` reads `Validation Accuracy`, the metric the epoch line prints too)
 _LINKED_KEY = re.compile(r"^(?:with|and|at|for|of|on|in|to|from|by|after|when|while)\s+", re.I)
@@ -308,13 +309,24 @@ def find_pairs(
 _OVER_COUNT = re.compile(r"\bover \d+(?:\.\d+)? (?:frames|utterances|utts|samples|tokens)\b\.?")
 
 
+# a name and the time it measures, as a clock after a colon or in seconds (`Tot: 0:00:23`, `ETA:
+# 0:00:00`, `Data 0.789s(0.789s)`, `Net 23.530s`: CenterNet's progress line): a measurement, no
+# words (a log level before a clock, `[INFO 23:29:07]`, is a stamp, not one)
+_TIMED_PAIR = re.compile(
+    r"\b[A-Za-z]\w{0,20}(?::\s*\d+:\d\d(?::\d\d)?|:?\s*\d+(?:\.\d+)?s(?:\(\d+(?:\.\d+)?s\))?)(?!\w)"
+)
+
+
 def words_between(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> int:
     """The words of prose on a line outside its metrics; a time per epoch or step that the
     framework prints beside them (Keras' `358ms/epoch - 3ms/step`), or the count a loss was
     taken over (`over 2828.00 frames.`), is no prose."""
     gaps = [rest[: found[0][0]], rest[found[-1][1] :]]
     gaps += [rest[a[1] : b[0]] for a, b in zip(found, found[1:], strict=False)]
-    return sum(len(WORD.findall(_OVER_COUNT.sub(" ", _TIME_PER.sub(" ", g)))) for g in gaps)
+    return sum(
+        len(WORD.findall(_TIMED_PAIR.sub(" ", _OVER_COUNT.sub(" ", _TIME_PER.sub(" ", g)))))
+        for g in gaps
+    )
 
 
 def repeat_splits(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> list[str]:
@@ -331,7 +343,26 @@ def repeat_splits(rest: str, found: list[tuple[int, int, str, str, int, int]]) -
             if words:
                 out[i] = f"{words[-1]}/"
         last[key] = pair[1]
-    return out
+    return out if any(out) else _repeated_group(rest, found, out)
+
+
+def _repeated_group(
+    rest: str, found: list[tuple[int, int, str, str, int, int]], out: list[str]
+) -> list[str]:
+    """`out` with a group of keys printed again in the same order, nothing but separators
+    between the two (`epoch: 5 |loss 2.69 | hm_loss 1.85 | time 1.5 | loss 3.08 | hm_loss 1.92 |
+    time 0.5 |`, CenterNet's log.txt: the training pass's averages, then the validation's under
+    the same names), put under `val/`: a second pass over the same metrics in one record is
+    the held-out one. A lone key printed twice keeps its name."""
+    keys = [pair[2] for pair in found]
+    k = 0  # the group's length: the keys before the first printed again
+    while k < len(keys) and keys[k] not in keys[:k]:
+        k += 1
+    if k < 2 or keys[k : 2 * k] != keys[:k] or any(_HAS_SPLIT.search(key) for key in keys[:k]):
+        return out
+    if _LETTER.search(rest, found[k - 1][1], found[k][0]):
+        return out
+    return [*out[:k], *(["val/"] * k), *out[2 * k :]]
 
 
 def line_prefixes(rest: str, found: list[tuple[int, int, str, str, int, int]]) -> list[str]:

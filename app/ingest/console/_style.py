@@ -142,6 +142,13 @@ EPOCH_BRACKETED_BATCH = re.compile(
     r"(?:\s*\(\s*\d+(?:\.\d+)?\s*%\s*\))?\s*\]",
     re.I,
 )
+# a phase, then its epoch and batch in brackets (`ctdet/coco_dla| train: [1][0/61]|Tot: 0:00:23
+# |ETA: 0:00:00 |loss 253.66 |hm_loss 252.24 ...`, CenterNet's progress line; `val: [5][12/2110]`
+# for its validation): the epoch and the batch of its printed length
+PHASE_EPOCH_BATCH = re.compile(
+    r"(?:(?<=(?i:train): )|(?<=(?i:val): )|(?<=(?i:test): ))"  # the phase stays: it names the split
+    r"\[(?P<epoch>\d+)\]\[(?P<batch>\d+)/(?P<batches>\d+)\]"
+)
 LEADING_EPOCH_BATCH = re.compile(
     r"^\s*\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]"
     r"\s*\[\s*(?P<batch>\d+)\s*/\s*(?P<batches>\d+)\s*\]"

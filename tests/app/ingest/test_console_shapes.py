@@ -1625,6 +1625,58 @@ def test_darts_logs_keyless_rows_under_an_epoch_line_with_its_rate(stamp):
     _same_with_and_without_plans(text)
 
 
+_CENTERNET_KEYS = ("loss", "hm_loss", "wh_loss", "off_loss")
+
+
+def test_centernets_log_txt_prints_the_validation_under_the_training_names():
+    """CenterNet's `log.txt`: `2019-04-20-10-20: epoch: 5 |loss 2.69 | hm_loss 1.85 | ... |
+    time 1.51 | loss 3.08 | hm_loss 1.92 | ... | time 0.51 |`, the epoch's training averages
+    and, every `val_intervals` epochs, the validation's under the same names on the same line.
+    The repeats joined the training series (two points an epoch)."""
+    text = ""
+    for e in range(1, 7):
+        text += f"2019-04-20-10-{e:02d}: epoch: {e} |"
+        for k, key in enumerate((*_CENTERNET_KEYS, "time")):
+            text += f"{key} {(4 - k) / e:8f} | "
+        if e % 3 == 0:
+            for k, key in enumerate((*_CENTERNET_KEYS, "time")):
+                text += f"{key} {(4.5 - k) / e:8f} | "
+        text += "\n"
+    result = _read(text)
+    roles = _roles(result)
+    assert roles["loss"] == roles["hm_loss"] == "train_loss"
+    assert roles["val/loss"] == roles["val/hm_loss"] == "val_loss"
+    assert _series(result, "loss") == ([1, 2, 3, 4, 5, 6], [4.0, 2.0, 1.333333, 1.0, 0.8, 0.666667])
+    assert _series(result, "val/loss") == ([3, 6], [1.5, 0.75])
+    # a lone key printed twice, with nothing to say which split, keeps its name
+    lone = _read("".join(f"epoch: {e} | loss {1 / e:.4f} | acc 0.5 | loss 2.0\n" for e in (1, 2)))
+    assert set(_roles(lone)) == {"loss", "acc"}
+    _same_with_and_without_plans(text)
+
+
+def test_centernets_progress_line_with_its_phase_epoch_and_batch():
+    """CenterNet's trainer with `--print_iter`: `ctdet/coco_dla| train: [1][0/61]|Tot: 0:00:23
+    |ETA: 0:00:00 |loss 253.66 |hm_loss 252.24 |wh_loss 12.76 |off_loss 0.15 |Data
+    0.789s(0.789s) |Net 23.530s` and `val: [5][12/2110]|..`. The counter after the phase went
+    unread and the times counted as prose: the log was refused."""
+    text = ""
+    for e in (1, 2):
+        for phase, total in (("train", 61), ("val", 20)):
+            for b in (0, 30, total - 1):
+                text += f"ctdet/coco_dla| {phase}: [{e}][{b}/{total}]|Tot: 0:00:2{b % 10} "
+                text += "|ETA: 0:00:00 "
+                for k, key in enumerate(_CENTERNET_KEYS):
+                    text += f"|{key} {(4 - k) / e + b / 1000:.4f} "
+                text += f"|Data 0.789s({0.7 + b / 1000:.3f}s) |Net {23.5 - b / 10:.3f}s \n"
+    result = _read(text)
+    roles = _roles(result)
+    assert {m: roles[m] for m in _CENTERNET_KEYS} == dict.fromkeys(_CENTERNET_KEYS, "train_loss")
+    assert roles["val/loss"] == "val_loss"
+    assert _series(result, "loss")[0] == [0, 30, 60, 61, 91, 121]
+    assert _series(result, "val/loss")[0] == [60, 60, 60, 121, 121, 121]
+    _same_with_and_without_plans(text)
+
+
 def test_a_ctime_stamp_is_no_metric():
     """A script's `print(time.ctime(), ...)`: `Sun Nov 29 00:57:11 2026 Epoch 3 ...`; the
     stamp's day was read as a metric `Sun Nov`."""
