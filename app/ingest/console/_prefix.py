@@ -77,9 +77,10 @@ _TAGS_BEFORE_LEVEL = re.compile(
     r"(?=\[?(?:INFO|DEBUG|WARNING|WARN|ERROR|CRITICAL|TRACE|SUCCESS|NOTICE)\b)"
 )
 # Swin Transformer's logger (and its forks'): the time, the logger's name and where it was
-# called in brackets, `[2021-03-27 10:04:38 swin_tiny](main.py 225): INFO ` (the name and the
-# place after the time)
-_NAME_AND_PLACE = re.compile(rf"^\s*[^\s\]]+\]\({_PY}\s+\d+\)\s*:\s*")
+# called in brackets, `[2021-03-27 10:04:38 swin_tiny](main.py 225): INFO ` on the console,
+# with a space before the place in its log file (`[..swin_tiny] (main.py 225): INFO `); the
+# name and the place after the time
+_NAME_AND_PLACE = re.compile(rf"^\s*[^\s\]]+\] ?\({_PY}\s+\d+\)\s*:\s*")
 # DeepSpeed's rank tag after its level and place (`[INFO] [logging.py:96:log_dist] [Rank 0] `)
 _RANK_TAG = re.compile(r"^\s*\[Rank\s+\d+\]\s*")
 # a process id and a thread's name in brackets before a bracketed level (MONAI Label's

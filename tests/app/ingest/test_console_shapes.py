@@ -1073,10 +1073,13 @@ def test_a_checkpoint_message_is_no_record():
     assert len(_series(kept, "loss")[0]) == 8
 
 
-def test_swin_transformer_train_and_test_meters():
+@pytest.mark.parametrize("gap", ["", " "])
+def test_swin_transformer_train_and_test_meters(gap):
     """Swin Transformer's logger: `[time name](main.py 225): INFO Train: [e/E][b/B]\\t...` with
-    running averages beside each meter, then `Test: [b/B]` lines and the ` * Acc@1` summary."""
-    prefix = "[2021-03-27 10:04:38 swin_tiny_patch4_window7_224](main.py {}): INFO "
+    running averages beside each meter, then `Test: [b/B]` lines and the ` * Acc@1` summary. Its
+    log file's format puts a space before the place (`[time name] (main.py 225): INFO `): the
+    prefix was not taken off, and the log was refused."""
+    prefix = f"[2021-03-27 10:04:38 swin_tiny_patch4_window7_224]{gap}(main.py {{}}): INFO "
     text = ""
     for e in range(3):
         for b in (0, 250, 500, 750, 1000, 1250):
