@@ -4,7 +4,11 @@ Symptom: after reaching its minimum the loss rises a long way and does not come 
 ending in NaN); the gradient norm grows or jumps with it.
 Signal: the smoothed training loss (bucket medians + rolling median): its minimum, the level of
 its last 10% of points, the head level; the largest single jump after the minimum; the gradient
-norm's late median over its median before the minimum, when logged.
+norm's late median over its median before the minimum, when logged. A short log (under 40
+points) is read unsmoothed, so its minimum passes over a lone low print: a point below both its
+neighbours by over 4x the noise and by more than they differ counts at the lower neighbour (a
+running sum reset at an epoch's start and divided by the whole interval prints one such point;
+the rise from it is no blow-up).
 Rule: the end level is above the minimum by at least 30% (ln ratio >= 0.26; half that when the
 loss ends non-finite) for positive losses, and by at least a quarter of the initial drop; for
 losses that can be negative or zero, the rise must reach half of the curve's robust range.
@@ -69,6 +73,11 @@ from lossforensics.classifiers.signals.reduce import median
 
 # the end level: median of the last 10% of the smoothed curve, so one late wobble does not move it
 _END_SHARE = 0.1
+# a point below both its neighbours by more than this many times the noise (and by more than
+# they differ) is a lone low print, not a level the loss reached (`_held_minimum`)
+_DIP_NOISE = 4.0
+# ...which needs a point with one on each side
+_WITH_NEIGHBOURS = 3
 # the head level: median of the first 5%, where the drop the rise is weighed against began
 _HEAD_SHARE = 0.05
 # a span in steps below this is zero (a one-step run): no division by it
@@ -125,6 +134,26 @@ _WARMUP_MIN_GROWTH = 2.0
 _WARMUP_SLACK = 0.05
 
 
+def _held_minimum(level: np.ndarray) -> tuple[int, float]:
+    """Where the loss was lowest and its level there, a lone low point aside: one below both
+    its neighbours by more than `_DIP_NOISE` times the curve's point-to-point noise and by more
+    than they differ from each other (the curve on both sides sits at one level; a minimum at
+    a corner, the last point of a fall before a step up, is a level the loss reached). A short
+    log is not smoothed, and one low print (a running sum divided by the full interval just
+    after it was reset: Udacity's `running_loss/print_every` at each epoch's first print) is no
+    level the run reached, though the rise from it reads as a blow-up: it counts at the lower of
+    its neighbours."""
+    floor = np.asarray(level, dtype=np.float64)
+    if len(floor) >= _WITH_NEIGHBOURS:
+        left, mid, right = floor[:-2], floor[1:-1], floor[2:]
+        beside = np.minimum(left, right)
+        depth = beside - mid
+        dips = (depth > _DIP_NOISE * signals.noise_level(floor)) & (depth > np.abs(left - right))
+        floor = np.r_[floor[0], np.where(dips, beside, mid), floor[-1]]
+    i = int(np.argmin(floor))
+    return i, float(floor[i])
+
+
 class Exploding(Classifier):
     label = "exploding"
     needs = frozenset({"train_loss"})
@@ -171,8 +200,7 @@ class Exploding(Classifier):
         if len(y) < self.min_points:
             return None
         xs, level = run.smoothed("train_loss", per_step=True)
-        i_min = int(np.argmin(level))
-        low = float(level[i_min])
+        i_min, low = _held_minimum(level)
         end = signals.tail_level(level, _END_SHARE, min_points=2)
         min_fraction = float((xs[i_min] - xs[0]) / max(np.ptp(xs), _TINY_SPAN))
         rise_log = signals.log_ratio(low, end)

@@ -58,6 +58,22 @@ def test_healthy_and_per_epoch_runs_do_not_explode():
     assert judge(Exploding(), run_of(loss=(ep, 1.0 / (1 + ep)))) is None
 
 
+def test_a_lone_low_print_is_no_minimum_the_short_run_rose_from():
+    """Udacity's course loop prints `running_loss / print_every` and resets the sum at each
+    epoch's start, so an epoch's first print divides a part of the interval's losses by all of
+    it: one low point (1.04 among 2.0s), unsmoothed in a 30-point log, from which the flat rest
+    read as a 90% blow-up. A rise from a level the run held is still one."""
+    prints = np.arange(30)
+    loss = np.r_[np.linspace(4.7, 2.4, 10), np.linspace(2.3, 2.2, 10), np.linspace(2.1, 2.0, 10)]
+    loss = loss + 0.12 * np.random.default_rng(7).standard_normal(30)
+    loss[[10, 20]] = [1.76, 1.04]  # each epoch's first print, after the reset
+    assert judge(Exploding(), run_of(loss=(prints, loss))) is None
+    blown = loss.copy()
+    blown[22:] = [1.1, 1.9, 3.5, 6.0, 9.0, 14.0, 20.0, 30.0]  # held, then a real blow-up
+    f = judge(Exploding(), run_of(loss=(prints, blown)))
+    assert f is not None and f.evidence["min_step"] in (20, 21, 22)
+
+
 def test_near_miss_a_spike_that_recovers_and_a_noisy_floor_near_zero():
     loss = _healthy()
     loss[1500:1510] += 5.0
