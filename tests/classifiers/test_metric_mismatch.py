@@ -138,6 +138,22 @@ def test_an_accuracy_within_five_points_of_its_bound_throughout_has_no_room_to_d
     assert judge(MetricMismatch(), run) is None
 
 
+def test_an_accuracy_creeping_near_its_bound_beside_a_flat_loss_is_no_disagreement():
+    """TensorFlow's quickstart, 5 epochs of MNIST: test loss 0.065, 0.061, 0.062, 0.061,
+    0.063 while test accuracy goes 97.88% -> 98.15%, was called metric_mismatch at 0.95. A
+    converged metric's last gains sit on examples the loss already counts as nearly right."""
+    ep = np.arange(1, 6)
+    loss = np.array([0.0647, 0.0609, 0.0615, 0.0614, 0.0627])
+    acc = np.array([97.88, 97.97, 98.01, 98.10, 98.15])
+    run = run_of(val_loss=(ep, loss), val_accuracy=(ep, acc))
+    assert MetricMismatch().measure(run)["metric_converged"]
+    assert judge(MetricMismatch(), run) is None
+    # a climb far below its bound beside the same flat loss is a disagreement
+    low = run_of(val_loss=(ep, loss), val_accuracy=(ep, np.array([60.0, 66, 71, 75, 78])))
+    f = judge(MetricMismatch(), low)
+    assert f is not None and f.evidence["direction"] == "metric_improves"
+
+
 def test_an_accuracy_pinned_at_one_value_is_no_converged_metric():
     """Pixel accuracy at the background's share, 0.98660713 (float32 printing varies in the 7th
     digit), at every evaluation while the val loss falls 13x: the metric measures nothing, and
