@@ -107,6 +107,8 @@ _SHARES = {
     "wacc",
     "acc1",
     "acc5",
+    "prec1",
+    "prec5",
     "f1",
     "fscore",
     "fbeta",

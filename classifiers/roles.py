@@ -103,9 +103,12 @@ _SCORE_TOKENS = {
     "spearmanr",
     "meteor",
     "chrf",
-    # timm / DeiT / MAE's top-k accuracies (`test_acc1`, `acc5`) and the Jaccard index (IoU)
+    # timm / DeiT / MAE's top-k accuracies (`test_acc1`, `acc5`; older timm's summary.csv
+    # `eval_prec1`, `eval_prec5`, precision@k) and the Jaccard index (IoU)
     "acc1",
     "acc5",
+    "prec1",
+    "prec5",
     "jaccard",
     # plurals and short forms scripts print (`val_accs`, `val_prec`, `val_sens`, `val_spec`)
     "accs",

@@ -62,10 +62,11 @@ _PANDAS_PLACEHOLDER = re.compile(r"(unnamed: \d+)?")
 # is a name: YOLOv5's `metrics/mAP_0.5:0.95`)
 _KEY_VALUE = re.compile(r"[A-Za-z_][\w /.-]*\s*[:=]\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
-# a number printed after a separator or a bracket (`Loss: 2.56`, `Epoch [1/100]`): half the cells
-# of a "header" holding one make it a printed record (one such cell is a name: YOLOv5's
-# `metrics/mAP_0.5:0.95`)
-_PRINTED_NUMBER = re.compile(r"[:=\[]\s*[-+]?\.?\d")
+# a number printed after a separator or a bracket (`Loss: 2.56`, `Epoch [1/100]`), or a decimal
+# one after a space that ends the cell (`loss 0.43315`): half the cells of a "header" holding one
+# make it a printed record (`2018-03-21T13:56:22: step 3866, loss 0.43315, acc 0.90625` under a
+# `...` line a paste opened with; one such cell is a name: YOLOv5's `metrics/mAP_0.5:0.95`)
+_PRINTED_NUMBER = re.compile(r"[:=\[]\s*[-+]?\.?\d|\s[-+]?\d*\.\d+(?:[eE][-+]?\d+)?$")
 
 # the column of a long table that names each row's run: ours, MLflow's `run_id`, tbparse's
 # `dir_name` (the run's folder under the log directory)

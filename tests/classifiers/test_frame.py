@@ -135,6 +135,8 @@ def test_split_context_makes_val():
         ("eval_spearmanr", "val_score"),
         ("val_kappa", "val_score"),
         ("test_acc1", "val_score"),
+        ("eval_prec1", "val_score"),  # older timm's summary.csv: precision@1, a top-1 accuracy
+        ("eval_prec5", "val_score"),
         ("val_jaccard_coef", "val_score"),
         ("jaccard_coef", "train_score"),
         ("val_DSC", "val_score"),  # the Dice similarity coefficient, as medical papers name it

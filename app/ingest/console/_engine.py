@@ -250,10 +250,14 @@ def _later_bars_as_evaluation(
 
 def _not_carried(run: np.ndarray, key: np.ndarray, val: np.ndarray) -> np.ndarray:
     """False for a point whose value is its metric's previous value in the same run: a redrawn
-    bar carries its postfix over until the value is updated."""
+    bar carries its postfix over until the value is updated. A metric that shows one value at
+    every redraw keeps them all: its carries cannot be told from its readings, and a loss
+    stuck at one printed value (`train_loss=4.600` over a whole epoch's bar) is the finding."""
     frame = pd.DataFrame({"run": run, "key": key, "val": val})
-    before = frame.groupby(["run", "key"], sort=False)["val"].shift()
-    return ~(before.to_numpy() == val)
+    groups = frame.groupby(["run", "key"], sort=False)["val"]
+    before = groups.shift()
+    constant = (groups.transform("nunique") == 1).to_numpy()
+    return ~(before.to_numpy() == val) | constant
 
 
 def _last_in_epoch(

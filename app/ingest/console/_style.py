@@ -142,6 +142,14 @@ EPOCH_BRACKETED_BATCH = re.compile(
     r"(?:\s*\(\s*\d+(?:\.\d+)?\s*%\s*\))?\s*\]",
     re.I,
 )
+# the epoch out of all in brackets, then the batch out of the epoch's in parentheses
+# (`Epoch:[0/19](100/24681) loss:5.251 lr:0.0002 epoch_Time:98.0min:`, minimind's): the epoch
+# and the batch of its printed length
+EPOCH_OF_ALL_BATCH = re.compile(
+    r"\bepoch\s*:?\s*\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]"
+    r"\s*\(\s*(?P<batch>\d+)\s*/\s*(?P<batches>\d+)\s*\)",
+    re.I,
+)
 # a phase, then its epoch and batch in brackets (`ctdet/coco_dla| train: [1][0/61]|Tot: 0:00:23
 # |ETA: 0:00:00 |loss 253.66 |hm_loss 252.24 ...`, CenterNet's progress line; `val: [5][12/2110]`
 # for its validation): the epoch and the batch of its printed length

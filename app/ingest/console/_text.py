@@ -149,16 +149,18 @@ def _split_headings(text: str) -> str:
     return _HEADED_BLOCK.sub(_headed_block, text) if found else text
 
 
-# full-width punctuation as Chinese and Japanese input methods type it (`loss：0.52，acc：0.9`):
-# the ASCII mark it stands for, one character for one, so every line keeps its length
-_FULL_WIDTH = str.maketrans("：，；（）［］＝｜", ":,;()[]=|")
+# full-width punctuation as Chinese and Japanese input methods type it (`loss：0.52，acc：0.9`),
+# and typographic quotes an editor or a chat client puts in a pasted printed dict (`{‘loss’:
+# 1.453, ‘learning_rate’: 2e-05}`): the ASCII mark each stands for, one character for one, so
+# every line keeps its length
+_FULL_WIDTH = str.maketrans("：，；（）［］＝｜‘’“”", ":,;()[]=|''\"\"")
 
 
 def clean(text: str) -> str:
     """One block of text with ANSI codes gone and progress-bar updates reduced to the last."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
-    if not text.isascii() and ("：" in text or "，" in text):
+    if not text.isascii() and ("：" in text or "，" in text or "‘" in text or "“" in text):
         text = text.translate(_FULL_WIDTH)
     text = _split_headings(_exact_shares(_best_rounds(_joined_boxes(text))))
     if "Warning: " in text:

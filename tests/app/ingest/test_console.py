@@ -150,6 +150,35 @@ def test_lightning_val_loss_sits_at_its_epoch_and_the_last_redraw_adds_no_point(
     assert _series(result, "val_loss") == ([0, 1, 2], [0.947, 0.188, 0.039])
 
 
+def test_a_bar_whose_loss_never_changes_keeps_its_redraws():
+    """A stuck model's Lightning bar shows `train_loss=4.600` at every redraw (lines of the bar
+    as pasted in an issue): each was dropped as a carried value, and the log was refused for
+    want of a loss series; the stuck loss is the finding. A loss that changes keeps dropping
+    its carries."""
+    bar = "Epoch 0:  {p}%|#  | {n}/704 [00:30<04:54,  2.17it/s, v_num=11, train_loss={v}]\n"
+    stuck = "".join(bar.format(p=n * 100 // 704, n=n, v="4.600") for n in range(60, 90))
+    assert _series(_read(stuck), "train_loss")[1] == [4.6] * 30
+    moving = "".join(
+        bar.format(p=n * 100 // 704, n=n, v=f"{4.6 - (n // 5) / 100:.3f}") for n in range(60, 90)
+    )
+    assert len(_series(_read(moving), "train_loss")[1]) == 6
+
+
+def test_printed_dicts_pasted_with_typographic_quotes():
+    """The HF Trainer's dicts pasted through an editor that curls the quotes (`{‘loss’: 1.453,
+    ‘grad_norm’: 2.47, ‘learning_rate’: 4.68e-05, ‘epoch’: 0.19}`, an issue's paste): refused."""
+    text = "".join(
+        f"{{‘loss’: {1.45 + e / 100:.3f}, ‘grad_norm’: 2.47, ‘learning_rate’: 4e-05, "
+        f"‘epoch’: {0.19 * e:.2f}}}\n"
+        for e in range(1, 7)
+    )
+    result = _read(text)
+    assert "hf trainer" in result.detail
+    assert _series(result, "loss")[1] == [1.46, 1.47, 1.48, 1.49, 1.5, 1.51]
+    # double typographic quotes alike
+    assert len(_series(_read(text.replace("‘", "“").replace("’", "”")), "loss")[1]) == 6
+
+
 def test_hf_eval_dicts_sit_at_the_train_log_before_them():
     result = load_run(FIXTURES / "hf_trainer.log")
     steps, values = _series(result, "eval_loss")

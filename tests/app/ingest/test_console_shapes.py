@@ -1432,6 +1432,22 @@ def test_a_bare_epoch_with_the_examples_seen_in_brackets_places_each_batch():
     _same_with_and_without_plans(text)
 
 
+def test_minimind_epoch_of_all_then_batch_of_the_epochs():
+    """minimind's `Epoch:[0/19](100/24681) loss:5.251 lr:0.00020000 epoch_Time:98.0min:`: the
+    batch in parentheses went unread, and the 19 epochs of the run were taken as lines of one
+    epoch (steps 0..18 where the batches ran 0..1800)."""
+    text = "".join(
+        f"Epoch:[{e}/2]({b}/24681) loss:{8 / (1 + e + b / 500):.3f} lr:0.00020000 "
+        f"epoch_Time:{98 - b // 100}.0min:\n"
+        for e in (0, 1)
+        for b in (0, 100, 200)
+    )
+    result = _read(text)
+    assert set(_roles(result)) == {"loss", "lr"}
+    assert _series(result, "loss")[0] == [0, 100, 200, 24681, 24781, 24881]
+    _same_with_and_without_plans(text)
+
+
 def test_keras_tuner_trials_and_folds_are_runs_of_their_own():
     """KerasTuner prints `Search: Running Trial #2` before each trial's `fit`; a k-fold loop
     prints `===== FOLD 2 =====`. Read by the Keras style, which knew no trial header, every
@@ -1678,6 +1694,24 @@ def test_centernets_progress_line_with_its_phase_epoch_and_batch():
     assert _series(result, "loss")[0] == [0, 30, 60, 61, 91, 121]
     assert _series(result, "val/loss")[0] == [60, 60, 60, 121, 121, 121]
     _same_with_and_without_plans(text)
+
+
+def test_the_pytorch_name_classification_tutorials_print():
+    """*NLP From Scratch*'s name classifier prints `35000 35% (1m 4s) 2.1451 Minitsky / Polish ✗
+    (Russian)`: the iteration and its share, the time, the loss, then a name and the guess (the
+    log of a run whose loss went NaN at 35000 was refused)."""
+    rows = [
+        (5000, "2.4177", "Coelho / Portuguese ✓"),
+        (10000, "2.5862", "Desro / Dutch ✗ (French)"),
+        (15000, "1.1451", "Minitsky / Polish ✗ (Russian)"),
+        (20000, "nan", "Nam / Russian ✓"),
+    ]
+    text = "".join(f"{i} {i // 1000}% (0m {i // 1000}s) {v} {guess}\n" for i, v, guess in rows)
+    result = _read(text)
+    assert "pytorch tutorial" in result.detail
+    steps, values = _series(result, "loss")
+    assert steps == [5000, 10000, 15000, 20000]
+    assert values[:3] == [2.4177, 2.5862, 1.1451] and np.isnan(values[3])
 
 
 def test_a_ctime_stamp_is_no_metric():

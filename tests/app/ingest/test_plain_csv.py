@@ -400,3 +400,21 @@ def test_a_title_over_comma_separated_key_value_lines_is_no_table(tmp_path):
     assert result.format == "console"
     loss = result.frame[result.frame["metric"] == "Loss"]
     assert loss["step"].tolist() == [200, 400, 600, 800, 1000]
+
+
+def test_an_elision_over_space_separated_key_value_records_is_no_table(tmp_path):
+    """A paste that opens with `...` (the lines cut above it) over TensorFlow's text-CNN
+    `2018-03-21T13:56:22.703288: step 3866, loss 0.43315, acc 0.90625`: the first record was
+    taken for a CSV header (its `step` a step column) and the file refused with no numeric
+    points. A decimal number ending a cell after a space is a printed value, not a name."""
+    text = "...\n" + "".join(
+        f"2018-03-21T13:56:{10 + i}.703288: step {3866 + i}, loss {0.43 - i / 100:.5f}, "
+        f"acc {0.90625 + i / 1000:.5f}\n"
+        for i in range(8)
+    )
+    path = tmp_path / "log.txt"
+    path.write_text(text)
+    result = load_run(path)
+    assert result.format == "console"
+    loss = result.frame[result.frame["metric"] == "loss"]
+    assert loss["step"].tolist() == list(range(3866, 3874))
