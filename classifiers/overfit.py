@@ -62,8 +62,11 @@ A window cut late from training (its first step past `_LATE_START`, half, of its
 86-90 pasted from an issue), which the rules above find nothing in, is overfit when the val sits
 `_LATE_GAP` (2x) or more above the train at its start and did not follow (`_LATE_FOLLOW`, a
 fifth) a train fall of `_LATE_TRAIN_DROP` (20%) or more across it: the gap opened before the
-window and training on widens it (reading='late_window_gap', distribution_mismatch's measurement,
-confidence `_LATE_WINDOW_CONFIDENCE`, 0.4: inferred without the run's start).
+window and training on widens it; or when the val sits `_LATE_MEMORISED_GAP` (20x) or more above
+the train and closes under `_LATE_VAL_CLOSING` (a tenth) of its level across the window, whatever
+the train does at its floor: the model memorised its training data (reading='late_window_gap',
+distribution_mismatch's measurement, confidence `_LATE_WINDOW_CONFIDENCE`, 0.4: inferred without
+the run's start).
 Without a validation loss, a log that marks its epochs is read for the memorisation staircase
 (classifiers._staircase): the per-step training loss drops by `_MIN_DROP_REL` (5%) or more at
 2+ epoch boundaries, those drops hold `_BOUNDARY_SHARE` (two thirds) of its fall over the epochs
@@ -171,6 +174,12 @@ _LATE_GAP = 2.0
 _LATE_TRAIN_DROP = 0.2
 # ... and the val followed a fifth of that fall at most
 _LATE_FOLLOW = 0.2
+# ... or, the train at its floor (memorised: its fall is over), the val this many times the
+# train or more at its start (the factor by which a memorised train loss falls) ...
+_LATE_MEMORISED_GAP = 20.0
+# ... and closing under a tenth of its own level across the window (the val rise overfit reads
+# elsewhere as clear, `log_fall_rise`, the other way)
+_LATE_VAL_CLOSING = 0.1
 # confidence of the late-window reading: inferred, the run's start is not in the log
 _LATE_WINDOW_CONFIDENCE = 0.4
 # what the late-window reading keeps of distribution_mismatch's measurement
@@ -249,13 +258,18 @@ def _late_window_gap(m: dict) -> bool:
     (20%) or more across it: the generalisation gap opened before the window, and training on
     widens it. (A run's start, where distribution_mismatch tells a val that never learned from
     one that stopped, is not in such a log.)"""
-    return bool(
-        m.get("log_start_share", 0.0) >= _LATE_START
-        and m["train_head"] > 0
-        and m["val_head"] >= _LATE_GAP * m["train_head"]
+    if m.get("log_start_share", 0.0) < _LATE_START or m["train_head"] <= 0:
+        return False
+    widening = (
+        m["val_head"] >= _LATE_GAP * m["train_head"]
         and m["train_improvement_pct"] >= _PERCENT * _LATE_TRAIN_DROP
         and m["val_follow_ratio"] <= _LATE_FOLLOW
     )
+    memorised = (
+        m["val_head"] >= _LATE_MEMORISED_GAP * m["train_head"]
+        and m["val_improvement_pct"] < _PERCENT * _LATE_VAL_CLOSING
+    )
+    return bool(widening or memorised)
 
 
 def _rose_together(m: dict) -> bool:
@@ -619,14 +633,24 @@ class Overfit(Classifier):
         measurement, `log_start_share` past `_LATE_START`): the gap is open when the window
         starts, the training loss falls across it and the validation loss does not follow."""
         gap = m["val_head"] / m["train_head"]
-        summary = (
+        start = (
             f"The log starts late in training (step {m['start_step']} of {m['end_step']}) with "
-            f"the validation loss already {gap:.1f}x the training loss; over the window the "
-            f"training loss fell {m['train_improvement_pct']:.0f}% ({m['train_head']:.4g} -> "
-            f"{m['train_tail']:.4g}) while the validation loss did not follow ("
-            f"{m['val_head']:.4g} -> {m['val_tail']:.4g}): the gap between them is open and "
-            "widening."
+            f"the validation loss already {gap:.1f}x the training loss; "
         )
+        if m["train_improvement_pct"] >= _PERCENT * _LATE_TRAIN_DROP:
+            summary = start + (
+                f"over the window the training loss fell {m['train_improvement_pct']:.0f}% "
+                f"({m['train_head']:.4g} -> {m['train_tail']:.4g}) while the validation loss "
+                f"did not follow ({m['val_head']:.4g} -> {m['val_tail']:.4g}): the gap between "
+                "them is open and widening."
+            )
+        else:
+            summary = start + (
+                f"the training loss sits at its floor ({m['train_head']:.4g} -> "
+                f"{m['train_tail']:.4g}) and the validation loss does not close the gap "
+                f"({m['val_head']:.4g} -> {m['val_tail']:.4g}): the model has memorised its "
+                "training data."
+            )
         evidence = {
             "reading": "late_window_gap",
             "val_gap_ratio": gap,

@@ -544,3 +544,20 @@ def test_a_window_cut_late_from_training_with_an_open_gap_is_overfit_not_a_misma
     assert f.evidence["log_start_share"] > 0.9 and f.evidence["val_gap_ratio"] > 2
     early = run_of(loss=(ep - 85, train), val_loss=(ep - 85, val))
     assert judge(Overfit(), early) is None
+
+
+def test_a_late_window_of_a_memorised_train_far_below_its_val_is_overfit():
+    """Epochs 69-77 pasted from an issue: the train loss at its floor (0.031, drifting to 0.035)
+    and the val 110x above it, easing 3.5 -> 3.4. The train no longer falls, so the widening-gap
+    reading found nothing, and the run was called healthy; a val that far above a memorised
+    train is overfit. A val closing the gap, or one only a few times the train, is not read so."""
+    ep = np.arange(69, 78)
+    train = np.array([0.031, 0.030, 0.033, 0.032, 0.031, 0.034, 0.033, 0.036, 0.035])
+    val = np.array([3.53, 3.49, 3.55, 3.44, 3.47, 3.41, 3.45, 3.40, 3.41])
+    f = judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.evidence["reading"] == "late_window_gap"
+    assert f.evidence["val_gap_ratio"] > 100 and "memorised" in f.summary
+    closing = val * np.linspace(1.0, 0.7, len(ep))  # the val gaining 30% across the window
+    assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, closing))) is None
+    narrow = run_of(loss=(ep, train), val_loss=(ep, val / 20))  # 5x: no memorisation to read
+    assert judge(Overfit(), narrow) is None
