@@ -53,8 +53,10 @@ def not_echoed(
     run, kind and counters, the same metrics with the same values. A logger's line followed by
     a `print` of the same text, or a file handler and a redirected stdout writing one file,
     print every record twice; read twice, each epoch holds two points at two sub-steps. A record
-    with neither step nor batch counter must hold two metrics or more to count as an echo: one
-    value printed twice within an epoch may be a flat loss printed per batch."""
+    with neither step nor batch counter must hold two metrics or more to count as an echo, not
+    all of them NaN or infinite: one value printed twice within an epoch may be a flat loss
+    printed per batch, and a run that went NaN prints NaN at every line after (a Keras bar's
+    `loss: nan - mse: nan`, pasted without its epoch header)."""
     keep = np.ones(len(p_rec), dtype=bool)
     if len(p_rec) < 2:
         return keep
@@ -70,7 +72,9 @@ def not_echoed(
     for field in _ECHO_FIELDS:
         column = rec[field]
         echo &= column[recs[1:]] == column[recs[:-1]]
-    counted = (rec["step"][recs[1:]] >= 0) | (rec["batch"][recs[1:]] >= 0) | (counts[1:] >= 2)
+    finite = np.add.reduceat(np.isfinite(p_val).astype(np.int64), starts) > 0
+    several = (counts[1:] >= 2) & finite[1:]
+    counted = (rec["step"][recs[1:]] >= 0) | (rec["batch"][recs[1:]] >= 0) | several
     echo &= counted
     if not echo.any():
         return keep

@@ -713,6 +713,19 @@ def test_a_single_value_printed_twice_in_an_epoch_is_kept_twice():
     assert values == [2.3026] * 6
 
 
+def test_a_nan_streak_printed_line_after_line_is_no_echo():
+    """A Keras bar pasted without its `Epoch 1/1` header, `  2/100 [...] - ETA: 20:11 - loss:
+    nan - mse: nan`: with no counter read, eleven NaN lines after the first were taken for
+    echoes of it and the run read as two points. A record whose every value is NaN or infinite
+    is a streak, not a line printed twice."""
+    text = " 1/100 [....] - ETA: 12:52 - loss: 0.0838 - mse: 0.0486\n"
+    text += "".join(
+        f" {b}/100 [....] - ETA: 20:{b:02d} - loss: nan - mse: nan\n" for b in range(2, 14)
+    )
+    _, values = _series(_read(text), "loss")
+    assert len(values) == 13 and values[0] == 0.0838 and np.isnan(values[1:]).all()
+
+
 def test_a_counter_printed_with_one_value_on_every_loss_line_is_no_axis():
     """`[train] epoch:3 iter:0/18 ... loss:0.61` once an epoch: iter never moves, so the epoch
     is the step (every point sat at step 0 and no check could judge the run)."""
