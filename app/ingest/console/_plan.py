@@ -39,6 +39,9 @@ _LETTER = re.compile(r"[A-Za-z]")
 # a key opens with no linking word: the words up to it are prose (`Saving model at Epoch 3 with
 # Validation Accuracy: 0.87` reads `Validation Accuracy`, the metric the epoch line prints too)
 _LINKED_KEY = re.compile(r"^(?:with|and|at|for|of|on|in|to|from|by|after|when|while)\s+", re.I)
+# a rate's unit opening a key (`step=111100, 21.7206 examples/sec lr=0.000000`, tf-pose's): the
+# unit of the number before it, not a word of the key
+_RATE_UNIT = re.compile(r"^[A-Za-z]+/(?:sec|s|step|it|iter|batch)\s+", re.I)
 _SPLIT_WORD = re.compile(r"\b(val|valid|validation|eval|evaluation|test|dev)\b", re.I)
 _HAS_SPLIT = re.compile(
     r"(?:^|[^a-z])(?:val|valid|validation|eval|evaluation|test|dev|train|training|predict)"
@@ -299,6 +302,9 @@ def find_pairs(
         if (link := _LINKED_KEY.match(key)) and link.end() < len(key):
             start = key_at = key_at + link.end()
             key = key[link.end() :]
+        if (unit := _RATE_UNIT.match(key)) and unit.end() < len(key):
+            start = key_at = key_at + unit.end()
+            key = key[unit.end() :]
         if key in st.ignore or key.lower() in st.ignore:
             continue
         found.append((start, m.end(), key, m["val"], key_at, m.start("val")))

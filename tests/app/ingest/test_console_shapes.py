@@ -1714,6 +1714,23 @@ def test_the_pytorch_name_classification_tutorials_print():
     assert values[:3] == [2.4177, 2.5862, 1.1451] and np.isnan(values[3])
 
 
+def test_a_rate_unit_before_a_key_is_the_numbers():
+    """tf-pose-estimation's `epoch=14.60 step=111100, 21.7206 examples/sec lr=0.000000,
+    loss=383.56`: the rate's unit opened the next key, read as one metric `examples/sec lr`
+    (role other) and no learning rate."""
+    text = "".join(
+        f"[2018-10-12 21:2{i}:25,087] [train] [INFO] epoch=14.{60 + i} step={111100 + 100 * i}, "
+        f"21.72{i} examples/sec lr=0.000100, loss={383.5 - i:.2f}, loss_ll={63.8 - i:.4f}, q=100\n"
+        for i in range(6)
+    )
+    result = _read(text)
+    roles = _roles(result)
+    assert roles["lr"] == "lr" and roles["loss"] == "train_loss"
+    assert not any("examples" in m for m in roles)
+    assert _series(result, "lr")[0] == [111100 + 100 * i for i in range(6)]
+    _same_with_and_without_plans(text)
+
+
 def test_a_ctime_stamp_is_no_metric():
     """A script's `print(time.ctime(), ...)`: `Sun Nov 29 00:57:11 2026 Epoch 3 ...`; the
     stamp's day was read as a metric `Sun Nov`."""
