@@ -13,6 +13,12 @@ that class settles on the class prior; a model that learns something its frozen 
 show (the score is broken, or measured at a fixed threshold the model has not crossed yet)
 moves its loss far more, and that disagreement is metric_mismatch's to report.
 
+A validation loss that reads exactly the same value at every one of `MIN_EVALS` evaluations or
+more, while the training loss moved, says the same without a score: the evaluated outputs never
+changed (a triplet loss at its margin, 0.2000, epoch after epoch: the embeddings collapsed to one
+point; a constant prediction; weights that are not updated). A loss moves with any change of the
+outputs, so an identical value is no coincidence; exactly 0 is left out (nothing to lose).
+
 A score of exactly 0 is left out (an unused or broken metric reads 0 as often as a model that
 gets nothing right), and so is a score within `CONVERGED_ROOM` of its best end (98% accuracy, or
 a 1% error rate, held for a few evaluations is a converged model, not a frozen one): the best end
@@ -74,10 +80,32 @@ def frozen_predictions(run: RunSeries) -> dict | None:
     return run.measured(("frozen_predictions",), lambda: _measure(run))
 
 
+def _frozen_val_loss(run: RunSeries) -> dict | None:
+    """The primary validation loss identical at every one of its evaluations (at least
+    `MIN_EVALS`, not 0) beside a training loss that moved; None otherwise."""
+    vx, vy = finite_curve(run, "val_loss")
+    if len(vy) < MIN_EVALS or np.ptp(vy) != 0 or vy[0] == 0:
+        return None
+    tx, ty = finite_curve(run, "train_loss")
+    if len(ty) < 2 or np.ptp(ty) == 0:
+        return None
+    return {
+        "kind": "frozen_predictions",
+        "frozen": "val_loss",
+        "score_metric": run.primary("val_loss"),
+        "score_value": float(vy[0]),
+        "evaluations": len(vy),
+        "val_late_gain": 0.0,
+        "first_step": int(min(vx[0], tx[0])),
+        "last_step": int(max(vx[-1], tx[-1])),
+        "val_points": len(vy),
+    }
+
+
 def _measure(run: RunSeries) -> dict | None:
     score = _frozen_score(run)
     if score is None:
-        return None
+        return _frozen_val_loss(run)
     gain = _val_late_gain(run)
     if gain is None or gain >= VAL_GAIN:
         return None
@@ -86,6 +114,7 @@ def _measure(run: RunSeries) -> dict | None:
     vx, _ = finite_curve(run, "val_score", name)
     return {
         "kind": "frozen_predictions",
+        "frozen": "score",
         "score_metric": name,
         "score_value": value,
         "evaluations": evals,

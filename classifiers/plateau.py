@@ -75,6 +75,9 @@ validation loss found no new best after its first third by 5% of its level
 (classifiers._frozen_predictions): the model gave the same answers at every evaluation, most
 often the majority class. It needs no training loss and only 4 evaluations (`skip_reason`), and
 is read where the training-loss rules found no stall. Confidence `_FROZEN_CONFIDENCE` (0.6).
+The same holds for a validation loss that read exactly one value (not 0) at every one of 4
+evaluations or more while the training loss moved (evidence frozen='val_loss'): the outputs on
+held-out data never changed (a triplet loss at its margin: the embeddings collapsed).
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
 Evidence: series (train or val), kind, stall_step, stuck_fraction, tail_improvement (the tail's
@@ -530,13 +533,23 @@ class Plateau(Classifier):
         return reason
 
     def judge_frozen(self, m: dict) -> Finding:
-        """The held-out score that never changed, beside a validation loss that agrees."""
-        summary = (
-            f"The held-out {m['score_metric']} read exactly {m['score_value']:.6g} at all "
-            f"{m['evaluations']} evaluations and the validation loss found no new best after "
-            f"its first third ({max(m['val_late_gain'], 0):.1%}): the model's answers on "
-            "held-out data never changed (the majority class, or weights that are not updated)."
-        )
+        """The held-out score that never changed, beside a validation loss that agrees; or the
+        validation loss itself, identical at every evaluation while the training loss moved."""
+        if m.get("frozen") == "val_loss":
+            summary = (
+                f"The validation loss ({m['score_metric']}) read exactly {m['score_value']:.6g} "
+                f"at all {m['evaluations']} evaluations while the training loss moved: the "
+                "model's outputs on held-out data never changed (a collapsed embedding, a "
+                "constant prediction, or weights that are not updated)."
+            )
+        else:
+            summary = (
+                f"The held-out {m['score_metric']} read exactly {m['score_value']:.6g} at all "
+                f"{m['evaluations']} evaluations and the validation loss found no new best "
+                f"after its first third ({max(m['val_late_gain'], 0):.1%}): the model's answers "
+                "on held-out data never changed (the majority class, or weights that are not "
+                "updated)."
+            )
         return Finding(
             self.label,
             _FROZEN_CONFIDENCE,

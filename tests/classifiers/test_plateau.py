@@ -354,6 +354,23 @@ def test_a_frozen_validation_accuracy_is_judged_from_four_epochs_and_no_training
     assert Plateau().skip_reason(three) is not None
 
 
+def test_a_validation_loss_identical_at_every_epoch_while_training_moves_is_a_plateau():
+    """A triplet-loss model whose embeddings collapsed: `val_loss: 0.2000` (the margin) at all
+    7 epochs while the training loss swings by orders of magnitude, was called healthy. A loss
+    moves with any change of the outputs; identical at every evaluation, they never changed."""
+    ep = np.arange(1, 8)
+    train = np.array([270.3, 3.53, 2520.0, 0.21, 95.1, 0.2, 12.4])
+    f = judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, np.full(7, 0.2))))
+    assert f is not None and f.evidence["kind"] == "frozen_predictions"
+    assert f.evidence["frozen"] == "val_loss" and "0.2 at all 7 evaluations" in f.summary
+    # near misses: a val loss that moved once, one of exactly 0, three evaluations only
+    moved = np.r_[0.2, 0.2, 0.2001, np.full(4, 0.2)]
+    assert judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, moved))) is None
+    assert judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, np.zeros(7)))) is None
+    three = run_of(loss=(ep, train), val_loss=(ep[:3], np.full(3, 0.2)))
+    assert judge(Plateau(), three) is None
+
+
 def test_a_run_whose_training_loss_was_logged_once_is_judged_by_its_validation_loss():
     """A Lightning run whose logging interval outlasted it: one training-loss row, ten
     validation losses within 0.5% of 1.054 (nothing learned). Near misses: a fine-tune's val

@@ -1731,6 +1731,21 @@ def test_a_rate_unit_before_a_key_is_the_numbers():
     _same_with_and_without_plans(text)
 
 
+def test_a_step_number_glued_to_its_word_by_an_underscore():
+    """pytorch-YOLOv4's `Train step_54720: loss : 2443.02,loss xy : 10.43,...`: the step went
+    unread and the lines were placed in order (0..4); a key that only opens with the word
+    (`step_time`) is no counter."""
+    text = "".join(
+        f"2020-07-02 02:1{i}:47,659 train.py[line:388] DEBUG: Train step_{54720 + 320 * i}: "
+        f"loss : {2443.0 + i:.3f},loss xy : 10.43,step_time : 0.5{i},lr : 0.0001\n"
+        for i in range(5)
+    )
+    result = _read(text)
+    assert _series(result, "loss")[0] == [54720 + 320 * i for i in range(5)]
+    assert "step_time" in _roles(result)
+    _same_with_and_without_plans(text)
+
+
 def test_a_ctime_stamp_is_no_metric():
     """A script's `print(time.ctime(), ...)`: `Sun Nov 29 00:57:11 2026 Epoch 3 ...`; the
     stamp's day was read as a metric `Sun Nov`."""
