@@ -121,7 +121,7 @@ def to_points(parsed: Parsed) -> Points:
         p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
         heads = None
     echoes = 0
-    if len(p_rec):
+    if parsed.style.echoes and len(p_rec):
         fresh = not_echoed(rec, p_rec, p_key, p_val)
         if not fresh.all():
             echoes = len(np.unique(p_rec[~fresh]))

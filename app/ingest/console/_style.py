@@ -251,6 +251,10 @@ class Style:
     # an evaluation printed batch by batch (running averages): of the evaluation lines in a row,
     # each metric's last value is the evaluation's
     eval_last: bool = False
+    # a record printing the one before it again, value for value, is that line's echo (a
+    # logger's line and a `print` of it: `_repeats.not_echoed`); False for a writer that prints
+    # each record once (the HF Trainer: a step the fp16 scaler skipped logs the same dict again)
+    echoes: bool = True
     # a record repeating an earlier one of its run at the same step, value for value, is a
     # summary printed again (XGBoost's best round after early stopping), dropped (`_repeats`)
     repeated_round: bool = False

@@ -179,6 +179,17 @@ def test_printed_dicts_pasted_with_typographic_quotes():
     assert len(_series(_read(text.replace("‘", "“").replace("’", "”")), "loss")[1]) == 6
 
 
+def test_printed_dicts_equal_to_the_one_before_are_each_a_log():
+    """fp16 overflow: the scaler skips the step, the rate and epoch stay, and the HF Trainer
+    logs `{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.55e-06, 'epoch': 0.66}` again and
+    again. Taken for a logger's echo, twelve such logs were read as one point."""
+    text = "{'loss': 1.4596, 'grad_norm': 0.8, 'learning_rate': 4.55e-06, 'epoch': 0.66}\n"
+    text += "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.55e-06, 'epoch': 0.66}\n" * 12
+    result = _read(text)
+    assert _series(result, "loss")[1] == [1.4596] + [0.0] * 12
+    assert len(_series(result, "grad_norm")[1]) == 13
+
+
 def test_hf_eval_dicts_sit_at_the_train_log_before_them():
     result = load_run(FIXTURES / "hf_trainer.log")
     steps, values = _series(result, "eval_loss")

@@ -4,7 +4,9 @@
 over the training bar (tqdm.write, the bar's last state kept before the dict by `_text`), the
 bar's position is the global step it was logged at; without a bar the step is the log call's
 index. An evaluation sits at the train log before it. `predict_*` entries (a test split) are
-kept with role other, apart from `eval_*`; `epoch` is kept as a metric (role other)."""
+kept with role other, apart from `eval_*`; `epoch` is kept as a metric (role other). The Trainer
+prints each log call once: a dict equal to the one before it is a new log (steps the fp16 scaler
+skipped log `{'loss': 0.0, 'grad_norm': nan, ...}` with the same rate and epoch), no echo."""
 
 import re
 
@@ -25,4 +27,5 @@ STYLE = Style(
     needs_counter=False,
     spaced=False,
     max_words=10_000,
+    echoes=False,
 )
