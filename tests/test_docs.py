@@ -18,6 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 README = REPO / "README.md"
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+# inline code (`Epoch:[0/19](100/24681)`, a log line quoted): Markdown links no text inside it
+CODE_SPAN = re.compile(r"`[^`\n]+`")
 
 
 def _load(path: Path, name: str) -> ModuleType:
@@ -40,7 +42,7 @@ def generated() -> ModuleType:
 
 def _local_links(page: Path) -> list[tuple[str, Path]]:
     out = []
-    for target in LINK.findall(page.read_text(encoding="utf-8")):
+    for target in LINK.findall(CODE_SPAN.sub("", page.read_text(encoding="utf-8"))):
         if re.match(r"^[a-z]+:", target) or target.startswith("#"):
             continue
         out.append((target, (page.parent / target.split("#")[0]).resolve()))
