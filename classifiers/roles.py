@@ -424,15 +424,39 @@ def _total_of_split(names: Sequence[str], roles: list[str], loss: str) -> list[i
     ]
 
 
+# the prefixes a held-out split puts before a metric's name (`val_mAP` beside `mAP`)
+_TWIN_PREFIX = re.compile(r"^(?:val|valid|validation|eval|test)[_/ -]", re.IGNORECASE)
+
+
+def _trained_twins(names: Sequence[str], roles: list[str]) -> list[str]:
+    """`roles` with a score named bare that its name makes a held-out one (`mAP`: computed on
+    held-out data by nature) the training one when its held-out twin is logged beside it (Keras'
+    `mAP` and `val_mAP` from one custom metric: the bare name is the training set's)."""
+    held_out = {
+        _TWIN_PREFIX.sub("", str(n)).lower()
+        for n, r in zip(names, roles, strict=True)
+        if r == "val_score" and _TWIN_PREFIX.match(str(n))
+    }
+    if not held_out:
+        return roles
+    return [
+        "train_score"
+        if r == "val_score" and not _TWIN_PREFIX.match(str(n)) and str(n).lower() in held_out
+        else r
+        for n, r in zip(names, roles, strict=True)
+    ]
+
+
 def errors_as_losses(names: Sequence[str], roles: list[str]) -> list[str]:
-    """The roles of a log whose split names no loss but the objective under another name: the
-    sum of its loss terms as a bare `total` (`train_total` beside `train_l1`, `train_perc`), or
-    an error it minimises (`train_mse`, `val_mse`: a regression's objective logged under its
-    metric's name). Each split is read on its own: in a split holding no loss, its `total`
-    becomes its loss, else the names carrying the first of `_ERROR_OBJECTIVES` found (a
-    `train_loss` beside `val_mse` and `val_rmse` only: the val MSE is the held-out loss). A split
-    that names a loss keeps every role as it is."""
-    out = list(roles)
+    """The roles of a log read as a whole. A score named bare beside its held-out twin is the
+    training one (`_trained_twins`). A split that names no loss but the objective under another
+    name gets it as its loss: the sum of its loss terms as a bare `total` (`train_total` beside
+    `train_l1`, `train_perc`), or an error it minimises (`train_mse`, `val_mse`: a regression's
+    objective logged under its metric's name). Each split is read on its own: in a split
+    holding no loss, its `total` becomes its loss, else the names carrying the first of
+    `_ERROR_OBJECTIVES` found (a `train_loss` beside `val_mse` and `val_rmse` only: the val MSE
+    is the held-out loss). A split that names a loss keeps every role as it is."""
+    out = _trained_twins(names, list(roles))
     for score, loss in (("train_score", "train_loss"), ("val_score", "val_loss")):
         if loss in roles:
             continue

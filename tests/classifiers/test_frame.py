@@ -292,6 +292,18 @@ def test_a_split_naming_no_loss_but_an_error_has_that_error_as_its_loss():
     assert set(g.loc[g["metric"] == "val_mse", "role"].astype(str)) == {"val_score"}
 
 
+def test_a_held_out_score_named_bare_beside_its_val_twin_is_the_training_ones():
+    """Keras with a custom `mAP` metric logs `mAP` and `val_mAP`: a bare mAP is a held-out
+    score by its name (a detector's, computed on the validation set), but beside its `val_`
+    twin it is the training set's. Alone it stays held out."""
+    names = ["loss", "mAP", "val_loss", "val_mAP"]
+    f = make_frame("r", names, [1] * 4, [0.5, 0.3, 0.6, 0.2])
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=True))
+    assert roles["mAP"] == "train_score" and roles["val_mAP"] == "val_score"
+    alone = make_frame("r", ["loss", "mAP"], [1, 1], [0.5, 0.3])
+    assert set(alone.loc[alone["metric"] == "mAP", "role"].astype(str)) == {"val_score"}
+
+
 def test_concat_renumbers_seq():
     a = make_frame("a", ["loss"] * 2, [0, 1], [1.0, 2.0])
     b = make_frame("b", ["loss"] * 2, [0, 1], [1.0, 2.0])
