@@ -159,6 +159,12 @@ PHASE_EPOCH_BATCH = re.compile(
     r"(?:(?<=(?i:train): )|(?<=(?i:val): )|(?<=(?i:test): ))"  # the phase stays: it names the split
     r"\[(?P<epoch>\d+)\]\[(?P<batch>\d+)/(?P<batches>\d+)\]"
 )
+# a line that opens with a bare step and a bar (`10 | loss 9.3750 | lr 3.000000e-04 | 13597.70ms`,
+# modded-nanogpt's and its speedrun forks'): the step
+LEADING_STEP_BAR = re.compile(r"^\s*(?P<step>\d+)\s+\|(?=\s)")
+# torchtune's bar description, the epoch and the global step before the loss (`1|25|Loss:
+# 1.2622:  26%|██▌  | 26/101 [..]`)
+EPOCH_STEP_LOSS = re.compile(r"(?<![\w.|])(?P<epoch>\d+)\|(?P<step>\d+)\|(?=Loss:)")
 LEADING_EPOCH_BATCH = re.compile(
     r"^\s*\[\s*(?P<epoch>\d+)\s*/\s*(?P<epochs>\d+)\s*\]"
     r"\s*\[\s*(?P<batch>\d+)\s*/\s*(?P<batches>\d+)\s*\]"

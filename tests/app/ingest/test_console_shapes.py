@@ -1746,6 +1746,28 @@ def test_a_step_number_glued_to_its_word_by_an_underscore():
     _same_with_and_without_plans(text)
 
 
+def test_a_bare_step_before_a_bar_and_torchtunes_epoch_step_description():
+    """modded-nanogpt's `10 | loss 9.3750 | lr 3.000000e-04 | 13597.70ms` (no word names the
+    step: refused) and torchtune's bar description `1|25|Loss: 1.2622:  26%|██▌ | 26/101 [..]`
+    (read in line order, each step's redraw a point of its own)."""
+    modded = "".join(
+        f"{s} | loss {11.6 - s / 40:.4f} | lr 3.000000e-04 | {13597.7 + s:.2f}ms\n"
+        for s in range(0, 60, 10)
+    )
+    result = _read(modded)
+    assert _roles(result) == {"loss": "train_loss", "lr": "lr"}
+    assert _series(result, "loss")[0] == [0, 10, 20, 30, 40, 50]
+    torchtune = ""
+    for step in range(25, 30):
+        loss = 1.3 - step / 100
+        for pos in (step, step + 1):  # the bar drawn at its old position, then its new one
+            torchtune += f"1|{step}|Loss: {loss}:  {pos * 100 // 101}%|██▌       | {pos}/101 "
+            torchtune += "[06:45<17:27, 13.96s/it]\n"
+    steps, values = _series(_read(torchtune), "Loss")
+    assert steps == [25, 26, 27, 28, 29] and values[0] == 1.05
+    _same_with_and_without_plans(modded + torchtune)
+
+
 def test_a_ctime_stamp_is_no_metric():
     """A script's `print(time.ctime(), ...)`: `Sun Nov 29 00:57:11 2026 Epoch 3 ...`; the
     stamp's day was read as a metric `Sun Nov`."""
