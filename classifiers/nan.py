@@ -33,8 +33,8 @@ Evidence: series (the metric that went non-finite), grad_norm_only (only the gra
 val_only (every non-finite value is in the validation loss: training stayed finite), kind
 ('nan' | 'inf': the first bad value), first_nonfinite_step, last_nonfinite_step,
 first_nonfinite_fraction (0..1 of the run), nonfinite_count, nonfinite_fraction, recovered (the
-last value is finite), also_nonfinite (each other loss that went non-finite, with its first
-non-finite step). early (within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm /
+last value is finite), stayed_nonfinite (every value from the first non-finite one on is),
+also_nonfinite (each other loss that went non-finite, with its first non-finite step). early (within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm /
 loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sample). On a
 curve judged in blocks (over JUDGED_POINTS points, classifiers.resolution) the label and
 first_nonfinite_step stay exact, while the counts, last_nonfinite_step and recovered are read
@@ -256,6 +256,9 @@ class NaN(Classifier):
             "nonfinite_fraction": len(bad) / n,
             "kind": "nan" if np.isnan(curve.values[first]) else "inf",
             "recovered": bool(np.isfinite(curve.values[-1])),
+            # every point from the first non-finite one on is non-finite (else finite values
+            # came back between them: fp16 overflow skipping some steps, not all)
+            "stayed_nonfinite": len(bad) == n - first,
             "early": first < max(_EARLY_POINTS, self.early_fraction * n),
             # the other losses that went non-finite: a validation NaN beside a training one is
             # a second fact, not a detail of the first
@@ -346,7 +349,12 @@ class NaN(Classifier):
         else:
             confidence = _CONFIDENCE_SEVERAL if ev["nonfinite_count"] > 1 else _CONFIDENCE_ONE_POINT
         where = "at the very start" if ev["early"] else f"at step {ev['first_nonfinite_step']}"
-        tail = "and stayed non-finite" if not ev["recovered"] else "then recovered"
+        if ev["recovered"]:
+            tail = "then recovered"
+        elif ev.get("stayed_nonfinite", True):
+            tail = "and stayed non-finite"
+        else:
+            tail = "on and off, finite values coming back between, and ended non-finite"
         summary = (
             f"{ev['series']} became {ev['kind'].upper()} {where} "
             f"({ev['nonfinite_count']} non-finite point(s)) {tail}."

@@ -49,6 +49,21 @@ def test_one_isolated_nan_that_recovered_is_a_weaker_finding():
     assert 0.7 <= f.confidence < 0.9 and f.span.start_step == f.span.end_step == 500
 
 
+def test_a_loss_nan_on_and_off_that_ends_nan_is_not_said_to_have_stayed_nan():
+    """fp16 overflow in an HF fine-tune: NaN at 6 of the 15 logs from step 5, finite values
+    coming back between, the last one NaN. The summary said the loss became NaN `and stayed
+    non-finite`, which the log contradicts."""
+    steps = np.arange(20)
+    loss = 6.0 - steps / 10
+    loss[[5, 8, 9, 13, 16, 19]] = np.nan
+    f = judge(NaN(), run_of(loss=(steps, loss)))
+    assert not f.evidence["recovered"] and not f.evidence["stayed_nonfinite"]
+    assert "on and off" in f.summary and "stayed" not in f.summary
+    loss[5:] = np.nan
+    stayed = judge(NaN(), run_of(loss=(steps, loss)))
+    assert stayed.evidence["stayed_nonfinite"] and "stayed non-finite" in stayed.summary
+
+
 def test_validation_nan_counts_and_a_finite_run_is_healthy():
     val = np.linspace(2, 1, 20)
     val[15:] = np.nan
