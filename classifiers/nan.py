@@ -34,8 +34,9 @@ val_only (every non-finite value is in the validation loss: training stayed fini
 ('nan' | 'inf': the first bad value), first_nonfinite_step, last_nonfinite_step,
 first_nonfinite_fraction (0..1 of the run), nonfinite_count, nonfinite_fraction, recovered (the
 last value is finite), stayed_nonfinite (every value from the first non-finite one on is),
-also_nonfinite (each other loss that went non-finite, with its first non-finite step). early (within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm /
-loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sample). On a
+also_nonfinite (each other loss that went non-finite, with its first non-finite step). early
+(within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm / loss_rise_before drive the
+playbook's ranking (init or data vs blow-up vs bad sample). On a
 curve judged in blocks (over JUDGED_POINTS points, classifiers.resolution) the label and
 first_nonfinite_step stay exact, while the counts, last_nonfinite_step and recovered are read
 per block: a block holding one non-finite point counts as one.
