@@ -67,6 +67,13 @@ pinned at one value (not its best) beside a loss that improved by the 'loss_impr
 the finding (a validation accuracy frozen at 0.0135 while the loss falls 60% and the Dice
 climbs: that metric is not computed on what the model predicts, or the model predicts one class
 for every example); evidence metric_pinned.
+A log with no validation loss is read for one case only: a held-out score whose name says higher
+is better (mAP, accuracy, F1) at exactly 0 at every one of 4 evaluations or more while the
+training loss fell by half (the medians of its first and last fifth): the model learns what the
+metric never sees (a metric or label-format bug, a class mapping, a score threshold), or predicts
+nothing (evidence reading='score_at_zero', direction 'loss_improves'; confidence
+`_ZERO_SCORE_CONFIDENCE`, 0.7: the training loss stands in for the missing validation loss).
+mmdetection and YOLOv6 log their mAP and no validation loss.
 Known false positives: a metric on a different eval subset than the loss.
 """
 
@@ -89,6 +96,7 @@ from lossforensics.classifiers.roles import DECODED_HIGHER, GENERATIVE_SCORE, me
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import (
     TINY,
+    all_positive,
     head_level,
     odd_window,
     robust_range,
@@ -294,6 +302,47 @@ def _own_scores(run: RunSeries) -> list[str]:
     return [s for s in run.metrics("val_score") if closest_name(losses, s) == loss_name]
 
 
+# a score at exactly 0 at this many evaluations or more: one or two zeros come early in any run
+_ZERO_EVALS = 4
+# ...while the training loss fell by half or more: learning that a score counting right answers
+# would show...
+_ZERO_TRAIN_FALL = 0.5
+# ...its levels the medians of its first and last fifth (one noisy log does not make a fall)
+_ZERO_PART = 0.2
+# confidence of that reading: the training loss stands in for the validation loss not logged
+_ZERO_SCORE_CONFIDENCE = 0.7
+
+
+def _zero_score(run: RunSeries) -> dict | None:
+    """A held-out score whose name says higher is better (mAP, accuracy, F1) at exactly 0 at
+    every one of `_ZERO_EVALS` evaluations or more, in a log with no validation loss, while the
+    training loss fell by `_ZERO_TRAIN_FALL` (mmdetection's `bbox_mAP: 0.0000` at every
+    evaluation as its losses fall: the FAQ of detection trainers); None otherwise."""
+    if run.has("val_loss"):
+        return None
+    tx, ty = finite_curve(run, "train_loss")
+    if len(ty) < _ZERO_EVALS or not all_positive(ty):
+        return None
+    head, tail = head_level(ty, _ZERO_PART), tail_level(ty, _ZERO_PART)
+    if head <= 0 or tail > (1 - _ZERO_TRAIN_FALL) * head:
+        return None
+    for name in run.metrics("val_score"):
+        if name_direction(name) <= 0:
+            continue  # lower is better (0 is its best), or the name does not say
+        sx, sy = finite_curve(run, "val_score", name)
+        if len(sy) >= _ZERO_EVALS and not np.any(sy):
+            return {
+                "score_metric": name,
+                "evaluations": len(sy),
+                "train_head": float(head),
+                "train_tail": float(tail),
+                "train_fall_rel": float(1 - tail / head),
+                "first_step": int(min(tx[0], sx[0])),
+                "last_step": int(max(tx[-1], sx[-1])),
+            }
+    return None
+
+
 class MetricMismatch(Classifier):
     label = "metric_mismatch"
     needs = frozenset({"val_loss", "val_score"})
@@ -484,6 +533,24 @@ class MetricMismatch(Classifier):
             summary,
         )
 
+    def judge_zero(self, z: dict) -> Finding:
+        """A held-out score at exactly 0 at every evaluation while the training loss fell."""
+        summary = (
+            f"{z['score_metric']} read exactly 0 at all {z['evaluations']} evaluations while "
+            f"the training loss fell {z['train_fall_rel']:.0%} ({z['train_head']:.4g} -> "
+            f"{z['train_tail']:.4g}) and no validation loss is logged: the model learns "
+            "something the metric does not see (a metric or label-format bug, a wrong class "
+            "mapping or score threshold), or it predicts nothing at all."
+        )
+        evidence = {"direction": "loss_improves", "reading": "score_at_zero", **z}
+        return Finding(
+            self.label,
+            _ZERO_SCORE_CONFIDENCE,
+            Span(z["first_step"], z["last_step"]),
+            evidence,
+            summary,
+        )
+
     def _loss_rises_metric_improves(self, m: dict) -> bool:
         """After its minimum the val loss rose back by `rise_rel` of its level and `rise_z`
         sigmas over at least 2 evaluations, while the metric kept improving over the same
@@ -508,6 +575,8 @@ class MetricMismatch(Classifier):
 
     def skip_reason(self, run: RunSeries) -> str | None:
         reason = super().skip_reason(run)
+        if reason is not None and _zero_score(run) is not None:
+            return None  # no validation loss, but a score at 0 beside a falling training loss
         if reason is None and not _own_scores(run):
             return (
                 f"each validation metric pairs with its own loss, none with "
@@ -521,6 +590,9 @@ class MetricMismatch(Classifier):
         return run.measured(("metric_mismatch", self.min_points), lambda: self.measure(run))
 
     def detect(self, run: RunSeries) -> Finding | None:
+        if not run.has("val_loss"):
+            zero = _zero_score(run)
+            return None if zero is None else self.judge_zero(zero)
         m = self.measured(run)
         found = None if m is None else self.judge(m)
         if found is not None:

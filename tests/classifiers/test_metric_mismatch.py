@@ -357,3 +357,24 @@ def test_near_misses_of_a_frozen_second_score():
     # with the loss (the Dice, improving with it) is the one read
     moving = 0.5 + 0.01 * RNG.standard_normal(20)
     assert judge(MetricMismatch(), _dice_beside(moving)) is None
+
+
+def test_a_map_at_zero_beside_a_falling_training_loss_and_no_val_loss():
+    """mmdetection logs its training losses and `bbox_mAP: 0.0000` at every evaluation, and no
+    validation loss: the run was not judged (metric_mismatch needs a validation loss), though
+    "the loss falls and mAP stays 0" is the FAQ of detection trainers. Near misses: a mAP that
+    rises once, a training loss that did not fall by half, a lower-is-better score at 0."""
+    steps, evals = np.arange(0, 800, 10), np.arange(100, 801, 100)
+    train = 2.3 / (1 + steps / 100)
+    zero = run_of(loss=(steps, train), **{"val/bbox_mAP": (evals, np.zeros(8))})
+    assert MetricMismatch().skip_reason(zero) is None
+    f = judge(MetricMismatch(), zero)
+    assert f is not None and f.evidence["reading"] == "score_at_zero"
+    assert f.evidence["evaluations"] == 8 and "read exactly 0" in f.summary
+    rises = np.r_[np.zeros(7), 0.01]
+    assert judge(MetricMismatch(), run_of(loss=(steps, train), val_mAP=(evals, rises))) is None
+    flat = np.full(len(steps), 1.2)
+    assert judge(MetricMismatch(), run_of(loss=(steps, flat), val_mAP=(evals, np.zeros(8)))) is None
+    assert (
+        judge(MetricMismatch(), run_of(loss=(steps, train), val_wer=(evals, np.zeros(8)))) is None
+    )
