@@ -262,8 +262,9 @@ _SPLIT_METRIC_LINE = re.compile(
 )
 
 
-# a value in a row of a keyless table, between spaces (`Style.columns_on`)
-_COLUMN_VALUE = re.compile(rf"(?<=\s)(?P<val>{NUM})(?=\s|$)")
+# a value in a row of a keyless table, between spaces, or before the colon of a bar drawn after
+# the row (`Style.columns_on`)
+_COLUMN_VALUE = re.compile(rf"(?<=\s)(?P<val>{NUM})(?=\s|:\s|$)")
 
 
 def find_pairs(

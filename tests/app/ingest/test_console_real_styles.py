@@ -74,7 +74,7 @@ REAL_EXCERPTS = {
     "metric_logger_time_prefix_real.log": ("pytorch meters", "closs", 7, 1.08, 1.0396, None),
     "fairseq_inner_real.log": ("fairseq", "loss", 5, 9.255, 10.278, None),
     "fairseq_legacy_real.log": ("fairseq", "loss", 10, 1.27, 0.75, "valid loss"),
-    "yolov6_real.log": ("yolov6", "cls_loss", 9, 0.5756, 0.03814, None),
+    "yolov6_real.log": ("yolov6", "cls_loss", 9, 0.5756, 0.03814, "val/mAP@0.5"),
     "megatron_deepspeed_real.log": (
         "megatron",
         "lm loss",
