@@ -143,9 +143,17 @@ def stamp_match(line: str) -> tuple[re.Match[str], int] | None:
     return None
 
 
+# the glyphs of a progress bar drawn in a terminal and left before the row printed after it
+# (fastprogress under fastai and tsai: `██182  0.258223  0.588670  0.796438  00:00`)
+_BAR_GLYPHS = "█▉▊▋▌▍▎▏"
+_GLYPH_RUN = re.compile(rf"[{_BAR_GLYPHS}]+(?=\s*\d)")
+
+
 def strip_prefix(line: str) -> tuple[str, float]:
     """(the message, its wall time in seconds since the epoch, NaN when the line has none).
     Timestamps are taken as UTC: only differences between them matter here."""
+    if line and line[0] in _BAR_GLYPHS and (g := _GLYPH_RUN.match(line)):
+        line = line[g.end() :]
     if line[:1] == "(" and (m := _RAY_WORKER.match(line)):
         line = line[m.end() :]
     if line[:1] == "[" and (m := _RANK.match(line) or _HOST.match(line)):

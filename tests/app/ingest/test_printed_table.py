@@ -92,6 +92,21 @@ def test_fastai_table_reads_each_column_by_its_header(tmp_path):
     assert any("steps are the 'epoch' column" in w.message for w in result.warnings)
 
 
+def test_fastai_rows_behind_a_terminal_bars_glyphs(tmp_path):
+    """fastprogress in a terminal leaves its bar's glyphs before each row it prints
+    (`██182  0.258223  0.588670  0.796438  00:00`, tsai's training output pasted in an issue):
+    the rows were no table rows and the log was refused."""
+    rows = "".join(
+        f"██{e}       0.25{e % 10}223    0.{5 + e % 3}88670    0.79643{e % 10}  00:00     \n"
+        for e in range(182, 188)
+    )
+    text = "epoch     train_loss  valid_loss  accuracy  time    \n" + rows
+    result = load_run(_write(tmp_path, "fit.log", text))
+    assert result.format == "printed_table"
+    steps, values = _series(result, "valid_loss")
+    assert steps == list(range(182, 188)) and values[0] == 0.788670
+
+
 def test_fastai_missing_values_are_missing_and_a_logged_nan_is_kept(tmp_path):
     text = (
         "epoch     train_loss  valid_loss  error_rate  f1_score  time\n"
