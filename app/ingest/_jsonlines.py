@@ -61,7 +61,9 @@ def flat_frame(records: list[dict]) -> pd.DataFrame:
     key in order of first appearance, are gathered here in one C-level pass (pandas' own pass
     builds a list of keys per record: ~1 ms on 10k records)."""
     keys = list(dict.fromkeys(chain.from_iterable(records)))
-    frame = pd.DataFrame.from_records(records, columns=keys or None)
+    if not keys:  # empty objects (`{}`): a row each all the same, so lines and rows stay aligned
+        return pd.DataFrame(index=pd.RangeIndex(len(records)))
+    frame = pd.DataFrame.from_records(records, columns=keys)
     nested = any(
         frame[c].map(lambda v: isinstance(v, dict)).any()
         for c in frame.columns

@@ -281,7 +281,7 @@ def read_stream(
             text = others.sub("", text)
         parser.feed_block(text.split("\n"), skeletons(text))
     parsed = parser.finish()
-    points = to_points(parsed)
+    points = to_points(parsed, chosen=True)
     parsed.rec.clear()  # the records' arrays: the points now hold what the frame needs
     parsed.pts.clear()
     if len(points.value) >= RELEASE_AFTER_POINTS:

@@ -88,7 +88,9 @@ def _take(column: np.ndarray, at: np.ndarray) -> np.ndarray:
     return column[at]
 
 
-def to_points(parsed: Parsed) -> Points:
+def to_points(parsed: Parsed, *, chosen: bool = False) -> Points:
+    """The points of a parsed text; `chosen` when its style was chosen to read it (a log with
+    no training line then takes its epoch summaries as its training curve)."""
     rec = {k: _cat(parsed.rec.get(k), t) for k, t in _REC_FIELDS.items()}
     count = rec["points"]
     p_rec = (
@@ -140,6 +142,8 @@ def to_points(parsed: Parsed) -> Points:
         heads = None
     step, axis, p_key, names = _steps(rec, p_rec, p_key, names, parsed.style)
     roles = _roles(parsed.style, names)
+    if chosen:
+        roles = _summaries_as_training(parsed.style, names, roles)
     roles = _bare_splits_beside_a_loss(roles, names, p_rec, p_key)
     before = names
     names, roles, p_val = perplexity_as_loss(names, roles, p_key, p_val, parsed.style.prefix_eval)
@@ -600,6 +604,25 @@ def _roles(style: Style, names: list[str]) -> dict[str, str]:
         for name, before, after in zip(names, inferred, promoted, strict=True):
             if after != before:
                 out[name] = after
+    return out
+
+
+def _summaries_as_training(style: Style, names: list[str], roles: dict[str, str]) -> dict[str, str]:
+    """`roles` with the epoch summaries of a log that prints no training line (fairseq's `|
+    epoch 012 | loss 4.102 | .. | gnorm 0.612 |` alone) as its training curve, each metric in
+    its own role. Applied to the style chosen, not while choosing: a style that reads only
+    summaries must not win a log another style reads line by line."""
+    summaries = [n for n in names if n.startswith("summary/")]
+    if not summaries or any(
+        role_of(roles, n) == "train_loss" for n in names if not n.startswith(("summary/", "epoch/"))
+    ):
+        return roles
+    out = dict(roles)
+    for name in summaries:
+        bare = name.split("/", 1)[1]
+        out[name] = next(
+            (r for p, r in style.roles.items() if fnmatch.fnmatchcase(bare, p)), infer_role(bare)
+        )
     return out
 
 

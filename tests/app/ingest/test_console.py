@@ -190,6 +190,21 @@ def test_printed_dicts_equal_to_the_one_before_are_each_a_log():
     assert len(_series(result, "grad_norm")[1]) == 13
 
 
+def test_a_lightning_bar_as_a_notebook_prints_it_without_its_glyphs():
+    """Colab's text output of a Lightning bar drops the bar's glyphs and pipes: `Epoch 3: 100%
+    1702/1702 [13:25<00:00, 2.11it/s, loss=0.158, v_num=0, val_loss=0.201]`. No style knew it
+    and a multi-epoch paste was refused."""
+    text = "".join(
+        f"Epoch {e}: 100% 1702/1702 [13:25<00:00,  2.11it/s, loss={0.5 / (e + 1):.3f}, v_num=0, "
+        f"val_loss={0.6 / (e + 1):.3f}]\n"
+        for e in range(5)
+    )
+    result = _read(text)
+    assert "progress bar" in result.detail
+    assert _series(result, "loss") == ([0, 1, 2, 3, 4], [0.5, 0.25, 0.167, 0.125, 0.1])
+    assert set(result.frame["metric"]) == {"loss", "val_loss"}
+
+
 def test_hf_eval_dicts_sit_at_the_train_log_before_them():
     result = load_run(FIXTURES / "hf_trainer.log")
     steps, values = _series(result, "eval_loss")
@@ -954,6 +969,28 @@ def test_full_width_punctuation_separates_as_ascii_does():
     result = _read(text)
     assert _series(result, "val_loss")[0] == list(range(1, 11))
     assert clean(text).count("\n") == text.count("\n") and len(clean(text)) == len(text)
+
+
+def test_a_log_of_epoch_summaries_alone_has_them_as_its_training_curve():
+    """fairseq's epoch summaries with no `train_inner` line (`| epoch 012 | loss 4.102 | ... |
+    gnorm 0.612 | clip 100% | ...`, the lines a maintainer pastes as a reference run) were kept
+    as `summary/*` with role other: the run read as having no training loss and no gradient
+    norm. Beside per-step lines the summaries stay summaries."""
+    text = ""
+    for e in range(1, 7):
+        text += (
+            f"| epoch {e:03d} | loss {6 / e:.3f} | nll_loss {5 / e:.3f} | ppl 20.1 | wps 41077 | "
+            f"ups 3.1 | wpb 13238 | bsz 453 | num_updates {e * 2109} | lr 0.0005 | gnorm "
+            f"{0.6 + e / 100:.3f} | clip 100% | oom 0 | wall {e * 680} | train_wall 600\n"
+        )
+        text += (
+            f"| epoch {e:03d} | valid on 'valid' subset | valid_loss {6.2 / e:.3f} | "
+            f"valid_nll_loss 4.1 | valid_ppl 17.2 | num_updates {e * 2109}\n"
+        )
+    frame = _read(text).frame
+    roles = dict(zip(frame["metric"], frame["role"].astype(str), strict=False))
+    assert roles["summary/loss"] == "train_loss" and roles["summary/gnorm"] == "grad_norm"
+    assert roles["summary/lr"] == "lr" and roles["valid_loss"] == "val_loss"
 
 
 def test_a_deep_learning_from_scratch_trainer_line_is_no_fairseq_summary():

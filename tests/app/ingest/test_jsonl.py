@@ -404,3 +404,17 @@ def test_stylegan_stats_are_read_as_their_means_by_tick():
     assert RunSeries(f).primary("train_loss") == "Loss/G/loss"
     assert list(f[f["metric"] == "Loss/G/loss"]["step"]) == list(range(8))
     assert not [w for w in result.warnings if "line order" in w.message]
+
+
+def test_an_empty_object_is_a_line_with_nothing_to_read(tmp_path):
+    """`{}` on a line (a logger's record with nothing in it) left the lines and the table's rows
+    out of step: an IndexError from inside the reader, where a typed error or the other lines'
+    points were due (found by the fuzz test)."""
+    alone = tmp_path / "metrics.jsonl"
+    alone.write_text("{}")
+    with pytest.raises(EmptyInputError, match="no numeric points"):
+        load_run(alone)
+    mixed = tmp_path / "log.jsonl"
+    mixed.write_text('{}\n{}\n{"loss": 1.0, "step": 1}\n{"loss": 0.5, "step": 2}\n')
+    frame = load_run(mixed).frame
+    assert frame["value"].tolist() == [1.0, 0.5] and frame["step"].tolist() == [1, 2]

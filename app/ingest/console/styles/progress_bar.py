@@ -19,7 +19,12 @@ from lossforensics.ingest.console._text import STEP_BAR_HEAD
 
 STYLE = Style(
     name="progress bar (tqdm / lightning)",
-    signature=re.compile(r"\|\s*\d+/\d+\s*\[[^\]]*\]|\d+%\||^\[ITER \d+\] Evaluating \w+:"),
+    # (a notebook's text output drops the bar's glyphs and pipes, Colab's `Epoch 0:  97%
+    # 1651/1702 [13:00<00:24, 2.11it/s, loss=0.158]`: the percentage, count and bracket remain)
+    signature=re.compile(
+        r"\|\s*\d+/\d+\s*\[[^\]]*\]|\d+%\||\d+%\s+\d+/\d+\s*\[[^\]]*\]"
+        r"|^\[ITER \d+\] Evaluating \w+:"
+    ),
     counters=(
         re.compile(r"^\[ITER (?P<step>\d+)\](?= Evaluating )"),
         re.compile(r"\bepoch\s*(?P<epoch>\d+)(?:/\d+)?\s*:(?=\s*\d+%)", re.I),
