@@ -136,6 +136,8 @@ def test_split_context_makes_val():
         ("val_kappa", "val_score"),
         ("test_acc1", "val_score"),
         ("eval_prec1", "val_score"),  # older timm's summary.csv: precision@1, a top-1 accuracy
+        ("testing psnr", "val_score"),  # a split printed as a verb (`testing psnr = 34.2`)
+        ("testing_loss", "val_loss"),
         ("eval_prec5", "val_score"),
         ("val_jaccard_coef", "val_score"),
         ("jaccard_coef", "train_score"),

@@ -86,8 +86,9 @@ DICT_PAIRS = re.compile(
 # `Epoch 3:  40%|`, a progress bar, which its own style reads). nanoGPT's `iter 100: loss 2.5`
 # is read by the fallback too, but its own style still reads it (`_choose`); a full stop that
 # ends a sentence ends a counter (`Step: 100. Epoch: 0/500. Iteration: 101/103. Cls loss: ..`,
-# the EfficientDet trainer's), one before a digit does not (`Epoch 3.5`)
-_COUNTER_END = r"(?![\w/]|\.(?!\.+(?:\s|$))\S|:\d|:\s*\d+%)"
+# the EfficientDet trainer's), one before a digit does not (`Epoch 3.5`); nor is a number
+# before a percent sign a counter (`Current iteration:  71%|███ | 1322/1875 [..]`: a share)
+_COUNTER_END = r"(?![\w/%]|\.(?!\.+(?:\s|$))\S|:\d|:\s*\d+%)"
 # ...and a counter word is no unit of a rate (`Samples/Epoch: 1000`, `ms/step 12`): a word after
 # a slash is a denominator, not a counter
 _COUNTER_START = r"(?<!/)\b"

@@ -1768,6 +1768,19 @@ def test_a_bare_step_before_a_bar_and_torchtunes_epoch_step_description():
     _same_with_and_without_plans(modded + torchtune)
 
 
+def test_a_number_before_a_percent_sign_is_no_counter():
+    """simpletransformers' `Current iteration:  71%|███ | 1322/1875 [09:51<04:06, 2.24it/s]
+    Running loss: 0.607`: `iteration: 71` was read as the step out of the bar's percentage,
+    so thirteen batches sat at steps 70 and 71 and the step going back read as a resume."""
+    text = "".join(
+        f"Current iteration:  {n * 100 // 1875}%|███████   | {n}/1875 [09:50<04:06,  2.25it/s]"
+        f"Running loss: {0.5 + (n % 3) / 10:.6f}\n"
+        for n in range(1321, 1334)
+    )
+    steps, values = _series(_read(text), "Running loss")
+    assert len(values) == 13 and steps == sorted(steps) and len(set(steps)) == 13
+
+
 def test_a_ctime_stamp_is_no_metric():
     """A script's `print(time.ctime(), ...)`: `Sun Nov 29 00:57:11 2026 Epoch 3 ...`; the
     stamp's day was read as a metric `Sun Nov`."""
