@@ -39,9 +39,20 @@ def start_level(y: np.ndarray) -> float:
     return float(np.median(y[:START_POINTS]) if len(y) >= START_MEDIAN_MIN_POINTS else y[0])
 
 
-def chance_of(y: np.ndarray) -> int | None:
+# a log whose first step is within this many of its logging intervals of 0 starts where the run
+# started (step 0 or 1, epoch 1, a trainer's first `logging_steps`)
+_START_INTERVALS = 2
+
+
+def chance_of(y: np.ndarray, x: np.ndarray | None = None) -> int | None:
     """The class count whose chance level the loss started at: its first logged value (an
-    epoch log's first mean) or its start level (the median of a per-step log's first 3)."""
+    epoch log's first mean) or its start level (the median of a per-step log's first 3). With
+    the steps `x`, only for a log that starts where its run started: a window pasted from
+    iteration 1660 begins at a trained model's loss, which may sit near some ln k by chance."""
+    if x is not None and len(x) >= 2:
+        interval = float(np.median(np.diff(x)))
+        if interval > 0 and x[0] > _START_INTERVALS * interval:
+            return None
     return chance_classes(float(y[0])) or chance_classes(start_level(y))
 
 

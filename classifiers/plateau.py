@@ -27,9 +27,10 @@ batch, that never moves beyond its noise), and so is a loss whose fall over the 
 within twice the noise of its head and end levels (the test that rules a run out of the tail
 test), from a start that did not drop and along a level within `_FLAT_WANDER_LOG`; and so is
 a classifier's loss that started at its chance level ln(k) (classifiers._chance: its first value
-within 0.5% of ln k) and whose smoothed level never got `_AT_CHANCE_SHARE` (a tenth) below it,
-along a level within `_FLAT_WANDER_LOG` (evidence at_chance, k): it explains under a tenth of
-the chance-level loss, so nothing was learned, whatever it drifted within that band;
+within 0.5% of ln k, in a log that starts where its run started) and whose smoothed level
+never got `_AT_CHANCE_SHARE` (a tenth) below it, along a level within `_FLAT_WANDER_LOG`
+(evidence at_chance, k): it explains under a tenth of the chance-level loss, so nothing was
+learned, whatever it drifted within that band;
 `stuck_after_drop` when the run did improve (by more than twice the noise) and some tail of at
 least 40% of the run delivered under 8% of the total improvement, improved the loss itself by
 under 2.5%, AND improved at under 7% of the rate of the window before it; a tail whose trend
@@ -328,7 +329,7 @@ class Plateau(Classifier):
             or (ev["log_scale"] and not dropped and self._flat_in_thirds(x, np.log(y), noise))
         ):
             return self._flat_from_start(ev, x, xs, t, dropped=dropped)
-        chance = chance_of(y) if ev["log_scale"] else None
+        chance = chance_of(y, x) if ev["log_scale"] else None
         if (
             chance is not None
             and not climbed

@@ -238,8 +238,8 @@ class Underfit(Classifier):
         train = run.curve("train_loss")
         if run.has("val_loss") or train is None:
             return False
-        _, y = signals.finite_points(train.steps, train.values)
-        return len(y) >= _MIN_TRAIN_POINTS and chance_of(y) is not None
+        x, y = signals.finite_points(train.steps, train.values)
+        return len(y) >= _MIN_TRAIN_POINTS and chance_of(y, x) is not None
 
     def skip_reason(self, run: RunSeries) -> str | None:
         if self._train_only_at_chance(run):
@@ -286,7 +286,7 @@ class Underfit(Classifier):
             ),
             "val_logged": val is not None,
             "score_converged": score_converged(run),
-            "chance_classes": chance_of(y),
+            "chance_classes": chance_of(y, x),
             "plateau": bool(stuck and stuck["stuck_fraction"] >= self._plateau.min_stuck),
             "rate_ratio": _rate_ratio(xs, level) if rates else None,
             "start": start,

@@ -440,6 +440,19 @@ def test_a_loss_that_never_left_its_chance_level_is_a_plateau_not_underfit():
     assert diagnose(frame_of(**_at_chance_run(0.07))).verdict == "plateau"
 
 
+def test_a_window_that_starts_mid_run_has_no_chance_level_start():
+    """A caffe2 log pasted from iteration 1660 of a 101-class model: its first loss, 2.1906,
+    sits within 0.5% of ln 9 by chance and was read as a 9-class classifier at its chance
+    level, so a slow descent was called a plateau. A loss starts at chance only where the run
+    starts: the same curve logged from its first steps still is one."""
+    run = _at_chance_run(0.07)
+    late = {k: (x + 1660, y) for k, (x, y) in run.items()}
+    f = judge(Plateau(), run_of(**late))
+    assert f is None or "at_chance" not in f.evidence
+    g = judge(Plateau(), run_of(**run))
+    assert g is not None and g.evidence["at_chance"] == 10
+
+
 def test_a_loss_that_fell_a_fifth_below_its_chance_level_learned_something():
     f = judge(Plateau(), run_of(**_at_chance_run(0.2)))
     assert f is None or "at_chance" not in f.evidence
