@@ -62,43 +62,33 @@ def _records_path(doc: dict) -> tuple[str, ...] | None:
     return None if best is None else best[1]
 
 
-def _lines(text: str, opening: int, count: int) -> list[int]:
-    """The line each of the `count` objects of the list opening at `opening` starts on."""
-    out: list[int] = []
-    at = opening + 1
-    pos, line = 0, 1
-    for _ in range(count):
+def _walk(text: str, opening: int, limit: int | None = None) -> tuple[list[object], list[int]]:
+    """The values of the list opening at `opening`, each with the line it starts on: up to
+    `limit` of them, or to the first that is not whole (a document cut short)."""
+    values: list[object] = []
+    lines: list[int] = []
+    at, pos, line = opening + 1, 0, 1
+    while limit is None or len(values) < limit:
         at = _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
         line += text.count("\n", pos, at)
         pos = at
-        out.append(line)
         try:
-            _, at = _DECODER.raw_decode(text, at)
+            value, at = _DECODER.raw_decode(text, at)
         except ValueError:
             break
-        at = _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
-        if text.startswith(",", at):
-            at += 1
-    return out + [out[-1] if out else 1] * (count - len(out))
-
-
-def _complete_objects(text: str, opening: int) -> list[dict]:
-    """The objects of the list opening at `opening` up to the first that is not whole."""
-    out: list[dict] = []
-    at = opening + 1
-    while True:
-        at = _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
-        try:
-            obj, at = _DECODER.raw_decode(text, at)
-        except ValueError:
-            return out
-        if not isinstance(obj, dict):
-            return out
-        out.append(obj)
+        values.append(value)
+        lines.append(line)
         at = _WHITESPACE.match(text, at).end()  # type: ignore[union-attr]
         if not text.startswith(",", at):
-            return out
+            break
         at += 1
+    return values, lines
+
+
+def _lines(text: str, opening: int, count: int) -> list[int]:
+    """The line each of the `count` objects of the list opening at `opening` starts on."""
+    lines = _walk(text, opening, count)[1]
+    return lines + [lines[-1] if lines else 1] * (count - len(lines))
 
 
 def _cut_short(
@@ -116,22 +106,24 @@ def _cut_short(
             (m.start() + m[0].rindex("["), f"the records under {m[1]!r}")
             for m in _LIST_OF_OBJECTS.finditer(text)
         ]
-    best: tuple[list[dict], int, str] | None = None
+    best: tuple[list[dict], list[int], str] | None = None
     for opening, where in places:
-        records = _complete_objects(text, opening)
+        values, lines = _walk(text, opening)
+        whole = next((i for i, v in enumerate(values) if not isinstance(v, dict)), len(values))
+        records: list[dict] = values[:whole]  # type: ignore[assignment]
         if any("loss" in str(k).lower() for r in records for k in r):
             if best is None or len(records) > len(best[0]):
-                best = (records, opening, where)
+                best = (records, lines[:whole], where)
     if best is None:
         raise exc
-    records, opening, where = best
+    records, lines, where = best
     warns.add(
         f"{exc.message}: the file is cut short or broken there; the {len(records)} complete "
         "record(s) before it were read",
         line=exc.line,
         byte=exc.byte,
     )
-    return RecordChunk(records, _lines(text, opening, len(records))), where
+    return RecordChunk(records, lines), where
 
 
 def records_document(path: Path, warns: Warnings) -> tuple[RecordChunk, str] | None:

@@ -137,6 +137,7 @@ class Parser:
         self._r_chars = 0  # characters of the lines kept for packing
         self._outcomes = np.empty(0, dtype=np.int8)
         self._ends = np.empty(0, dtype=bool)
+        self._epoch_only = np.empty(0, dtype=bool)  # per plan: an epoch and no step or batch
         self._explicit: dict[int, tuple[Any, ...]] = {}  # records read with the patterns
         self._shapes: dict[str, int] = {}  # skeleton -> plan index, -1: read with the patterns
         self._plans: list[Plan] = []
@@ -188,6 +189,7 @@ class Parser:
         if len(self._outcomes) != len(plans):
             self._outcomes = np.asarray([p.outcome for p in plans], dtype=np.int8)
             self._ends = np.asarray([p.ends_context for p in plans], dtype=bool)
+            self._epoch_only = np.asarray([_epoch_only(p) for p in plans], dtype=bool)
         oc, ends = self._outcomes[pid], self._ends[pid]
         if ((oc == TRIAL) | (oc == RESTART)).any():
             return False
@@ -331,7 +333,7 @@ class Parser:
         out = np.full(len(lines), -1, dtype=np.int64)
         is_head = oc == COUNTERS
         if self.style.epoch_lines_lend:
-            is_head |= (oc == OWN) & np.asarray([_epoch_only(p) for p in self._plans])[pid]
+            is_head |= (oc == OWN) & self._epoch_only[pid]
         heads = np.flatnonzero(is_head)
         if len(heads):
             epochs = line_counters(lines, pid, heads, self._plans)[:, 0]

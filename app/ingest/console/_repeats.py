@@ -72,11 +72,15 @@ def not_echoed(
     for field in _ECHO_FIELDS:
         column = rec[field]
         echo &= column[recs[1:]] == column[recs[:-1]]
-    finite = np.add.reduceat(np.isfinite(p_val).astype(np.int64), starts) > 0
-    several = (counts[1:] >= 2) & finite[1:]
-    counted = (rec["step"][recs[1:]] >= 0) | (rec["batch"][recs[1:]] >= 0) | several
-    echo &= counted
-    if not echo.any():
+    counted = (rec["step"][recs[1:]] >= 0) | (rec["batch"][recs[1:]] >= 0)
+    echo &= counted | (counts[1:] >= 2)
+    if not echo.any():  # most logs print no line twice: the finite test below is not paid for
         return keep
+    uncounted = echo & ~counted
+    if uncounted.any():  # a record of NaNs alone, with no counter, is a streak
+        finite = np.add.reduceat(np.isfinite(p_val).astype(np.int64), starts) > 0
+        echo &= counted | finite[1:]
+        if not echo.any():
+            return keep
     dropped = np.r_[False, echo]
     return ~np.repeat(dropped, counts)
