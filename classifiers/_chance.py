@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers._align import finite_curve
+from lossforensics.classifiers._log_start import beyond_start
 from lossforensics.classifiers.run import RunSeries
 
 # on per-step logs (30 points or more) the start is the median of the first 3: one noisy
@@ -39,20 +40,13 @@ def start_level(y: np.ndarray) -> float:
     return float(np.median(y[:START_POINTS]) if len(y) >= START_MEDIAN_MIN_POINTS else y[0])
 
 
-# a log whose first step is within this many of its logging intervals of 0 starts where the run
-# started (step 0 or 1, epoch 1, a trainer's first `logging_steps`)
-_START_INTERVALS = 2
-
-
 def chance_of(y: np.ndarray, x: np.ndarray | None = None) -> int | None:
     """The class count whose chance level the loss started at: its first logged value (an
     epoch log's first mean) or its start level (the median of a per-step log's first 3). With
     the steps `x`, only for a log that starts where its run started: a window pasted from
     iteration 1660 begins at a trained model's loss, which may sit near some ln k by chance."""
-    if x is not None and len(x) >= 2:
-        interval = float(np.median(np.diff(x)))
-        if interval > 0 and x[0] > _START_INTERVALS * interval:
-            return None
+    if x is not None and beyond_start(x):
+        return None
     return chance_classes(float(y[0])) or chance_classes(start_level(y))
 
 

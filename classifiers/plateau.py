@@ -79,6 +79,12 @@ is read where the training-loss rules found no stall. Confidence `_FROZEN_CONFID
 The same holds for a validation loss that read exactly one value (not 0) at every one of 4
 evaluations or more while the training loss moved (evidence frozen='val_loss'): the outputs on
 held-out data never changed (a triplet loss at its margin: the embeddings collapsed).
+A log that starts mid-run (classifiers._log_start: its first step beyond 2 logging intervals
+of 0, or a logged epoch beyond 2 of its own intervals, as in a window pasted into an issue or
+an HF Trainer's dicts from epoch 0.38) begins at a trained model's loss: flat from its first
+point is then what a converged stretch looks like as much as a stall, so it is no plateau
+(`set_aside` says so) unless the loss sits at chance level or repeats one value
+(`_REPEATED_VALUE`), which is stuck wherever the log starts.
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
 Evidence: series (train or val), kind, stall_step, stuck_fraction, tail_improvement (the tail's
@@ -102,6 +108,7 @@ from lossforensics.classifiers._align import detrended_noise, finite_curve, floo
 from lossforensics.classifiers._chance import chance_of, held_at_chance
 from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._frozen_predictions import frozen_predictions
+from lossforensics.classifiers._log_start import mid_run_start
 from lossforensics.classifiers._score_learned import score_learned
 from lossforensics.classifiers._score_stall import (
     held_out_stall,
@@ -114,6 +121,9 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.metric_mismatch import MetricMismatch
 from lossforensics.classifiers.run import RunSeries
 
+# a loss whose logged values all lie within this share of their size of one another repeats one
+# value (printed to 3 or 4 digits): stuck outright, in a window of a run as much as from step 0
+_REPEATED_VALUE = 1e-3
 # the validation loss over the stuck stretch: its start is the median of its first 3 points
 # there (one noisy evaluation outvoted)...
 _VAL_HEAD_POINTS = 3
@@ -588,9 +598,40 @@ class Plateau(Classifier):
             return None if at_chance is None else self.judge_held_at_chance(at_chance)
         if self._val_still_improving(run, ev) or _score_still_improving(run):
             return None
+        if self._flat_window(run, ev) is not None:
+            return None
         if ev["kind"] == "flat_from_start":
             ev = {**ev, **(score_learned(run) or {})}
         return self.judge(ev, int(curve.steps[-1]))
+
+    def _flat_window(self, run: RunSeries, ev: dict) -> dict | None:
+        """Where the log starts, when it starts mid-run (classifiers._log_start) and its loss
+        reads flat from its first point without being stuck outright: not at chance level and
+        not one repeated value. Its first point is a trained model's loss, so "flat from the
+        start" is what a converged stretch looks like as much as a stall; None otherwise."""
+        if ev["kind"] != "flat_from_start" or "at_chance" in ev:
+            return None
+        x, y = finite_curve(run, f"{ev['series']}_loss")
+        if np.ptp(y) <= _REPEATED_VALUE * np.max(np.abs(y)):
+            return None  # one value over and over: nothing changes, wherever the log starts
+        return mid_run_start(run, x)
+
+    def set_aside(self, run: RunSeries) -> str | None:
+        """A loss flat over a log that starts mid-run: seen, and why it is not a plateau."""
+        ev = self.measure(run)
+        window = None if ev is None else self._flat_window(run, ev)
+        if ev is None or window is None:
+            return None
+        where = (
+            f"epoch {window['first_epoch']:.4g}"
+            if "first_epoch" in window
+            else f"step {window['first_step']}"
+        )
+        return (
+            f"the {ev['series']} loss reads flat over the whole log, but the log starts mid-run "
+            f"(at {where}), where a converged run is flat too: whether the run stalled needs "
+            "its log from the first step"
+        )
 
     def _val_still_improving(self, run: RunSeries, ev: dict) -> bool:
         """The validation loss gained `late_gain` (2.5%) of its level over the stuck stretch,

@@ -49,6 +49,9 @@ schedule's, and
 measure of poor fit: a training accuracy under `FITS_UNDER`, or a chance-level start. (A
 stall under an annealed LR that is still worth naming is plateau's, which reads the flat
 stretch itself, or lr_decayed_too_early's when the decay came early.)
+A log that starts mid-run (classifiers._log_start) has no untrained loss to measure the share
+kept against: its first point is already a trained model's loss, so such a log is called
+underfit only on a training accuracy under `FITS_UNDER` (evidence window).
 Without a validation loss "high and close" cannot be read, so the run is skipped, unless the
 training loss started at a classifier's chance level: its first logged value (or its start
 level) within 0.5% of ln(k) (classifiers._chance) for k = 2..10 classes, the cross-entropy of a
@@ -77,6 +80,7 @@ import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers._align import finite_curve
 from lossforensics.classifiers._chance import chance_of, start_level
+from lossforensics.classifiers._log_start import mid_run_start
 from lossforensics.classifiers._score_converged import score_converged
 from lossforensics.classifiers._score_stall import score_scale
 from lossforensics.classifiers.base import Classifier
@@ -287,6 +291,7 @@ class Underfit(Classifier):
             "val_logged": val is not None,
             "score_converged": score_converged(run),
             "chance_classes": chance_of(y, x),
+            **({"window": window} if (window := mid_run_start(run, x)) else {}),
             "plateau": bool(stuck and stuck["stuck_fraction"] >= self._plateau.min_stuck),
             "rate_ratio": _rate_ratio(xs, level) if rates else None,
             "start": start,
@@ -326,6 +331,8 @@ class Underfit(Classifier):
         share = ev.get("lr_late_share")
         annealed = share is not None and share < _ANNEALED
         if annealed and not fits_under_half and ev.get("chance_classes") is None:
+            return False
+        if ev.get("window") and not fits_under_half:
             return False
         return (
             not _score_learned(ev)

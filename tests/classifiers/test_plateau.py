@@ -487,3 +487,65 @@ def test_near_misses_of_a_short_log_at_chance():
     assert judge(Plateau(), _short_hf_log(passing, np.array([1.5, 1.2]))) is None
     # an evaluation a tenth below chance learned
     assert judge(Plateau(), _short_hf_log(np.array([0.70, 0.69, 0.693, 0.60]), train)) is None
+
+
+def _flat_noisy(n=40, level=0.9, start=0, every=1):
+    steps = start + every * np.arange(n)
+    return steps, level * np.exp(_noise(n, 0.012))
+
+
+def test_a_flat_window_of_a_run_that_started_before_its_log_is_set_aside_not_a_plateau():
+    """A window pasted from iteration 15925: its first point is a trained model's loss, so a
+    level flat over the window is what a converged run looks like as much as a stall. The same
+    curve logged from its first step is flat from the start."""
+    steps, loss = _flat_noisy(every=25)
+    from_start = run_of(loss=(steps, loss))
+    f = judge(Plateau(), from_start)
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
+    assert Plateau().set_aside(from_start) is None
+    window = run_of(loss=(steps + 15925, loss))
+    assert judge(Plateau(), window) is None
+    why = Plateau().set_aside(window)
+    assert why is not None and "starts mid-run (at step 15925)" in why
+
+
+def test_near_misses_of_a_flat_window_one_repeated_value_or_chance_level_is_still_stuck():
+    """Wherever the log starts, a loss printed as one value at every log (2.3026, 2.3026, ...)
+    changes nothing: weights or outputs are frozen. That stays a plateau."""
+    steps = 33 + np.arange(10)
+    repeated = np.full(10, 2.3026)
+    repeated[[2, 7]] = 2.3025
+    f = judge(Plateau(), run_of(loss=(steps, repeated)))
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
+
+
+def _hf_dicts(first_epoch: float) -> str:
+    """An HF Trainer's printed log dicts: no step, a fractional epoch (every 0.02 here)."""
+    rng = np.random.default_rng(82)
+    lines = []
+    for i in range(13):
+        loss = 0.09 * np.exp(0.03 * rng.standard_normal())
+        lr = 9.66e-05 * (1 - 0.01 * i)
+        lines.append(
+            f"{{'loss': {loss:.4f}, 'grad_norm': {2 + rng.random():.4f}, "
+            f"'learning_rate': {lr:.6g}, 'epoch': {first_epoch + 0.02 * i:.2f}}}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_hf_trainer_dicts_from_mid_epoch_are_a_window_read_by_their_epoch(tmp_path):
+    """Printed HF dicts carry no step (the frame's steps are their line order), but their epoch
+    says where the log starts: from epoch 0.38 the flat loss is a window of a fine-tune, set
+    aside; from epoch 0.02 it is the run's start, and flat from there is a plateau."""
+    from lossforensics.classifiers.diagnose import diagnose
+    from lossforensics.ingest import load_run
+
+    verdicts = {}
+    for first in (0.38, 0.02):
+        path = tmp_path / f"from_{first}.log"
+        path.write_text(_hf_dicts(first))
+        d = diagnose(load_run(path).frame)
+        verdicts[first] = (d.verdict, [s.reason for s in d.set_aside if s.label == "plateau"])
+    assert verdicts[0.02] == ("plateau", [])
+    verdict, why = verdicts[0.38]
+    assert verdict == "healthy" and len(why) == 1 and "(at epoch 0.38)" in why[0]

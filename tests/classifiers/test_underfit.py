@@ -214,12 +214,14 @@ def test_a_validation_loss_still_falling_over_the_second_half_is_no_underfit():
     assert judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, _knee(1.6, 1.12)))) is not None
 
 
-def _slow_creep(train_acc: np.ndarray, name: str = "train_acc"):
+def _slow_creep(train_acc: np.ndarray, name: str = "train_acc", start: int = 0):
     """A small network on a 10-class set: train and val both creep 3.2 -> 2.35 over 50 epochs,
-    still improving 7% over the second half (no knee, not stalled), with a training accuracy."""
+    still improving 7% over the second half (no knee, not stalled), with a training accuracy;
+    logged from epoch `start`."""
     ep = np.arange(50)
     train = 2.3 + 0.9 * np.exp(-ep / 30) + 0.005 * RNG.standard_normal(50)
     val = train + 0.1 + 0.005 * RNG.standard_normal(50)
+    ep = ep + start
     return run_of(loss=(ep, train), val_loss=(ep, val), **{name: (ep, train_acc)})
 
 
@@ -287,3 +289,18 @@ def test_a_converged_held_out_accuracy_says_the_model_fits():
     assert judge(Underfit(), without) is not None
     f = judge(Underfit(), run_of(loss=(EP, train), val_loss=(EP, val), val_accuracy=(EP, acc)))
     assert f is None
+
+
+def test_a_window_from_mid_run_has_no_start_to_measure_the_share_kept_against():
+    """A log starting at epoch 40 begins at a trained model's loss: "kept 95% of its start"
+    says nothing about fit there. The same curves logged from epoch 0 are underfit."""
+    flat = np.full(20, 2.3) + 0.001 * RNG.standard_normal(20)
+    assert judge(Underfit(), run_of(loss=(EP, flat), val_loss=(EP, flat))) is not None
+    late = EP + 40
+    assert judge(Underfit(), run_of(loss=(late, flat), val_loss=(late, flat))) is None
+
+
+def test_a_window_that_fits_under_half_of_its_training_examples_is_still_underfit():
+    ep = np.arange(50)
+    f = judge(Underfit(), _slow_creep(0.45 - 0.2 * np.exp(-ep / 15), start=200))
+    assert f is not None and f.evidence["window"] == {"first_step": 200}
