@@ -4,6 +4,9 @@ yardsticks loss_spikes judges signals.find_spikes' candidates with.
 - local_noise: the point-to-point noise around each candidate, not the run's average. A loss
   near its floor often jitters by a larger factor late in training than early (small losses,
   same batch noise), so one run-wide sigma makes the late jitter look like spikes.
+- noise_beside_jumps: the curve's noise with the jumps to 10x their neighbours left out. Jumps of
+  orders of magnitude that recur on a short log (a detector alternating 1e15 and 0.07) make most
+  of its first differences, and a noise read from those hides each jump in the others.
 - diverged: the run had already blown up before the candidate: its level (a trailing median:
   what came after must not decide) had come back about to where the run started, giving back
   nearly all of its progress. The jumps of a run that has blown up and thrashes (even if it dips
@@ -37,6 +40,21 @@ _GIVEN_BACK = 0.9
 # diverged: the curve is bucketed to at most this many points before the trailing median (cost
 # stays flat on long runs; far more than any window needs)
 _MAX_LEVEL_POINTS = 4000
+
+
+def noise_beside_jumps(ly: np.ndarray, jump_log: float) -> float | None:
+    """The point-to-point noise of the log-scale curve `ly` without the inner points that
+    stand `jump_log` or more above both their neighbours (None when there are none, or too few
+    points are left for `signals.noise_level`): the noise the jumps are to be judged against
+    must not be made of them. An end point has one neighbour: a first point high above the next
+    is a loss's first drop as often as a jump, and a last one shows no return."""
+    higher = np.zeros(len(ly), dtype=bool)
+    higher[1:-1] = (ly[1:-1] - ly[:-2] >= jump_log) & (ly[1:-1] - ly[2:] >= jump_log)
+    if not higher.any():
+        return None
+    rest = ly[~higher]
+    noise = signals.noise_level(rest)
+    return noise if noise > 0 else None
 
 
 def local_noise(y: np.ndarray, idx: np.ndarray, half_window: int) -> np.ndarray:

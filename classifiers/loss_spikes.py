@@ -14,7 +14,11 @@ least 50% above the level before it (ln ratio >= `min_rise_log`, 0.4) and _MIN_L
 range; and at least `z_min` (6) noise sigmas, both of the whole curve and of the points around
 it (classifiers/_spikes.py: a loss near its floor jitters more late in training; a positive
 loss's jump to 10x the level before it, `_HUGE_RISE_LOG`, needs only the first: jitter is tens
-of percent, and blow-ups that come in a cluster inflate each other's local noise). Jumps after
+of percent, and blow-ups that come in a cluster inflate each other's local noise). The whole
+curve's noise of a log under `_FULL_POINTS` is read without the inner points 10x above both
+neighbours (`_spikes.noise_beside_jumps`): recurring on so short a log, such jumps make most of
+its first differences and would hide in each other's noise (on a longer log, a per-step loss
+near its floor jitters by such factors, and that is its noise). Jumps after
 the run blew up (its trailing level back to where it started, 90% of its progress given back)
 are the divergence's, which exploding reports. Jumps that belong to a cycle are not bad batches
 (unshuffled data, a logger's reset): _MIN_EVEN_JUMPS (4) or more evenly spaced (within
@@ -209,6 +213,12 @@ class LossSpikes(Classifier):
         # positive losses are read in log scale: a jump is a factor, and the noise it must beat
         # is the curve's own relative noise (a loss near zero jitters by large factors)
         ly = np.log(y) if positive else y
+        if positive and len(y) < _FULL_POINTS:
+            # a short log's tenfold jumps are judged against the noise of the points beside
+            # them, not of themselves: recurring, they make most of its point-to-point steps
+            # (on a longer log a loss near its floor jitters by such factors: its noise)
+            beside = _spikes.noise_beside_jumps(ly, _HUGE_RISE_LOG)
+            noise = beside if beside is not None else noise
         sp = signals.find_spikes(ly, z_min=self.z_min, noise=noise)
         if not len(sp):
             return None

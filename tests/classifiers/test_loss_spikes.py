@@ -289,3 +289,22 @@ def test_a_short_log_is_read_for_an_order_of_magnitude_jump_only():
     # a threefold jump in seven points is not judged: their noise cannot be told from it
     val[1] = 3 * 0.33
     assert judge(LossSpikes(), run_of(loss=(ep, train), val_loss=(ep, val))) is None
+
+
+def test_recurring_jumps_of_orders_of_magnitude_are_judged_against_the_noise_beside_them():
+    """A TF object-detection excerpt: the loss alternates 6.9e15 and 0.08, each jump back the
+    next step. Read from the first differences, the jumps make most of the noise and hid each
+    other (set aside as 1.9 sigmas); beside them the loss jitters by tens of percent."""
+    steps = np.arange(1300, 1307)
+    loss = np.array([6.9e15, 0.078, 0.091, 3.4e15, 0.061, 0.084, 0.050])
+    f = judge(LossSpikes(), run_of(loss=(steps, loss)))
+    assert f is not None and f.evidence["spike_steps"] == [1303]
+    assert f.evidence["max_rise_ratio"] > 1e15 and f.evidence["max_z"] > 50
+
+
+def test_near_miss_a_loss_that_swings_by_factors_keeps_its_jumps_in_its_swings():
+    """A triplet loss swinging 270, 3.5, 2520, 24.9, 104, 10, 24.4 over 7 epochs: beside the
+    2520 the curve still moves by factors of 4 to 10 from epoch to epoch, so the jump is no
+    more than its swings (and the first point, high above the next, is its first drop)."""
+    loss = np.array([270.3, 3.53, 2520.0, 24.87, 104.2, 10.04, 24.42])
+    assert judge(LossSpikes(), run_of(loss=(np.arange(1, 8), loss))) is None
