@@ -1781,6 +1781,19 @@ def test_a_number_before_a_percent_sign_is_no_counter():
     assert len(values) == 13 and steps == sorted(steps) and len(set(steps)) == 13
 
 
+def test_a_print_after_a_bars_bracket_is_read_at_the_bars_position():
+    """simpletransformers prints `Running loss: 0.607` with `end=""` between the redraws of its
+    bar over an epoch's iterations: the value lands right after the bar's bracket. It is the
+    loss at the bar's position (iterations 1321-1333 of a window), not at the line order."""
+    text = "".join(
+        f"Current iteration:  {n * 100 // 1875}%|███████   | {n}/1875 [09:50<04:06,  2.25it/s]"
+        f"Running loss: {0.5 + (n % 3) / 10:.6f}\n"
+        for n in range(1321, 1334)
+    )
+    steps, values = _series(_read(text), "Running loss")
+    assert steps == list(range(1321, 1334)) and values[:2] == [0.6, 0.7]
+
+
 def test_a_ctime_stamp_is_no_metric():
     """A script's `print(time.ctime(), ...)`: `Sun Nov 29 00:57:11 2026 Epoch 3 ...`; the
     stamp's day was read as a metric `Sun Nov`."""

@@ -3,7 +3,10 @@
 last state is one record (a bar reset on the same line, Lightning's next epoch, ends a state:
 see `_text`). The epoch in the bar's description is the step; a bar over the run's steps
 (`Steps:  20%|██  | 100/500 [..., step_loss=0.249]`, diffusers' training scripts) has every state
-drawn kept (`_text`) and its position as the step; another bar is numbered in order. `v_num`
+drawn kept (`_text`) and its position as the step; another bar is numbered in order. A
+script's own `print(f"\\rRunning loss: {loss}", end="")` between a bar's redraws lands right
+after its bracket (simpletransformers' `| 1321/1875 [09:50<04:06, 2.25it/s]Running loss: 0.49`):
+that `Key: value` is read at the bar's position. `v_num`
 (Lightning's version number) is not a metric. A postfix keeps showing a value until it is
 updated (Lightning's val_loss through the next epoch's bar, the train loss in the redraw after
 validation): a value equal to its metric's previous one is taken as carried over and dropped,
@@ -36,9 +39,14 @@ STYLE = Style(
     # and end in a qualifier (Pytorch-UNet's `loss (batch)=0.198`); segmentation_models_pytorch's
     # epoch runners print `dice_loss - 0.7113` in the postfix; a logging record may follow a
     # value straight on, written before the bar ended its line (`=0.198INFO: Validation ..`)
+    # a script's own `print(f"\rRunning loss: {loss}", end="")` between the bar's redraws lands
+    # right after its bracket (simpletransformers' `...2.25it/s]Running loss: 0.496`): a key
+    # opening there takes a colon (`after`)
     pairs=re.compile(
-        rf"(?<=[,\[]) ?(?P<key>[A-Za-z_][\w\-/.@]*(?: [A-Za-z_][\w\-/.@]*)?(?: \([\w ]{{1,20}}\))?)"
-        rf"(?P<sep>=| - )(?P<val>{NUM})(?:(?=(?:INFO|WARNING|wandb): )|(?![\w.:/]))"
+        r"(?:(?<=[,\[]) ?|(?<=\])(?P<after>))"
+        rf"(?P<key>[A-Za-z_][\w\-/.@]*(?: [A-Za-z_][\w\-/.@]*)?(?: \([\w ]{{1,20}}\))?)"
+        rf"(?P<sep>(?(after): |(?:=| - )))(?P<val>{NUM})"
+        r"(?:(?=(?:INFO|WARNING|wandb): )|(?![\w.:/]))"
     ),
     # 3D Gaussian Splatting's evaluation lines, and a bar named after a held-out split
     # (`valid: 100%|####| 21/21 [..., dice_loss - 0.64]`, segmentation_models_pytorch's)
