@@ -13,7 +13,10 @@ Rule: the end level is above the minimum by at least 30% (ln ratio >= 0.26; half
 loss ends non-finite) for positive losses, and by at least a quarter of the initial drop; for
 losses that can be negative or zero, the rise must reach half of the curve's robust range.
 The rise must also clear 4x the point-to-point noise of the run before its minimum (a blow-up's
-own swings are no yardstick), and the minimum must not be at the end. That is `kind`
+own swings are no yardstick), the minimum must not be at the end, and the rise must hold at
+the last two levels (`held_rise_log`, the lower of them; not needed for a loss that ends
+non-finite): on a short log read unsmoothed, one last print high above the best (a DeiT batch
+loss at 0.0109 after 0.0062-0.0082) shows no loss that stayed there. That is `kind`
 "blow_up". A slow sustained divergence counts too (`kind` "slow_divergence"): from a minimum
 at least `slow_span` (20%) of the run before the end, the level climbs steadily (Kendall tau
 >= `slow_tau`, 0.6; no single jump making half of the rise: a step up is a loss redefined or a
@@ -49,8 +52,8 @@ gradient norm grew 3x or the loss ended non-finite.
 Known false positives: a deliberate schedule that raises the loss (curriculum to harder data,
 a new task phase) or a metric that is not a loss; a run resumed from an older checkpoint (the
 resume_discontinuity label explains that better).
-Evidence: min_step, min_level, end_level, rise_log, rise_ratio, rise_full (the finite rise alone
-clears the threshold), kind ('blow_up' | 'slow_divergence' | 'warmup_overshoot' |
+Evidence: min_step, min_level, end_level, rise_log, held_rise_log, rise_ratio, rise_full (the
+finite rise alone clears the threshold), kind ('blow_up' | 'slow_divergence' | 'warmup_overshoot' |
 'unbounded_fall'), rise_tau,
 late_rise_share,
 sudden, early (min_fraction, the minimum's place in the run, 0..1, is small), head_level (the
@@ -236,6 +239,11 @@ class Exploding(Classifier):
             "min_fraction": min_fraction,
             "ends_nonfinite": ends_nonfinite,
             "rise_log": rise_log,
+            # the rise the last two levels both hold: on a short log read unsmoothed, one last
+            # print high above the best shows no loss that stayed there
+            "held_rise_log": signals.log_ratio(low, float(np.min(level[-2:])))
+            if len(level) - i_min > 2
+            else None,
             "rise_ratio": (end - low) / signals.scale(level),
             # the noise of the run before it went wrong (a blow-up's own swings are no yardstick);
             # too few points before the minimum to tell: no noise test
@@ -366,6 +374,9 @@ class Exploding(Classifier):
         if ev["rise_log"] is not None:
             need = self.min_rise_log * (0.5 if ev["ends_nonfinite"] else 1.0)
             drop = max(ev["head_level"] - ev["min_level"], 0.0)
+            held = ev.get("held_rise_log")
+            if not ev["ends_nonfinite"] and (held is None or held < need):
+                return False  # the rise rests on one last print: nothing shows it stayed
             return ev["rise_log"] >= need and rise >= self.min_drop_share * drop
         return ev["rise_ratio"] >= self.min_range_share
 

@@ -211,3 +211,15 @@ def test_near_misses_of_a_warmup_overshoot():
     assert judge(Exploding(), _warmup_run(rise=1.6)) is None
     # the LR peaked at step 75, before the loss turned up: the rise came while the LR decayed
     assert judge(Exploding(), _warmup_run(lr_peak_at=75)) is None
+
+
+def test_one_last_print_high_above_the_best_is_no_blow_up():
+    """A DeiT MetricLogger excerpt, per-batch losses of two epochs: 0.0062-0.0082, then the
+    last print 0.0109. A short log is read unsmoothed, so its end level rested on that one
+    print; nothing shows the loss stayed there. Two last prints that both hold the rise do."""
+    steps = np.array([2077, 2087, 2097, 2107, 2108, 2118, 2128, 2138, 2139])
+    loss = np.array([0.0082, 0.0082, 0.0063, 0.0065, 0.0062, 0.0062, 0.0078, 0.0065, 0.0109])
+    assert judge(Exploding(), run_of(loss=(steps, loss))) is None
+    held = np.append(loss, 0.0112)
+    f = judge(Exploding(), run_of(loss=(np.append(steps, 2149), held)))
+    assert f is not None and f.evidence["held_rise_log"] >= 0.26
