@@ -369,23 +369,27 @@ def _opens_its_epoch(end_of_epoch: np.ndarray, epoch: np.ndarray, run: np.ndarra
 def _epoch_length(
     epoch: np.ndarray, batch: np.ndarray, batches: np.ndarray, style: Style
 ) -> tuple[int, int, str]:
-    """The batches an epoch holds, the number of the first epoch (`Style.first_epoch`; it
-    matters only when the epoch's length is printed, else it is 0) and the axis's phrase. The
-    length printed beside the batch (`[1][ 10/196]`) is the length, unless a batch past it
-    shows it counts from 0 to the total (`[161/161]`); else the largest batch logged + 1."""
+    """The batches an epoch holds, the number of the first epoch (`Style.first_epoch`, else 0
+    when an epoch 0 is logged or none above it, else 1: a log of epochs 1, 2, ... starts where
+    its run started, at step 0) and the axis's phrase. The length printed beside the batch
+    (`[1][ 10/196]`) is the length, unless a batch past it shows it counts from 0 to the total
+    (`[161/161]`); else the largest batch logged + 1."""
     first_batch, last_batch = int(batch[batch >= 0].min()), int(batch.max())
     counted = last_batch + 1 if first_batch == 0 else last_batch
+    first_epoch = style.first_epoch
+    if first_epoch is None:
+        first_epoch = 0 if (epoch == 0).any() or not (epoch > 0).any() else 1
+    where = "from 0" if first_epoch == 0 else "from 1"
     if (batches > 0).any():
         per_epoch = max(int(batches.max()), counted)
-        first_epoch = style.first_epoch
-        if first_epoch is None:
-            first_epoch = 0 if (epoch == 0).any() or not (epoch > 0).any() else 1
-        where = "from 0" if first_epoch == 0 else "from 1"
         axis = f"(epoch, counted {where}) x {per_epoch} + batch (batches per epoch as printed)"
         return per_epoch, first_epoch, axis
     per_epoch = last_batch + 1
-    axis = f"epoch x {per_epoch} + batch (batches per epoch taken as the largest logged + 1)"
-    return per_epoch, 0, axis
+    axis = (
+        f"(epoch, counted {where}) x {per_epoch} + batch (batches per epoch taken as the "
+        "largest logged + 1)"
+    )
+    return per_epoch, first_epoch, axis
 
 
 def _epoch_lines_apart(

@@ -1844,3 +1844,22 @@ def test_a_split_heading_over_an_indented_block_names_every_line_of_it():
         "val/Accuracy": "val_score",
     }
     assert _series(result, "val/Accuracy") == ([53, 118, 183], [0.603, 0.668, 0.733])
+
+
+def test_epochs_counted_from_1_start_at_step_0_when_the_epoch_length_is_not_printed():
+    """DeepSpeed-Chat prints `Epoch 1, Step 0, Loss: 0.9741` with no batches per epoch: the
+    length is taken from the largest step logged, and epochs counted from 1 (no epoch 0 in the
+    log) put the run's first batch at step 0, not one epoch in (a log that seemed to start
+    mid-run had its stuck loss set aside as a window)."""
+
+    def log(epochs):
+        return "".join(
+            f"Epoch {e}, Step {s}, Loss: {1.0 + 0.01 * s:.4f}:   1%|▏  | 2/144 [00:02<02:20]\n"
+            for e in epochs
+            for s in range(8)
+        )
+
+    steps, values = _series(_read(log((1, 2))), "Loss")
+    assert steps == list(range(16)) and values[:2] == [1.0, 1.01]
+    assert _series(_read(log((0, 1))), "Loss")[0] == list(range(16))
+    assert _series(_read(log((5, 6))), "Loss")[0][0] == 32  # a window from epoch 5
