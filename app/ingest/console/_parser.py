@@ -31,13 +31,13 @@ from lossforensics.ingest.console._plan import (
     BORROW,
     COUNTER_NAMES,
     COUNTERS,
-    DIGIT,
     MAX_PLANS,
     MAX_SHAPE,
     NOTHING,
     OWN,
     RESTART,
     TRIAL,
+    VALUE,
     Plan,
     classify,
     compile_line,
@@ -361,7 +361,7 @@ class Parser:
     def line(self, raw: str, number: int) -> bool:
         """Read one line with the style's patterns; True when it was a record."""
         st = self.style
-        if not raw or not DIGIT.search(raw):
+        if not raw or not VALUE.search(raw):
             if raw and (st.restart or st.trial):
                 self._headers(raw)
             return False

@@ -33,6 +33,9 @@ CONTEXT_MAX_WORDS = 3  # prose allowed on a metrics-only line that borrows the l
 # a time per unit of work (`358ms/epoch`, `3ms/step`, `120us/sample`): a measurement, no words
 _TIME_PER = re.compile(r"\d+(?:\.\d+)?\s?(?:s|ms|us|µs)/(?:epoch|step|sample)\b")
 DIGIT = re.compile(r"\d")
+# a line holds a value when it holds a digit, or a NaN or an infinity printed as one
+# (`Validation loss: nan`: a run gone non-finite prints no digit at all)
+VALUE = re.compile(r"\d|(?<![A-Za-z])(?i:nan|inf)(?![A-Za-z])")
 _ASCII_DIGIT = re.compile(r"[0-9]")
 _KEY_SUFFIX = re.compile(r"\s+(?:is|was|=)$")
 _LETTER = re.compile(r"[A-Za-z]")
@@ -141,7 +144,7 @@ def ends_context(text: str) -> bool:
 def compile_line(style: Style, raw: str) -> Plan | None:
     """The plan for `raw` under `style`, or None when its reading is not a set of spans."""
     ends = ends_context(raw)
-    if not raw or not DIGIT.search(raw):
+    if not raw or not VALUE.search(raw):
         header = _header(style, raw, 0) if raw and (style.restart or style.trial) else None
         return header._replace(ends_context=ends) if header else Plan(NOTHING, ends)
     text, wall = strip_prefix(raw)

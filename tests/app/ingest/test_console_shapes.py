@@ -1863,3 +1863,20 @@ def test_epochs_counted_from_1_start_at_step_0_when_the_epoch_length_is_not_prin
     assert steps == list(range(16)) and values[:2] == [1.0, 1.01]
     assert _series(_read(log((0, 1))), "Loss")[0] == list(range(16))
     assert _series(_read(log((5, 6))), "Loss")[0][0] == 32  # a window from epoch 5
+
+
+def test_a_line_whose_only_value_is_nan_is_read():
+    """`Validation loss: nan` on a line of its own holds no digit, and lines without one were
+    passed over as prose: a validation loss gone non-finite (the case the nan check reports
+    as validation-only) was lost, while `Validation loss: 1.5` was read."""
+    text = (
+        "Epoch 1 ; Iter 50/213 ; loss 2.0 ;\nEpoch 1 ; Iter 100/213 ; loss 1.9 ;\n"
+        "Validation loss: 1.7\n"
+        "Epoch 2 ; Iter 50/213 ; loss 1.8 ;\nEpoch 2 ; Iter 100/213 ; loss 1.7 ;\n"
+        "Validation loss: nan\n"
+        "Epoch 3 ; Iter 50/213 ; loss 1.6 ;\nEpoch 3 ; Iter 100/213 ; loss 1.5 ;\n"
+        "Validation loss: inf\n"
+    )
+    steps, values = _series(_read(text), "Validation loss")
+    assert steps == [100, 313, 526] and values[0] == 1.7
+    assert np.isnan(values[1]) and values[2] == np.inf
