@@ -1880,3 +1880,14 @@ def test_a_line_whose_only_value_is_nan_is_read():
     steps, values = _series(_read(text), "Validation loss")
     assert steps == [100, 313, 526] and values[0] == 1.7
     assert np.isnan(values[1]) and values[2] == np.inf
+
+
+def test_pytorchs_reduce_lr_on_plateau_message_is_no_metric():
+    """`Epoch 00003: reducing learning rate of group 0 to 1.0000e-04.` was read as a learning
+    rate `learning rate of group` at 0 (the group's index) and a metric `to`."""
+    text = (
+        "Epoch 1 train loss: 1.5 val loss: 1.6\nEpoch 2 train loss: 1.4 val loss: 1.5\n"
+        "Epoch 00003: reducing learning rate of group 0 to 1.0000e-04.\n"
+        "Epoch 3 train loss: 1.3 val loss: 1.45\n"
+    )
+    assert set(_read(text).frame["metric"]) == {"train loss", "val loss"}

@@ -46,7 +46,10 @@ from lossforensics.ingest.console.styles.keras_verbose1 import BAR as KERAS_BAR
 # a Keras callback's message (`Epoch 00277: val_acc did not improve from 0.10000`): its number is
 # a best so far, not a measurement of this epoch
 _CALLBACK = (
+    # (PyTorch's ReduceLROnPlateau says `Epoch 00003: reducing learning rate of group 0 to
+    # 1.0000e-04.`: no `learning rate of group` metric at 0)
     r"\b(?:did not improve from|improved from|saving model to|ReduceLROnPlateau reducing"
+    r"|reducing learning rate of group \d+ to"
     r"|Restoring model weights|early stopping"
     # ignite's (and MONAI's) engine messages: the best so far and the engine's state, no record
     # (`Key metric: val_mean_dice best value: 0.91 at epoch: 12`, `Engine run resuming from
