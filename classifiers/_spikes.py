@@ -9,7 +9,8 @@ yardsticks loss_spikes judges signals.find_spikes' candidates with.
   of its first differences, and a noise read from those hides each jump in the others.
 - diverged: the run had already blown up before the candidate: its level (a trailing median:
   what came after must not decide) had come back about to where the run started, giving back
-  nearly all of its progress. The jumps of a run that has blown up and thrashes (even if it dips
+  nearly all of its progress (its best so far read from full windows only: one low first
+  batch is no best the run held). The jumps of a run that has blown up and thrashes (even if it dips
   back down now and then) belong to the divergence, which exploding reports; a loss spike rises
   from a trained level and comes back to it (a jump after which the run stays blown up, even
   below its peak, did not). A level only partly degraded keeps its spikes (bad
@@ -96,10 +97,14 @@ def diverged(
         return np.zeros(len(spike_steps), dtype=bool)
     window = signals.odd_window(len(yb), _LEVEL_WINDOW, lo=_LEVEL_WINDOW_MIN)
     level = signals.rolling_median(yb, window, center=False)
-    best = signals.best_so_far(level)
     # the start: the first point, unless the next two say it was a low outlier (a fast first
     # drop makes the median of the first three far too low a start)
     start = max(float(yb[0]), float(np.median(yb[:_START_POINTS])))
+    # the best so far counts full windows only: a trailing median over the first point or two
+    # is that point, and one low first batch would set a best the run never held, making its
+    # ordinary level read as progress given back
+    full = np.arange(len(level)) >= window - 1
+    best = signals.best_so_far(np.where(full, level, np.maximum(level, start)))
     progress = start - best
     given_back = level - best
     blown_now = (given_back >= min_rise) & (given_back >= _GIVEN_BACK * progress)

@@ -15,8 +15,9 @@ losses that can be negative or zero, the rise must reach half of the curve's rob
 The rise must also clear 4x the point-to-point noise of the run before its minimum (a blow-up's
 own swings are no yardstick), the minimum must not be at the end, and the rise must hold at
 the last two levels (`held_rise_log`, the lower of them; not needed for a loss that ends
-non-finite): on a short log read unsmoothed, one last print high above the best (a DeiT batch
-loss at 0.0109 after 0.0062-0.0082) shows no loss that stayed there. That is `kind`
+non-finite, nor for an end 10x above the best, `_ORDERS_OF_MAGNITUDE`, which no noise makes):
+on a short log read unsmoothed, one last print high above the best (a DeiT batch loss at 0.0109
+after 0.0062-0.0082) shows no loss that stayed there. That is `kind`
 "blow_up". A slow sustained divergence counts too (`kind` "slow_divergence"): from a minimum
 at least `slow_span` (20%) of the run before the end, the level climbs steadily (Kendall tau
 >= `slow_tau`, 0.6; no single jump making half of the rise: a step up is a loss redefined or a
@@ -93,6 +94,9 @@ _TINY_RISE = 1e-300
 _MIN_TAU_POINTS = 4
 # the gradient norm's late median is taken over the last 10% of the run, as the end level is
 _GRAD_LATE_SHARE = 0.1
+# a rise to one last print 10x (ln 10) above the best is a blow-up whether or not it stayed
+# (SSD's 14.0 then 120128.9): no batch noise moves a loss by an order of magnitude
+_ORDERS_OF_MAGNITUDE = float(np.log(10.0))
 # a rise must clear 4x the point-to-point noise before the minimum: smaller is ordinary wander
 _NOISE_MULTIPLE = 4
 # a minimum in the last 10% of the run leaves no room for a rise to be read as a blow-up
@@ -375,7 +379,8 @@ class Exploding(Classifier):
             need = self.min_rise_log * (0.5 if ev["ends_nonfinite"] else 1.0)
             drop = max(ev["head_level"] - ev["min_level"], 0.0)
             held = ev.get("held_rise_log")
-            if not ev["ends_nonfinite"] and (held is None or held < need):
+            lone = held is None or held < need
+            if lone and not ev["ends_nonfinite"] and ev["rise_log"] < _ORDERS_OF_MAGNITUDE:
                 return False  # the rise rests on one last print: nothing shows it stayed
             return ev["rise_log"] >= need and rise >= self.min_drop_share * drop
         return ev["rise_ratio"] >= self.min_range_share

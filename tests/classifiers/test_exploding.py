@@ -216,10 +216,14 @@ def test_near_misses_of_a_warmup_overshoot():
 def test_one_last_print_high_above_the_best_is_no_blow_up():
     """A DeiT MetricLogger excerpt, per-batch losses of two epochs: 0.0062-0.0082, then the
     last print 0.0109. A short log is read unsmoothed, so its end level rested on that one
-    print; nothing shows the loss stayed there. Two last prints that both hold the rise do."""
+    print; nothing shows the loss stayed there. Two last prints that both hold the rise do, and
+    so does one last print an order of magnitude up (ssd.pytorch's 14.0 then 120128.9)."""
     steps = np.array([2077, 2087, 2097, 2107, 2108, 2118, 2128, 2138, 2139])
     loss = np.array([0.0082, 0.0082, 0.0063, 0.0065, 0.0062, 0.0062, 0.0078, 0.0065, 0.0109])
     assert judge(Exploding(), run_of(loss=(steps, loss))) is None
+    ssd = np.array([27.40, 14.99, 20.76, 20.23, 15.18, 14.12, 14.00, 120128.9])
+    f = judge(Exploding(), run_of(loss=(10 * np.arange(8), ssd)))
+    assert f is not None and f.evidence["held_rise_log"] is None  # a tenfold jump needs no hold
     held = np.append(loss, 0.0112)
     f = judge(Exploding(), run_of(loss=(np.append(steps, 2149), held)))
     assert f is not None and f.evidence["held_rise_log"] >= 0.26

@@ -308,3 +308,15 @@ def test_near_miss_a_loss_that_swings_by_factors_keeps_its_jumps_in_its_swings()
     more than its swings (and the first point, high above the next, is its first drop)."""
     loss = np.array([270.3, 3.53, 2520.0, 24.87, 104.2, 10.04, 24.42])
     assert judge(LossSpikes(), run_of(loss=(np.arange(1, 8), loss))) is None
+
+
+def test_one_low_first_batch_does_not_make_the_run_read_as_blown_up():
+    """Time-Series-Library's per-100-iteration loss: a first print of 0.125, then about 0.28,
+    and one batch at 2.14 that recovers. The divergence test's best-so-far level came from a
+    trailing median over that first point alone, so the ordinary level read as 90% of the
+    progress given back, and every later jump as part of a blow-up."""
+    rng = np.random.default_rng(10)
+    loss = 0.28 * np.exp(0.05 * rng.standard_normal(40))
+    loss[0], loss[25] = 0.125, 2.137
+    f = judge(LossSpikes(), run_of(loss=(100 * np.arange(1, 41), loss)))
+    assert f is not None and f.evidence["spike_steps"] == [2600]
