@@ -1891,3 +1891,17 @@ def test_pytorchs_reduce_lr_on_plateau_message_is_no_metric():
         "Epoch 3 train loss: 1.3 val loss: 1.45\n"
     )
     assert set(_read(text).frame["metric"]) == {"train loss", "val loss"}
+
+
+def test_keras_2_1_verbose_2_lines_open_with_a_space():
+    """Keras 2.1's `fit(verbose=2)` prints ` - 498s - loss: 1.5765 - val_loss: 1.7122` under
+    `Epoch 38/20000`: the leading space kept the keras style off, and the generic fallback read
+    the epochs at the line order (a window from epoch 37 read as a run's start)."""
+    text = "".join(
+        f"Epoch {e}/20000\nEpoch {e:05d}: val_loss did not improve\n"
+        f" - 498s - loss: {1.6 - 0.01 * e:.4f} - val_loss: {1.7 + 0.01 * e:.4f}\n"
+        for e in range(37, 43)
+    )
+    result = _read(text)
+    assert "keras verbose 2" in result.source["detail"]
+    assert _series(result, "loss")[0] == list(range(37, 43))

@@ -1,6 +1,7 @@
 """Keras `fit(verbose=2)`: an `Epoch 3/20` line, then one line for the epoch,
 `12/12 - 0s - 3ms/step - loss: 0.41 - val_loss: 0.38` (Keras 3; tf.keras prints no step
-count first; Keras 1 prints `15s - loss: 1.0029 - acc: 0.5834 - val_loss: ..`). The epoch is
+count first; Keras 1 prints `15s - loss: 1.0029 - acc: 0.5834 - val_loss: ..`, Keras 2.1
+` - 498s - loss: 1.5765 - val_loss: ..` with a space before the dash). The epoch is
 the step. A callback's message (`Epoch 00018: early stopping`, `Epoch 00005: ReduceLROnPlateau
 reducing ...`) is no header, whatever epoch it names: stdout buffering prints it between the
 last `Epoch 19/50` and that epoch's line, and its number may count from 0. An epoch's line above
@@ -14,7 +15,8 @@ from lossforensics.ingest.console.styles.keras_verbose1 import CALLBACK, HEADER
 
 STYLE = Style(
     name="keras verbose 2",
-    signature=re.compile(r"^Epoch \d+/\d+\s*$|^(?:\d+/\d+ )?(?:- )?\d+m?s - (?:.* - )?\w+: "),
+    # (Keras 2.1 opens the epoch's line with a space: ` - 498s - loss: 1.5765`)
+    signature=re.compile(r"^Epoch \d+/\d+\s*$|^ ?(?:\d+/\d+ )?(?:- )?\d+m?s - (?:.* - )?\w+: "),
     counters=(EPOCH,),
     skip=CALLBACK,
     pairs=re.compile(rf"(?<= - )(?P<key>\w+)(?P<sep>: )(?P<val>{NUM})(?![\w.:/])"),
