@@ -47,6 +47,7 @@ and val_log.csv) is one run: the split's metrics are named `val_<name>`.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import BinaryIO
@@ -113,8 +114,11 @@ def sniff(path: Path) -> bool:
 
 
 def sniff_text(text: str) -> bool:
-    """Some style finds a loss-like series in the head of `text` (the first SNIFF_BYTES)."""
-    style, _ = choose_style(_head_lines(text[:SNIFF_BYTES]))
+    """Some style finds a loss-like series in the head of `text` (the first SNIFF_BYTES), read
+    as `read_stream` reads it (one rank's, one host's lines)."""
+    head = text[:SNIFF_BYTES]
+    others = other_ranks(head) or other_hosts(head)
+    style, _ = choose_style(_head_lines(others.sub("", head) if others else head))
     return style is not None
 
 
@@ -271,7 +275,7 @@ def read_stream(
     margin = margin_remover(find_margin(_clean_lines(text)))
     if margin:
         text = margin.sub("", text)
-    others = other_ranks(text)
+    others = other_ranks(text) or other_hosts(text)
     style, scores = choose_style(_clean_lines(others.sub("", text) if others else text))
     parser = Parser(style or STYLES[-1])
     for text in iter_blocks(_chain(head, stream)):
@@ -313,6 +317,41 @@ def other_ranks(head: str) -> re.Pattern[str] | None:
     if _RANK_ZERO.search(head) and _OTHER_RANK_LINE.search(head):
         return _OTHER_RANK_LINE
     return None
+
+
+# a line a multi-node launcher (DeepSpeed's pdsh runner) prefixed with its host: an IPv4 address
+# or a host name holding a digit (`10.96.202.43: `, `worker-3: `, `gpu-node01: `)
+_HOST_TAG = re.compile(r"^((?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]*\d[\w-]*): ", re.M)
+# the head shows hosts when at least half its non-empty lines carry a tag, from 2 hosts or more,
+# each on 2 lines or more (a script's `epoch1: ...` lines name a different epoch on each), and
+# the hosts' lines interleave
+_HOSTS_MIN = 2
+_HOST_LINES_MIN = 2
+_HOST_SHARE = 0.5
+
+
+def other_hosts(head: str) -> re.Pattern[str] | None:
+    """The pattern that takes every host's lines out but the first host's, and that host's tag
+    off its own: every node of a data-parallel job prints the same records (the same dict four
+    times over), and read together they are one run logged four times. None when the head
+    shows no such tags."""
+    tags = _HOST_TAG.findall(head)
+    lines = sum(1 for line in head.split("\n") if line.strip())
+    counts = Counter(tags)
+    if (
+        len(counts) < _HOSTS_MIN
+        or min(counts.values()) < _HOST_LINES_MIN
+        or len(tags) < _HOST_SHARE * lines
+    ):
+        return None
+    # hosts print side by side: the first one's lines come back after another's (the lines of
+    # a script's `iter100: ..` record never follow `iter200: ..`'s)
+    other = next(i for i, tag in enumerate(tags) if tag != tags[0])
+    if tags[0] not in tags[other:]:
+        return None
+    first = re.escape(tags[0])
+    # a later host not seen in the head is left out too: any tag but the first one's
+    return re.compile(rf"^(?:{first}: |(?!{first}: )(?:{_HOST_TAG.pattern[1:]}).*(?:\n|$))", re.M)
 
 
 def _chain(head: bytes, stream: BinaryIO) -> Iterable[bytes]:

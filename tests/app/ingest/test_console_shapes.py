@@ -1905,3 +1905,29 @@ def test_keras_2_1_verbose_2_lines_open_with_a_space():
     result = _read(text)
     assert "keras verbose 2" in result.source["detail"]
     assert _series(result, "loss")[0] == list(range(37, 43))
+
+
+def test_a_multi_node_launchers_host_tags_keep_the_first_hosts_lines():
+    """DeepSpeed's pdsh runner prefixes each line with its host, and every node prints the same
+    Trainer dict: four hosts' tags hid every dict (the file was refused), and read together
+    each log would count four times."""
+    hosts = ("10.96.202.43", "10.96.202.17", "10.96.202.16", "10.96.202.40")
+    text = "".join(
+        f"{host}: {{'loss': {loss}, 'learning_rate': 5e-05, 'epoch': {epoch}}}\n"
+        for loss, epoch in ((1.8673, 0.01), (0.7744, 0.02), (0.6309, 0.03))
+        for host in hosts
+    )
+    steps, values = _series(_read(text), "loss")
+    assert values == [1.8673, 0.7744, 0.6309] and steps == [0, 1, 2]
+
+
+def test_near_miss_a_scripts_own_counter_before_a_colon_is_no_host():
+    """`iter100: loss 2.1` lines name a different counter on each record, whose lines never come
+    back after the next one's: no host tags to take off."""
+    text = "".join(
+        f"iter{i}: loss {2.0 - i / 1000:.3f}\niter{i}: acc {i / 1000:.3f}\n"
+        for i in range(100, 600, 100)
+    )
+    from lossforensics.ingest.console import other_hosts
+
+    assert other_hosts(text) is None
