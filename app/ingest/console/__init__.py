@@ -77,7 +77,7 @@ from lossforensics.ingest.console._engine import (
 )
 from lossforensics.ingest.console._margin import find_margin, margin_remover
 from lossforensics.ingest.console._plan import skeletons
-from lossforensics.ingest.console._style import Style
+from lossforensics.ingest.console._style import NUM, Style
 from lossforensics.ingest.console._text import blocks, clean, iter_blocks
 from lossforensics.ingest.console.styles import STYLES
 
@@ -320,8 +320,13 @@ def other_ranks(head: str) -> re.Pattern[str] | None:
 
 
 # a line a multi-node launcher (DeepSpeed's pdsh runner) prefixed with its host: an IPv4 address
-# or a host name holding a digit (`10.96.202.43: `, `worker-3: `, `gpu-node01: `)
-_HOST_TAG = re.compile(r"^((?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]*\d[\w-]*): ", re.M)
+# or a host name holding a digit (`10.96.202.43: `, `worker-3: `, `gpu-node01: `; no underscore,
+# which no host name holds), before more than a bare number (`stage1_loss: 38.9` is a metric)
+_HOST_TAG = re.compile(
+    r"^((?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][A-Za-z0-9-]*\d[A-Za-z0-9-]*): "
+    rf"(?!\s*(?:{NUM})\s*$)",
+    re.M,
+)
 # the head shows hosts when at least half its non-empty lines carry a tag, from 2 hosts or more,
 # each on 2 lines or more (a script's `epoch1: ...` lines name a different epoch on each), and
 # the hosts' lines interleave

@@ -1931,3 +1931,12 @@ def test_near_miss_a_scripts_own_counter_before_a_colon_is_no_host():
     from lossforensics.ingest.console import other_hosts
 
     assert other_hosts(text) is None
+    # lightweight-human-pose's accumulator: `stage1_pafs_loss:     38.92` under each `Iter: 100`,
+    # names that come back every record (an underscore and a bare number: metrics, no host)
+    poses = "".join(
+        f"Iter: {i}\nstage1_pafs_loss:     {38.9 - i / 100:.4f}\n"
+        f"stage2_pafs_loss:     {39.2 - i / 100:.4f}\n"
+        for i in range(100, 600, 100)
+    )
+    assert other_hosts(poses) is None
+    assert _series(_read(poses), "stage1_pafs_loss")[0] == list(range(100, 600, 100))
