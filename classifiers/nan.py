@@ -16,6 +16,12 @@ is one of its first `leading_val_window` (3) evaluations, finite from then on, w
 finite all along, is an evaluation that had nothing to measure yet (YOLO's early eval before any
 box is predicted: 0/0; a step-0 eval) - `leading_val_points` (1) such point is not a finding;
 more than one is (a validation path broken for epochs).
+Nor is a training loss part non-finite at every print while another training loss kept
+falling over those prints (by `_TRAINED_THROUGH_GAIN`, over `_BESIDE_MIN_POINTS` prints or
+more) and no total (`loss`, `total_loss`: a canonical name) went non-finite: a NaN in the summed
+loss makes every weight NaN at the next update and every loss with it, so such a part is logged
+outside the backward pass (DAFormer's `src.loss_imnet_feat_dist` at NaN from its first print
+with the feature-distance term off, beside segmentation losses falling 2.68 -> 1.61).
 A non-finite gradient
 norm with finite losses counts only when it persists: `persist_points` (3) non-finite in a row,
 non-finite to the end, or `persist_fraction` (a quarter) of its points. A mixed-precision loss
@@ -44,7 +50,8 @@ Set aside: a run with non-finite values that none of these rules counts says so 
 diagnosis's `set_aside`, naming each value and the rule that let it pass, so a `healthy` verdict
 is never silent on a NaN in the log.
 Known false positives: a logger that writes NaN for "not computed" beyond the first
-evaluation; a deliberately skipped fp16 step that also logs an inf loss.
+evaluation, in a loss that is not all NaN; a deliberately skipped fp16 step that also logs an
+inf loss.
 """
 
 from __future__ import annotations
@@ -55,7 +62,7 @@ import numpy as np
 from lossforensics.classifiers import signals
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
-from lossforensics.classifiers.run import Curve, RunSeries
+from lossforensics.classifiers.run import Curve, RunSeries, is_canonical
 
 
 def _nonfinite(curve: Curve | None) -> np.ndarray:
@@ -97,6 +104,23 @@ def _trained_through(train: Curve | None, step: int) -> bool:
     return gain is not None and gain >= _TRAINED_THROUGH_GAIN
 
 
+def _learning_beside(run: RunSeries, curve: Curve) -> str | None:
+    """Another loss of the run's training losses, finite at every one of at least
+    `_BESIDE_MIN_POINTS` points over `curve`'s steps, that ended `_TRAINED_THROUGH_GAIN` of its
+    level below where it started there: its name, else None."""
+    lo, hi = curve.steps[0], curve.steps[-1]
+    for metric in run.metrics("train_loss"):
+        other = run.curve("train_loss", metric)
+        if other is None or metric == curve.metric:
+            continue
+        values = other.values[(other.steps >= lo) & (other.steps <= hi)]
+        if len(values) < _BESIDE_MIN_POINTS or not np.isfinite(values).all():
+            continue
+        if values[-1] <= (1 - _TRAINED_THROUGH_GAIN) * values[0]:
+            return metric
+    return None
+
+
 def _every_write(run: RunSeries, curve: Curve) -> Curve:
     """The curve's metric with every row as logged, in source order (a restarted session's
     rows included, which the step-sorted curve overwrites); the curve itself when nothing
@@ -127,6 +151,9 @@ _CONFIDENCE_GRAD_ONLY = 0.6  # gradient norm only: loss scalers skip inf-gradien
 # a training loss that still gained 2.5% of its level after the gradient norm went non-finite
 # (plateau's bar for a loss that improved) trained through it: its updates landed
 _TRAINED_THROUGH_GAIN = 0.025
+# a training loss part non-finite at every print is outside the gradient when another loss kept
+# learning over at least this many prints beside it: fewer cannot show training carried on
+_BESIDE_MIN_POINTS = 3
 # ... read as the median of its first third of points from there against its last third's,
 # which needs 6 points
 _TRAINED_THROUGH_POINTS = 6
@@ -183,6 +210,32 @@ class NaN(Classifier):
             and bool(np.isfinite(train.values).all())
         )
 
+    def _benign(self, run: RunSeries, curve: Curve, bad: np.ndarray) -> bool:
+        """Non-finite values that are no finding: an early evaluation's (`_not_yet_computed`),
+        or a training loss part's that never reached the gradient (`_outside_gradient`)."""
+        return self._not_yet_computed(run, curve, bad) or self._outside_gradient(run, curve, bad)
+
+    @staticmethod
+    def _outside_gradient(run: RunSeries, curve: Curve, bad: np.ndarray) -> bool:
+        """A training loss part non-finite at every print, beside another training loss that
+        kept learning over the same prints (_learning_beside) and no total (a canonical name:
+        `loss`, `total_loss`) non-finite there: a NaN in the summed loss makes every weight NaN
+        at the next update and every loss with it, so this one is logged outside the backward
+        pass (a term the config switched off, a logger's NaN for "not computed"). A total that
+        is non-finite is what was backpropagated (Keras' running means of the finite parts may
+        still fall when the NaN batches add zeros)."""
+        train = run.metrics("train_loss")
+        if len(bad) < len(curve) or curve.metric not in train:
+            return False
+        lo, hi = curve.steps[0], curve.steps[-1]
+        for metric in train:  # a total non-finite too is what was backpropagated: a finding
+            total = run.curve("train_loss", metric)
+            if total is not None and is_canonical("train_loss", metric):
+                values = total.values[(total.steps >= lo) & (total.steps <= hi)]
+                if not np.isfinite(values).all():
+                    return False
+        return _learning_beside(run, curve) is not None
+
     def _persists(self, grad: Curve, bad: np.ndarray) -> bool:
         """Whether a gradient norm's non-finite points are more than a loss scaler's skips:
         `persist_points` in a row, non-finite to the end, or `persist_fraction` of them."""
@@ -204,16 +257,12 @@ class NaN(Classifier):
             if c is not None
         }
         hits = [(c, _nonfinite(c)) for c in losses.values()]
-        hits = [(c, bad) for c, bad in hits if len(bad) and not self._not_yet_computed(run, c, bad)]
+        hits = [(c, bad) for c, bad in hits if len(bad) and not self._benign(run, c, bad)]
         if not hits:
             # a session that went NaN and was restarted from the same steps: the curve keeps
             # each step's last write, so the NaN lives only in the overwritten rows
             written = [(c, _nonfinite(c)) for c in map(partial(_every_write, run), losses.values())]
-            hits = [
-                (c, bad)
-                for c, bad in written
-                if len(bad) and not self._not_yet_computed(run, c, bad)
-            ]
+            hits = [(c, bad) for c, bad in written if len(bad) and not self._benign(run, c, bad)]
         if not hits:
             # a loss other than the primary (one head of a multi-task loss, one part of a
             # detector's): a non-finite part makes any total of the parts non-finite too
@@ -224,7 +273,7 @@ class NaN(Classifier):
                 if m not in losses
             )
             hits = [(c, b) for c in parts if c is not None and len(b := _nonfinite(c))]
-            hits = [(c, bad) for c, bad in hits if not self._not_yet_computed(run, c, bad)]
+            hits = [(c, bad) for c, bad in hits if not self._benign(run, c, bad)]
         grad = run.curve("grad_norm")
         grad_bad = _nonfinite(grad)
         if not hits:
@@ -279,8 +328,13 @@ class NaN(Classifier):
 
     def set_aside(self, run: RunSeries) -> str | None:
         """The non-finite values the rules above judged benign, and why: validation losses
-        non-finite only at their first evaluations, a gradient norm's skipped steps."""
-        reasons = [self._early_evals_reason(run), self._skipped_steps_reason(run)]
+        non-finite only at their first evaluations, training loss parts outside the backward
+        pass, a gradient norm's skipped steps."""
+        reasons = [
+            self._early_evals_reason(run),
+            self._outside_gradient_reason(run),
+            self._skipped_steps_reason(run),
+        ]
         kept = [r for r in reasons if r]
         return "; ".join(kept) if kept else None
 
@@ -305,6 +359,23 @@ class NaN(Classifier):
             "evaluation with nothing to measure yet (no predictions so early), not a run that "
             "went NaN"
         )
+
+    def _outside_gradient_reason(self, run: RunSeries) -> str:
+        """Why training loss parts non-finite at every print are no finding ('' when none is)."""
+        reasons = []
+        for metric in run.metrics("train_loss"):
+            curve = run.curve("train_loss", metric)
+            bad = _nonfinite(curve)
+            if curve is None or not len(bad) or not self._outside_gradient(run, curve, bad):
+                continue
+            beside = _learning_beside(run, curve)
+            reasons.append(
+                f"{metric} is non-finite at all {len(curve)} of its points while {beside} kept "
+                "falling beside it: a NaN in the summed loss would have made every loss NaN at "
+                "the next update, so this one is logged outside the backward pass (a term "
+                "switched off, a logger's NaN for 'not computed')"
+            )
+        return "; ".join(reasons)
 
     def _skipped_steps_reason(self, run: RunSeries) -> str:
         """Why a gradient norm's non-finite points are no finding ('' when it has none): a loss

@@ -69,6 +69,14 @@ _CANONICAL = {
     ),
     "grad_norm": ("grad_norm", "train/grad_norm", "gradient_norm", "grad_norm/total"),
 }
+
+
+def is_canonical(role: str, metric: str) -> bool:
+    """Whether `metric` is one of the names a person reads first for `role` (`loss`, `Total
+    Loss`, `val_loss`, ...), as `RunSeries.primary` ranks them: the total, not a part."""
+    return _SPACES.sub("_", metric.lower().strip()) in _CANONICAL.get(role, ())
+
+
 # Names that are a part of the loss (a component) or a within-epoch running mean: never primary
 # when something better exists.
 # (detection losses: YOLO's box/cls/dfl/obj/seg/pose parts, detectron2's rpn/reg parts)

@@ -202,3 +202,37 @@ def test_a_loss_head_other_than_the_primary_that_is_nan_is_a_finding():
         **{"val/cls_loss": (steps, val_cls), "val/obj_loss": (steps, val_obj)},
     )
     assert run.primary("val_loss") == "val/cls_loss" and judge(NaN(), run) is None
+
+
+def test_a_part_nan_at_every_print_beside_losses_still_learning_is_outside_the_gradient():
+    """DAFormer with its feature-distance term off logs `src.loss_imnet_feat_dist: nan` at
+    every print while its segmentation losses fall 2.68 -> 1.61: a NaN in the summed loss
+    would have made every weight, and every loss, NaN at the next update."""
+    steps = np.array([50, 100, 150, 200])
+    run = run_of(
+        **{
+            "decode.loss_seg": (steps, np.array([2.684, 2.386, 2.035, 1.608])),
+            "mix.decode.loss_seg": (steps, np.array([1.405, 1.323, 1.058, 0.784])),
+            "src.loss_imnet_feat_dist": (steps, np.full(4, np.nan)),
+        }
+    )
+    assert judge(NaN(), run) is None
+    why = NaN().set_aside(run)
+    assert why is not None and "src.loss_imnet_feat_dist is non-finite at all 4" in why
+
+
+def test_near_misses_of_a_part_outside_the_gradient_a_nan_total_is_backpropagated():
+    """Mask R-CNN in Keras: `loss: nan` and three heads NaN from the first batch, while the
+    bar's running means of the box and mask losses fall (NaN batches add nothing): the total
+    is what was backpropagated, so it stays a finding; so does a part beside heads that did
+    not learn (the two-head test above)."""
+    steps = np.arange(7, 14)
+    falling = np.array([0.184, 0.161, 0.143, 0.129, 0.117, 0.107, 0.099])
+    run = run_of(
+        loss=(steps, np.full(7, np.nan)),
+        rpn_class_loss=(steps, np.full(7, np.nan)),
+        mrcnn_bbox_loss=(steps, falling),
+        mrcnn_mask_loss=(steps, 0.67 * falling),
+    )
+    f = judge(NaN(), run)
+    assert f is not None and f.evidence["series"] == "loss"
