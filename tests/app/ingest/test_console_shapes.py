@@ -1940,3 +1940,19 @@ def test_near_miss_a_scripts_own_counter_before_a_colon_is_no_host():
     )
     assert other_hosts(poses) is None
     assert _series(_read(poses), "stage1_pafs_loss")[0] == list(range(100, 600, 100))
+
+
+def test_darknets_classifier_lines_with_their_epoch():
+    """`./darknet classifier train` prints the epoch after the iteration, `40245, 4.021:
+    6.907692, 6.910023 avg, 0.081346 rate, ...`: the detector's pattern (`40245: ...`) refused
+    the file."""
+    text = "".join(
+        f"{i}, {i * 128 / 1281167:.3f}: {6.9077 + (i % 3) / 1000:.6f}, 6.910023 avg, "
+        f"0.081346 rate, 0.385639 seconds, {i * 128} images\n"
+        for i in range(40245, 40255)
+    )
+    result = _read(text)
+    assert "darknet" in result.source["detail"]
+    steps, values = _series(result, "loss")
+    assert steps == list(range(40245, 40255)) and values[0] == 6.9077
+    assert set(result.frame["metric"]) == {"loss", "avg loss", "lr"}
