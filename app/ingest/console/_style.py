@@ -43,7 +43,12 @@ _WORD = r"(?:(?i:class|label|category) \d+(?= [A-Za-z_]|\s*[:=])|[A-Za-z_][\w\-/
 _ASIDE = r"(?: \((?i:for|per|on|over|of|in|at|from)\b[^()\n]{1,24}\))?"
 # A key starts a word: never inside one, nor on a number's unit (`per-step time 0.490s loss=0.2`
 # is `loss`, not `s loss`)
-_KEY = rf"(?<![\w.]){_WORD}(?:\(\w+\))?(?: (?!is\b){_WORD}(?:\(\w+\))?){{0,3}}{_ASIDE}"
+# (nor is the `to` of a learning rate set by a message: `_SET_TO`)
+_SET_TO_WORD = r"(?<=[Ll]earning [Rr]ate )to\b|(?<=\blr )to\b"
+_KEY = (
+    rf"(?<![\w.]){_WORD}(?:\(\w+\))?(?: (?!is\b|{_SET_TO_WORD}){_WORD}(?:\(\w+\))?){{0,3}}"
+    rf"{_ASIDE}"
+)
 
 # A value printed as the object that holds it, read as the number inside: a one-element list or
 # numpy array (`[0.6931]`, `[ 0.69]`), a tensor (`tensor(0.69, device='cuda:0', grad_fn=<..>)`,
@@ -61,8 +66,12 @@ _CHANGED_FROM = rf"(?:(?:{NUM})\s*(?:->|=>|\u2192)\s*)?"
 _PERCENT = r"(?:%(?!\|)|(?!%))"
 # `key: value`, `key=value`, `key = "value"`, `key is value` (`key is: value`), `key value` (the
 # last only when the line carries its own step: see Style.spaced)
+# a learning rate set by a message (`Updating learning rate to 0.0001`, the Informer and
+# Time-Series-Library trainers' after each epoch): `to` is its separator
+_SET_TO = r"(?<=[Ll]earning [Rr]ate) to\s+|(?<=\blr) to\s+"
 PAIRS = re.compile(
-    rf"(?P<key>{_KEY})(?P<sep>\s*[:=]\s*|\s+is\s*[:=]?\s*|\s+)['\"]?{_COUNT_OF}{_CHANGED_FROM}"
+    rf"(?P<key>{_KEY})(?P<sep>{_SET_TO}|\s*[:=]\s*|\s+is\s*[:=]?\s*|\s+)['\"]?{_COUNT_OF}"
+    rf"{_CHANGED_FROM}"
     rf"{_OPEN}(?P<val>{NUM}){_CLOSE}['\"]?\s*{_PERCENT}{_END}"
 )
 # a PyTorch meter: `Loss 0.52 (0.61)` / `loss: 0.52 (0.61)`: the value before the brackets

@@ -396,3 +396,15 @@ def test_icefall_running_totals_are_kept_apart_from_the_batch_loss():
     loss = frame[frame["metric"] == "loss"]
     assert loss["step"].is_monotonic_increasing and loss["step"].is_unique
     assert frame["segment"].nunique() == 1
+
+
+def test_tslib_learning_rate_messages_are_its_learning_rate():
+    """The Time-Series-Library family prints `Updating learning rate to 0.0001` after each
+    epoch, under its EarlyStopping's `Validation loss decreased (.. --> ..).  Saving model ...`:
+    the message ended the epoch's record, so no learning rate was read at all (and a schedule
+    halving it every epoch to 1e-24 could not be judged)."""
+    result = load_run(FIXTURES / "tslib_dlinear_real.log")
+    f = result.frame[result.frame["role"] == "lr"]
+    assert f["step"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert f["value"].round(7).tolist()[:5] == [1e-4, 1e-4, 1e-4, 9e-5, 8.1e-5]
+    assert "EarlyStopping counter" not in set(result.frame["metric"])

@@ -54,7 +54,12 @@ _CALLBACK = (
     # ignite's (and MONAI's) engine messages: the best so far and the engine's state, no record
     # (`Key metric: val_mean_dice best value: 0.91 at epoch: 12`, `Engine run resuming from
     # iteration 0, epoch 45 until 46 epochs`)
-    r"|best value: [-+\d.eE]+ at (?:epoch|iteration)|Engine run (?:resuming|complete|finished))\b"
+    r"|best value: [-+\d.eE]+ at (?:epoch|iteration)|Engine run (?:resuming|complete|finished)"
+    # the EarlyStopping class copied into many PyTorch repos (Informer, Time-Series-Library):
+    # `Validation loss decreased (1.891971 --> 1.123654).  Saving model ...`, a best so far, and
+    # `EarlyStopping counter: 3 out of 10`; the epoch's record goes on past them (its
+    # `Updating learning rate to 0.0001`)
+    r"|Validation loss decreased|EarlyStopping counter)\b"
     # a script's own checkpoint message, which repeats a metric it already logged (`Saving model
     # at Epoch 1 with Validation Accuracy: 33.73%`, `→ Saved best model (Dice: 0.91)`): a line
     # that opens with it, after an arrow, a mark or a tag
