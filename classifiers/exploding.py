@@ -5,10 +5,10 @@ ending in NaN); the gradient norm grows or jumps with it.
 Signal: the smoothed training loss (bucket medians + rolling median): its minimum, the level of
 its last 10% of points, the head level; the largest single jump after the minimum; the gradient
 norm's late median over its median before the minimum, when logged. A short log (under 40
-points) is read unsmoothed, so its minimum passes over a lone low print: a point below both its
-neighbours by over 4x the noise and by more than they differ counts at the lower neighbour (a
-running sum reset at an epoch's start and divided by the whole interval prints one such point;
-the rise from it is no blow-up).
+points) is read unsmoothed, so its minimum is the level the loss held around its best: each
+inner print counts at its median with its two neighbours, so a lone low print counts at the
+lower of them (one lucky batch, or a running sum reset at an epoch's start and divided by the
+whole interval, is no level the run reached; the rise from it is no blow-up).
 Rule: the end level is above the minimum by at least 30% (ln ratio >= 0.26; half that when the
 loss ends non-finite) for positive losses, and by at least a quarter of the initial drop; for
 losses that can be negative or zero, the rise must reach half of the curve's robust range.
@@ -74,6 +74,7 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.numbers import times
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals.reduce import median
+from lossforensics.classifiers.signals.smoothing import SMOOTH_MIN_POINTS
 
 # the end level: median of the last 10% of the smoothed curve, so one late wobble does not move it
 _END_SHARE = 0.1
@@ -141,17 +142,21 @@ _WARMUP_MIN_GROWTH = 2.0
 _WARMUP_SLACK = 0.05
 
 
-def _held_minimum(level: np.ndarray) -> tuple[int, float]:
-    """Where the loss was lowest and its level there, a lone low point aside: one below both
-    its neighbours by more than `_DIP_NOISE` times the curve's point-to-point noise and by more
-    than they differ from each other (the curve on both sides sits at one level; a minimum at
-    a corner, the last point of a fall before a step up, is a level the loss reached). A short
-    log is not smoothed, and one low print (a running sum divided by the full interval just
-    after it was reset: Udacity's `running_loss/print_every` at each epoch's first print) is no
-    level the run reached, though the rise from it reads as a blow-up: it counts at the lower of
-    its neighbours."""
+def _held_minimum(level: np.ndarray, *, raw: bool = False) -> tuple[int, float]:
+    """Where the loss was lowest and its level there, a lone low point aside. A short log is
+    not smoothed (`raw`), and one low print (one lucky batch; a running sum divided by the full
+    interval just after it was reset: Udacity's `running_loss/print_every` at each epoch's first
+    print) is no level the run reached, though the rise from it reads as a blow-up: each inner
+    print counts at its median with its two neighbours (a lone low one at the lower of them),
+    the first and the last as logged. On a smoothed level, a point below both its neighbours by
+    more than `_DIP_NOISE` times the curve's point-to-point noise and by more than they differ
+    from each other counts at the lower neighbour (the curve on both sides sits at one level; a
+    minimum at a corner, the last point of a fall before a step up, is a level the loss
+    reached)."""
     floor = np.asarray(level, dtype=np.float64)
-    if len(floor) >= _WITH_NEIGHBOURS:
+    if raw and len(floor) >= _WITH_NEIGHBOURS:
+        floor = np.r_[floor[0], signals.rolling_median(floor, _WITH_NEIGHBOURS)[1:-1], floor[-1]]
+    elif len(floor) >= _WITH_NEIGHBOURS:
         left, mid, right = floor[:-2], floor[1:-1], floor[2:]
         beside = np.minimum(left, right)
         depth = beside - mid
@@ -207,7 +212,7 @@ class Exploding(Classifier):
         if len(y) < self.min_points:
             return None
         xs, level = run.smoothed("train_loss", per_step=True)
-        i_min, low = _held_minimum(level)
+        i_min, low = _held_minimum(level, raw=len(level) < SMOOTH_MIN_POINTS)
         end = signals.tail_level(level, _END_SHARE, min_points=2)
         min_fraction = float((xs[i_min] - xs[0]) / max(np.ptp(xs), _TINY_SPAN))
         rise_log = signals.log_ratio(low, end)
