@@ -117,7 +117,7 @@ ROUND = re.compile(
 # the step's number may be glued to its word by an underscore (`Train step_54720: loss : 2443.02`,
 # pytorch-YOLOv4's)
 STEP = re.compile(
-    rf"{_COUNTER_START}(?:global_step|step|iteration|iters|iter|it|num_updates){_NUMBER_WORD}(?:_(?=\d))?\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
+    rf"{_COUNTER_START}(?:global_step|step|iterations|iteration|iters|iter|it|num_updates){_NUMBER_WORD}(?:_(?=\d))?\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
     rf"(?:\s*/\s*(?P<steps>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )

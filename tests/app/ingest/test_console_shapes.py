@@ -1956,3 +1956,16 @@ def test_darknets_classifier_lines_with_their_epoch():
     steps, values = _series(result, "loss")
     assert steps == list(range(40245, 40255)) and values[0] == 6.9077
     assert set(result.frame["metric"]) == {"loss", "avg loss", "lr"}
+
+
+def test_a_plural_iterations_counter_is_the_step():
+    """`iterations:57, train acc:0.391, train loss:109.953, ...` (an ESPnet-style custom loop):
+    the plural was read as a metric and the steps became the line order, losing the gap
+    between the pasted stretches (11 -> 57)."""
+    text = "".join(
+        f"iterations:{i}, train acc:0.3, train loss:{100 - i:.3f}, train loss ctc:{90 - i}.0,\n"
+        for i in (*range(1, 5), *range(57, 61))
+    )
+    result = _read(text)
+    assert _series(result, "train loss")[0] == [1, 2, 3, 4, 57, 58, 59, 60]
+    assert "iterations" not in set(result.frame["metric"])
