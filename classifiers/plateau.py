@@ -44,7 +44,10 @@ margin (unless the whole run gained under twice `flat_log`): two windows flat wi
 have a slope ratio that is their noise, which a sparser log of the same slow convergence turns
 either way. A slow creep after the drop is `stuck_after_drop` too when a validation loss
 witnesses it: train and validation each improved by under 2.5% (relative) from the middle of the
-run to its end, and training did not get worse by more than that.
+run to its end, training did not get worse by more than that, and training slowed down: it
+gained under `_SLOWDOWN` (half) of what it gained from its head (first 15%) to the middle (a
+steady descent at one rate, as in a window from late in a run, 20.53 -> 19.65 over 8 epochs at
+0.6% an epoch, has not stalled however little each half gains).
 A stuck training loss beside a validation loss that gained `late_gain` of its level over the
 stuck stretch (by `_VAL_GAIN_Z`, 2, sigmas) and reached its best in that stretch's last fifth, or
 beside a val score still gaining over the second half (as below), is no plateau: the training
@@ -178,6 +181,11 @@ _TINY_LOG_GAIN = 0.01
 # the slow-creep path reads the middle of the run (40%-60%) against its end: a median of each
 # span, so a spike in either does not decide
 _MIDDLE = (0.4, 0.6)
+# ...against the head of the run (its first 15%), across a span as long as the middle to the end
+_HEAD = (0.0, 0.15)
+# a creep is a stall only when the second half gained under half what the first half did: a
+# steady descent at one rate (a window from late in a run) has not slowed
+_SLOWDOWN = 0.5
 # the end span of the slow-creep path: the last 15% of the run
 _END = (0.85, 1.0)
 # the slow-creep path needs 4 validation points: two per compared span at the least
@@ -471,6 +479,9 @@ class Plateau(Classifier):
         ]
         if max(gains) >= self.late_gain or self._rising(-gains[0], 0.0, True):
             return None  # still improving, or training got worse: not a flat line
+        head, mid = signals.span_median(level, *_HEAD), signals.span_median(level, *_MIDDLE)
+        if gains[0] >= _SLOWDOWN * (head - mid) / head:
+            return None  # as fast as before the middle: a steady descent, no stall
         if _score_still_improving(run):
             return None  # the losses creep by their scale (a Dice loss near 1), not a stall
         cut = int(xs[int(0.5 * (len(xs) - 1))])

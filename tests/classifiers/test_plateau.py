@@ -148,6 +148,16 @@ def test_slow_creep_witnessed_by_a_flat_validation_loss():
     assert judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, still))) is None
 
 
+def test_a_steady_descent_at_one_rate_is_no_creep_after_a_drop():
+    """GPT-TS's epochs 81-88: train 20.53 -> 19.65 at 0.6% an epoch, validation 10.45 -> 9.95:
+    each half of the window gains under 2.5%, but the second as fast as the first. A stall
+    slows down; this window of a long run has not."""
+    ep = np.arange(81, 89)
+    train = np.array([20.5275, 20.4313, 20.2594, 20.1387, 20.015, 19.89, 19.7743, 19.6527])
+    val = np.array([10.4499, 10.3774, 10.2359, 10.1645, 10.1931, 10.0868, 10.1171, 9.9544])
+    assert judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, val))) is None
+
+
 def test_a_level_that_climbed_3x_and_came_back_is_not_flat_from_the_start():
     # net change ~0 (log scale) but the smoothed level rose 3x mid-run and recovered: no flat
     # line from step one (the last half, back at its old best and making no progress, may still
