@@ -346,7 +346,11 @@ def _steps(
         sub += ep[p_rec] * per
         axis = f"epoch x {per} + the line's place within the epoch"
         return sub, axis, p_key, names
-    ordinal = np.maximum(np.cumsum(rec["kind"] == TRAIN) - 1, 0)
+    # a line before the first train line (an evaluation a pasted window opens on) keeps a
+    # place of its own, 0, before it: at the first train's place, the next evaluation's
+    # would overwrite it
+    trains = np.cumsum(rec["kind"] == TRAIN)
+    ordinal = trains - 1 + int(len(trains) > 0 and trains[0] == 0)
     axis = "the order of the train lines (no step, iteration or epoch)"
     return ordinal[p_rec], axis, p_key, names
 

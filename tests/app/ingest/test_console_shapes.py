@@ -1969,3 +1969,32 @@ def test_a_plural_iterations_counter_is_the_step():
     result = _read(text)
     assert _series(result, "train loss")[0] == [1, 2, 3, 4, 57, 58, 59, 60]
     assert "iterations" not in set(result.frame["metric"])
+
+
+def test_hf_dicts_an_evaluation_before_every_train_log_keeps_its_place():
+    """A pasted window of Trainer dicts opening on an evaluation: it sat at the first train
+    log's place, and the evaluation after that train log, at the same place, overwrote it (the
+    validation minimum, 1.018, was lost)."""
+    text = (
+        "{'eval_test_loss': 1.0181, 'epoch': 277.78}\n"
+        "{'loss': 0.0408, 'learning_rate': 4e-05, 'epoch': 305.56}\n"
+        "{'eval_test_loss': 1.0402, 'epoch': 305.56}\n"
+        "{'loss': 0.0348, 'learning_rate': 3e-05, 'epoch': 333.33}\n"
+        "{'eval_test_loss': 1.1167, 'epoch': 333.33}\n"
+    )
+    result = _read(text)
+    assert _series(result, "eval_test_loss") == ([0, 1, 2], [1.0181, 1.0402, 1.1167])
+    assert _series(result, "loss")[0] == [1, 2]
+
+
+def test_hf_dicts_that_carry_their_own_step_are_at_that_step():
+    """TFTrainer prints `{'loss': 18.64, 'learning_rate': 5e-05, 'epoch': 0.09, 'step': 10}`:
+    the dict's own step was kept as a metric and the axis was the line order."""
+    text = "".join(
+        f"{{'loss': {20 - s / 10:.2f}, 'learning_rate': 5e-05, 'epoch': {s / 110:.2f}, "
+        f"'step': {s}}}\n"
+        for s in range(10, 60, 10)
+    )
+    result = _read(text)
+    assert _series(result, "loss")[0] == [10, 20, 30, 40, 50]
+    assert "step" not in set(result.frame["metric"])
