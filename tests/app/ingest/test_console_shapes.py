@@ -1998,3 +1998,17 @@ def test_hf_dicts_that_carry_their_own_step_are_at_that_step():
     result = _read(text)
     assert _series(result, "loss")[0] == [10, 20, 30, 40, 50]
     assert "step" not in set(result.frame["metric"])
+
+
+def test_catboost_lines_whose_tabs_were_pasted_as_spaces():
+    """CatBoost's `34:\\tlearn: ..\\ttest: ..` pasted into an issue comes back with spaces: the
+    fallback read it at the line order (`best` a metric), losing the iterations."""
+    text = "".join(
+        f"{i}:     learn: {0.95 - i / 1e4:.7f}        test: {0.82 + i / 1e4:.7f} best: "
+        f"0.8356368 (1)     total: 17.5s    remaining: 1h 39m 38s\n"
+        for i in range(34, 40)
+    )
+    result = _read(text)
+    assert "catboost" in result.source["detail"]
+    assert _series(result, "learn")[0] == list(range(34, 40))
+    assert set(result.frame["metric"]) == {"learn", "test"}
