@@ -41,8 +41,9 @@ val_only (every non-finite value is in the validation loss: training stayed fini
 first_nonfinite_fraction (0..1 of the run), nonfinite_count, nonfinite_fraction, recovered (the
 last value is finite), stayed_nonfinite (every value from the first non-finite one on is),
 also_nonfinite (each other loss that went non-finite, with its first non-finite step). early
-(within the first 2% or 3 points) / grad_norm_jump / grad_norm_calm / loss_rise_before drive the
-playbook's ranking (init or data vs blow-up vs bad sample). On a
+(within the first 2% or 3 points, in a log that starts where its run did: a window pasted from
+mid-run that opens on NaN says nothing about initialisation) / grad_norm_jump / grad_norm_calm /
+loss_rise_before drive the playbook's ranking (init or data vs blow-up vs bad sample). On a
 curve judged in blocks (over JUDGED_POINTS points, classifiers.resolution) the label and
 first_nonfinite_step stay exact, while the counts, last_nonfinite_step and recovered are read
 per block: a block holding one non-finite point counts as one.
@@ -60,6 +61,7 @@ from functools import partial
 
 import numpy as np
 from lossforensics.classifiers import signals
+from lossforensics.classifiers._log_start import mid_run_start
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import Curve, RunSeries, is_canonical
@@ -309,7 +311,10 @@ class NaN(Classifier):
             # every point from the first non-finite one on is non-finite (else finite values
             # came back between them: fp16 overflow skipping some steps, not all)
             "stayed_nonfinite": len(bad) == n - first,
-            "early": first < max(_EARLY_POINTS, self.early_fraction * n),
+            # early in the run: near its first points, in a log that starts where the run did
+            # (a window pasted from epoch 2457 that opens on NaN says nothing of the start)
+            "early": first < max(_EARLY_POINTS, self.early_fraction * n)
+            and mid_run_start(run, curve.steps) is None,
             # the other losses that went non-finite: a validation NaN beside a training one is
             # a second fact, not a detail of the first
             "also_nonfinite": {

@@ -236,3 +236,14 @@ def test_near_misses_of_a_part_outside_the_gradient_a_nan_total_is_backpropagate
     )
     f = judge(NaN(), run)
     assert f is not None and f.evidence["series"] == "loss"
+
+
+def test_a_nan_at_the_first_print_of_a_window_from_mid_run_is_not_early():
+    """cryoDRGN pasted from epoch 2457, NaN at its first print: "early" ranks initialisation and
+    the data first, which a run that trained 2456 epochs finitely rules out. The same log from
+    epoch 0 is early."""
+    losses = np.r_[np.nan, 0.91, 0.92, 0.9, np.nan, 0.93, 0.91, 0.9]
+    late = judge(NaN(), run_of(loss=(2457 + np.arange(8), losses)))
+    start = judge(NaN(), run_of(loss=(np.arange(8), losses)))
+    assert late is not None and late.evidence["early"] is False
+    assert start is not None and start.evidence["early"] is True
