@@ -104,7 +104,9 @@ _COUNTER_START = r"(?<!/)\b"
 # a counter word may say it is a number (`Epoch no. = 3`, `Epoch No: 3`, `Epoch number 3`)
 _NUMBER_WORD = r"(?:\s*(?:no\.?|nr\.?|num(?:ber)?)(?=[\s:=#.]))?"
 EPOCH = re.compile(
-    rf"{_COUNTER_START}epoch{_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?\s*\]?{_COUNTER_END}",
+    # (Lasagne's examples: `Epoch 3 of 500 took 1.234s`)
+    rf"{_COUNTER_START}epoch{_NUMBER_WORD}\s*[:=#]?\s*\[?\s*(?P<epoch>\d+)"
+    rf"(?:(?:\s*/\s*|\s+of\s+)(?P<epochs>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
 # a federated run counts communication rounds (`Round 3`, `Round number: 3`, `[ROUND 3]`,
@@ -117,7 +119,7 @@ ROUND = re.compile(
 # the step's number may be glued to its word by an underscore (`Train step_54720: loss : 2443.02`,
 # pytorch-YOLOv4's)
 STEP = re.compile(
-    rf"{_COUNTER_START}(?:global_step|step|iterations|iteration|iters|iter|it|num_updates){_NUMBER_WORD}(?:_(?=\d))?\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
+    rf"{_COUNTER_START}(?:global_step|total_step|step|iterations|iteration|iters|iter|it|num_updates){_NUMBER_WORD}(?:_(?=\d))?\s*[:=#]?\s*\[?\s*(?P<step>\d+)"
     rf"(?:\s*/\s*(?P<steps>\d+))?\s*\]?{_COUNTER_END}",
     re.I,
 )
@@ -138,6 +140,9 @@ LEADING_INDEX = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*\](?= )")
 LEADING_PROGRESS = re.compile(
     r"^\s*\[\s*(?P<step>\d+)\s*/\s*(?P<steps>\d+)\s*\](?!\s*\[\s*\d+\s*/)(?=[\s:,|]|$)"
 )
+# the batch within its epoch before the word (`|   200/ 2983 batches | lr 5.00 | ...`, PyTorch's
+# word_language_model example and the AWD-LSTM family built on it)
+BATCHES_AFTER = re.compile(r"(?<![\w/.])(?P<batch>\d+)\s*/\s*(?P<batches>\d+)\s+batches\b")
 # a line that opens with the epoch's number before the word (`1 epoch, LR 0.001000, LOSS 3.67, ACC
 # 47.27%, EER 4.40%`: the ECAPA-TDNN, TalkNet and Light-ASD trainers' `score.txt`)
 NUMBER_FIRST_EPOCH = re.compile(

@@ -2012,3 +2012,30 @@ def test_catboost_lines_whose_tabs_were_pasted_as_spaces():
     assert "catboost" in result.source["detail"]
     assert _series(result, "learn")[0] == list(range(34, 40))
     assert set(result.frame["metric"]) == {"learn", "test"}
+
+
+def test_word_language_models_batches_lasagnes_epoch_of_and_total_step_are_counters():
+    """PyTorch's word_language_model prints `| epoch   6 |   200/ 2983 batches | ... | loss
+    4.95 |` (the batch before the word), Lasagne's examples `Epoch 3 of 500 took 1.234s` (an
+    `of` metric at 500), InsightFace_TF `epoch 0, total_step 22050, total loss is 48.44`: each
+    was read at the line order or beside a junk metric."""
+    wlm = "".join(
+        f"| epoch   6 | {b:5d}/ 2983 batches | lr 5.00 | ms/batch 32.47 | loss  {5 - b / 1e4:.2f}"
+        f" | ppl   140.84\n"
+        for b in range(200, 1200, 200)
+    )
+    steps = _series(_read(wlm), "loss")[0]
+    assert steps == [(6 - 1) * 2983 + b for b in range(200, 1200, 200)]  # epochs from 1
+    lasagne = "".join(
+        f"Epoch {e} of 500 took 1.234s\n  training loss:\t\t{2.3 - e / 100:.6f}\n"
+        f"  validation loss:\t\t{2.3 - e / 200:.6f}\n"
+        for e in range(1, 6)
+    )
+    result = _read(lasagne)
+    assert _series(result, "training loss")[0] == [1, 2, 3, 4, 5]
+    assert "of" not in set(result.frame["metric"])
+    face = "".join(
+        f"epoch 0, total_step {s}, total loss is {48 - s / 1e4:.2f} , training accuracy is 0.0\n"
+        for s in range(22050, 22300, 50)
+    )
+    assert _series(_read(face), "total loss")[0] == list(range(22050, 22300, 50))

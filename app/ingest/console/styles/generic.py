@@ -25,6 +25,7 @@ import re
 
 from lossforensics.ingest.console._style import (
     BATCH,
+    BATCHES_AFTER,
     EPOCH,
     EPOCH_BATCH_PAIR,
     EPOCH_BRACKETED_BATCH,
@@ -85,6 +86,7 @@ STYLE = Style(
         ROUND,
         STEP,
         BATCH,
+        BATCHES_AFTER,
         EPOCH_BATCH_PAIR,
     ),
     # fairseq prints its epoch with three digits (`| epoch 008 |`); `| epoch 1 |  iter 1 / 351 |`
