@@ -43,14 +43,18 @@ _NOISE_FLOOR_SHARE = 1e-6
 
 def detrended_noise(y: np.ndarray) -> float:
     """Point-to-point noise (sigma) from the MAD of second differences: unlike first
-    differences it ignores a steady trend, so a smooth 10-point val curve reads as quiet."""
+    differences it ignores a steady trend, so a smooth 10-point val curve reads as quiet. A
+    curve that holds one printed value at most points and moves at a few (an accuracy at 0.5
+    six times, 0.56 once) has a MAD of 0: its noise is then the second differences' standard
+    deviation, not zero (against zero noise, its one move read as 700,000 sigmas)."""
     y = np.asarray(y, dtype=np.float64)
     if len(y) < _SECOND_DIFF_MIN_POINTS:
         return float(np.std(np.diff(y))) / np.sqrt(2.0) if len(y) >= 2 else 0.0
     d2 = np.diff(y, 2)
-    return (
-        MAD_TO_SIGMA * float(np.median(np.abs(d2 - np.median(d2)))) / np.sqrt(_SECOND_DIFF_VARIANCE)
-    )
+    mad = float(np.median(np.abs(d2 - np.median(d2))))
+    if mad == 0.0 and np.isfinite(d2).all():
+        return float(np.std(d2)) / np.sqrt(_SECOND_DIFF_VARIANCE)
+    return MAD_TO_SIGMA * mad / np.sqrt(_SECOND_DIFF_VARIANCE)
 
 
 def finite_curve(

@@ -25,6 +25,15 @@ def test_epoch_index_is_mapped_onto_optimizer_steps():
     assert list(same) == [10.0, 50.0, 99.0]
 
 
+def test_a_curve_holding_one_value_but_at_one_point_has_noise():
+    """A validation accuracy at 0.5 six times and 0.56 once: the MAD of its second differences
+    is 0, and against zero noise (floored at a millionth of its scale) its one move read as
+    700,000 sigmas of gain."""
+    acc = np.array([0.5, 0.5, 0.5, 0.5, 0.5, 0.56, 0.5])
+    assert detrended_noise(acc) > 0.01
+    assert detrended_noise(np.full(7, 0.5)) == 0.0
+
+
 def test_detrended_noise_ignores_a_steady_trend():
     x = np.arange(50.0)
     assert detrended_noise(3.0 - 0.05 * x) == pytest.approx(0.0, abs=1e-12)

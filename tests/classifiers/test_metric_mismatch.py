@@ -378,3 +378,16 @@ def test_a_map_at_zero_beside_a_falling_training_loss_and_no_val_loss():
     assert (
         judge(MetricMismatch(), run_of(loss=(steps, train), val_wer=(evals, np.zeros(8)))) is None
     )
+
+
+def test_one_evaluation_off_a_pinned_score_is_no_metric_improving():
+    """A binary video classifier: val_accuracy 0.5 at six of 7 evaluations and 0.56 once,
+    beside a val loss flat at ln 2. Its one move read as 714,286 sigmas of gain (a MAD noise of
+    0), and metric_mismatch said the metric improved while the loss stood still."""
+    ep = np.arange(1, 8)
+    run = run_of(
+        loss=(ep, np.array([0.7078, 0.6959, 0.6947, 0.6857, 0.6896, 0.6957, 0.6945])),
+        val_loss=(ep, np.array([0.693, 0.6947, 0.7013, 0.6876, 0.6928, 0.693, 0.6921])),
+        val_accuracy=(ep, np.array([0.5, 0.5, 0.5, 0.5, 0.5, 0.56, 0.5])),
+    )
+    assert judge(MetricMismatch(), run) is None
