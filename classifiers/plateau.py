@@ -67,8 +67,10 @@ left to its bound, while the training loss fell by a factor of 4 or more
 run is for stopped improving; the training after the stall only memorised (overfit reports that
 beside it, and this finding leads the verdict). Confidence `_HELD_OUT_CONFIDENCE` (0.5): read
 from a few evaluations.
-`held_at_chance` when the log is too short for the rules above (under 5 points of each loss)
-but its validation loss sat at a classifier's chance level at every one of 4 evaluations or more
+`held_at_chance` when the log is too short for the rules above (under 5 points of each loss),
+or its training loss stalled after a drop (`stuck_after_drop`: a drop from above chance, an
+untrained 10-class model's 2.47, down to it, 2.31), and its validation loss sat at a
+classifier's chance level at every one of 4 evaluations or more
 (their median within 0.5% of ln k, each within a tenth of it) and no training loss got a tenth
 below ln k (classifiers._chance.held_at_chance): after an evaluation's worth of training the
 model still predicts uniformly, however few points the trainer logged (an HF Trainer logging
@@ -609,6 +611,11 @@ class Plateau(Classifier):
             return None if at_chance is None else self.judge_held_at_chance(at_chance)
         if self._val_still_improving(run, ev) or _score_still_improving(run):
             return None
+        if ev["kind"] == "stuck_after_drop":
+            # the drop took the loss down to chance level, not below it: nothing was learned
+            at_chance = held_at_chance(run)
+            if at_chance is not None:
+                return self.judge_held_at_chance(at_chance)
         if self._flat_window(run, ev) is not None:
             return None
         if ev["kind"] == "flat_from_start":

@@ -559,3 +559,22 @@ def test_hf_trainer_dicts_from_mid_epoch_are_a_window_read_by_their_epoch(tmp_pa
     assert verdicts[0.02] == ("plateau", [])
     verdict, why = verdicts[0.38]
     assert verdict == "healthy" and len(why) == 1 and "(at epoch 0.38)" in why[0]
+
+
+def test_a_drop_down_to_chance_level_then_stuck_is_held_at_chance():
+    """Lasagne's MNIST example broken: the training loss falls from 2.47 (above chance, as an
+    untrained 10-class model starts) to 2.31 and stops, the validation loss sits at 2.3016 =
+    ln 10 at every epoch. The drop took the loss to chance, not below it: nothing was learned,
+    which plateau reports (explaining underfit's high, flat loss) rather than a stall after
+    progress."""
+    from lossforensics.classifiers.diagnose import diagnose
+
+    from tests.classifiers._labelled import frame_of
+
+    ep = np.arange(1, 21)
+    train = 2.31 + 0.16 * np.exp(-(ep - 1) / 1.5) + _noise(20, 0.002)
+    val = np.log(10) - 0.0009 + _noise(20, 0.0003)
+    f = judge(Plateau(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.evidence["kind"] == "held_at_chance"
+    assert f.evidence["at_chance"] == 10
+    assert diagnose(frame_of(loss=(ep, train), val_loss=(ep, val))).verdict == "plateau"
