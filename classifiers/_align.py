@@ -18,6 +18,7 @@ from lossforensics.classifiers.signals import (
     bucket,
     finite_points,
     group_medians,
+    scale,
 )
 
 # evaluations read at most (bucket medians beyond): a val curve is tens to hundreds of points,
@@ -43,18 +44,14 @@ _NOISE_FLOOR_SHARE = 1e-6
 
 def detrended_noise(y: np.ndarray) -> float:
     """Point-to-point noise (sigma) from the MAD of second differences: unlike first
-    differences it ignores a steady trend, so a smooth 10-point val curve reads as quiet. A
-    curve that holds one printed value at most points and moves at a few (an accuracy at 0.5
-    six times, 0.56 once) has a MAD of 0: its noise is then the second differences' standard
-    deviation, not zero (against zero noise, its one move read as 700,000 sigmas)."""
+    differences it ignores a steady trend, so a smooth 10-point val curve reads as quiet."""
     y = np.asarray(y, dtype=np.float64)
     if len(y) < _SECOND_DIFF_MIN_POINTS:
         return float(np.std(np.diff(y))) / np.sqrt(2.0) if len(y) >= 2 else 0.0
     d2 = np.diff(y, 2)
-    mad = float(np.median(np.abs(d2 - np.median(d2))))
-    if mad == 0.0 and np.isfinite(d2).all():
-        return float(np.std(d2)) / np.sqrt(_SECOND_DIFF_VARIANCE)
-    return MAD_TO_SIGMA * mad / np.sqrt(_SECOND_DIFF_VARIANCE)
+    return (
+        MAD_TO_SIGMA * float(np.median(np.abs(d2 - np.median(d2)))) / np.sqrt(_SECOND_DIFF_VARIANCE)
+    )
 
 
 def finite_curve(
@@ -185,3 +182,19 @@ def floor(noise: float, level_scale: float) -> float:
     """A noise estimate never below a millionth of the curve's scale (a synthetic, perfectly
     smooth curve would otherwise turn any change into an infinite z-score)."""
     return max(float(noise), _NOISE_FLOOR_SHARE * float(level_scale), TINY)
+
+
+# a score's noise is at least half its smallest step between two printed values (`score_noise`)
+_HALF_STEP = 0.5
+
+
+def score_noise(y: np.ndarray) -> float:
+    """A held-out score's noise: its detrended noise, and never under half its smallest step
+    between two printed values (nor a millionth of its scale, `floor`). A score taken on n
+    examples moves in steps of 1/n: an accuracy at 0.5 six times and 0.56 once has a detrended
+    noise of 0 (most of its second differences are), against which its one move read as
+    714,286 sigmas of gain; it is known to half a step, 0.03."""
+    y = np.asarray(y, dtype=np.float64)
+    steps = np.diff(np.unique(y[np.isfinite(y)]))
+    step = float(steps.min()) if len(steps) else 0.0
+    return floor(max(detrended_noise(y), _HALF_STEP * step), scale(y))

@@ -18,7 +18,7 @@ detrended noise, learned.
 from __future__ import annotations
 
 import numpy as np
-from lossforensics.classifiers._align import detrended_noise, finite_curve
+from lossforensics.classifiers._align import finite_curve, score_noise
 from lossforensics.classifiers._score_stall import score_scale
 from lossforensics.classifiers.metric_mismatch import name_direction
 from lossforensics.classifiers.run import RunSeries
@@ -59,7 +59,7 @@ def _learned(run: RunSeries, role: str, metric: str) -> dict | None:
     head, end = float(np.median(y[:edge])), float(np.median(y[-edge:]))
     room = scale - head if sign > 0 else head
     gain = (end - head) * sign
-    noise = detrended_noise(y)
+    noise = score_noise(y)
     if room <= TINY or gain < LEARNED_ROOM * room or gain < _LEARNED_Z * noise:
         return None
     return {

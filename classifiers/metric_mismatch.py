@@ -89,6 +89,7 @@ from lossforensics.classifiers._align import (
     finite_curve,
     floor,
     levels_at,
+    score_noise,
 )
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
@@ -422,7 +423,7 @@ class MetricMismatch(Classifier):
         i_min = int(np.argmin(smooth))
         late_loss = tail_level(vy, _END_SHARE)
         g_at_min = float(np.median(good[max(0, i_min - 1) : i_min + 2]))
-        g_noise = floor(detrended_noise(good), scale(good))
+        g_noise = score_noise(good)
         # the gain after the minimum is a share of the room left there: late in training the
         # last points of accuracy are the hard ones (96.0% -> 96.7% is a sixth of what is left)
         room_at_min = (
@@ -462,7 +463,7 @@ class MetricMismatch(Classifier):
             "loss_range_rel": robust_range(vy) / max(abs(float(np.median(vy))), TINY),
             "metric_gain_rel": (g_tail - g_head) / max(room, TINY),
             "loss_gain_rel": (l_head - l_tail) / max(abs(l_head), abs(l_tail), TINY),
-            "metric_gain_z": (g_tail - g_head) / floor(detrended_noise(good), scale(good)),
+            "metric_gain_z": (g_tail - g_head) / g_noise,
             "loss_head": l_head,
             "loss_tail": l_tail,
             "score_head": sign * g_head,

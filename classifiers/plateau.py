@@ -109,7 +109,7 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers import signals
-from lossforensics.classifiers._align import detrended_noise, finite_curve, floor
+from lossforensics.classifiers._align import detrended_noise, finite_curve, floor, score_noise
 from lossforensics.classifiers._chance import chance_of, held_at_chance
 from lossforensics.classifiers._curve_noise import curve_noise
 from lossforensics.classifiers._frozen_predictions import frozen_predictions
@@ -229,7 +229,7 @@ def _score_still_improving(run: RunSeries) -> bool:
     mid, end = signals.span_median(good, *_MIDDLE), signals.span_median(good, *_END)
     bounded = bool(np.all((sy >= 0) & (sy <= 1)))
     room = ((1.0 - mid) if higher else -mid) if bounded else max(abs(mid), abs(end))
-    noise = floor(detrended_noise(good), signals.scale(good))
+    noise = score_noise(good)
     gain = end - mid
     return gain >= _SCORE_GAIN_Z * noise and gain >= _SCORE_GAIN_ROOM * max(room, signals.TINY)
 

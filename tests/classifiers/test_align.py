@@ -5,6 +5,7 @@ from lossforensics.classifiers._align import (
     detrended_noise,
     finite_curve,
     levels_at,
+    score_noise,
     shared_axis,
 )
 
@@ -25,13 +26,16 @@ def test_epoch_index_is_mapped_onto_optimizer_steps():
     assert list(same) == [10.0, 50.0, 99.0]
 
 
-def test_a_curve_holding_one_value_but_at_one_point_has_noise():
-    """A validation accuracy at 0.5 six times and 0.56 once: the MAD of its second differences
-    is 0, and against zero noise (floored at a millionth of its scale) its one move read as
-    700,000 sigmas of gain."""
+def test_a_score_is_known_to_half_its_smallest_printed_step():
+    """A validation accuracy on a small set at 0.5 six times and 0.56 once: its detrended noise
+    is 0, against which its one move read as 714,286 sigmas of gain. A score on n examples moves
+    in steps of 1/n; its noise is at least half its smallest step."""
     acc = np.array([0.5, 0.5, 0.5, 0.5, 0.5, 0.56, 0.5])
-    assert detrended_noise(acc) > 0.01
-    assert detrended_noise(np.full(7, 0.5)) == 0.0
+    assert detrended_noise(acc) == 0.0
+    assert score_noise(acc) == pytest.approx(0.03)
+    # a smoothly varying score keeps its own noise: its steps between values are far smaller
+    smooth = 0.8 + 0.01 * np.sin(np.arange(30)) + 0.0001 * np.arange(30)
+    assert score_noise(smooth) == pytest.approx(detrended_noise(smooth))
 
 
 def test_detrended_noise_ignores_a_steady_trend():
