@@ -134,6 +134,9 @@ EPOCH_BATCH_PAIR = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*,\s*(?P<batch>\d+)\s*\
 # place when the line prints one (`[0] epoch 3 ...`: a tag, the epoch is 3). A tab after it is
 # a boosting round (`[20]\ttrain-rmse:..`), the xgboost style's
 LEADING_INDEX = re.compile(r"^\s*\[\s*(?P<epoch>\d+)\s*\](?= )")
+# a line that opens with a bare number before a bracketed group of named values (`13882 [D loss:
+# 7.97 | D Accuracy: 50.0] [G loss: 1.2e-07]`, the Keras-GAN implementations' print): the step
+LEADING_STEP_GROUP = re.compile(r"^\s*(?P<step>\d+)\s+(?=\[[A-Za-z][^\]]*:\s*[-+.\d])")
 # a line that opens with a bracketed count of a total, `[100/300000] Train loss: ..`
 # (deep-text-recognition-benchmark, EasyOCR): the step; two of them, `[0/5][50/1583]\tLoss_D: ..`
 # (PyTorch's DCGAN example), are the epoch and the batch of the epoch's length

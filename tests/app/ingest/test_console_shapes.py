@@ -2039,3 +2039,16 @@ def test_word_language_models_batches_lasagnes_epoch_of_and_total_step_are_count
         for s in range(22050, 22300, 50)
     )
     assert _series(_read(face), "total loss")[0] == list(range(22050, 22300, 50))
+
+
+def test_keras_gans_leading_iteration_before_its_groups_is_the_step():
+    """The Keras-GAN implementations print `13882 [D loss: 7.97 | D Accuracy: 50.0] [G loss:
+    1.2e-07]`: the leading iteration was no counter, so a run whose losses froze printed the
+    same record at every line, each taken for an echo of the one before, and the file was
+    refused; the frozen losses are what the thread is about."""
+    frozen = "".join(
+        f"{i} [D loss: 7.971192359924316 | D Accuracy: 50.0] [G loss: 1.192093321833454e-07]\n"
+        for i in range(13882, 13890)
+    )
+    steps, values = _series(_read(frozen), "D loss")
+    assert steps == list(range(13882, 13890)) and set(values) == {7.971192}
