@@ -2052,3 +2052,20 @@ def test_keras_gans_leading_iteration_before_its_groups_is_the_step():
     )
     steps, values = _series(_read(frozen), "D loss")
     assert steps == list(range(13882, 13890)) and set(values) == {7.971192}
+
+
+def test_a_bars_postfix_written_as_key_value_words():
+    """WS-DAN's `set_postfix_str`: `Epoch 85/300: 100%|###| 8144/8144 [1:24:14<00:00, 1.61
+    batches/s, Loss 6.2739, Raw Acc (0.39, 2.49), Val Loss 44.7789, Val Acc (0.52, 2.70)]` was
+    refused (a postfix pair needed `=`); the loss frozen at 6.2739 is what the thread is about.
+    A tuple is no value."""
+    text = "".join(
+        f"Epoch {e}/300: 100%|##########| 8144/8144 [1:24:14<00:00,  1.61 batches/s, "
+        f"Loss 6.2739, Raw Acc (0.39, 2.49), Val Loss {44.7 + e / 1000:.4f}, "
+        "Val Acc (0.52, 2.70)]\n"
+        for e in range(85, 90)
+    )
+    result = _read(text)
+    assert set(result.frame["metric"]) == {"Loss", "Val Loss"}
+    steps, values = _series(result, "Loss")
+    assert steps == list(range(85, 90)) and set(values) == {6.2739}

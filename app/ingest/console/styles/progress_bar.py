@@ -7,7 +7,9 @@ drawn kept (`_text`) and its position as the step; another bar is numbered in or
 script's own `print(f"\\rRunning loss: {loss}", end="")` between a bar's redraws lands right
 after its bracket (simpletransformers' `| 1321/1875 [09:50<04:06, 2.25it/s]Running loss: 0.49`):
 that `Key: value` is read at the bar's position. `v_num`
-(Lightning's version number) is not a metric. A postfix keeps showing a value until it is
+(Lightning's version number) is not a metric. A postfix may be words and values
+(`set_postfix_str`: `Loss 6.2739, Raw Acc (0.39, 2.49), Val Loss 44.7789`, WS-DAN's; a
+tuple is no value). A postfix keeps showing a value until it is
 updated (Lightning's val_loss through the next epoch's bar, the train loss in the redraw after
 validation): a value equal to its metric's previous one is taken as carried over and dropped,
 so a metric that truly repeats its printed value loses that point. 3D Gaussian Splatting prints
@@ -45,7 +47,7 @@ STYLE = Style(
     pairs=re.compile(
         r"(?:(?<=[,\[]) ?|(?<=\])(?P<after>))"
         rf"(?P<key>[A-Za-z_][\w\-/.@]*(?: [A-Za-z_][\w\-/.@]*)?(?: \([\w ]{{1,20}}\))?)"
-        rf"(?P<sep>(?(after): |(?:=| - )))(?P<val>{NUM})"
+        rf"(?P<sep>(?(after): |(?:=| - | )))(?P<val>{NUM})"
         r"(?:(?=(?:INFO|WARNING|wandb): )|(?![\w.:/]))"
     ),
     # 3D Gaussian Splatting's evaluation lines, and a bar named after a held-out split
@@ -61,6 +63,6 @@ STYLE = Style(
     carried=True,
     context=False,
     needs_counter=False,
-    spaced=False,
+    spaced=True,
     max_words=12,
 )
