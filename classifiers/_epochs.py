@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 from lossforensics.classifiers import signals
-from lossforensics.classifiers.run import RunSeries
+from lossforensics.classifiers.run import Curve, RunSeries
 from scipy import special, stats
 
 _EPOCH = re.compile(r"(^|/)epoch$")
@@ -20,11 +20,16 @@ _MIN_VAL_POINTS = 3
 _MIN_PHASES = 4
 
 
+def epoch_curve(run: RunSeries) -> Curve | None:
+    """The run's logged `epoch` metric (`epoch`, `train/epoch`: role other), None without one."""
+    names = [m for m in run.metrics("other") if _EPOCH.search(m.lower())]
+    return run.curve("other", names[0]) if names else None
+
+
 def epoch_starts(run: RunSeries) -> np.ndarray:
     """The steps where a logged `epoch` metric's integer part steps up: the first logged step
     of each epoch after the first (empty without an epoch metric)."""
-    names = [m for m in run.metrics("other") if _EPOCH.search(m.lower())]
-    c = run.curve("other", names[0]) if names else None
+    c = epoch_curve(run)
     if c is None:
         return np.zeros(0, dtype=np.int64)
     ok = np.isfinite(c.values)

@@ -8,15 +8,13 @@ converged run looks like as much as a stuck one, and says nothing about what cam
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
+from lossforensics.classifiers._epochs import epoch_curve
 from lossforensics.classifiers.run import RunSeries
 
 # a log whose first step is within this many of its logging intervals of 0 starts where the run
 # started (step 0 or 1, epoch 1, a trainer's first `logging_steps`)
 START_INTERVALS = 2
-_EPOCH = re.compile(r"(^|/)epoch$")
 
 
 def beyond_start(x: np.ndarray) -> bool:
@@ -35,8 +33,7 @@ def mid_run_start(run: RunSeries, x: np.ndarray) -> dict | None:
     value is beyond that many of its own intervals. None when the log starts with its run."""
     if beyond_start(x):
         return {"first_step": int(x[0])}
-    names = [m for m in run.metrics("other") if _EPOCH.search(m.lower())]
-    curve = run.curve("other", names[0]) if names else None
+    curve = epoch_curve(run)
     if curve is None:
         return None
     epochs = curve.values[np.isfinite(curve.values)]

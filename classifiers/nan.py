@@ -215,28 +215,31 @@ class NaN(Classifier):
     def _benign(self, run: RunSeries, curve: Curve, bad: np.ndarray) -> bool:
         """Non-finite values that are no finding: an early evaluation's (`_not_yet_computed`),
         or a training loss part's that never reached the gradient (`_outside_gradient`)."""
-        return self._not_yet_computed(run, curve, bad) or self._outside_gradient(run, curve, bad)
+        return (
+            self._not_yet_computed(run, curve, bad)
+            or self._outside_gradient(run, curve, bad) is not None
+        )
 
     @staticmethod
-    def _outside_gradient(run: RunSeries, curve: Curve, bad: np.ndarray) -> bool:
-        """A training loss part non-finite at every print, beside another training loss that
-        kept learning over the same prints (_learning_beside) and no total (a canonical name:
-        `loss`, `total_loss`) non-finite there: a NaN in the summed loss makes every weight NaN
+    def _outside_gradient(run: RunSeries, curve: Curve, bad: np.ndarray) -> str | None:
+        """The name of the training loss that kept learning beside a part non-finite at every
+        print (_learning_beside), when no total (a canonical name: `loss`, `total_loss`) is
+        non-finite there; None otherwise. A NaN in the summed loss makes every weight NaN
         at the next update and every loss with it, so this one is logged outside the backward
         pass (a term the config switched off, a logger's NaN for "not computed"). A total that
         is non-finite is what was backpropagated (Keras' running means of the finite parts may
         still fall when the NaN batches add zeros)."""
         train = run.metrics("train_loss")
         if len(bad) < len(curve) or curve.metric not in train:
-            return False
+            return None
         lo, hi = curve.steps[0], curve.steps[-1]
         for metric in train:  # a total non-finite too is what was backpropagated: a finding
             total = run.curve("train_loss", metric)
             if total is not None and is_canonical("train_loss", metric):
                 values = total.values[(total.steps >= lo) & (total.steps <= hi)]
                 if not np.isfinite(values).all():
-                    return False
-        return _learning_beside(run, curve) is not None
+                    return None
+        return _learning_beside(run, curve)
 
     def _persists(self, grad: Curve, bad: np.ndarray) -> bool:
         """Whether a gradient norm's non-finite points are more than a loss scaler's skips:
@@ -371,9 +374,11 @@ class NaN(Classifier):
         for metric in run.metrics("train_loss"):
             curve = run.curve("train_loss", metric)
             bad = _nonfinite(curve)
-            if curve is None or not len(bad) or not self._outside_gradient(run, curve, bad):
+            if curve is None or not len(bad):
                 continue
-            beside = _learning_beside(run, curve)
+            beside = self._outside_gradient(run, curve, bad)
+            if beside is None:
+                continue
             reasons.append(
                 f"{metric} is non-finite at all {len(curve)} of its points while {beside} kept "
                 "falling beside it: a NaN in the summed loss would have made every loss NaN at "
