@@ -2,8 +2,9 @@
 model's loss as its first value: the reference for "nothing learned" (plateau's flat from the
 start, underfit's share of the start kept, a chance-level start). A log that starts mid-run (a
 window pasted into an issue from iteration 15925, the tail of a fine-tune at epoch 0.66, a run
-resumed from a checkpoint) begins at a trained model's loss: a flat stretch there is what a
-converged run looks like as much as a stuck one, and says nothing about what came before.
+resumed from a checkpoint) begins at a trained model's loss: how much the loss kept of its
+first value says nothing about what came before (plateau reads such a window by its trend,
+underfit only by a training accuracy, nan's "at the very start" does not apply).
 """
 
 from __future__ import annotations

@@ -86,10 +86,15 @@ evaluations or more while the training loss moved (evidence frozen='val_loss'): 
 held-out data never changed (a triplet loss at its margin: the embeddings collapsed).
 A log that starts mid-run (classifiers._log_start: its first step beyond 2 logging intervals
 of 0, or a logged epoch beyond 2 of its own intervals, as in a window pasted into an issue or
-an HF Trainer's dicts from epoch 0.38) begins at a trained model's loss: flat from its first
-point is then what a converged stretch looks like as much as a stall, so it is no plateau
-(`set_aside` says so) unless the loss sits at chance level or repeats one value
-(`_REPEATED_VALUE`), which is stuck wherever the log starts.
+an HF Trainer's dicts from epoch 0.38) begins at a trained model's loss, so a small gain from
+its first point is no stall by itself: late in a run the loss gains little however well it
+goes. Such a window is read by its trend instead. A loss still drifting down over it (Kendall's
+tau under `_NO_TREND_TAU`, -0.2, the same bar as a tail's "no downward trend") is a run
+converging late: no plateau (`set_aside` says so), unless it sits at chance level or repeats one
+value (`_REPEATED_VALUE`), which is stuck wherever the log starts. A window with no downward
+trend did not improve over the span it shows: a plateau of that span, its evidence `window`
+(where the log starts) and its summary asking for the loss where the run began (a converged
+run left running reads the same, as the known false positives say).
 Known false positives: a run that simply converged early and was left running (the domain
 calls that a plateau too, but it may be intended); a loss with a hard floor (e.g. label noise).
 Evidence: series (train or val), kind, stall_step, stuck_fraction, tail_improvement (the tail's
@@ -508,6 +513,14 @@ class Plateau(Classifier):
         loss = "Validation loss" if ev["series"] == "val" else "Training loss"
         if ev["kind"] == "flat_from_start":
             summary = f"{loss} never moved beyond its noise: flat from the first step."
+            if "window" in ev:
+                where = ev["window"].get("first_epoch", ev["window"]["first_step"])
+                kind = "epoch" if "first_epoch" in ev["window"] else "step"
+                summary = (
+                    f"{loss} never moved beyond its noise over the whole log, with no downward "
+                    f"trend; the log starts mid-run (at {kind} {where:.4g}), so compare with "
+                    "the loss where the run began."
+                )
             if "score_metric" in ev:
                 summary += (
                     f" Yet {ev['score_metric']} went from {ev['score_start']:.3g} to "
@@ -620,19 +633,32 @@ class Plateau(Classifier):
             return None
         if ev["kind"] == "flat_from_start":
             ev = {**ev, **(score_learned(run) or {})}
+            if (window := self._window(run, ev)) is not None:
+                ev["window"] = window
         return self.judge(ev, int(curve.steps[-1]))
 
-    def _flat_window(self, run: RunSeries, ev: dict) -> dict | None:
+    def _window(self, run: RunSeries, ev: dict) -> dict | None:
         """Where the log starts, when it starts mid-run (classifiers._log_start) and its loss
-        reads flat from its first point without being stuck outright: not at chance level and
-        not one repeated value. Its first point is a trained model's loss, so "flat from the
-        start" is what a converged stretch looks like as much as a stall; None otherwise."""
-        if ev["kind"] != "flat_from_start" or "at_chance" in ev:
+        reads flat from its first point; None otherwise."""
+        if ev["kind"] != "flat_from_start":
             return None
-        x, y = finite_curve(run, f"{ev['series']}_loss")
+        x, _ = finite_curve(run, f"{ev['series']}_loss")
+        return mid_run_start(run, x)
+
+    def _flat_window(self, run: RunSeries, ev: dict) -> dict | None:
+        """Where the log starts, when `_window` finds it mid-run and its loss still drifts
+        down over it (Kendall's tau under `_NO_TREND_TAU`) without being stuck outright (at
+        chance level, one repeated value). Over a window, a slow steady fall is what a run
+        converging late looks like: its first point is a trained model's loss, so a small
+        gain from it is no stall. None otherwise: a window with no downward trend did not
+        improve over the span it shows, which is the plateau the window can show."""
+        window = self._window(run, ev)
+        if window is None or "at_chance" in ev or ev["tail_tau"] >= _NO_TREND_TAU:
+            return None
+        _, y = finite_curve(run, f"{ev['series']}_loss")
         if np.ptp(y) <= _REPEATED_VALUE * np.max(np.abs(y)):
             return None  # one value over and over: nothing changes, wherever the log starts
-        return mid_run_start(run, x)
+        return window
 
     def set_aside(self, run: RunSeries) -> str | None:
         """A loss flat over a log that starts mid-run: seen, and why it is not a plateau."""
@@ -646,9 +672,10 @@ class Plateau(Classifier):
             else f"step {window['first_step']}"
         )
         return (
-            f"the {ev['series']} loss reads flat over the whole log, but the log starts mid-run "
-            f"(at {where}), where a converged run is flat too: whether the run stalled needs "
-            "its log from the first step"
+            f"the {ev['series']} loss gains little over the whole log, but the log starts "
+            f"mid-run (at {where}) and the loss still drifts down over it (Kendall's tau "
+            f"{ev['tail_tau']:.2f}), as a run converging late does: whether the run stalled "
+            "needs its log from the first step"
         )
 
     def _val_still_improving(self, run: RunSeries, ev: dict) -> bool:

@@ -504,11 +504,12 @@ def _flat_noisy(n=40, level=0.9, start=0, every=1):
     return steps, level * np.exp(_noise(n, 0.012))
 
 
-def test_a_flat_window_of_a_run_that_started_before_its_log_is_set_aside_not_a_plateau():
-    """A window pasted from iteration 15925: its first point is a trained model's loss, so a
-    level flat over the window is what a converged run looks like as much as a stall. The same
-    curve logged from its first step is flat from the start."""
-    steps, loss = _flat_noisy(every=25)
+def test_a_window_still_drifting_down_is_set_aside_not_a_plateau():
+    """A window pasted from iteration 15925 whose loss gains only 2% over it but falls at
+    nearly every print: its first point is a trained model's loss, so a small, steady gain is
+    a run converging late. The same curve logged from its first step is flat from the start."""
+    steps = 25 * np.arange(40)
+    loss = 0.9 * np.exp(-0.0005 * np.arange(40) + _noise(40, 0.002))
     from_start = run_of(loss=(steps, loss))
     f = judge(Plateau(), from_start)
     assert f is not None and f.evidence["kind"] == "flat_from_start"
@@ -516,7 +517,20 @@ def test_a_flat_window_of_a_run_that_started_before_its_log_is_set_aside_not_a_p
     window = run_of(loss=(steps + 15925, loss))
     assert judge(Plateau(), window) is None
     why = Plateau().set_aside(window)
-    assert why is not None and "starts mid-run (at step 15925)" in why
+    assert why is not None and "starts mid-run (at step 15925)" in why and "drifts down" in why
+
+
+def test_a_flat_window_with_no_downward_trend_is_a_plateau_of_the_span_it_shows():
+    """The same window with no downward trend (noise around one level, Kendall's tau near 0)
+    did not improve over the span it shows: a plateau, whose summary says where the log starts
+    so the user compares it with the loss where the run began."""
+    steps, loss = _flat_noisy(every=25)
+    window = run_of(loss=(steps + 15925, loss))
+    f = judge(Plateau(), window)
+    assert f is not None and f.evidence["kind"] == "flat_from_start"
+    assert f.evidence["window"] == {"first_step": 15925}
+    assert "starts mid-run (at step 1.592e+04)" in f.summary
+    assert Plateau().set_aside(window) is None
 
 
 def test_near_misses_of_a_flat_window_one_repeated_value_or_chance_level_is_still_stuck():
@@ -530,11 +544,12 @@ def test_near_misses_of_a_flat_window_one_repeated_value_or_chance_level_is_stil
 
 
 def _hf_dicts(first_epoch: float) -> str:
-    """An HF Trainer's printed log dicts: no step, a fractional epoch (every 0.02 here)."""
+    """An HF Trainer's printed log dicts: no step, a fractional epoch (every 0.02 here), the
+    loss drifting down by 0.15% a log."""
     rng = np.random.default_rng(82)
     lines = []
     for i in range(13):
-        loss = 0.09 * np.exp(0.03 * rng.standard_normal())
+        loss = 0.09 * np.exp(-0.0015 * i + 0.002 * rng.standard_normal())
         lr = 9.66e-05 * (1 - 0.01 * i)
         lines.append(
             f"{{'loss': {loss:.4f}, 'grad_norm': {2 + rng.random():.4f}, "
@@ -545,8 +560,9 @@ def _hf_dicts(first_epoch: float) -> str:
 
 def test_hf_trainer_dicts_from_mid_epoch_are_a_window_read_by_their_epoch(tmp_path):
     """Printed HF dicts carry no step (the frame's steps are their line order), but their epoch
-    says where the log starts: from epoch 0.38 the flat loss is a window of a fine-tune, set
-    aside; from epoch 0.02 it is the run's start, and flat from there is a plateau."""
+    says where the log starts: from epoch 0.38 the loss, gaining little but still drifting
+    down, is a window of a fine-tune, set aside; from epoch 0.02 it is the run's start, and
+    so little gain from there is a plateau."""
     from lossforensics.classifiers.diagnose import diagnose
     from lossforensics.ingest import load_run
 
