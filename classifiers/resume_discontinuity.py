@@ -35,8 +35,10 @@ the restart; not when the counter went back to the run's first step (the earlier
 start sits there, far from any trained model). A counter that goes back with no jump, no schedule
 restart or no replay gap (an epoch field reset each session) is not a finding. More restarts than
 both `max_restarts` (50) and 5% of the points means interleaved writers (ranks, processes), not
-resumes: no finding. Nor is a restart between segments that log different metrics (some only before
-it, some only after: `metrics_changed`): a second phase with its own loss terms, or another model
+resumes: no finding. Nor do points at fewer than `_MIN_DISTINCT_STEPS` (3) distinct steps (a
+counter that never moves: every point of a pasted line of bar states at step 0). Nor is a
+restart between segments that log different metrics (some only before it, some only after:
+`metrics_changed`): a second phase with its own loss terms, or another model
 appended to the log, not a resume.
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
 Evidence: metrics_changed, restarts, resume_step, resumed_from_step, loss_jump (signed, in standard
@@ -61,6 +63,9 @@ from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals import TINY, robust_range
 
+# a log whose points sit at fewer distinct steps than this (every bar state of a pasted line at
+# step 0) has no counter that moves: its "restarts" are points the reader could not place
+_MIN_DISTINCT_STEPS = 3
 # more restarts than 5% of the points (and than max_restarts) is interleaved writers (ranks,
 # processes), not resumes
 _MAX_RESTART_SHARE = 0.05
@@ -169,6 +174,8 @@ class ResumeDiscontinuity(Classifier):
             self.max_restarts, _MAX_RESTART_SHARE * len(s)
         ):
             return None
+        if len(np.unique(s)) < _MIN_DISTINCT_STEPS:
+            return None  # a counter that never moves: no course on either side of a restart
         _, fin = finite_curve(run, "train_loss")  # step-sorted, reduced
         noise, span = max(_noise(loss, fin), TINY), max(robust_range(fin), TINY)
         k = int(

@@ -97,6 +97,13 @@ def test_interleaved_writers_are_not_resumes():
     assert judge(ResumeDiscontinuity(), _run(steps[order], values[order])) is None
 
 
+def test_points_that_never_leave_one_step_are_no_resume():
+    """Eight bar states of one pasted line, all read at step 0, one of them far above the rest:
+    a counter that never moves has no course on either side of a "restart"."""
+    values = [1.79, 1.77, 1.80, 1.76, 1.78, 1.75, 1.77, 4.2]
+    assert ResumeDiscontinuity().detect(_run(np.zeros(8, dtype=int), values)) is None
+
+
 def test_no_restart_no_finding():
     steps = np.arange(0, 5000, 10)
     assert judge(ResumeDiscontinuity(), _run(steps, _loss(steps))) is None
