@@ -39,6 +39,7 @@ _CANONICAL = {
         "train_loss",
         "total_loss",
         "train/total_loss",
+        "total",
         "training_loss",
         "train/epoch_loss",
         "epoch_loss",

@@ -41,6 +41,7 @@ _MODULES = (
     "lerobot",
     "kv_box",
     "basicsr",
+    "edsr",
     "flair",
     "marian",
     "catboost",
