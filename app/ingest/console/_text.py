@@ -156,13 +156,47 @@ def _split_headings(text: str) -> str:
 _FULL_WIDTH = str.maketrans("：，；（）［］＝｜‘’“”", ":,;()[]=|''\"\"")
 
 
+# a log line that quotes some of its keys and not others, outside any printed dict (PaddleOCR
+# 1.x: `epoch: 0, iter: 550, lr: 0.001000, 'loss': 14040.8, 'acc': 0.0, time: 1.228`): its
+# quoted keys are keys like the others. A printed dict (`{'batch_size': 32, ...}`, a config)
+# has braces and quotes every key: left as it is
+_MIXED_QUOTES = re.compile(
+    r"^(?=[^{}\n]*(?<![\w'\"])[A-Za-z_]\w*: [-+\d.])[^{}\n]*'[A-Za-z_][\w ]*': [^{}\n]*$",
+    re.M,
+)
+_QUOTED_KEY = re.compile(r"'([A-Za-z_][\w ]*)'(?=: )")
+
+
+def _bare_quoted_keys(text: str) -> str:
+    """`text` with the quotes around the quoted keys of `_MIXED_QUOTES` lines turned into
+    spaces (every line keeps its length)."""
+    if "': " not in text:  # a literal first: near free
+        return text
+    return _MIXED_QUOTES.sub(lambda m: _QUOTED_KEY.sub(r" \1 ", m[0]), text)
+
+
+# a Keras epoch header on the line of the bar after it, or after the bar before it, where the
+# line breaks of a paste became runs of spaces (`Epoch 2/50      2/2 [====] - .. - loss: ..`,
+# `.. - val_loss: 3795.57      Epoch 4/50`): the header goes back on a line of its own
+_HEADER_BEFORE_BAR = re.compile(r"^([ \t]*Epoch \d+/\d+)[ \t]{2,}(?=\d+/\d+ \[)", re.M)
+_HEADER_AFTER_BAR = re.compile(r"(?<=\d)[ \t]{2,}(Epoch \d+/\d+)[ \t]*$", re.M)
+
+
+def _split_joined_headers(text: str) -> str:
+    """`text` with each Keras epoch header joined to a bar's line put on a line of its own."""
+    if "Epoch " not in text or " [" not in text:  # literals first: near free
+        return text
+    return _HEADER_AFTER_BAR.sub(r"\n\1", _HEADER_BEFORE_BAR.sub("\\1\n", text))
+
+
 def clean(text: str) -> str:
     """One block of text with ANSI codes gone and progress-bar updates reduced to the last."""
     if "\x1b" in text:
         text = ANSI.sub("", text)
     if not text.isascii() and ("：" in text or "，" in text or "‘" in text or "“" in text):
         text = text.translate(_FULL_WIDTH)
-    text = _split_headings(_exact_shares(_best_rounds(_joined_boxes(text))))
+    text = _joined_boxes(_split_joined_headers(_bare_quoted_keys(text)))
+    text = _split_headings(_exact_shares(_best_rounds(text)))
     if "Warning: " in text:
         text = _MIDLINE_WARNING.sub("\\g<out>\n\\g<warn>", text)
     if "\x08" in text:  # Keras 3 backspaces over its bar before redrawing it after a \r

@@ -130,3 +130,23 @@ def test_a_keras_run_fitted_twice_keeps_both_fits():
     once = KERAS3_CHECKPOINT
     f = _read(once + once.replace("0.3366", "0.2").replace("0.0894", "0.1")).frame
     assert f[f["metric"] == "loss"]["value"].tolist() == [0.3366, 0.0894, 0.2, 0.1]
+
+
+def test_keras_epoch_headers_joined_to_bar_lines_by_runs_of_spaces_are_their_own_lines():
+    """A paste whose line breaks became runs of spaces joins `Epoch 2/50` to the bar after it,
+    and `Epoch 4/50` to the end of the bar before it: each epoch still gets its own values (the
+    joined lines were passed over, and epoch 4's values landed on epoch 1)."""
+    bar = "2/2 [==============================] - 553s 277s/step"
+    text = (
+        "Epoch 1/50\n"
+        f"{bar} - loss: 7732.9583 - val_loss: 6391.2349\n"
+        f"Epoch 2/50{' ' * 40}{bar} - loss: 6053.7227 - val_loss: 4881.7363\n"
+        f"Epoch 3/50{' ' * 40}{bar} - loss: 4689.0405 - val_loss: 3795.5706{' ' * 18}Epoch 4/50\n"
+        f"{bar} - loss: 3626.1056 - val_loss: 3024.2988\n"
+        "Epoch 5/50\n"
+        f"{bar} - loss: 2811.5165 - val_loss: 2315.7861\n"
+    )
+    f = _read(text).frame
+    loss = f[f["metric"] == "loss"].sort_values("seq")
+    assert loss["step"].tolist() == [1, 2, 3, 4, 5]
+    assert loss["value"].tolist() == [7732.9583, 6053.7227, 4689.0405, 3626.1056, 2811.5165]

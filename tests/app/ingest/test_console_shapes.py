@@ -2069,3 +2069,22 @@ def test_a_bars_postfix_written_as_key_value_words():
     assert set(result.frame["metric"]) == {"Loss", "Val Loss"}
     steps, values = _series(result, "Loss")
     assert steps == list(range(85, 90)) and set(values) == {6.2739}
+
+
+def test_keys_quoted_among_bare_ones_are_keys_but_a_printed_config_dict_is_not_read():
+    """PaddleOCR 1.x quotes the keys of its `outs` dict among the bare ones of its line:
+    `epoch: 0, iter: 550, lr: 0.001000, 'loss': 14040.8, 'acc': 0.0, time: 1.228`. The loss is
+    read with the others; the config dict printed above the run (braces, every key quoted) is
+    not a record."""
+    text = "{'epoch_num': 300, 'batch_size': 256, 'lr': 0.001}\n"
+    for i, it in enumerate(range(10, 130, 10)):
+        text += (
+            f"2020-11-10 17:29:{i:02d},549-INFO: epoch: 0, iter: {it}, lr: 0.001000, "
+            f"'loss': {14040.8 - 100 * i:.1f}, 'acc': 0.0, time: 1.228\n"
+        )
+    result = _read(text)
+    roles = _roles(result)
+    assert roles["loss"] == "train_loss" and roles["acc"] == "train_score"
+    assert "batch_size" not in roles and "epoch_num" not in roles
+    steps, values = _series(result, "loss")
+    assert steps == list(range(10, 130, 10)) and values[0] == 14040.8
