@@ -98,3 +98,20 @@ def counts_within_epoch(epoch: np.ndarray, step: np.ndarray, run: np.ndarray) ->
     back = (step[1:] < step[:-1]) & same_run
     after, before = epoch[1:][back], epoch[:-1][back]
     return bool((after > before).any()) and bool((after != before).all())
+
+
+def same_count_each_epoch(epoch: np.ndarray, step: np.ndarray, run: np.ndarray) -> bool:
+    """Whether a log of one line an epoch prints the same count at every new epoch
+    (`{"epoch": 4, "iter": 100}`, then `{"epoch": 5, "iter": 100}`: an mmcv `log.json` logging
+    every 100 iterations of epochs of 100 to 199), and never goes back within an epoch: a
+    count within the epoch too, which a global step never is. For readers whose every line
+    prints its own count (a console line's count carried over from the line before would
+    repeat across an epoch's end without being one)."""
+    same_run = run[1:] == run[:-1]
+    new_epoch = (epoch[1:] > epoch[:-1]) & same_run
+    back_within = (step[1:] < step[:-1]) & (epoch[1:] == epoch[:-1]) & same_run
+    return (
+        bool(new_epoch.any())
+        and bool((step[1:][new_epoch] == step[:-1][new_epoch]).all())
+        and not bool(back_within.any())
+    )

@@ -65,6 +65,7 @@ from lossforensics.ingest._steps import (
     integral_steps,
     progress_key,
     progress_steps,
+    same_count_each_epoch,
 )
 from lossforensics.ingest._values import json_cells
 from lossforensics.ingest.base import IngestResult
@@ -404,7 +405,7 @@ def _fold_epochs(state: _State) -> None:
     if len(epoch) == 0 or (epoch < 0).any():
         return
     step, run = np.concatenate(state.line_steps), np.concatenate(state.line_runs)
-    if not counts_within_epoch(epoch, step, run):
+    if not (counts_within_epoch(epoch, step, run) or same_count_each_epoch(epoch, step, run)):
         return
     steps = state.builder.added_steps()
     epochs = np.concatenate(state.point_epochs)

@@ -212,6 +212,31 @@ def test_mmdetection_log_json_iter_per_epoch_and_val_lines(tmp_path):
     assert (val["step"].to_numpy() > loss["step"].to_numpy()[1::2]).all()  # after its epoch
 
 
+def test_mmcv_log_json_with_one_train_line_an_epoch_counts_iter_within_the_epoch(tmp_path):
+    """An mmcv `log.json` logging every 100 iterations of epochs of 100-199 prints one train line
+    an epoch, all at `"iter": 100` (mmpose's): the same count at every new epoch is a count
+    within the epoch, not one step written again (which read as a run restarted every epoch)."""
+    lines = []
+    for e in range(3, 10):
+        lines.append(json.dumps({"mode": "train", "epoch": e, "iter": 100, "loss": 55.0 / e}))
+        if e % 2:
+            lines.append(json.dumps({"mode": "val", "epoch": e, "iter": 88, "AP": 90 + e / 10}))
+    path = tmp_path / "20210101_120000.log.json"
+    path.write_text("\n".join(lines) + "\n")
+    result = load_run(path)
+    f = result.frame
+    loss = f[f["metric"] == "loss"].sort_values("seq")
+    assert loss["step"].is_monotonic_increasing and loss["step"].nunique() == 7
+    assert f["segment"].nunique() == 1
+    a_global_step = tmp_path / "global.jsonl"  # a global step repeated once at a boundary
+    rows = [(1, 100), (1, 200), (2, 200), (2, 300), (3, 400)]
+    a_global_step.write_text(
+        "".join(json.dumps({"epoch": e, "step": i, "loss": 1.0}) + "\n" for e, i in rows)
+    )
+    f = load_run(a_global_step).frame
+    assert list(f[f["metric"] == "loss"].sort_values("seq")["step"]) == [100, 200, 200, 300, 400]
+
+
 def test_an_iter_that_goes_back_within_an_epoch_is_still_a_restart(tmp_path):
     path = tmp_path / "log.jsonl"
     rows = [(1, 10), (1, 20), (2, 10), (2, 20), (2, 5), (2, 15)]  # back within epoch 2: resumed
