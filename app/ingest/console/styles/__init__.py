@@ -42,6 +42,7 @@ _MODULES = (
     "kv_box",
     "basicsr",
     "edsr",
+    "monai",
     "flair",
     "marian",
     "catboost",
