@@ -327,36 +327,39 @@ _HOST_TAG = re.compile(
     rf"(?!\s*(?:{NUM})\s*$)",
     re.M,
 )
-# the head shows hosts when at least half its non-empty lines carry a tag, from 2 hosts or more,
-# each on 2 lines or more (a script's `epoch1: ...` lines name a different epoch on each), and
-# the hosts' lines interleave
+# the head shows hosts when at least half its non-empty lines carry a tag: IPv4 addresses, or
+# host names from 2 hosts or more, each on 2 lines or more (a script's `epoch1: ...` lines name a
+# different epoch on each), whose lines interleave
+_IPV4 = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
 _HOSTS_MIN = 2
 _HOST_LINES_MIN = 2
 _HOST_SHARE = 0.5
 
 
 def other_hosts(head: str) -> re.Pattern[str] | None:
-    """The pattern that takes every host's lines out but the first host's, and that host's tag
-    off its own: every node of a data-parallel job prints the same records (the same dict four
-    times over), and read together they are one run logged four times. None when the head
-    shows no such tags."""
+    """The pattern that takes every host's lines out but the busiest host's, and that host's
+    tag off its own: every node of a data-parallel job prints the same records (the same dict
+    four times over), and read together they are one run logged four times; a trainer that
+    logs on its main process only (the HF Trainer under DeepSpeed's launcher) prints its
+    records from one host, the others a warning now and then. Host names must print side by
+    side to count as hosts; IPv4 addresses are hosts on their own, one or many. None when the
+    head shows no such tags."""
     tags = _HOST_TAG.findall(head)
     lines = sum(1 for line in head.split("\n") if line.strip())
     counts = Counter(tags)
-    if (
-        len(counts) < _HOSTS_MIN
-        or min(counts.values()) < _HOST_LINES_MIN
-        or len(tags) < _HOST_SHARE * lines
-    ):
+    if not counts or len(tags) < _HOST_SHARE * lines:
         return None
-    # hosts print side by side: the first one's lines come back after another's (the lines of
-    # a script's `iter100: ..` record never follow `iter200: ..`'s)
-    other = next(i for i, tag in enumerate(tags) if tag != tags[0])
-    if tags[0] not in tags[other:]:
-        return None
-    first = re.escape(tags[0])
-    # a later host not seen in the head is left out too: any tag but the first one's
-    return re.compile(rf"^(?:{first}: |(?!{first}: )(?:{_HOST_TAG.pattern[1:]}).*(?:\n|$))", re.M)
+    if not all(_IPV4.fullmatch(tag) for tag in counts):
+        if len(counts) < _HOSTS_MIN or min(counts.values()) < _HOST_LINES_MIN:
+            return None
+        # hosts print side by side: the first one's lines come back after another's (the lines
+        # of a script's `iter100: ..` record never follow `iter200: ..`'s)
+        other = next(i for i, tag in enumerate(tags) if tag != tags[0])
+        if tags[0] not in tags[other:]:
+            return None
+    kept = re.escape(counts.most_common(1)[0][0])  # ties: the first seen
+    # a later host not seen in the head is left out too: any tag but the kept one's
+    return re.compile(rf"^(?:{kept}: |(?!{kept}: )(?:{_HOST_TAG.pattern[1:]}).*(?:\n|$))", re.M)
 
 
 def _chain(head: bytes, stream: BinaryIO) -> Iterable[bytes]:

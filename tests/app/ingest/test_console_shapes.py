@@ -1907,7 +1907,7 @@ def test_keras_2_1_verbose_2_lines_open_with_a_space():
     assert _series(result, "loss")[0] == list(range(37, 43))
 
 
-def test_a_multi_node_launchers_host_tags_keep_the_first_hosts_lines():
+def test_a_multi_node_launchers_host_tags_keep_one_hosts_lines():
     """DeepSpeed's pdsh runner prefixes each line with its host, and every node prints the same
     Trainer dict: four hosts' tags hid every dict (the file was refused), and read together
     each log would count four times."""
@@ -1919,6 +1919,25 @@ def test_a_multi_node_launchers_host_tags_keep_the_first_hosts_lines():
     )
     steps, values = _series(_read(text), "loss")
     assert values == [1.8673, 0.7744, 0.6309] and steps == [0, 1, 2]
+
+
+def test_host_tags_keep_the_busiest_hosts_lines_and_one_address_is_a_host():
+    """The HF Trainer logs on its main process only: under DeepSpeed's launcher its dicts come
+    from one host, another prints a warning now and then. The first host seen printed only the
+    warning (its lines were kept and every dict dropped), or, seen once, hid the tags (the file
+    was refused)."""
+    dicts = [
+        f"192.168.50.170: {{'loss': {1.3 - i / 100:.4f}, 'learning_rate': {i * 1e-6:.3g}, "
+        f"'epoch': 0.0}}\n"
+        for i in range(1, 15)
+    ]
+    warning = "192.168.50.171:   total_norm_cuda = get_accelerator().FloatTensor([1.0])\n"
+    for text in (
+        warning + "".join(dicts),
+        warning + "".join(dicts[:5]) + warning + "".join(dicts[5:]),
+    ):
+        steps, values = _series(_read(text), "loss")
+        assert steps == list(range(14)) and values[0] == 1.29
 
 
 def test_near_miss_a_scripts_own_counter_before_a_colon_is_no_host():
