@@ -1019,6 +1019,20 @@ def test_a_validation_loop_counting_its_own_batches_restarts_nothing():
     assert roles["Val_Loss"] == "val_loss" and roles["Train_Loss"] == "train_loss"
 
 
+def test_insightfaces_mxnet_lossvalue_is_the_training_loss():
+    """insightface's MXNet recipes track their loss as a metric named `lossvalue`: no general
+    rule names it, so the file held no loss and was refused."""
+    text = "".join(
+        f"INFO:root:Epoch[{e}] Batch [{b}]\tSpeed: 256.09 samples/sec\t"
+        f"lossvalue={0.04 - b / 1e4:.6f}\n"
+        for e in (1, 2)
+        for b in range(2, 40, 2)
+    )
+    result = _read(text)
+    assert "mxnet" in result.detail and _roles(result)["lossvalue"] == "train_loss"
+    assert len(_series(result, "lossvalue")[0]) == 38
+
+
 def test_ignite_epoch_lines_are_not_mxnet_s():
     """PyTorch Ignite's handlers print `Epoch[50] Loss:[0.69]`: the MXNet style reads only MXNet's
     own lines (`Batch [`, `Train-`, `Validation-`, `Time cost=`), so the evaluator's averages

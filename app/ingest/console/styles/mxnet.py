@@ -5,6 +5,8 @@ means since the epoch began). `Epoch[0] Validation-Perplexity=282.45` (`Module.f
 `eval_data`) is an evaluation line: a held-out series, not an epoch average of training.
 `Start training` / `Resume training` headers begin a new session of the run. A log that tracks
 perplexity only (`Train-Perplexity`, the PTB examples) has its loss read from it (../_perplexity).
+insightface's MXNet recipes track their loss as a metric named `lossvalue` (`Batch [6]\tSpeed:
+256.09 samples/sec\tlossvalue=0.033868`): a training loss no general rule names.
 """
 
 import re
@@ -18,7 +20,12 @@ STYLE = Style(
     counters=(EPOCH, BATCH),
     eval=re.compile(r"^Epoch\[\d+\]\s+Validation-"),
     restart=re.compile(r"^(?:Resume|Start|Experimental: start) training", re.I),
-    roles={"*SmoothL1*": "train_loss", "*CrossEntropy*": "train_loss", "*-Loss*": "train_loss"},
+    roles={
+        "*SmoothL1*": "train_loss",
+        "*CrossEntropy*": "train_loss",
+        "*-Loss*": "train_loss",
+        "lossvalue": "train_loss",
+    },
     ignore=frozenset({"Time cost"}),
     context=False,
 )
