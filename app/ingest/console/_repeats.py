@@ -46,19 +46,6 @@ _ECHO_FIELDS = ("run", "kind", "epoch", "step", "batch")
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-# a value printed to this many significant digits (`cv_loss 7.627509962902044`) is not repeated
-# exactly by a second measurement: a flat loss printed per batch to 4 digits (`0.6931`) can be
-_PRECISE_DIGITS = 7
-
-
-def _precise(value: float) -> bool:
-    """Whether `value` is finite and printed to `_PRECISE_DIGITS` significant digits or more."""
-    if not np.isfinite(value):
-        return False
-    mantissa = repr(abs(value)).lower().split("e")[0].replace(".", "").lstrip("0")
-    return len(mantissa) >= _PRECISE_DIGITS
-
-
 def not_echoed(
     rec: dict[str, np.ndarray], p_rec: np.ndarray, p_key: np.ndarray, p_val: np.ndarray
 ) -> np.ndarray:
@@ -67,11 +54,9 @@ def not_echoed(
     a `print` of the same text, or a file handler and a redirected stdout writing one file,
     print every record twice; read twice, each epoch holds two points at two sub-steps. A record
     with neither step nor batch counter must hold two metrics or more to count as an echo, not
-    all of them NaN or infinite, or one value printed to `_PRECISE_DIGITS` significant digits
-    (WeNet's `Epoch 74 CV info cv_loss 7.627509962902044`, written by two ranks): one value
-    printed twice within an epoch to a few digits may be a flat loss printed per batch, and a
-    run that went NaN prints NaN at every line after (a Keras bar's `loss: nan - mse: nan`,
-    pasted without its epoch header)."""
+    all of them NaN or infinite: one value printed twice within an epoch may be a flat loss
+    printed per batch, and a run that went NaN prints NaN at every line after (a Keras bar's
+    `loss: nan - mse: nan`, pasted without its epoch header)."""
     keep = np.ones(len(p_rec), dtype=bool)
     if len(p_rec) < 2:
         return keep
@@ -88,11 +73,7 @@ def not_echoed(
         column = rec[field]
         echo &= column[recs[1:]] == column[recs[:-1]]
     counted = (rec["step"][recs[1:]] >= 0) | (rec["batch"][recs[1:]] >= 0)
-    single = echo & ~counted & (counts[1:] < 2)
     echo &= counted | (counts[1:] >= 2)
-    if single.any():  # one value to many digits printed again is the same measurement
-        at = np.flatnonzero(single)
-        echo[at] = [_precise(float(v)) for v in p_val[starts[1:][at]]]
     if not echo.any():  # most logs print no line twice: the finite test below is not paid for
         return keep
     uncounted = echo & ~counted

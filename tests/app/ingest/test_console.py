@@ -739,21 +739,6 @@ def test_a_single_value_printed_twice_in_an_epoch_is_kept_twice():
     assert values == [2.3026] * 6
 
 
-def test_a_single_value_to_many_digits_printed_twice_is_one_measurement():
-    """WeNet's `Epoch 74 CV info cv_loss 7.627509962902044`, written by two ranks: one value, no
-    batch counter, but a second measurement does not repeat sixteen digits. One point an epoch,
-    not two at sub-steps (which halved the epoch axis)."""
-    text = "".join(
-        f"2021-12-05 10:00:3{e % 10},0{r}3 INFO Epoch {e} CV info cv_loss {7.6 + e / 977:.15f}\n"
-        for e in range(74, 80)
-        for r in (7, 8)
-    )
-    result = _read(text)
-    steps, values = _series(result, "CV info cv_loss")
-    assert steps == [74, 75, 76, 77, 78, 79] and len(set(values)) == 6
-    assert any("6 line(s) printed again" in w.message for w in result.warnings)
-
-
 def test_a_nan_streak_printed_line_after_line_is_no_echo():
     """A Keras bar pasted without its `Epoch 1/1` header, `  2/100 [...] - ETA: 20:11 - loss:
     nan - mse: nan`: with no counter read, eleven NaN lines after the first were taken for
