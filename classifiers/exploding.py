@@ -30,8 +30,13 @@ loss never went `_VAL_HELD` (2%) above its level at the training loss's best, an
 loss kept falling after the step (Kendall tau <= `_AFTER_JUMP_TAU`). Weights that blew up do
 worse on held-out data at once; a loss whose definition changed mid-run (a Dice term added at
 epoch 3) steps up while the model carries on learning; the diagnosis names such a step under
-`set_aside` (its step, its size, the held-out witness). The per-step series is read when the
-loss is also logged per epoch.
+`set_aside` (its step, its size, the held-out witness). With no held-out loss, a held-out score
+whose name says which way is better witnesses the same way: one that kept improving through the
+rise (`_SCORE_AFTER`, 3, evaluations after the training loss's best, its best at the end, a gain
+of `_SCORE_GAIN_Z`, 2, sigmas of its noise since, Kendall tau at least `slow_tau`) says the loss
+changed scale (spaCy sums its loss over a batch its default batcher grows) or definition, and
+the rise is set aside (evidence held_out_improved). The per-step series is read when the loss
+is also logged per epoch.
 A rise during the learning rate's warm-up counts too (`kind` "warmup_overshoot"): with the LR
 logged and warming up (its peak after its first `_WARMUP_MIN_POINTS` points and at least
 `_WARMUP_MIN_GROWTH` (2x) its first value), the smoothed loss rose to `_WARMUP_RISE` (2x) its best,
@@ -58,7 +63,9 @@ finite rise alone clears the threshold), kind ('blow_up' | 'slow_divergence' | '
 'unbounded_fall'), rise_tau,
 late_rise_share,
 sudden, early (min_fraction, the minimum's place in the run, 0..1, is small), head_level (the
-level at the start), noise (of the run before its minimum), ends_nonfinite, grad_norm_growth
+level at the start), noise (of the run before its minimum), ends_nonfinite, held_out_improved
+(None, or the held-out score's metric, its value at the training loss's best and at the end),
+grad_norm_growth
 (only once the loss's course says exploded); for a sudden step, jump_step,
 after_jump_tau and val_worst_after_min (the highest validation loss after the minimum over its
 level there); for an unbounded fall, head_level, end_level, fall_ratio (|end| / |head|),
@@ -69,8 +76,10 @@ from __future__ import annotations
 
 import numpy as np
 from lossforensics.classifiers import signals
+from lossforensics.classifiers._align import finite_curve, score_noise
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
+from lossforensics.classifiers.metric_mismatch import name_direction
 from lossforensics.classifiers.numbers import times
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals.reduce import median
@@ -121,6 +130,12 @@ _MIN_AFTER_JUMP = 3
 # the held-out loss rises with a real blow-up; one that never went 2% above its level at the
 # training loss's best saw no damage to the model
 _VAL_HELD = 1.02
+# with no held-out loss, a held-out score read at this many evaluations after the training
+# loss's best ...
+_SCORE_AFTER = 3
+# ... that ended at its best and gained this many of its noise since that best, climbing
+# steadily (Kendall tau at least `slow_tau`), witnesses a model that kept improving
+_SCORE_GAIN_Z = 2.0
 # after a loss redefinition the training loss keeps falling: Kendall tau at most -0.3 (a
 # blown-up loss stays high or climbs, tau near 0 or positive)
 _AFTER_JUMP_TAU = -0.3
@@ -267,9 +282,39 @@ class Exploding(Classifier):
         ev["late_rise_share"] = late_rise_share
         if ev["sudden"]:
             ev.update(self._across_jump(run, xs, level, i_min + int(np.argmax(jumps)) + 1))
+        ev["held_out_improved"] = self._score_witness(run, int(xs[i_min]))
         if grad:
             ev.update(self._grad_growth(run, ev))
         return ev
+
+    def _score_witness(self, run: RunSeries, min_step: int) -> dict | None:
+        """With no held-out loss, the course of the first held-out score whose name says which
+        way is better, from the training loss's best to the end, when it kept improving: its
+        last evaluation its best (within its noise), a gain of `_SCORE_GAIN_Z` noise since the
+        best, a steady climb (Kendall tau at least `slow_tau`). Weights that blew up do worse
+        on held-out data at once; a loss that rises while the model keeps improving changed
+        scale (a summed loss over a batch size that grows, spaCy's default) or definition.
+        None otherwise."""
+        if run.has("val_loss"):
+            return None
+        named = [m for m in run.metrics("val_score") if name_direction(m)]
+        if not named:
+            return None
+        metric = named[0]  # the first held-out score whose name says which way is better
+        sign = name_direction(metric)
+        x, y = finite_curve(run, "val_score", metric)
+        after = x > min_step
+        if after.sum() < _SCORE_AFTER or after.all():
+            return None
+        s = sign * y
+        start = s[~after][-1]
+        noise = score_noise(y)
+        tau = signals.trend(x[after], s[after]).tau if after.sum() >= _MIN_TAU_POINTS else 1.0
+        if s[-1] < np.max(s) - noise or s[-1] - start < _SCORE_GAIN_Z * noise:
+            return None
+        if tau < self.slow_tau:
+            return None
+        return {"metric": metric, "at_best": float(y[~after][-1]), "end": float(y[-1])}
 
     def _may_explode(
         self,
@@ -354,7 +399,7 @@ class Exploding(Classifier):
         )
 
     def exploded(self, ev: dict) -> bool:
-        if self.redefined(ev):
+        if self.redefined(ev) or ev.get("held_out_improved") is not None:
             return False
         return self.blew_up(ev) or self.diverged_slowly(ev)
 
@@ -493,10 +538,19 @@ class Exploding(Classifier):
         """A rise that would read as a blow-up but for the held-out loss (`redefined`): the
         step up, the training loss's course after it and the validation loss's witness."""
         ev = self._course(run)
-        if ev is None or not self.redefined(ev):
+        improved = None if ev is None else ev.get("held_out_improved")
+        if ev is None or not (self.redefined(ev) or improved is not None):
             return None
         if not (self.blew_up(ev) or self.diverged_slowly(ev)):
             return None
+        if improved is not None:
+            return (
+                f"the training loss rose from its best at step {ev['min_step']}, but the "
+                f"held-out {improved['metric']} kept improving through the rise "
+                f"({improved['at_best']:.4g} -> {improved['end']:.4g}, its best at the end): "
+                "weights that blew up do worse on held-out data at once, so the loss changed "
+                "scale or definition (a summed loss over a growing batch size, a new term)"
+            )
         factor = (
             times(float(np.exp(ev["rise_log"])))
             if ev["rise_log"] is not None
@@ -519,6 +573,8 @@ class Exploding(Classifier):
         redefined loss (`redefined`)."""
         lr = run.curve("lr")
         if lr is None or ev.get("rise_log") is None or self.redefined(ev):
+            return None
+        if ev.get("held_out_improved") is not None:
             return None
         lx, lv = signals.finite_points(lr.steps, lr.values)
         if len(lv) <= _WARMUP_MIN_POINTS or lv[0] <= 0:

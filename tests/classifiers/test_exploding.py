@@ -244,3 +244,20 @@ def test_near_miss_a_blow_up_from_the_first_print_still_counts():
     loss = np.array([1.702, 11.463, 11.754, 11.502, 11.481, 12.194, 10.022, 10.936, 10.551])
     f = judge(Exploding(), run_of(loss=(np.arange(1151, 1160), loss)))
     assert f is not None and f.evidence["min_step"] == 1151
+
+
+def test_a_rise_while_the_held_out_score_keeps_improving_is_set_aside():
+    """spaCy sums its loss over a batch its default batcher grows: the logged training loss
+    climbs 26 -> 45 while the held-out F-score sets a new best at every evaluation. Weights that
+    blew up do worse on held-out data at once: no divergence, set aside with the score's
+    witness. The same rise with the score falling is a blow-up."""
+    steps = np.arange(0, 1400, 200)
+    loss = np.array([41.0, 25.96, 23.0, 26.08, 30.85, 35.16, 44.88])
+    improving = np.array([0.04, 0.56, 0.59, 0.64, 0.65, 0.68, 0.70])
+    run = run_of(loss=(steps, loss), val_accuracy=(steps, improving))
+    assert judge(Exploding(), run) is None
+    why = Exploding().set_aside(run)
+    assert why is not None and "val_accuracy kept improving" in why
+    falling = run_of(loss=(steps, loss), val_accuracy=(steps, improving[::-1] / 2 + 0.2))
+    f = judge(Exploding(), falling)
+    assert f is not None and f.evidence["held_out_improved"] is None
