@@ -43,6 +43,7 @@ _MODULES = (
     "basicsr",
     "edsr",
     "monai",
+    "nnunet",
     "flair",
     "marian",
     "catboost",
