@@ -96,11 +96,12 @@ _NAME_LINE = re.compile(r"^\s*\([A-Za-z_][\w.]*:\d+\)\s*-\s")
 # `(TaskRunner pid=2510, ip=10.0.0.3) `: verl, TinyZero and other Ray-launched trainers)
 _RAY_WORKER = re.compile(r"^\((?:[A-Za-z_][\w.]*\s+)?pid=\d+(?:,\s*ip=[\d.]+)?\)\s*")
 # `time.ctime()`'s stamp at the head of a line (`Sun Nov 29 00:57:11 2026 `, a script's
-# `print(time.ctime(), ...)`): no metric (its day was read as one); taken off without a wall time,
-# as the glog and syslog stamps are
+# `print(time.ctime(), ...)`; in brackets, `[ Wed Jun  6 16:01:16 2018 ] `, the `print_log` of
+# ST-GCN and the skeleton-action repos built on it: 2s-AGCN, MS-G3D, CTR-GCN): no metric (its
+# day was read as one); taken off without a wall time, as the glog and syslog stamps are
 _CTIME = re.compile(
-    r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +"
-    r"\d{1,2} \d{2}:\d{2}:\d{2} \d{4}[\s:,|\-]*"
+    r"^(?:\[ ?)?(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+    r" +\d{1,2} \d{2}:\d{2}:\d{2} \d{4}(?: ?\])?[\s:,|\-]*"
 )
 _SEP = re.compile(r"^[\s|:\-]+")
 _DAYS: dict[tuple[str, str, str], int] = {}
@@ -171,7 +172,7 @@ def strip_prefix(line: str) -> tuple[str, float]:
         if c == "[" and (m := _CLOCK.match(line)):
             line = line[m.end() :]
             c = line[:1]
-    if c in "MTWFS" and (ct := _CTIME.match(line)):
+    if (c in "MTWFS" or c == "[") and (ct := _CTIME.match(line)):
         return line[ct.end() :], wall
     if c in "IWEF" and (g := _GLOG.match(line)):
         return line[g.end() :], wall

@@ -44,6 +44,7 @@ _MODULES = (
     "edsr",
     "monai",
     "nnunet",
+    "stgcn",
     "flair",
     "marian",
     "catboost",

@@ -1,0 +1,55 @@
+"""ST-GCN's `print_log` (and MS-G3D's, which prints no batch lines and spaces `Top 1`), written
+as the processors write it: a ctime stamp in brackets before every line, the training epoch with
+its learning rate, the epoch's mean loss, then the evaluation block."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from lossforensics.ingest.console import read_stream
+
+
+def _print_log(epochs: range, batches: bool, top: str) -> str:
+    text = ""
+    for e in epochs:
+        stamp = f"[ Fri Nov {e % 28 + 1:2d} 14:26:57 2020 ] "
+        text += f"{stamp}Training epoch: {e}, LR: 0.0500\n"
+        if batches:
+            for b in range(0, 400, 100):
+                loss = 4.0 - e / 10 - b / 1e4
+                text += f"{stamp}\tBatch({b}/400) done. Loss: {loss:.4f}  lr:0.100000\n"
+        mean = 4.0 - e / 10
+        text += (
+            f"{stamp}\tMean training loss: {mean:.4f} (BS 32: {mean:.4f}).\n"
+            f"{stamp}\tTime consumption: [Data]00%, [Network]99%\n"
+            f"{stamp}Eval epoch: {e}\n"
+            f"{stamp}\tMean test loss of 619 batches: {mean + 0.4:.16f}.\n"
+            f"{stamp}\t{top}1: {10 + e:.2f}%\n{stamp}\t{top}5: {30 + e:.2f}%\n"
+        )
+    return text
+
+
+def test_msg3d_epoch_losses_and_the_evaluation_block_by_epoch():
+    result = read_stream(io.BytesIO(_print_log(range(15, 25), False, "Top ").encode()), name="x")
+    assert "st-gcn" in result.detail
+    f = result.frame
+    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    assert roles == {
+        "LR": "lr",
+        "Mean training loss": "train_loss",
+        "Mean test loss": "val_loss",
+        "Top 1": "val_score",
+        "Top 5": "val_score",
+    }
+    test = f[f["metric"] == "Mean test loss"].sort_values("seq")
+    assert test["step"].tolist() == list(range(15, 25))
+    assert np.allclose(test["value"], [4.4 - e / 10 for e in range(15, 25)])
+
+
+def test_stgcn_batch_lines_count_within_the_epoch():
+    result = read_stream(io.BytesIO(_print_log(range(1, 4), True, "Top").encode()), name="x")
+    f = result.frame
+    loss = f[f["metric"] == "Loss"].sort_values("seq")
+    assert loss["step"].is_monotonic_increasing and len(loss) == 12
+    assert set(f[f["metric"] == "Top1"]["role"].astype(str)) == {"val_score"}
