@@ -13,6 +13,14 @@ are collocation points the optimiser never sees), and with more than one term ea
 too (`loss_train/term1`, ..., role `other`). The metrics are `metrics_test` (`metrics_test/1`, ...
 with several), role `other`: DeepXDE writes no name for them. A step printed again (the L-BFGS
 phase after Adam starts at Adam's last step) is one more point of the same run.
+
+The console table `model.train` prints while it trains, as pasted into an issue, is read the same
+way: `Step  Train loss  Test loss  Test metric` over rows `1000  [2.92e+02, 4.68e+01]  [3.00e+02,
+3.39e+01]  []` (each list the terms, so their number is known), among other lines (`Compiling
+model...`, the `Best model at step` summary), with or without its header. Older releases kept
+only the PDE residual on the test points and printed the other test terms as 0 at every row: the
+sum of the test terms then measures less than the training loss does, so it is kept with role
+`other`, not as the validation loss (a gap between them would read as a train/test mismatch).
 """
 
 from __future__ import annotations
@@ -38,10 +46,60 @@ _HEADER = re.compile(r"#\s*step,\s*loss_train,\s*loss_test,\s*metrics_test\s*$")
 _ROLES = {"loss_train": "train_loss", "loss_test": "val_loss"}
 
 
+# the console table: its header, and a row of the step and three bracketed lists
+_CONSOLE_HEADER = re.compile(r"^\s*Step\s+Train loss\s+Test loss\s+Test metric\s*$", re.M)
+_LIST = r"\[([^\[\]]*)\]"
+_CONSOLE_ROW = re.compile(rf"^\s*(\d+)\s+{_LIST}\s+{_LIST}\s+{_LIST}\s*$")
+# a head without the table's header is DeepXDE's table when this many of its lines are rows
+_HEADLESS_ROWS = 3
+
+
 def sniff(path: Path) -> bool:
-    """The first non-blank line is DeepXDE's header."""
+    """The first non-blank line is DeepXDE's header, or the head holds its console table (its
+    header and a row under it, or `_HEADLESS_ROWS` rows)."""
     text = head_text(Path(path))
-    return text is not None and bool(_HEADER.match(first_line(text.lstrip()).strip()))
+    if text is None:
+        return False
+    if _HEADER.match(first_line(text.lstrip()).strip()):
+        return True
+    rows = sum(1 for line in text.splitlines() if _CONSOLE_ROW.match(line))
+    return rows >= 1 if _CONSOLE_HEADER.search(text) else rows >= _HEADLESS_ROWS
+
+
+def _is_console(path: Path) -> bool:
+    text = head_text(path)
+    return text is not None and not _HEADER.match(first_line(text.lstrip()).strip())
+
+
+def _console_rows(path: Path, warns: Warnings) -> tuple[list[int], list[list[float]], int, int]:
+    """The console table's rows (step, train terms, test terms, metrics) with their line
+    numbers, the number of terms and of metrics; other lines passed over."""
+    numbers, rows = [], []
+    shape: tuple[int, int] | None = None
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            m = _CONSOLE_ROW.match(line)
+            if m is None:
+                continue
+            try:
+                train, test, metrics = (
+                    [float(c) for c in part.split(",") if c.strip()] for part in m.groups()[1:]
+                )
+            except ValueError:
+                warns.add(
+                    "a row whose lists are not all numbers: skipped", line=number, kind="bad row"
+                )
+                continue
+            shape = shape or (len(train), len(metrics))
+            if (len(train), len(test), len(metrics)) != (shape[0], shape[0], shape[1]):
+                warns.add(
+                    "a row of other lengths than the first: skipped", line=number, kind="bad row"
+                )
+                continue
+            numbers.append(number)
+            rows.append([float(m[1]), *train, *test, *metrics])
+    terms, metrics_n = shape or (0, 0)
+    return numbers, rows, terms, metrics_n
 
 
 def _rows(path: Path, warns: Warnings) -> tuple[list[int], list[list[float]]]:
@@ -84,20 +142,26 @@ def read(
     path = Path(path)
     require_nonempty(path)
     warns = Warnings(str(path))
-    lines, rows = _rows(path, warns)
+    console = _is_console(path)
+    if console:
+        lines, rows, terms, metrics = _console_rows(path, warns)
+    else:
+        lines, rows = _rows(path, warns)
     if not rows:
         raise EmptyInputError("no rows of numbers under DeepXDE's header", file=str(path))
     table = np.asarray(rows, dtype=np.float64)
-    terms, metrics = _columns(table.shape[1])
+    if not console:
+        terms, metrics = _columns(table.shape[1])
     steps = table[:, 0]
     if not np.all(np.isfinite(steps) & (steps == np.floor(steps))):
         raise EmptyInputError(
             "the first column holds no whole-number steps", file=str(path), line=lines[0]
         )
-    warns.add(
-        f"each row read as the step, {terms} training loss term(s), {terms} test loss term(s) "
-        f"and {metrics} test metric(s): DeepXDE's header does not say how many of each"
-    )
+    if not console:
+        warns.add(
+            f"each row read as the step, {terms} training loss term(s), {terms} test loss term(s) "
+            f"and {metrics} test metric(s): DeepXDE's header does not say how many of each"
+        )
     series: dict[str, np.ndarray] = {
         "loss_train": table[:, 1 : 1 + terms].sum(axis=1),
         "loss_test": table[:, 1 + terms : 1 + 2 * terms].sum(axis=1),
@@ -116,6 +180,14 @@ def read(
         code = np.full(len(step_ints), builder.metrics.code(name), dtype=np.int32)
         builder.add(run_code, code, step_ints, values)
     defaults = {name: _ROLES.get(name, "other") for name in series}
+    train_terms, test_terms = table[:, 1 : 1 + terms], table[:, 1 + terms : 1 + 2 * terms]
+    unmeasured = np.all(test_terms == 0, axis=0) & np.any(train_terms != 0, axis=0)
+    if unmeasured.any():
+        defaults["loss_test"] = "other"
+        warns.add(
+            f"{int(unmeasured.sum())} test loss term(s) printed 0 at every row (not measured on "
+            "the test points): the test loss is kept as a metric, not as the validation loss"
+        )
     frame = builder.build(roles, default_roles=defaults, warns=warns)
     return IngestResult(
         apply_run_name(frame, run), warns.finish(), format=FORMAT, files=[str(path)]

@@ -69,3 +69,50 @@ def test_a_deepxde_folder_is_found_beside_its_data_files(tmp_path):
     (tmp_path / "test.dat").write_text("# x, y_pred\n" + _row(1.0, 0.65, 0.003) * 5)
     found = discover_runs(tmp_path)
     assert [s.format for s in found.sources] == ["deepxde"]
+
+
+def _console(rows: list[tuple[int, list[float], list[float], list[float]]], header: bool) -> str:
+    """`model.train`'s console output, as pasted into an issue."""
+    text = "Compiling model...\n'compile' took 0.000285 s\n\nTraining model...\n\n"
+    if header:
+        text += "Step      Train loss              Test loss               Test metric\n"
+    for step, train, test, metric in rows:
+        lists = [", ".join(f"{v:.2e}" for v in part) for part in (train, test, metric)]
+        text += f"{step:<10d}" + "    ".join(f"[{part}]" for part in lists) + "  \n"
+    text += "\nBest model at step 4000:\n  train loss: 1.23e-04\n  test loss: 1.30e-04\n"
+    return text + "  test metric: []\n\n'train' took 12.1 s\n"
+
+
+def test_the_console_table_reads_like_loss_dat(tmp_path):
+    rows = [
+        (s, [1.0 / (s + 1), 0.5 / (s + 1)], [1.1 / (s + 1), 0.6 / (s + 1)], [0.1 / (s + 1)])
+        for s in range(0, 5000, 1000)
+    ]
+    for header in (True, False):
+        path = tmp_path / f"pasted_{header}.txt"
+        path.write_text(_console(rows, header))
+        result = load_run(path)
+        f = result.frame
+        assert result.format == "deepxde"
+        roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+        assert roles["loss_train"] == "train_loss" and roles["loss_test"] == "val_loss"
+        assert roles["metrics_test"] == "other"
+        train = f[f["metric"] == "loss_train"].sort_values("seq")
+        assert train["step"].tolist() == [0, 1000, 2000, 3000, 4000]
+        assert train["value"].iloc[0] == pytest.approx(1.5)
+
+
+def test_test_terms_printed_zero_at_every_row_make_no_validation_loss(tmp_path):
+    """Older DeepXDE kept only the PDE residual on the test points and printed its boundary
+    terms as 0: the test sum measures less than the training sum, so it is no validation loss
+    (the gap between them read as overfitting)."""
+    rows = [
+        (s, [1e-5 * (s + 1), 7.0 / (s + 1)], [1e-5 * (s + 1), 0.0], [])
+        for s in range(0, 6000, 1000)
+    ]
+    path = tmp_path / "pasted.log"
+    path.write_text(_console(rows, header=False))
+    result = load_run(path)
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles["loss_train"] == "train_loss" and roles["loss_test"] == "other"
+    assert any("printed 0 at every row" in w.message for w in result.warnings)
