@@ -297,7 +297,7 @@ def find_pairs(
         spaced = not m["sep"].strip() and " is " not in m["sep"]
         if spaced and m["sep"] and not (st.spaced and (own or _SPLIT_METRIC_LINE.fullmatch(rest))):
             continue
-        key = _KEY_SUFFIX.sub("", raw_key.strip())
+        key = _KEY_SUFFIX.sub("", raw_key.strip()).removesuffix(".item()")
         key_at = m.start("key") + len(raw_key) - len(raw_key.lstrip())
         start = m.start()
         if (cut := key.rfind(". ")) >= 0:  # `Training done. Best AUC`: the key is `Best AUC`

@@ -45,9 +45,12 @@ _ASIDE = r"(?: \((?i:for|per|on|over|of|in|at|from)\b[^()\n]{1,24}\))?"
 # is `loss`, not `s loss`)
 # (nor is the `to` of a learning rate set by a message: `_SET_TO`)
 _SET_TO_WORD = r"(?<=[Ll]earning [Rr]ate )to\b|(?<=\blr )to\b"
+# a key may end in a tensor's `.item()`, as Python's `f"{loss.item()=}"` prints it
+# (`train_loss.item()=2.295`): the name is the tensor's (`_plan` takes the call off)
+_ITEM = r"(?:(?<=\.item)\(\))?"
 _KEY = (
-    rf"(?<![\w.]){_WORD}(?:\(\w+\))?(?: (?!is\b|{_SET_TO_WORD}){_WORD}(?:\(\w+\))?){{0,3}}"
-    rf"{_ASIDE}"
+    rf"(?<![\w.]){_WORD}(?:\(\w+\))?{_ITEM}"
+    rf"(?: (?!is\b|{_SET_TO_WORD}){_WORD}(?:\(\w+\))?){{0,3}}{_ASIDE}"
 )
 
 # A value printed as the object that holds it, read as the number inside: a one-element list or

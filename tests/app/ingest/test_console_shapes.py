@@ -2121,3 +2121,12 @@ def test_keys_quoted_among_bare_ones_are_keys_but_a_printed_config_dict_is_not_r
     assert "batch_size" not in roles and "epoch_num" not in roles
     steps, values = _series(result, "loss")
     assert steps == list(range(10, 130, 10)) and values[0] == 14040.8
+
+
+def test_a_key_printed_with_its_tensors_item_call_is_the_tensors_name():
+    """Python's `f"{train_loss.item()=}"` prints `train_loss.item()=2.295`: the call's
+    parentheses ended no key, and the file was refused."""
+    text = "".join(f"train_loss.item()={2.3 - i / 100:.16f}\n" for i in range(12))
+    result = _read(text)
+    assert _roles(result) == {"train_loss": "train_loss"}
+    assert len(_series(result, "train_loss")[0]) == 12
