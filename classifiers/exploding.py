@@ -13,7 +13,9 @@ Rule: the end level is above the minimum by at least 30% (ln ratio >= 0.26; half
 loss ends non-finite) for positive losses, and by at least a quarter of the initial drop; for
 losses that can be negative or zero, the rise must reach half of the curve's robust range.
 The rise must also clear 4x the point-to-point noise of the run before its minimum (a blow-up's
-own swings are no yardstick), the minimum must not be at the end, and the rise must hold at
+own swings are no yardstick; with under 3 points before it, the whole log's, a median of first
+differences one jump does not move, unless the end is 10x the best or more), the minimum must
+not be at the end, and the rise must hold at
 the last two levels (`held_rise_log`, the lower of them; not needed for a loss that ends
 non-finite, nor for an end 10x above the best, `_ORDERS_OF_MAGNITUDE`, which no noise makes):
 on a short log read unsmoothed, one last print high above the best (a DeiT batch loss at 0.0109
@@ -109,6 +111,8 @@ _GRAD_LATE_SHARE = 0.1
 _ORDERS_OF_MAGNITUDE = float(np.log(10.0))
 # a rise must clear 4x the point-to-point noise before the minimum: smaller is ordinary wander
 _NOISE_MULTIPLE = 4
+# first differences need 3 points to give a median of more than one difference
+_NOISE_MIN_POINTS = 3
 # a minimum in the last 10% of the run leaves no room for a rise to be read as a blow-up
 _LATE_MIN_SHARE = 0.9
 # a rise of ln 3 (the loss tripled) earns the full size part of the confidence
@@ -155,6 +159,20 @@ _WARMUP_MIN_GROWTH = 2.0
 # ...and the loss is read up to the peak's step and this share of the run past it (the LR logged
 # every N steps places the peak within one interval)
 _WARMUP_SLACK = 0.05
+
+
+def _noise_before(x: np.ndarray, y: np.ndarray, min_step: int, factor: float | None) -> float:
+    """The point-to-point noise of the loss up to its best. With too few points before the best
+    to measure it (a short log whose best is its first or second print), the whole log's, a
+    median of its first differences that one jump does not move: a rise of a few prints is no
+    blow-up when the loss swings as much from print to print. A rise of `_ORDERS_OF_MAGNITUDE`
+    or more (`factor`, end over best) needs no yardstick: no noise makes it."""
+    before = y[: int(np.searchsorted(x, min_step)) + 1]
+    if len(before) >= _NOISE_MIN_POINTS:
+        return signals.noise_level(before)
+    if factor is not None and np.log(factor) >= _ORDERS_OF_MAGNITUDE:
+        return 0.0
+    return signals.noise_level(y)
 
 
 def _held_minimum(level: np.ndarray, *, raw: bool = False) -> tuple[int, float]:
@@ -269,9 +287,8 @@ class Exploding(Classifier):
             if len(level) - i_min > 2
             else None,
             "rise_ratio": (end - low) / signals.scale(level),
-            # the noise of the run before it went wrong (a blow-up's own swings are no yardstick);
-            # too few points before the minimum to tell: no noise test
-            "noise": signals.noise_level(y[: int(np.searchsorted(x, xs[i_min])) + 1]),
+            # the noise of the run before it went wrong (a blow-up's own swings are no yardstick)
+            "noise": _noise_before(x, y, int(xs[i_min]), end / low if low > 0 < end else None),
         }
         ev["early"] = min_fraction <= _EARLY_SHARE
         ev["sudden"] = sudden

@@ -251,9 +251,9 @@ def test_a_rise_while_the_held_out_score_keeps_improving_is_set_aside():
     climbs 26 -> 45 while the held-out F-score sets a new best at every evaluation. Weights that
     blew up do worse on held-out data at once: no divergence, set aside with the score's
     witness. The same rise with the score falling is a blow-up."""
-    steps = np.arange(0, 1400, 200)
-    loss = np.array([41.0, 25.96, 23.0, 26.08, 30.85, 35.16, 44.88])
-    improving = np.array([0.04, 0.56, 0.59, 0.64, 0.65, 0.68, 0.70])
+    steps = np.arange(0, 2600, 200)
+    loss = np.array([41.0, 30.2, 26.1, 24.0, 23.2, 23.0, 24.1, 27.0, 30.1, 34.2, 38.0, 42.1, 45.0])
+    improving = np.linspace(0.3, 0.70, 13)
     run = run_of(loss=(steps, loss), val_accuracy=(steps, improving))
     assert judge(Exploding(), run) is None
     why = Exploding().set_aside(run)
@@ -261,3 +261,37 @@ def test_a_rise_while_the_held_out_score_keeps_improving_is_set_aside():
     falling = run_of(loss=(steps, loss), val_accuracy=(steps, improving[::-1] / 2 + 0.2))
     f = judge(Exploding(), falling)
     assert f is not None and f.evidence["held_out_improved"] is None
+
+
+def test_a_short_noisy_log_whose_first_print_is_its_lowest_has_the_whole_logs_noise():
+    """One noisy epoch of per-step losses (a MONAI tutorial's 0.108-0.338) whose first print
+    happens to be its lowest: with no point before the best there was no noise to clear, and a
+    rise of 0.06 read as a blow-up. The whole log's point-to-point noise is the yardstick then;
+    a rise of an order of magnitude needs none."""
+    loss = np.array(
+        [
+            0.1162,
+            0.1221,
+            0.1084,
+            0.2122,
+            0.3382,
+            0.3024,
+            0.1587,
+            0.2373,
+            0.2286,
+            0.1184,
+            0.2918,
+            0.2250,
+            0.2846,
+            0.1723,
+            0.2902,
+            0.2303,
+            0.1676,
+            0.2387,
+        ]
+    )
+    steps = np.arange(len(loss))
+    assert judge(Exploding(), run_of(loss=(steps, loss))) is None
+    blown = np.r_[loss[:6], loss[6:] * 40]
+    f = judge(Exploding(), run_of(loss=(steps, blown)))
+    assert f is not None and f.evidence["noise"] == 0.0
