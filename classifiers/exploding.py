@@ -13,9 +13,9 @@ Rule: the end level is above the minimum by at least 30% (ln ratio >= 0.26; half
 loss ends non-finite) for positive losses, and by at least a quarter of the initial drop; for
 losses that can be negative or zero, the rise must reach half of the curve's robust range.
 The rise must also clear 4x the point-to-point noise of the run before its minimum (a blow-up's
-own swings are no yardstick; with under 3 points before it, the whole log's, a median of first
-differences one jump does not move, unless the end is 10x the best or more), the minimum must
-not be at the end, and the rise must hold at
+own swings are no yardstick; on a short log with under 3 points before it, the whole log's, a
+median of first differences one jump does not move, unless the end is 10x the best or more),
+the minimum must not be at the end, and the rise must hold at
 the last two levels (`held_rise_log`, the lower of them; not needed for a loss that ends
 non-finite, nor for an end 10x above the best, `_ORDERS_OF_MAGNITUDE`, which no noise makes):
 on a short log read unsmoothed, one last print high above the best (a DeiT batch loss at 0.0109
@@ -161,14 +161,18 @@ _WARMUP_MIN_GROWTH = 2.0
 _WARMUP_SLACK = 0.05
 
 
-def _noise_before(x: np.ndarray, y: np.ndarray, min_step: int, factor: float | None) -> float:
-    """The point-to-point noise of the loss up to its best. With too few points before the best
-    to measure it (a short log whose best is its first or second print), the whole log's, a
-    median of its first differences that one jump does not move: a rise of a few prints is no
-    blow-up when the loss swings as much from print to print. A rise of `_ORDERS_OF_MAGNITUDE`
-    or more (`factor`, end over best) needs no yardstick: no noise makes it."""
+def _noise_before(
+    x: np.ndarray, y: np.ndarray, min_step: int, factor: float | None, *, short: bool
+) -> float:
+    """The point-to-point noise of the loss up to its best. On a `short` log (read unsmoothed)
+    with too few points before the best to measure it (its best is its first or second print),
+    the whole log's, a median of its first differences that one jump does not move: a rise of
+    a few prints is no blow-up when the loss swings as much from print to print. A rise of
+    `_ORDERS_OF_MAGNITUDE` or more (`factor`, end over best) needs no yardstick: no noise makes
+    it. A longer log is judged on smoothed levels, whose rise a blow-up's own swings (at its
+    higher level) would wrongly measure."""
     before = y[: int(np.searchsorted(x, min_step)) + 1]
-    if len(before) >= _NOISE_MIN_POINTS:
+    if len(before) >= _NOISE_MIN_POINTS or not short:
         return signals.noise_level(before)
     if factor is not None and np.log(factor) >= _ORDERS_OF_MAGNITUDE:
         return 0.0
@@ -288,7 +292,13 @@ class Exploding(Classifier):
             else None,
             "rise_ratio": (end - low) / signals.scale(level),
             # the noise of the run before it went wrong (a blow-up's own swings are no yardstick)
-            "noise": _noise_before(x, y, int(xs[i_min]), end / low if low > 0 < end else None),
+            "noise": _noise_before(
+                x,
+                y,
+                int(xs[i_min]),
+                end / low if low > 0 < end else None,
+                short=len(level) < SMOOTH_MIN_POINTS,
+            ),
         }
         ev["early"] = min_fraction <= _EARLY_SHARE
         ev["sudden"] = sudden
