@@ -45,6 +45,8 @@ _MODULES = (
     "monai",
     "nnunet",
     "stgcn",
+    "tacotron2",
+    "hifigan",
     "flair",
     "marian",
     "catboost",
