@@ -55,11 +55,12 @@ _KEY = (
 
 # A value printed as the object that holds it, read as the number inside: a one-element list or
 # numpy array (`[0.6931]`, `[ 0.69]`), a tensor (`tensor(0.69, device='cuda:0', grad_fn=<..>)`,
-# `tensor([0.69])`), a numpy scalar or array (`np.float64(0.69)`, `array([0.69], dtype=float32)`).
+# `tensor([0.69])`; TensorFlow's `tf.Tensor(0.35, shape=(), dtype=float32)`), a numpy scalar
+# or array (`np.float64(0.69)`, `array([0.69], dtype=float32)`).
 # Two or more elements (`[0.69 0.71]`) are not one value: no match; unless each is the first
 # printed again (DeepSpeed's `lr=[5.79e-07, 5.79e-07]`, one learning rate a parameter group).
-_OPEN = r"(?P<wrap>(?:tensor|array|np\.float\d*|float\d*)\()?(?P<list>\[\s*)?"
-_CLOSE = r"(?(list)(?:\s*,\s*(?P=val))*\s*\])(?(wrap)(?:,[^()\n]*)?\))"
+_OPEN = r"(?P<wrap>(?:tensor|tf\.Tensor|array|np\.float\d*|float\d*)\()?(?P<list>\[\s*)?"
+_CLOSE = r"(?(list)(?:\s*,\s*(?P=val))*\s*\])(?(wrap)(?:,(?:[^()\n]|\(\))*)?\))"
 
 # a value printed as the change that led to it (`Learning Rate Reduced: 0.001 -> 0.0001`): the
 # new value is the one that holds from here on

@@ -2130,3 +2130,14 @@ def test_a_key_printed_with_its_tensors_item_call_is_the_tensors_name():
     result = _read(text)
     assert _roles(result) == {"train_loss": "train_loss"}
     assert len(_series(result, "train_loss")[0]) == 12
+
+
+def test_a_tensorflow_tensor_printed_as_a_value_is_read_as_its_number():
+    """TensorFlow 2's custom loops print the tensor: `step 100: mean loss = tf.Tensor(0.125,
+    shape=(), dtype=float32)`. The brackets of its shape ended no value: the file was refused."""
+    text = "Start of epoch 0\n" + "".join(
+        f"step {s}: mean loss = tf.Tensor({0.35 - s / 5000:.8f}, shape=(), dtype=float32)\n"
+        for s in range(0, 1000, 100)
+    )
+    steps, values = _series(_read(text), "mean loss")
+    assert steps == list(range(0, 1000, 100)) and values[0] == 0.35
