@@ -621,16 +621,47 @@ def _summaries_as_training(style: Style, names: list[str], roles: dict[str, str]
     its own role. Applied to the style chosen, not while choosing: a style that reads only
     summaries must not win a log another style reads line by line."""
     summaries = [n for n in names if n.startswith("summary/")]
-    if not summaries or any(
+    if not summaries:
+        return roles
+    if any(
         role_of(roles, n) == "train_loss" for n in names if not n.startswith(("summary/", "epoch/"))
     ):
-        return roles
+        return _summary_rates_and_norms(style, names, roles, summaries)
     out = dict(roles)
     for name in summaries:
         bare = name.split("/", 1)[1]
         out[name] = next(
             (r for p, r in style.roles.items() if fnmatch.fnmatchcase(bare, p)), infer_role(bare)
         )
+    return out
+
+
+# the roles an epoch's summary still gives when nothing else logs them: the learning rate an
+# epoch ran at and its gradient norm are no average to keep apart from a per-step curve
+_SUMMARY_ROLES = ("lr", "grad_norm")
+
+
+def _summary_rates_and_norms(
+    style: Style, names: list[str], roles: dict[str, str], summaries: list[str]
+) -> dict[str, str]:
+    """`roles` with the summaries' learning rate and gradient norm in their roles, each where no
+    line but a summary logs one (old fairseq prints `| epoch 001 | train loss 740.61 | .. | lr
+    0.33 | clip 100% | gnorm 918.19` and nothing per update: over_clipping and the LR checks
+    read them)."""
+    out = dict(roles)
+    for role in _SUMMARY_ROLES:
+        if any(
+            role_of(roles, n) == role for n in names if not n.startswith(("summary/", "epoch/"))
+        ):
+            continue
+        for name in summaries:
+            bare = name.split("/", 1)[1]
+            hinted = next(
+                (r for p, r in style.roles.items() if fnmatch.fnmatchcase(bare, p)),
+                infer_role(bare),
+            )
+            if hinted == role:
+                out[name] = role
     return out
 
 

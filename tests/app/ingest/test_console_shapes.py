@@ -2141,3 +2141,21 @@ def test_a_tensorflow_tensor_printed_as_a_value_is_read_as_its_number():
     )
     steps, values = _series(_read(text), "mean loss")
     assert steps == list(range(0, 1000, 100)) and values[0] == 0.35
+
+
+def test_old_fairseq_epoch_summaries_give_their_lr_and_gradient_norm_roles():
+    """fairseq-py 0.x prints only `| epoch 001 | train loss 740.61 | .. | lr 0.33 | clip 100% |
+    gnorm 918.19` and its validation: with the training loss read from the same line, the lr and
+    gnorm were left as `summary/*` with no role, and over_clipping and the LR checks said no
+    gradient norm and no learning rate were logged."""
+    text = ""
+    for e in range(1, 7):
+        text += (
+            f"| epoch {e:03d} | train loss {7.0 - e / 2:.2f} | train ppl 111.00 | s/checkpoint 61 "
+            f"| words/s   1288 | bsz    64 | lr 0.330000 | clip 100% | gnorm {0.9 - e / 20:.4f}\n"
+            f"| epoch {e:03d} | valid on 'valid' subset | valid loss {7.1 - e / 3:.2f} "
+            "| valid ppl 1111.00\n"
+        )
+    roles = _roles(_read(text))
+    assert roles["summary/gnorm"] == "grad_norm" and roles["summary/lr"] == "lr"
+    assert roles["train loss"] == "train_loss" and roles["summary/bsz"] == "other"
