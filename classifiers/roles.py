@@ -275,8 +275,12 @@ _NUMBERED_SPLIT = re.compile(r"(train|training|val|valid|validation|eval|evaluat
 def metric_words(tokens: Sequence[str]) -> set[str]:
     """A name's tokens, plus the metric word inside a torchmetrics class name
     (`multiclassjaccardindex` -> `jaccard`, `binaryf1score` -> `f1`), the `loss` of a
-    numbered loss (`loss0`) and the split of a numbered split (`val2`)."""
+    numbered loss (`loss0`), the split of a numbered split (`val2`) and a top-k accuracy
+    spelt apart (`Top-1`, `top_5`: `top1`, `top5`)."""
     words = set(tokens)
+    for token, after in zip(tokens, tokens[1:], strict=False):
+        if token == "top" and after in ("1", "5"):
+            words.add(f"top{after}")
     for token in tokens:
         if _NUMBERED_LOSS.fullmatch(token):
             words.add("loss")

@@ -242,6 +242,8 @@ def test_split_context_makes_val():
         ("recall", "train_score"),
         ("train_recall@5", "train_score"),
         ("Acc@1", "train_score"),  # a classifier's top-1 accuracy, printed for training too
+        ("Top-1", "train_score"),  # the same spelt apart (MS-G3D's `Top 1: 16.00%`)
+        ("test/top_5", "val_score"),
         # a legged robot's reward terms: `acc` is an acceleration (rsl_rl, legged_gym)
         ("Episode_Reward/dof_acc_l2", "other"),
         ("Mean episode rew_dof_acc", "other"),
