@@ -5,12 +5,11 @@ mean in brackets, and the evaluation block after each epoch."""
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 from lossforensics.classifiers.diagnose import diagnose
 from lossforensics.classifiers.run import RunSeries
-from lossforensics.ingest.console import read_stream
+
+from tests.app.ingest._console_text import read_text, roles_of, series_of
 
 IMAGES = 16000  # the epoch's images: `len(self.loader_train.dataset)`
 EVERY = 1600  # `print_every` batches x the batch size
@@ -43,26 +42,19 @@ def _edsr_log(epochs: int, terms: dict[str, float], blow_up_at: int | None = Non
     return text
 
 
-def _read(text: str):
-    return read_stream(io.BytesIO(text.encode()), name="edsr")
-
-
 def test_edsr_loss_rows_count_images_across_epochs_with_psnr_at_each_epoch_end():
-    result = _read(_edsr_log(epochs=3, terms={"L1": 5.9}))
+    result = read_text(_edsr_log(epochs=3, terms={"L1": 5.9}))
     assert "edsr" in result.detail
-    f = result.frame
-    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
-    assert roles == {"Learning rate": "lr", "L1": "train_loss", "val/PSNR": "val_score"}
-    l1 = f[f["metric"] == "L1"]
+    assert roles_of(result) == {"Learning rate": "lr", "L1": "train_loss", "val/PSNR": "val_score"}
     expected = [e * IMAGES + i for e in range(3) for i in range(EVERY, IMAGES + 1, EVERY)]
-    assert l1["step"].tolist() == expected
-    psnr = f[f["metric"] == "val/PSNR"]
-    assert psnr["step"].tolist() == [IMAGES, 2 * IMAGES, 3 * IMAGES]
-    assert np.allclose(psnr["value"], [30.1, 30.2, 30.3])  # not the best so far, not timings
+    assert series_of(result, "L1")[0] == expected
+    steps, psnr = series_of(result, "val/PSNR")
+    assert steps == [IMAGES, 2 * IMAGES, 3 * IMAGES]
+    assert np.allclose(psnr, [30.1, 30.2, 30.3])  # not the best so far, not timings
 
 
 def test_edsr_several_loss_terms_are_judged_on_their_total():
-    result = _read(_edsr_log(epochs=2, terms={"L1": 0.02, "VGG54": 1.2, "GAN": 0.005}))
+    result = read_text(_edsr_log(epochs=2, terms={"L1": 0.02, "VGG54": 1.2, "GAN": 0.005}))
     names = set(result.frame["metric"])
     assert {"L1", "VGG54", "GAN", "Total"} <= names
     assert RunSeries(result.frame).primary("train_loss") == "Total"
@@ -71,5 +63,5 @@ def test_edsr_several_loss_terms_are_judged_on_their_total():
 def test_edsr_loss_blowing_up_mid_epoch_is_exploding():
     """An L1 term going from about 6 to about 3000 within an epoch (EDSR-PyTorch issue 214's
     shape): the rows are read, so the blow-up is found."""
-    result = _read(_edsr_log(epochs=3, terms={"L1": 5.9}, blow_up_at=25))
+    result = read_text(_edsr_log(epochs=3, terms={"L1": 5.9}, blow_up_at=25))
     assert diagnose(result.frame).verdict == "exploding"

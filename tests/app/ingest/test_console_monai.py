@@ -4,10 +4,9 @@ a line a batch, the epoch's average, and the validation's scores with the best s
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
-from lossforensics.ingest.console import read_stream
+
+from tests.app.ingest._console_text import read_text, roles_of, series_of
 
 BATCHES = 16
 
@@ -37,14 +36,12 @@ def _monai_log(epochs: int, val_every: int = 2) -> str:
 
 
 def test_monai_batches_count_across_epochs_and_dice_is_read_at_each_validation():
-    result = read_stream(io.BytesIO(_monai_log(6).encode()), name="monai")
+    result = read_text(_monai_log(6))
     assert "monai" in result.detail
-    f = result.frame
-    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
+    roles = roles_of(result)
     assert roles["train_loss"] == "train_loss" and roles["val/mean dice"] == "val_score"
     assert not any("best" in m or "time" in m for m in roles)
-    loss = f[f["metric"] == "train_loss"].sort_values("seq")
-    assert loss["step"].tolist() == list(range(1, 6 * BATCHES + 1))
-    dice = f[f["metric"] == "val/mean dice"].sort_values("seq")
-    assert dice["step"].tolist() == [2 * BATCHES, 4 * BATCHES, 6 * BATCHES]
-    assert np.allclose(dice["value"], [0.2, 0.4, 0.6])
+    assert series_of(result, "train_loss")[0] == list(range(1, 6 * BATCHES + 1))
+    steps, dice = series_of(result, "val/mean dice")
+    assert steps == [2 * BATCHES, 4 * BATCHES, 6 * BATCHES]
+    assert np.allclose(dice, [0.2, 0.4, 0.6])

@@ -4,10 +4,9 @@ value with no separator between them."""
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
-from lossforensics.ingest.console import read_stream
+
+from tests.app.ingest._console_text import read_text, roles_of, series_of
 
 
 def _nnunet_v2_log(epochs: int) -> str:
@@ -27,16 +26,14 @@ def _nnunet_v2_log(epochs: int) -> str:
 
 
 def test_nnunet_v2_losses_and_learning_rate_by_epoch():
-    result = read_stream(io.BytesIO(_nnunet_v2_log(8).encode()), name="nnunet")
+    result = read_text(_nnunet_v2_log(8))
     assert "nnunet" in result.detail
-    f = result.frame
-    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
-    assert roles == {
+    assert roles_of(result) == {
         "Current learning rate": "lr",
         "train_loss": "train_loss",
         "val_loss": "val_loss",
     }
-    train = f[f["metric"] == "train_loss"].sort_values("seq")
-    assert train["step"].tolist() == list(range(8))
-    assert np.allclose(train["value"], [0.7 - 0.12 * e for e in range(8)], atol=1e-3)
-    assert (train["value"] < 0).sum() == 2
+    steps, train = series_of(result, "train_loss")
+    assert steps == list(range(8))
+    assert np.allclose(train, [0.7 - 0.12 * e for e in range(8)], atol=1e-3)
+    assert sum(v < 0 for v in train) == 2

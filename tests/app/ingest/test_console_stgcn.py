@@ -4,10 +4,9 @@ its learning rate, the epoch's mean loss, then the evaluation block."""
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
-from lossforensics.ingest.console import read_stream
+
+from tests.app.ingest._console_text import read_text, roles_of, series_of
 
 
 def _print_log(epochs: range, batches: bool, top: str) -> str:
@@ -31,25 +30,22 @@ def _print_log(epochs: range, batches: bool, top: str) -> str:
 
 
 def test_msg3d_epoch_losses_and_the_evaluation_block_by_epoch():
-    result = read_stream(io.BytesIO(_print_log(range(15, 25), False, "Top ").encode()), name="x")
+    result = read_text(_print_log(range(15, 25), False, "Top "))
     assert "st-gcn" in result.detail
-    f = result.frame
-    roles = dict(zip(f["metric"], f["role"].astype(str), strict=False))
-    assert roles == {
+    assert roles_of(result) == {
         "LR": "lr",
         "Mean training loss": "train_loss",
         "Mean test loss": "val_loss",
         "Top 1": "val_score",
         "Top 5": "val_score",
     }
-    test = f[f["metric"] == "Mean test loss"].sort_values("seq")
-    assert test["step"].tolist() == list(range(15, 25))
-    assert np.allclose(test["value"], [4.4 - e / 10 for e in range(15, 25)])
+    steps, test = series_of(result, "Mean test loss")
+    assert steps == list(range(15, 25))
+    assert np.allclose(test, [4.4 - e / 10 for e in range(15, 25)])
 
 
 def test_stgcn_batch_lines_count_within_the_epoch():
-    result = read_stream(io.BytesIO(_print_log(range(1, 4), True, "Top").encode()), name="x")
-    f = result.frame
-    loss = f[f["metric"] == "Loss"].sort_values("seq")
-    assert loss["step"].is_monotonic_increasing and len(loss) == 12
-    assert set(f[f["metric"] == "Top1"]["role"].astype(str)) == {"val_score"}
+    result = read_text(_print_log(range(1, 4), True, "Top"))
+    steps, _ = series_of(result, "Loss")
+    assert steps == sorted(steps) and len(steps) == 12
+    assert roles_of(result)["Top1"] == "val_score"

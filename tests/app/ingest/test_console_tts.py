@@ -4,19 +4,9 @@ on it)."""
 
 from __future__ import annotations
 
-import io
-
 from lossforensics.classifiers.run import RunSeries
-from lossforensics.ingest.console import read_stream
 
-
-def _read(text: str):
-    return read_stream(io.BytesIO(text.encode()), name="tts")
-
-
-def _roles(result) -> dict[str, str]:
-    f = result.frame
-    return dict(zip(f["metric"], f["role"].astype(str), strict=False))
+from tests.app.ingest._console_text import read_text, roles_of, series_of
 
 
 def test_tacotron2_iterations_with_their_gradient_norm_and_validations():
@@ -26,16 +16,15 @@ def test_tacotron2_iterations_with_their_gradient_norm_and_validations():
         if it % 500 == 0:
             text += f"Validation loss {it}: {1.1 - it / 2500:9f}  \n"
             text += f"Saving model and optimizer state at iteration {it} to out/checkpoint_{it}\n"
-    result = _read(text)
+    result = read_text(text)
     assert "tacotron2" in result.detail
-    assert _roles(result) == {
+    assert roles_of(result) == {
         "Train loss": "train_loss",
         "Grad Norm": "grad_norm",
         "Validation loss": "val_loss",
     }
-    f = result.frame
-    assert f[f["metric"] == "Train loss"]["step"].tolist() == list(range(0, 1200, 100))
-    assert f[f["metric"] == "Validation loss"]["step"].tolist() == [0, 500, 1000]
+    assert series_of(result, "Train loss")[0] == list(range(0, 1200, 100))
+    assert series_of(result, "Validation loss")[0] == [0, 500, 1000]
 
 
 def test_hifigan_reads_the_mel_error_as_the_loss_and_the_adversarial_total_apart():
@@ -44,8 +33,8 @@ def test_hifigan_reads_the_mel_error_as_the_loss_and_the_adversarial_total_apart
         f"Mel-Spec. Error : {0.41 - (s - 210005) / 1e4:4.3f}, s/b : 1.131\n"
         for s in range(210005, 210080, 5)
     )
-    result = _read(text)
+    result = read_text(text)
     assert "hifi-gan" in result.detail
-    assert _roles(result) == {"Gen Loss Total": "other", "Mel-Spec": "train_loss"}
+    assert roles_of(result) == {"Gen Loss Total": "other", "Mel-Spec": "train_loss"}
     assert RunSeries(result.frame).primary("train_loss") == "Mel-Spec"
     assert result.frame["step"].min() == 210005
