@@ -514,12 +514,10 @@ class Plateau(Classifier):
         if ev["kind"] == "flat_from_start":
             summary = f"{loss} never moved beyond its noise: flat from the first step."
             if "window" in ev:
-                where = ev["window"].get("first_epoch", ev["window"]["first_step"])
-                kind = "epoch" if "first_epoch" in ev["window"] else "step"
                 summary = (
                     f"{loss} never moved beyond its noise over the whole log, with no downward "
-                    f"trend; the log starts mid-run (at {kind} {where:.4g}), so compare with "
-                    "the loss where the run began."
+                    f"trend; the log starts mid-run (at {_where(ev['window'])}), so compare "
+                    "with the loss where the run began."
                 )
             if "score_metric" in ev:
                 summary += (
@@ -666,11 +664,7 @@ class Plateau(Classifier):
         window = None if ev is None else self._flat_window(run, ev)
         if ev is None or window is None:
             return None
-        where = (
-            f"epoch {window['first_epoch']:.4g}"
-            if "first_epoch" in window
-            else f"step {window['first_step']}"
-        )
+        where = _where(window)
         return (
             f"the {ev['series']} loss gains little over the whole log, but the log starts "
             f"mid-run (at {where}) and the loss still drifts down over it (Kendall's tau "
@@ -700,3 +694,10 @@ class Plateau(Classifier):
             and gain >= _VAL_GAIN_Z * noise
             and int(np.argmin(tail)) >= late
         )
+
+
+def _where(window: dict) -> str:
+    """Where a log that starts mid-run starts: its logged epoch when it has one, else its step."""
+    if "first_epoch" in window:
+        return f"epoch {window['first_epoch']:.4g}"
+    return f"step {window['first_step']}"

@@ -529,7 +529,7 @@ def test_a_flat_window_with_no_downward_trend_is_a_plateau_of_the_span_it_shows(
     f = judge(Plateau(), window)
     assert f is not None and f.evidence["kind"] == "flat_from_start"
     assert f.evidence["window"] == {"first_step": 15925}
-    assert "starts mid-run (at step 1.592e+04)" in f.summary
+    assert "starts mid-run (at step 15925)" in f.summary
     assert Plateau().set_aside(window) is None
 
 
