@@ -22,6 +22,7 @@ and the levels of different stages would read as a resume or a blow-up.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import BinaryIO
@@ -68,7 +69,7 @@ def sniff(path: Path) -> bool:
     text = head_text(path, HEAD_BYTES)
     if not text or ("loss" not in text.lower() and "nll" not in text.lower()):
         return False
-    lines = [strip_prefix(line)[0] for line in clean(text).split("\n")]
+    lines = [_unquoted(strip_prefix(line)[0]) for line in clean(text).split("\n")]
     if path.stat().st_size > HEAD_BYTES:
         lines = lines[:-1]  # the last line may be cut by the read size
     return next(_tables_of(path, lines), None) is not None
@@ -151,7 +152,16 @@ def _text_lines(stream: BinaryIO) -> Iterator[str]:
         line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
         if "\r" in line or "\x1b" in line:
             line = clean(line).rsplit("\n", 1)[-1]
-        yield strip_prefix(line)[0]
+        yield _unquoted(strip_prefix(line)[0])
+
+
+# a Markdown quote marker before a line (`> epoch  iteration  lr  main/loss`): an issue's reply
+# quotes the table it answers, often only some of its lines
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+(?=\S)")
+
+
+def _unquoted(line: str) -> str:
+    return _QUOTE.sub("", line, count=1) if line[:1] in "> \t" else line
 
 
 def _add_table(

@@ -493,3 +493,22 @@ def test_percent_cells_are_the_numbers_printed(tmp_path):
     acc = f[f["metric"] == "Val Acc"].sort_values("step")
     assert acc["value"].tolist() == [69.1, 70.1, 71.1, 72.1]
     assert acc["role"].iloc[0] == "val_score"
+
+
+def test_a_table_whose_header_an_issue_reply_quotes_is_read(tmp_path):
+    """Chainer's PrintReport pasted into an issue reply with its header quoted (`> epoch
+    iteration ..`) and the rows below it not: the quote marker hid the header and the file was
+    refused."""
+    rows = "".join(
+        f"{192 + i // 3:<12d}{44500 + 100 * i:<12d}0.0001      {2.1 - i / 100:<12.5f}"
+        f"{0.4 - i / 1000:<15.6f}{1.7 - i / 100:<15.5f}\n"
+        for i in range(9)
+    )
+    path = tmp_path / "pasted.txt"
+    path.write_text(
+        "> epoch       iteration   lr          main/loss   main/loss/loc  main/loss/conf\n" + rows
+    )
+    result = load_run(path)
+    assert result.format == "printed_table"
+    loss = result.frame[result.frame["metric"] == "main/loss"]
+    assert loss["step"].tolist() == list(range(44500, 45400, 100))
