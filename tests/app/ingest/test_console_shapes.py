@@ -2159,3 +2159,20 @@ def test_old_fairseq_epoch_summaries_give_their_lr_and_gradient_norm_roles():
     roles = _roles(_read(text))
     assert roles["summary/gnorm"] == "grad_norm" and roles["summary/lr"] == "lr"
     assert roles["train loss"] == "train_loss" and roles["summary/bsz"] == "other"
+
+
+def test_yolov5_rows_cut_after_their_total_loss_are_read():
+    """YOLOv5 and YOLOv7 rows pasted from a narrow terminal stop after the total loss, under the
+    header printed again above each row: `36/299  5.12G  0.2173  0.0001538  0  0.2174`. Without
+    the label count and image size after them no style knew the rows, and the file was refused."""
+    text = "".join(
+        f"     Epoch   gpu_mem       box       obj       cls     total\n"
+        f"    {e}/299     5.12G    {0.2173 + e / 1e4:.4f} 0.0001538         0    "
+        f"{0.2174 + e / 1e4:.4f}\n"
+        for e in range(36, 46)
+    )
+    result = _read(text)
+    assert "yolov5" in result.detail
+    steps, totals = _series(result, "total")
+    assert steps == list(range(36, 46)) and totals[0] == 0.221
+    assert _roles(result)["box"] == "train_loss"

@@ -4,7 +4,8 @@ one row an epoch, redrawn as a progress bar, `0/299  0G  0.1031  0.03668  0.0281
 class losses, their total and the number of labels (mean losses over the epoch so far; the
 bar's last state is the epoch's). The values carry no keys: they are named by their column.
 The epoch is the step. The validation table below each row (`all 66 73 P R mAP@.5 ...`) is not
-read.
+read. A row pasted from a narrow terminal may stop after the total loss (YOLOv7's too, under the
+same header): its four losses are read.
 
 The `results.txt` that `train.py` writes beside its weights holds the same row, without the
 bar, followed by the image size and the epoch's validation results: precision, recall, mAP@.5,
@@ -19,8 +20,12 @@ from lossforensics.ingest.console._style import NUM, Style
 
 STYLE = Style(
     name="yolov5",
-    # four losses then two whole numbers: not Ultralytics' three losses (see yolov8.py)
-    signature=re.compile(rf"^\s*\d+/\d+\s+[\d.]+[GM]?\s+(?:(?:{NUM})\s+){{4}}\d+\s+\d+(?::|\s|$)"),
+    # four losses then two whole numbers: not Ultralytics' three losses (see yolov8.py); or
+    # the four losses ending the row, as a paste from a narrow terminal cuts it
+    signature=re.compile(
+        rf"^\s*\d+/\d+\s+[\d.]+[GM]?\s+(?:(?:{NUM})\s+){{3}}(?:{NUM})"
+        rf"(?:\s+\d+\s+\d+(?::|\s|$)|\s*$)"
+    ),
     counters=(re.compile(r"^\s*(?P<epoch>\d+)/(?P<epochs>\d+)(?=\s)"),),
     pairs=re.compile(rf"(?<=\s)(?P<val>{NUM})(?=\s|$)"),
     columns=(
