@@ -86,6 +86,7 @@ from lossforensics.classifiers.numbers import times
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.classifiers.signals.reduce import median
 from lossforensics.classifiers.signals.smoothing import SMOOTH_MIN_POINTS
+from lossforensics.classifiers.signals.spread import NOISE_MIN_POINTS
 
 # the end level: median of the last 10% of the smoothed curve, so one late wobble does not move it
 _END_SHARE = 0.1
@@ -111,8 +112,6 @@ _GRAD_LATE_SHARE = 0.1
 _ORDERS_OF_MAGNITUDE = float(np.log(10.0))
 # a rise must clear 4x the point-to-point noise before the minimum: smaller is ordinary wander
 _NOISE_MULTIPLE = 4
-# first differences need 3 points to give a median of more than one difference
-_NOISE_MIN_POINTS = 3
 # a minimum in the last 10% of the run leaves no room for a rise to be read as a blow-up
 _LATE_MIN_SHARE = 0.9
 # a rise of ln 3 (the loss tripled) earns the full size part of the confidence
@@ -172,7 +171,7 @@ def _noise_before(
     it. A longer log is judged on smoothed levels, whose rise a blow-up's own swings (at its
     higher level) would wrongly measure."""
     before = y[: int(np.searchsorted(x, min_step)) + 1]
-    if len(before) >= _NOISE_MIN_POINTS or not short:
+    if len(before) >= NOISE_MIN_POINTS or not short:
         return signals.noise_level(before)
     if factor is not None and np.log(factor) >= _ORDERS_OF_MAGNITUDE:
         return 0.0
@@ -324,11 +323,10 @@ class Exploding(Classifier):
         None otherwise."""
         if run.has("val_loss"):
             return None
-        named = [m for m in run.metrics("val_score") if name_direction(m)]
-        if not named:
+        directed = ((m, name_direction(m)) for m in run.metrics("val_score"))
+        metric, sign = next(((m, d) for m, d in directed if d), (None, 0))
+        if metric is None:
             return None
-        metric = named[0]  # the first held-out score whose name says which way is better
-        sign = name_direction(metric)
         x, y = finite_curve(run, "val_score", metric)
         after = x > min_step
         if after.sum() < _SCORE_AFTER or after.all():
@@ -425,8 +423,14 @@ class Exploding(Classifier):
             and ev.get("after_jump_tau", 0.0) <= _AFTER_JUMP_TAU
         )
 
+    def witnessed(self, ev: dict) -> bool:
+        """The held-out data says the rise is no blow-up: the validation loss held through a
+        step up (`redefined`), or, with none logged, a held-out score kept improving through
+        the rise (`held_out_improved`)."""
+        return self.redefined(ev) or ev.get("held_out_improved") is not None
+
     def exploded(self, ev: dict) -> bool:
-        if self.redefined(ev) or ev.get("held_out_improved") is not None:
+        if self.witnessed(ev):
             return False
         return self.blew_up(ev) or self.diverged_slowly(ev)
 
@@ -562,15 +566,15 @@ class Exploding(Classifier):
         return None if ev is None else dict(ev)
 
     def set_aside(self, run: RunSeries) -> str | None:
-        """A rise that would read as a blow-up but for the held-out loss (`redefined`): the
-        step up, the training loss's course after it and the validation loss's witness."""
+        """A rise that would read as a blow-up but for the held-out data (`witnessed`): the
+        step up, the training loss's course after it and the validation loss's witness, or the
+        held-out score that kept improving."""
         ev = self._course(run)
-        improved = None if ev is None else ev.get("held_out_improved")
-        if ev is None or not (self.redefined(ev) or improved is not None):
+        if ev is None or not self.witnessed(ev):
             return None
         if not (self.blew_up(ev) or self.diverged_slowly(ev)):
             return None
-        if improved is not None:
+        if (improved := ev.get("held_out_improved")) is not None:
             return (
                 f"the training loss rose from its best at step {ev['min_step']}, but the "
                 f"held-out {improved['metric']} kept improving through the rise "
@@ -596,12 +600,10 @@ class Exploding(Classifier):
         """The loss (smoothed) rose to `_WARMUP_RISE` times its best, beyond 4x the noise, while
         the logged learning rate was still warming up to its peak, and the run's end stayed
         `min_rise_log` above its best: the LR became too high on the way up, as an LR range
-        test's curve turns up. None otherwise, or when the held-out loss says the step up was a
-        redefined loss (`redefined`)."""
+        test's curve turns up. None otherwise, or when the held-out data says the rise was no
+        blow-up (`witnessed`)."""
         lr = run.curve("lr")
-        if lr is None or ev.get("rise_log") is None or self.redefined(ev):
-            return None
-        if ev.get("held_out_improved") is not None:
+        if lr is None or ev.get("rise_log") is None or self.witnessed(ev):
             return None
         lx, lv = signals.finite_points(lr.steps, lr.values)
         if len(lv) <= _WARMUP_MIN_POINTS or lv[0] <= 0:

@@ -60,15 +60,15 @@ def sniff(path: Path) -> bool:
     text = head_text(Path(path))
     if text is None:
         return False
-    if _HEADER.match(first_line(text.lstrip()).strip()):
+    if _opens_with_header(text):
         return True
     rows = sum(1 for line in text.splitlines() if _CONSOLE_ROW.match(line))
     return rows >= 1 if _CONSOLE_HEADER.search(text) else rows >= _HEADLESS_ROWS
 
 
-def _is_console(path: Path) -> bool:
-    text = head_text(path)
-    return text is not None and not _HEADER.match(first_line(text.lstrip()).strip())
+def _opens_with_header(text: str) -> bool:
+    """The text's first non-blank line is `loss.dat`'s header."""
+    return bool(_HEADER.match(first_line(text.lstrip()).strip()))
 
 
 def _console_rows(path: Path, warns: Warnings) -> tuple[list[int], list[list[float]], int, int]:
@@ -142,7 +142,8 @@ def read(
     path = Path(path)
     require_nonempty(path)
     warns = Warnings(str(path))
-    console = _is_console(path)
+    head = head_text(path)
+    console = head is not None and not _opens_with_header(head)
     if console:
         lines, rows, terms, metrics = _console_rows(path, warns)
     else:
@@ -162,14 +163,15 @@ def read(
             f"each row read as the step, {terms} training loss term(s), {terms} test loss term(s) "
             f"and {metrics} test metric(s): DeepXDE's header does not say how many of each"
         )
+    train_terms, test_terms = table[:, 1 : 1 + terms], table[:, 1 + terms : 1 + 2 * terms]
     series: dict[str, np.ndarray] = {
-        "loss_train": table[:, 1 : 1 + terms].sum(axis=1),
-        "loss_test": table[:, 1 + terms : 1 + 2 * terms].sum(axis=1),
+        "loss_train": train_terms.sum(axis=1),
+        "loss_test": test_terms.sum(axis=1),
     }
     if terms > 1:
         for i in range(terms):
-            series[f"loss_train/term{i + 1}"] = table[:, 1 + i]
-            series[f"loss_test/term{i + 1}"] = table[:, 1 + terms + i]
+            series[f"loss_train/term{i + 1}"] = train_terms[:, i]
+            series[f"loss_test/term{i + 1}"] = test_terms[:, i]
     for j in range(metrics):
         name = "metrics_test" if metrics == 1 else f"metrics_test/{j + 1}"
         series[name] = table[:, 1 + 2 * terms + j]
@@ -180,7 +182,6 @@ def read(
         code = np.full(len(step_ints), builder.metrics.code(name), dtype=np.int32)
         builder.add(run_code, code, step_ints, values)
     defaults = {name: _ROLES.get(name, "other") for name in series}
-    train_terms, test_terms = table[:, 1 : 1 + terms], table[:, 1 + terms : 1 + 2 * terms]
     unmeasured = np.all(test_terms == 0, axis=0) & np.any(train_terms != 0, axis=0)
     if unmeasured.any():
         defaults["loss_test"] = "other"

@@ -14,7 +14,7 @@ TINY = 1e-12
 _IQR_TO_SIGMA = 1.349
 _QUARTILES = (75, 25)  # the upper and lower quartile, in percent
 # first differences need 3 points to give a median of more than one difference
-_NOISE_MIN_POINTS = 3
+NOISE_MIN_POINTS = 3
 # a systematic sample of 100k differences estimates a MAD as well as all of them, much faster
 _NOISE_SAMPLE = 100_000
 # the yardstick is never below 3 noise sigmas: a change smaller than that is noise, whatever
@@ -40,7 +40,7 @@ def robust_spread(y: np.ndarray) -> float:
 def noise_level(y: np.ndarray) -> float:
     """Point-to-point noise (sigma) from the MAD of first differences: trend-free."""
     y = np.asarray(y, dtype=np.float64)
-    if len(y) < _NOISE_MIN_POINTS:
+    if len(y) < NOISE_MIN_POINTS:
         return 0.0
     # every k-th first difference, y[i + 1] - y[i] for i = 0, k, 2k, ...: np.diff(y)[::k]
     # without differencing the points the sample skips

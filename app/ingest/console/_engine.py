@@ -629,10 +629,7 @@ def _summaries_as_training(style: Style, names: list[str], roles: dict[str, str]
         return _summary_rates_and_norms(style, names, roles, summaries)
     out = dict(roles)
     for name in summaries:
-        bare = name.split("/", 1)[1]
-        out[name] = next(
-            (r for p, r in style.roles.items() if fnmatch.fnmatchcase(bare, p)), infer_role(bare)
-        )
+        out[name] = _hinted_role(style, name.split("/", 1)[1])
     return out
 
 
@@ -655,14 +652,17 @@ def _summary_rates_and_norms(
         ):
             continue
         for name in summaries:
-            bare = name.split("/", 1)[1]
-            hinted = next(
-                (r for p, r in style.roles.items() if fnmatch.fnmatchcase(bare, p)),
-                infer_role(bare),
-            )
-            if hinted == role:
+            if _hinted_role(style, name.split("/", 1)[1]) == role:
                 out[name] = role
     return out
+
+
+def _hinted_role(style: Style, bare: str) -> str:
+    """The role of a metric's bare name: the style's first hint that matches it (exact or
+    glob), else the general inference."""
+    return next(
+        (r for p, r in style.roles.items() if fnmatch.fnmatchcase(bare, p)), infer_role(bare)
+    )
 
 
 def role_of(roles: dict[str, str], name: str) -> str:
