@@ -5,7 +5,10 @@ or source and never shuffled), so it rises and falls with the position inside th
 Signal: signals.dominant_period of the detrended training loss (autocorrelation peak, harmonics
 folded to the fundamental, also one of a fractional number of points: a 45-step epoch logged
 every 2 steps) and the epoch length in steps when the run says it: from an `epoch`
-metric (where its integer part changes), else from the validation cadence. Running-mean metrics
+metric (where its integer part changes), else from the validation cadence. The epoch fold (the
+position inside the epoch against the detrended loss) leaves out the first epoch: a steep early
+fall leaves a residual that a one-epoch trend cannot follow, aligned with the phase in that epoch
+alone (a pretraining loss falling from 8.3 to 3 before its first evaluation). Running-mean metrics
 (Keras `batch_*`) reset every epoch by construction and are not read.
 Rule: a period of at least 4 points seen at least `min_cycles` (3) times with autocorrelation >=
 `min_strength` (0.3) that dips by as much in between (a bump on a slowly decaying
@@ -196,7 +199,9 @@ class Unshuffled(Classifier):
             and period_steps > 0
             and (_multiple(epoch, period_steps) or _multiple(period_steps, epoch))
         )
-        share, p, epochs = epoch_fold(x, y, epoch) if epoch else (0.0, 1.0, 0.0)
+        # the fold leaves out the first epoch (the module docstring says why)
+        later = x >= x[0] + epoch if epoch else x < x[0]
+        share, p, epochs = epoch_fold(x[later], y[later], epoch) if epoch else (0.0, 1.0, 0.0)
         nan = float("nan")
         lr_cycles: bool | None = None
         epoch_lr_cycles: bool | None = None

@@ -149,3 +149,31 @@ def test_real_staircase_memorisation_is_not_unshuffled(real_runs_more):
     ev = Unshuffled().measure(run)
     assert ev["epoch_climb_back"] < 0.5 * ev["epoch_fall"]
     assert judge(Unshuffled(), run) is None
+
+
+def _pretraining_loss(steps: np.ndarray) -> np.ndarray:
+    """An LLM pretraining loss: a steep fall over the first hundred steps, then a slow creep."""
+    return 2.95 + 5.4 * np.exp(-steps / 8) + 2.2 * np.exp(-steps / 120) - 0.25 * steps / 6000
+
+
+def _pretraining_run(seed: int, saw: float = 0.0):
+    """modded-nanogpt's log: steps 1-10, then every 50; val every 1000 steps (the epoch hint);
+    `saw`: a linear sawtooth of that height in every 1000 steps."""
+    rng = np.random.default_rng(seed)
+    steps = np.r_[np.arange(1, 11), np.arange(50, 6101, 50)]
+    train = _pretraining_loss(steps) + 0.08 * rng.standard_normal(len(steps))
+    train += saw * (1 - (steps % 1000) / 1000)
+    val_steps = np.arange(0, 6001, 1000)
+    return run_of(loss=(steps, train), val_loss=(val_steps, _pretraining_loss(val_steps)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_steep_first_epoch_alone_is_no_fold(seed):
+    # the first 1000 steps fall from 8.3 to 3: a residual that a one-epoch trend cannot follow,
+    # phase-aligned in that epoch alone; the later epochs carry no shape
+    assert judge(Unshuffled(), _pretraining_run(seed)) is None
+
+
+def test_a_sawtooth_after_a_steep_first_epoch_is_still_found():
+    f = judge(Unshuffled(), _pretraining_run(1, saw=0.3))
+    assert f is not None and f.evidence["epoch_source"] == "val_cadence"
