@@ -20,7 +20,9 @@ restart that replays earlier (step, value) pairs exactly is the same log written
 counter reset that kept training shows no jump; a resume without its optimizer state, from a
 stale checkpoint, or with the weights not restored does. The points logged earlier at the same
 steps are a second reading, kept as evidence: a resumed loss that matches them points at a stale
-checkpoint, one above them at lost optimizer state.
+checkpoint (at the run's first step, where the earlier run was untrained, at a start from
+scratch: weights not restored, or a new run appended to the log), one above them at lost
+optimizer state.
 Rule: some restart's jump up is at least `min_z` standard errors (of that combination of k-point
 medians, from the trend-free noise of the step-sorted curve, or past JUDGED_POINTS of the block
 means the medians are taken of) and `min_rel` of the curve's robust range or of the loss level
@@ -252,11 +254,7 @@ class ResumeDiscontinuity(Classifier):
             f"{went} and the loss jumped {way} there "
             f"({m['loss_before']:.4g} -> {m['loss_after']:.4g}, "
             f"{abs(m['loss_jump']):.0f} standard errors)"
-            + (
-                "; it matches what the earlier run logged at those steps (a stale checkpoint)"
-                if m["matches_earlier_run"]
-                else ""
-            )
+            + _earlier_match(m)
             + ("; the learning rate restarted too." if m["lr_jump"] else ".")
         )
         evidence = {k: v for k, v in m.items() if k != "end_step"}
@@ -271,6 +269,20 @@ class ResumeDiscontinuity(Classifier):
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)
         return None if m is None else self.judge(m)
+
+
+def _earlier_match(m: dict) -> str:
+    """What a resumed loss that matches the earlier run's at the same steps says: a stale
+    checkpoint mid-run; at the run's first step, where the earlier run was untrained, a start
+    from scratch (weights not restored, or a new run appended to the same log)."""
+    if not m["matches_earlier_run"]:
+        return ""
+    if m["resume_step"] <= m["first_step"]:
+        return (
+            "; it matches the earlier run's untrained start at those steps: training began "
+            "again from scratch (weights not restored, or a new run appended to the same log)"
+        )
+    return "; it matches what the earlier run logged at those steps (a stale checkpoint)"
 
 
 def _metrics_changed(run: RunSeries, before: int, after: int) -> bool:

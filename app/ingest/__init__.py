@@ -161,16 +161,38 @@ def _read_sources(
 
 def _distinct_runs(results: list[IngestResult], sources: list[Path], root: Path) -> list:
     """Frames whose run names do not collide: a repeated name becomes the source's path
-    relative to the directory (`exp1/log`)."""
-    seen: set[str] = set()
+    relative to the directory (`exp1/log`), unless the files sit side by side and log disjoint
+    losses and scores under that name (a train and a val file, a W&B chart export per metric;
+    step columns and companions, role `other`, may repeat): those are one run's files, and its
+    curves stay together."""
+    seen: dict[str, tuple[Path, set[str]]] = {}  # run name -> (its folder, its metrics so far)
     frames = []
     for result, source in zip(results, sources, strict=False):
         frame = result.frame
+        metrics = _metrics_by_run(frame)
         names = set(frame["run"].astype(str).unique())
-        if names & seen:
+        if any(name in seen for name in names) and not all(
+            seen[name][0] == source.parent and not seen[name][1] & logged
+            for name, logged in ((n, metrics.get(n, set())) for n in names)
+            if name in seen
+        ):
             label = source.relative_to(root).with_suffix("").as_posix()
             frame = apply_run_name(frame, label)
+            metrics = _metrics_by_run(frame)
             names = set(frame["run"].astype(str).unique())
-        seen |= names
+        for name in names:
+            logged = metrics.get(name, set())
+            seen[name] = (source.parent, seen.get(name, (source.parent, set()))[1] | logged)
         frames.append(frame)
     return frames
+
+
+def _metrics_by_run(frame) -> dict[str, set[str]]:
+    """Each run's metrics other than role `other` (what two files of one run do not share)."""
+    kept = frame[frame["role"].astype(str) != "other"]
+    runs = kept["run"].astype(str).to_numpy()
+    names = kept["metric"].astype(str).to_numpy()
+    out: dict[str, set[str]] = {}
+    for run, metric in set(zip(runs, names, strict=True)):
+        out.setdefault(run, set()).add(metric)
+    return out

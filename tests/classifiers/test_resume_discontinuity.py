@@ -235,3 +235,19 @@ def test_a_second_phase_that_logs_other_terms_is_no_resume():
     assert phase is None
     resumed = judge(ResumeDiscontinuity(), _two_fits(["Divers"]))
     assert resumed is not None and resumed.evidence["metrics_changed"] is False
+
+
+def test_a_restart_from_scratch_is_said_so_and_a_stale_checkpoint_mid_run_too():
+    # the counter back to the first step and the loss back at the earlier run's untrained start:
+    # the weights were not restored (or a new run was appended); not "a stale checkpoint"
+    first, second = np.arange(0, 6000, 10), np.arange(0, 3000, 10)
+    rng = np.random.default_rng(3)
+    fresh = 0.5 + 2.0 * np.exp(-second / 2000) + 0.02 * rng.standard_normal(len(second))
+    f = judge(ResumeDiscontinuity(), _run(np.r_[first, second], np.r_[_loss(first), fresh]))
+    assert f is not None and f.evidence["matches_earlier_run"]
+    assert "began again from scratch" in f.summary and "stale checkpoint" not in f.summary
+    # near miss: back to step 3000 of a trained run, matching what it logged there: stale
+    stale_steps = np.arange(3000, 8000, 10)
+    stale = 0.5 + 2.0 * np.exp(-stale_steps / 2000) + 0.02 * rng.standard_normal(len(stale_steps))
+    f = judge(ResumeDiscontinuity(), _run(np.r_[first, stale_steps], np.r_[_loss(first), stale]))
+    assert f is not None and "(a stale checkpoint)" in f.summary

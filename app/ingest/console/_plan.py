@@ -320,10 +320,13 @@ _OVER_COUNT = re.compile(r"\bover \d+(?:\.\d+)? (?:frames|utterances|utts|sample
 
 
 # a name and the time it measures, as a clock after a colon or in seconds (`Tot: 0:00:23`, `ETA:
-# 0:00:00`, `Data 0.789s(0.789s)`, `Net 23.530s`: CenterNet's progress line): a measurement, no
-# words (a log level before a clock, `[INFO 23:29:07]`, is a stamp, not one)
+# 0:00:00`, `Data 0.789s(0.789s)`, `Net 23.530s`: CenterNet's progress line), or a time or a
+# memory glued to its key by a colon (`train_time:122ms step_avg:121.76ms mem:19152MiB`:
+# modded-nanogpt's): a measurement, no words (a log level before a clock, `[INFO 23:29:07]`, is
+# a stamp, not one)
 _TIMED_PAIR = re.compile(
-    r"\b[A-Za-z]\w{0,20}(?::\s*\d+:\d\d(?::\d\d)?|:?\s*\d+(?:\.\d+)?s(?:\(\d+(?:\.\d+)?s\))?)(?!\w)"
+    r"\b[A-Za-z]\w{0,20}(?::\s*\d+:\d\d(?::\d\d)?|:?\s*\d+(?:\.\d+)?s(?:\(\d+(?:\.\d+)?s\))?"
+    r"|:\d+(?:\.\d+)?(?:ms|us|µs|[KMGT]i?B))(?!\w)"
 )
 
 

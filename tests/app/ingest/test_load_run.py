@@ -174,6 +174,57 @@ def test_folder_of_jsonl_runs_with_clashing_default_names(tmp_path):
     assert result.frame["seq"].is_unique
 
 
+def _wandb_chart(path, metric, runs, offset):
+    """A W&B chart export: x-axis `epoch/epoch`, then `<run> - <metric>` with its companions."""
+    cols = ['"epoch/epoch"']
+    for run in runs:
+        cols += [f'"{run} - _step"', f'"{run} - {metric}"', f'"{run} - {metric}__MIN"']
+    lines = [",".join(cols)]
+    for e in range(10):
+        cells = [f'"{e}"']
+        for i, _ in enumerate(runs):
+            v = offset + 1.0 / (e + 1) + 0.01 * i
+            cells += [f'"{601 * (e + 1)}"', f'"{v}"', f'"{v}"']
+        lines.append(",".join(cells))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_chart_exports_of_one_runs_metrics_side_by_side_are_one_run_each(tmp_path):
+    # W&B exports one chart a file: the train loss of four runs in one, their val loss in
+    # another; each run's curves belong together (the `_step` columns repeat in both)
+    runs = ["elated-capybara-104", "divine-pond-103", "spring-sunset-102", "icy-cosmos-101"]
+    _wandb_chart(tmp_path / "train_loss.csv", "epoch/loss", runs, 0.5)
+    _wandb_chart(tmp_path / "val_loss.csv", "epoch/val_loss", runs, 0.6)
+    result = load_run(tmp_path)
+    assert sorted(result.runs) == sorted(runs)
+    frame = result.frame
+    for run in runs:
+        roles = set(frame.loc[frame["run"] == run, "role"].astype(str))
+        assert {"train_loss", "val_loss"} <= roles
+    assert frame["seq"].is_unique
+
+
+def test_chart_exports_of_the_same_metric_stay_apart(tmp_path):
+    # near misses: two exports of the same metric under the same run names (two projects'
+    # charts), and the same chart in two folders, are not merged
+    runs = ["run-a", "run-b"]
+    _wandb_chart(tmp_path / "loss_1.csv", "epoch/loss", runs, 0.5)
+    _wandb_chart(tmp_path / "loss_2.csv", "epoch/loss", runs, 0.7)
+    (tmp_path / "other").mkdir()
+    _wandb_chart(tmp_path / "other" / "val_loss.csv", "epoch/val_loss", runs, 0.6)
+    result = load_run(tmp_path)
+    assert sorted(result.runs) == sorted(
+        [
+            "run-a",
+            "run-b",
+            "loss_2/run-a",
+            "loss_2/run-b",
+            "other/val_loss/run-a",
+            "other/val_loss/run-b",
+        ]
+    )
+
+
 def test_one_bad_file_among_several_is_a_warning(tmp_path):
     (tmp_path / "a.jsonl").write_text('{"step": 0, "loss": 1.0}\n')
     (tmp_path / "b.jsonl").write_text('{"step": 0, "loss": "x"}\n')

@@ -1,0 +1,72 @@
+"""The loss a detector optimises, from the parts it logs.
+
+Ultralytics (YOLOv5 to YOLO11) writes its loss only as parts: `train/box_loss`,
+`train/obj_loss` or `train/dfl_loss`, `train/cls_loss` (and `seg_loss`, `pose_loss`, `kobj_loss`
+for those tasks), each already multiplied by its gain, and the same `val/` parts; the loss it
+optimises is their sum. Judged alone, one part misleads: the box part can fall while the
+objectness part, five times its size, climbs. So each split's parts are summed per row into
+`train/loss` and `val/loss` (a NaN or inf in a part makes the sum one: that is the loss the
+run took), and a warning says the sum is read, not logged.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+from lossforensics.classifiers.frame import validate_frame
+
+# one logged part of the loss under its split's prefix: `train/box_loss`, `val/dfl_loss`
+_PART = re.compile(r"(?P<split>train|val)/(?P<part>[a-z]+)_loss")
+# fewer parts than this is no sum to read: the one part is the loss
+_MIN_PARTS = 2
+
+
+def with_part_sums(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The frame with `train/loss` and `val/loss` added where the loss is logged only as parts
+    (and no metric of that name exists), and a sentence per sum added."""
+    names = set(frame["metric"].astype(str).unique())
+    added, said = [], []
+    for split, role in (("train", "train_loss"), ("val", "val_loss")):
+        total = f"{split}/loss"
+        parts = sorted(n for n in names if (m := _PART.fullmatch(n)) and m["split"] == split)
+        if total in names or len(parts) < _MIN_PARTS:
+            continue
+        rows = frame[frame["metric"].astype(str).isin(parts)].sort_values("seq", kind="stable")
+        rows = rows.assign(run=rows["run"].astype(str), metric=rows["metric"].astype(str))
+        rows = rows.drop_duplicates(["run", "step", "metric"], keep="last")
+        wide = rows.pivot(index=["run", "step"], columns="metric", values="value")
+        # a step where every part was written (a NaN written counts: it is the step's loss)
+        logged = rows.pivot(index=["run", "step"], columns="metric", values="seq").notna()
+        wide = wide[logged.reindex(columns=wide.columns).all(axis=1).to_numpy()]
+        if wide.empty:
+            continue
+        last = rows.groupby(["run", "step"]).agg(
+            seq=("seq", "max"), wall_time=("wall_time", "max"), segment=("segment", "max")
+        )
+        last = last.loc[wide.index]
+        added.append(
+            pd.DataFrame(
+                {
+                    "run": wide.index.get_level_values("run").astype(str),
+                    "metric": total,
+                    "role": role,
+                    "step": wide.index.get_level_values("step").to_numpy(np.int64),
+                    "value": wide.to_numpy(np.float64).sum(axis=1),
+                    "wall_time": last["wall_time"].to_numpy(np.float64),
+                    # just after the part written last at that step
+                    "seq": last["seq"].to_numpy(np.float64) + 0.5,
+                    "segment": last["segment"].to_numpy(np.int64),
+                }
+            )
+        )
+        shown = " + ".join(p.split("/", 1)[1] for p in parts)
+        said.append(f"{total} is read as the sum of the logged parts ({shown}), the loss optimised")
+    if not added:
+        return frame, said
+    out = pd.concat([frame.assign(seq=frame["seq"].astype(np.float64)), *added], ignore_index=True)
+    out = out.sort_values("seq", kind="stable", ignore_index=True)
+    out["seq"] = np.arange(len(out), dtype=np.int64)
+    out["role"] = out["role"].astype(frame["role"].dtype)
+    return validate_frame(out), said
