@@ -9,6 +9,9 @@ evaluation is the median of the train points logged over the stretch that led to
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.run import RunSeries
@@ -160,13 +163,28 @@ def leading_median(x: np.ndarray, y: np.ndarray, at: float, points: int) -> floa
     return float(np.median(seg)) if len(seg) else float("nan")
 
 
+# a score over every class or entity, beside the per-class ones (seqeval's `eval_overall_f1`
+# beside `eval_T005_f1`; scikit-learn's `macro avg`, `weighted avg`)
+_AGGREGATE = re.compile(r"(^|[^a-z])(overall|macro|micro|weighted|avg|average|mean)([^a-z]|$)")
+# tied score names ending in the same score, this many or more: a breakdown by class
+_BREAKDOWN = 3
+
+
 def closest_name(names: list[str], target: str) -> str | None:
-    """The name sharing the longest prefix with `target` (ties keep the given order): pairs
-    `eval_g3_accuracy` with `eval_g3_loss` when six eval sets are logged."""
+    """The name sharing the longest prefix with `target`: pairs `eval_g3_accuracy` with
+    `eval_g3_loss` when six eval sets are logged. Ties keep the given order, except in a
+    per-class breakdown (`_BREAKDOWN` or more tied names ending in the same score: seqeval's
+    `eval_T005_f1`, `eval_T007_f1`, ...), where a score over every class (`eval_overall_f1`)
+    comes first: one entity's score moves with its 25 examples, not with the run."""
     if not names:
         return None
     lengths = [len(_common_prefix(n.lower(), target.lower())) for n in names]
-    return names[int(np.argmax(lengths))]
+    best = max(lengths)
+    tied = [n for n, k in zip(names, lengths, strict=True) if k == best]
+    ends = Counter(re.split(r"[^a-z0-9]+", n.lower())[-1] for n in tied)
+    if ends and max(ends.values()) >= _BREAKDOWN:
+        return next((n for n in tied if _AGGREGATE.search(n.lower())), tied[0])
+    return tied[0]
 
 
 def _common_prefix(a: str, b: str) -> str:

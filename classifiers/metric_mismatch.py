@@ -7,7 +7,8 @@ smoothing or class imbalance.
 Signal read: the primary val loss and the val score that best pairs with it (longest shared
 name prefix: `eval_g3_accuracy` with `eval_g3_loss`; a score whose name is closer to another
 val loss is that loss's: a multi-output Keras model's total `val_loss` has no partner among its
-heads' `val_<head>_accuracy`), the score taken over the stretch leading
+heads' `val_<head>_accuracy`; in a per-class breakdown, `eval_T005_f1` and its like beside
+`eval_overall_f1`, the score over every class), the score taken over the stretch leading
 to each evaluation. The score's direction comes from its name (accuracy, wacc, f1, bleu, map:
 higher is better; wer, cer, per (as the last token), mae, perplexity, error: lower is better),
 else from the sign of its rank correlation with the loss (then only a flat partner can be

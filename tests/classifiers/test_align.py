@@ -51,6 +51,16 @@ def test_closest_name_pairs_eval_sets():
     assert closest_name([], "val_loss") is None
 
 
+def test_closest_name_reads_the_whole_set_in_a_per_class_breakdown():
+    # seqeval's scores per entity, then overall: one entity's F1 is not the run's
+    per_entity = [f"eval_T{k:03d}_{s}" for k in (5, 7, 17) for s in ("f1", "precision", "recall")]
+    overall = ["eval_overall_accuracy", "eval_overall_f1"]
+    assert closest_name(per_entity + overall, "eval_loss") == "eval_overall_accuracy"
+    # near miss: two scores of the whole set keep the given order (no breakdown to skip)
+    assert closest_name(["eval_accuracy", "eval_macro_f1"], "eval_loss") == "eval_accuracy"
+    assert closest_name(["val_F1_score", "val_accuracy"], "val_loss") == "val_F1_score"
+
+
 def test_finite_curve_is_reduced_once_and_read_only():
     steps = np.arange(10000)
     run = run_of(loss=(steps, np.where(steps % 7 == 0, np.nan, 1.0 / (1 + steps))))
