@@ -11,7 +11,9 @@ theirs makes an order of magnitude (a Keras log of 7 epochs whose val loss went 
 Rule: at least one recovered excursion that is large in absolute terms: for positive losses at
 least 50% above the level before it (ln ratio >= `min_rise_log`, 0.4) and _MIN_LINEAR_SHARE
 (5%) of the curve's range, otherwise at least `min_range_share` (30%) of the curve's robust
-range; and at least `z_min` (6) noise sigmas, both of the whole curve and of the points around
+range and _MIN_LINEAR_SHARE of its whole span (a loss pinned at zero, a head with no targets,
+has a robust range of about zero too, against which any blip is huge); and at least `z_min`
+(6) noise sigmas, both of the whole curve and of the points around
 it (classifiers/_spikes.py: a loss near its floor jitters more late in training; a positive
 loss's jump to 10x the level before it, `_HUGE_RISE_LOG`, needs only the first: jitter is tens
 of percent, and blow-ups that come in a cluster inflate each other's local noise). The whole
@@ -232,7 +234,9 @@ class LossSpikes(Classifier):
             )
         else:
             rise = sp.heights / signals.scale(level)
-            big = rise >= self.min_range_share
+            # ...and a share of the whole curve's span: a loss pinned at zero (a head with no
+            # targets) jitters by blips that its robust range, about zero too, makes huge
+            big = (rise >= self.min_range_share) & (sp.heights >= _MIN_LINEAR_SHARE * np.ptp(y))
         keep = big & sp.recovered
         if not keep.any():  # the costlier tests below only ever turn a candidate down
             return None

@@ -320,3 +320,21 @@ def test_one_low_first_batch_does_not_make_the_run_read_as_blown_up():
     loss[0], loss[25] = 0.125, 2.137
     f = judge(LossSpikes(), run_of(loss=(100 * np.arange(1, 41), loss)))
     assert f is not None and f.evidence["spike_steps"] == [2600]
+
+
+def test_blips_on_a_loss_pinned_at_zero_are_no_spikes():
+    # mmdetection's total loss with an empty box head: 0.068 at the first print, then 0 to
+    # 5e-5, with blips to 2e-4; its robust range is about zero too, so each blip read as
+    # 1.9e8 sigmas. A spike must also be a share of the curve's whole span.
+    rng = np.random.default_rng(2)
+    steps = np.arange(10, 760, 10)
+    loss = np.round(np.abs(rng.normal(0, 2e-5, len(steps))), 5)
+    loss[0] = 0.068
+    loss[[18, 30, 37, 53]] = [1.9e-4, 2.1e-4, 1.5e-4, 2.0e-4]
+    loss[[10, 20, 40, 60]] = 0.0
+    assert judge(LossSpikes(), run_of(loss=(steps, loss))) is None
+    # near miss: a loss that crosses zero (a GAN's) with a jump of a third of its span spikes
+    gan = 0.2 * np.sin(steps / 40) + 0.02 * rng.standard_normal(len(steps))
+    gan[40] += 0.5
+    f = judge(LossSpikes(), run_of(loss=(steps, gan)))
+    assert f is not None and f.evidence["spike_steps"] == [410]
