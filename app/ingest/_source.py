@@ -49,6 +49,10 @@ _GENERIC_STEMS = {
     "history_log",
     "run",
     "runs",
+    # a name a script filled with a missing value (mmdetection's `None.log.json`, written
+    # when its timestamp was never set)
+    "none",
+    "null",
 }
 GENERIC_STEMS = frozenset(_GENERIC_STEMS)  # shared with the upload naming rule
 

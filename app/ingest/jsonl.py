@@ -409,10 +409,16 @@ def _fold_epochs(state: _State) -> None:
         return
     steps = state.builder.added_steps()
     epochs = np.concatenate(state.point_epochs)
-    per = int(max(steps.max(), step.max())) + 1
-    state.builder.replace_steps(np.where(epochs >= 0, epochs * per + steps, steps))
+    per = int(step.max()) + 1
+    # epochs counted from 1 (mmcv's `runner.epoch + 1`) start at 0 epochs done: a log from the
+    # first epoch starts where its run started, not one epoch into it; a val line's `iter`
+    # counts the val set's batches (or images), past the epoch's: it sits at the epoch's end
+    first = 1 if epoch.min() >= 1 else 0
+    within = np.minimum(steps, per - 1)
+    state.builder.replace_steps(np.where(epochs >= 0, (epochs - first) * per + within, steps))
+    done = "epoch" if first == 0 else "(epoch - 1)"
     state.warns.add(
-        f"{state.step_key!r} starts again at every epoch: steps are epoch x {per} + "
+        f"{state.step_key!r} starts again at every epoch: steps are {done} x {per} + "
         f"{state.step_key}"
     )
 

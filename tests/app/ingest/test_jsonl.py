@@ -209,7 +209,11 @@ def test_mmdetection_log_json_iter_per_epoch_and_val_lines(tmp_path):
     assert not any("restart" in w.message for w in result.warnings)
     val = f[f["metric"] == "val/bbox_mAP"].sort_values("seq")
     assert list(val["value"]) == [0.1, 0.2, 0.3]
-    assert (val["step"].to_numpy() > loss["step"].to_numpy()[1::2]).all()  # after its epoch
+    # at its epoch's end: its `iter` (500) counts the val set, not the epoch's iterations
+    assert list(val["step"]) == list(loss["step"].to_numpy()[1::2])
+    # epochs count from 1: the first epoch's first print is its 50th iteration, where the run
+    # started (not one epoch in, which read as a log starting mid-run)
+    assert list(loss["step"]) == [50, 100, 151, 201, 252, 302]
 
 
 def test_mmcv_log_json_with_one_train_line_an_epoch_counts_iter_within_the_epoch(tmp_path):
