@@ -80,10 +80,11 @@ def is_canonical(role: str, metric: str) -> bool:
 
 # Names that are a part of the loss (a component) or a within-epoch running mean: never primary
 # when something better exists.
-# (detection losses: YOLO's box/cls/dfl/obj/seg/pose parts, detectron2's rpn/reg parts)
+# (detection losses: YOLO's box/cls/dfl/obj/seg/pose parts, detectron2's rpn/reg parts; a
+# knowledge-distillation term beside the task loss: `KD Loss`, `distill_loss`)
 _SECONDARY = re.compile(
     r"(^|[/_])(batch_|loss_[a-z]|[a-z]+_loss_[a-z])|"
-    r"(box|obj|cls|rpn|reg|aux|dfl|seg|pose|kobj|mask)"
+    r"(box|obj|cls|rpn|reg|aux|dfl|seg|pose|kobj|mask|distil)|\bkd\b|(^|_)kd_"
 )
 # a restart that logged fewer points than this and stopped (an aborted rerun) starts no course:
 # two epochs of a new attempt leave every check too few points to judge, the run before it not

@@ -383,6 +383,29 @@ def test_a_gans_discriminator_loss_is_never_the_primary(names, primary):
 
 
 @pytest.mark.parametrize(
+    ("names", "primary"),
+    [
+        (["KD Loss", "Task Loss"], "Task Loss"),
+        (["kd_loss", "task_loss"], "task_loss"),
+        (["distill_loss", "ce_loss"], "ce_loss"),
+        # near miss: a name that only holds the letters is no distillation term
+        (["kdd_loss", "ce_loss"], "ce_loss"),
+        (["kdd_loss", "zz_loss"], "kdd_loss"),
+    ],
+)
+def test_a_distillation_term_is_never_the_primary(names, primary):
+    """Knowledge distillation logs the task loss beside the teacher-matching term (CIRKD's
+    `Task Loss || KD Loss`); read first by name, the KD term, falling while the task loss
+    rose from 3.3 to 5.7, hid a diverging run."""
+    from lossforensics.classifiers.run import RunSeries
+
+    frame = make_frame(
+        "kd", names * 4, [s for s in range(4) for _ in names], np.linspace(1, 2, 4 * len(names))
+    )
+    assert RunSeries(frame).primary("train_loss") == primary
+
+
+@pytest.mark.parametrize(
     "name", ["loss scale", "loss_scale", "train/loss_scale", "lm loss PPL", "val_ppl"]
 )
 def test_a_loss_scale_or_a_perplexity_is_not_the_loss(name):

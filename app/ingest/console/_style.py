@@ -66,8 +66,9 @@ _CLOSE = r"(?(list)(?:\s*,\s*(?P=val))*\s*\])(?(wrap)(?:,(?:[^()\n]|\(\))*)?\))"
 # new value is the one that holds from here on
 _CHANGED_FROM = rf"(?:(?:{NUM})\s*(?:->|=>|\u2192)\s*)?"
 # a value may be a percentage, but not a progress bar's (`Training: 100%|████| 183/183`: the
-# bar's name and how far it got, no metric)
-_PERCENT = r"(?:%(?!\|)|(?!%))"
+# bar's name and how far it got, no metric), or in decibels (`Average PSNR : 18.33dB`: KAIR's
+# and the image-restoration trainers' PSNR)
+_PERCENT = r"(?:%(?!\|)|dB|(?!%))"
 # `key: value`, `key=value`, `key = "value"`, `key is value` (`key is: value`), `key value` (the
 # last only when the line carries its own step: see Style.spaced)
 # a learning rate set by a message (`Updating learning rate to 0.0001`, the Informer and

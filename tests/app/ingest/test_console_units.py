@@ -34,3 +34,15 @@ def test_a_unit_after_a_word_is_still_prose():
     )
     result = read_text(text)
     assert sorted(set(result.frame["metric"])) == ["loss"]
+
+
+def test_a_psnr_in_decibels_is_a_value():
+    # KAIR's training log (USRNet, SwinIR): the test set's PSNR every 10 epochs, in dB
+    text = ""
+    for epoch in range(1, 31):
+        text += f"<epoch:{epoch:3d}, lr:1.000e-04> loss: {0.4 / epoch:.3e} \n"
+        if epoch % 10 == 0:
+            text += f"<epoch:{epoch:3d}, Average PSNR : {17 + epoch / 5:.2f}dB\n"
+    result = read_text(text)
+    assert series_of(result, "Average PSNR") == ([10, 20, 30], [19.0, 21.0, 23.0])
+    assert len(series_of(result, "loss")[0]) == 30
