@@ -28,6 +28,9 @@ The table, cause -> consequence, and why it holds in general:
 - plateau -> distribution_mismatch, when the loss never got below its first logged value (its
   best level is at least `AT_START_LEVEL` of it): a loss pinned at chance level (the entropy of
   the class prior, often after an early blow-up) learned nothing, whatever the val does.
+- metric_mismatch -> plateau, when the plateau was read on the validation loss (the training
+  loss too sparse) and the mismatch is that loss's flatness beside a held-out metric that
+  improved: the flat curve is the mismatch's evidence, and by the metric the run still learns.
 - oscillating -> underfit, plateau: the trend is flat and high because the loss swings.
 - plateau -> oscillating, when the loss learned nothing (as for underfit above) and its swings
   are uncorrelated from one log to the next (their lag-1 autocorrelation inside white noise's
@@ -159,6 +162,17 @@ def _ended_non_finite(cause: Finding, effect: Finding) -> bool:
     the validation loss): the run was cut short, so where its loss stood before is no verdict
     on what the model could fit."""
     return not cause.evidence.get("recovered", True) and not cause.evidence.get("val_only")
+
+
+def _flat_val_beside_a_metric_that_improves(cause: Finding, effect: Finding) -> bool:
+    """metric_mismatch explains plateau when the plateau was read on the validation loss (the
+    training loss too sparse to judge) and the mismatch is that loss's: flat while the held-out
+    metric improved. The flat curve is the mismatch's evidence; by the metric the run is for,
+    it still learns."""
+    return (
+        effect.evidence.get("series") == "val"
+        and cause.evidence.get("direction") == "metric_improves"
+    )
 
 
 def _stuck_at_start_level(cause: Finding, effect: Finding) -> bool:
@@ -326,6 +340,12 @@ EXPLAINS: tuple[Explains, ...] = (
         "oscillating",
         "the swings are the noise of a loss that never moved beyond it",
         _swings_are_noise,
+    ),
+    Explains(
+        "metric_mismatch",
+        "plateau",
+        "the validation loss is flat while the metric the run is for improves",
+        _flat_val_beside_a_metric_that_improves,
     ),
     Explains("unshuffled", "loss_spikes", "the jumps are the sawtooth's edges", _broad_sawtooth),
     Explains("resume_discontinuity", "exploding", "the jump is at a restart", _at_a_restart),

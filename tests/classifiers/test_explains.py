@@ -276,3 +276,27 @@ def test_diagnose_calls_a_per_step_loss_at_chance_with_batch_noise_a_plateau():
     cycle = np.log(2) * (1 + 0.3 * np.sin(2 * np.pi * np.arange(len(steps)) / 8))
     d = diagnose(frame_of(loss=(steps, cycle)))
     assert d.verdict == "oscillating"
+
+
+def test_a_flat_val_loss_beside_a_metric_that_improves_is_the_mismatch_not_a_plateau():
+    mismatch = _f("metric_mismatch", direction="metric_improves")
+    out = apply_explains([_f("plateau", kind="flat_from_start", series="val"), mismatch])
+    assert [f.label for f in out] == ["metric_mismatch"]
+    assert out[0].evidence["explains"][0]["label"] == "plateau"
+    # near misses: a plateau read on the training loss, or a mismatch the other way, stay
+    train = apply_explains([_f("plateau", kind="flat_from_start", series="train"), mismatch])
+    assert {f.label for f in train} == {"plateau", "metric_mismatch"}
+    other_way = _f("metric_mismatch", direction="loss_improves")
+    val = apply_explains([_f("plateau", kind="flat_from_start", series="val"), other_way])
+    assert {f.label for f in val} == {"plateau", "metric_mismatch"}
+
+
+def test_diagnose_reads_a_valid_log_whose_loss_is_flat_while_bleu_climbs_as_a_mismatch():
+    # Marian's valid.log, a window from update 16000: cross-entropy flat at 1.57-1.63 while
+    # BLEU climbs 45.3 -> 49.6 (the only curves logged)
+    steps = np.arange(16000, 28000, 2000)
+    ce = np.array([1.62407, 1.57675, 1.56571, 1.5797, 1.60316, 1.62924])
+    bleu = np.array([45.3174, 46.9387, 48.0642, 48.8603, 49.2167, 49.584])
+    d = diagnose(frame_of(val_loss=(steps, ce), val_bleu=(steps, bleu)))
+    assert d.verdict == "metric_mismatch"
+    assert "plateau" not in [f.label for f in d.findings]
