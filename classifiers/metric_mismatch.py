@@ -22,7 +22,10 @@ by `min_z` sigmas and `min_rel` of its level while the metric did not improve.
 'metric_improves': the metric improved (and by `min_z` sigmas) while the loss stayed flat over
 the whole run (its 5-95% range within `flat_rel` of its level, or within 4 sigmas and
 `min_rel` of it: a loss swinging by 20% is noisy, not flat; and its head-to-tail change under 2
-sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs); a noisy loss counts
+sigmas or 1%: near chance, cross-entropy creeps while accuracy climbs; or held at a
+classifier's chance level, `loss_at_chance`: its first evaluation at ln k, every one within a
+tenth of it, classifiers._chance: a binary BCE creeping 0.695 -> 0.660 while Dice climbs
+0.70 -> 0.89 never measured any learning); a noisy loss counts
 as flat too when its head-to-tail change is under 2 sigmas and `min_rel` while the metric
 improved by `STRONG_GAIN` (2) times both bars (an ASR fine-tune: eval loss wandering +-10%
 around one level while WER falls 12.5 -> 9.7), unless its range spans over `_NOISY_RANGE_Z`
@@ -42,6 +45,7 @@ loss's rise beside it; this finding says that the loss minimum is the wrong plac
 Confidence: 0.5 at the thresholds, + 0.2 for each doubling of the improving side's sigmas over
 `min_z`, capped at 0.9.
 Evidence: direction ('loss_improves' | 'metric_improves' | 'loss_rises_metric_improves'),
+loss_at_chance (k, or None),
 loss_min_step, loss_rise_after_min_rel, loss_rise_after_min_z, loss_trend_after_min_tau and
 loss_trend_after_min_p (Kendall's tau of the loss from its minimum on, and its p-value; 0 and
 1 when fewer than 20 evaluations follow the minimum, where the trend is not read),
@@ -92,6 +96,7 @@ from lossforensics.classifiers._align import (
     levels_at,
     score_noise,
 )
+from lossforensics.classifiers._chance import HELD_BAND, chance_of
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.roles import DECODED_HIGHER, GENERATIVE_SCORE, metric_words
@@ -284,6 +289,19 @@ def _converged_throughout(score: np.ndarray, top: float | None, sign: int) -> bo
     return bool(np.all(room <= CONVERGED_ROOM * top))
 
 
+def _at_chance_throughout(x: np.ndarray, y: np.ndarray) -> int | None:
+    """k when the validation loss started at a classifier's chance level ln k (its first
+    evaluation, in a log that starts with its run: classifiers._chance) and every evaluation
+    stayed within `HELD_BAND` (a tenth) of it; else None."""
+    if len(y) < 2 or not np.all(y > 0):
+        return None
+    k = chance_of(y, x)
+    if k is None:
+        return None
+    band = HELD_BAND * np.log(k)
+    return k if float(np.max(np.abs(y - np.log(k)))) <= band else None
+
+
 def name_direction(metric: str) -> int:
     """+1 when higher is better, -1 when lower is better, 0 when the name does not say."""
     parts = [t for t in re.split(r"[^a-z0-9]+", metric.lower()) if t]
@@ -470,6 +488,7 @@ class MetricMismatch(Classifier):
             "score_head": sign * g_head,
             "score_tail": sign * g_tail,
             "correlation": rho,
+            "loss_at_chance": _at_chance_throughout(vx, vy),
         }
 
     def judge(self, m: dict) -> Finding | None:
@@ -490,6 +509,9 @@ class MetricMismatch(Classifier):
             and m["metric_gain_z"] >= STRONG_GAIN * self.min_z
             and m["metric_gain_rel"] >= STRONG_GAIN * self.min_gain
         )
+        # or held at a classifier's chance level from its first evaluation to its last: a
+        # val loss that never left ln k measures no learning, whatever it crept within the band
+        loss_flat = loss_flat or m.get("loss_at_chance") is not None
         metric_better = (
             m["metric_gain_z"] >= _METRIC_GAIN_Z and m["metric_gain_rel"] >= self.min_gain
         )

@@ -391,3 +391,21 @@ def test_one_evaluation_off_a_pinned_score_is_no_metric_improving():
         val_accuracy=(ep, np.array([0.5, 0.5, 0.5, 0.5, 0.5, 0.56, 0.5])),
     )
     assert judge(MetricMismatch(), run) is None
+
+
+def test_a_val_loss_held_at_chance_while_the_score_learns_is_a_mismatch():
+    # a binary segmentation run: val BCE starts at ln 2 and creeps 0.695 -> 0.660 (5%, smooth,
+    # many sigmas) while training falls 18x and val Dice climbs 0.70 -> 0.89: a val loss that
+    # never left chance level measures no learning; the two disagree
+    ep = np.arange(100)
+    val = 0.6946 - 0.035 * (1 - np.exp(-ep / 30)) + 0.001 * RNG.standard_normal(100)
+    dice = 0.70 + 0.19 * (1 - np.exp(-ep / 25)) + 0.004 * RNG.standard_normal(100)
+    train = 0.027 + 0.47 * np.exp(-ep / 15)
+    run = run_of(loss=(ep, train), val_loss=(ep, val), val_dice=(ep, dice))
+    f = judge(MetricMismatch(), run)
+    assert f is not None and f.evidence["direction"] == "metric_improves"
+    assert f.evidence["loss_at_chance"] == 2
+    # near miss: the same loss creep from a start off chance (a fine-tune at 0.80) is a loss
+    # that moved, as before: no finding
+    run = run_of(loss=(ep, train), val_loss=(ep, val + 0.11), val_dice=(ep, dice))
+    assert judge(MetricMismatch(), run) is None
