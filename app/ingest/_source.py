@@ -47,6 +47,9 @@ _GENERIC_STEMS = {
     "pasted",  # the service's name for a text/plain body: the run takes ?name= (its folder)
     "wandb-history",
     "history_log",
+    "training_history",
+    "train_history",
+    "readme",  # a model card's README.md: the folder is the model's name
     "run",
     "runs",
     # a name a script filled with a missing value (mmdetection's `None.log.json`, written

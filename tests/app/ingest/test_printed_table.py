@@ -199,6 +199,11 @@ def test_model_card_training_results_among_prose_and_other_tables(tmp_path):
     }
     assert not any("non-numeric" in w.message or w.line for w in result.warnings)
     assert any("header on line 19" in w.message for w in result.warnings)
+    # a model card's run takes its model's name, the folder's, not `README`
+    card = tmp_path / "wav2vec2-base-amharic"
+    card.mkdir()
+    (card / "README.md").write_text(MODEL_CARD)
+    assert load_run(card / "README.md").runs == ["wav2vec2-base-amharic"]
 
 
 def test_markdown_table_with_epochs_only_and_a_diverged_run(tmp_path):
