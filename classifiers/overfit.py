@@ -40,7 +40,9 @@ falling is a weaker finding (a stall: the gap widens although the rise is within
 two), unless the val loss crept up by under `_CREEP_PCT` (2%) while a val score (accuracy,
 ROUGE, ...) gained at least a sigma after the loss's minimum: generalisation is still improving;
 or unless the last evaluation, as logged, is the best of all (the smoothed level hid a val that
-was still improving). The memorised-train reading below stands down on the same last evaluation.
+was still improving), ties included: within `_BEST_WITHIN` (half) of the val's noise and
+`_BEST_REL` (1%) of its level (a Whisper fine-tune's 0.3422 after a best of 0.3414). The
+memorised-train reading below stands down on the same last evaluation.
 Nor is it overfit when the training loss rose after the val's minimum by `_ROSE_TOGETHER` (half)
 or more of the val's rise (both in log terms): the two climbed together, no gap opened between
 them (a run going unstable, or a frozen net's loss wandering, is another label's).
@@ -150,6 +152,12 @@ _PERCENT = 100.0
 _MIN_EVALS_AFTER = 2
 # the val improved before its minimum when it fell by 2 sigmas of its detrended noise
 VAL_DROP_Z = 2.0
+# the last evaluation counts as the best when it is within this share of the val's noise of
+# it: two evaluations closer than half a sigma are the same level, not a rise
+_BEST_WITHIN = 0.5
+# ... and within this share of its level: a val swinging by half its level has a noise that
+# would tie anything (0.84 after a best of 0.81 is no tie)
+_BEST_REL = 0.01
 # a stalled val (the second path) still rose by half a sigma at least: not a flat line
 _STALL_RISE_Z = 0.5
 # ... over at least 3 evaluations after the minimum: a stall needs a stretch to be seen
@@ -403,8 +411,13 @@ class Overfit(Classifier):
             ),
             # the val score at the first evaluation kept up with the train's: learned (_score_gap)
             "val_first_score_kept": first_score_kept(run),
-            # the last evaluation, as logged, is the best of all: the val never stopped improving
-            "val_last_is_best": bool(vy[-1] <= np.min(vy[:-1])),
+            # the last evaluation, as logged, is the best of all (a tie within `_BEST_WITHIN`
+            # of the val's noise and `_BEST_REL` of its level: 0.3422 after a best of 0.3421):
+            # the val never stopped improving
+            "val_last_is_best": bool(
+                vy[-1]
+                <= np.min(vy[:-1]) + min(_BEST_WITHIN * noise, _BEST_REL * abs(np.min(vy[:-1])))
+            ),
         }
         m.update(_score_after_min(run))
         return m

@@ -561,3 +561,20 @@ def test_a_late_window_of_a_memorised_train_far_below_its_val_is_overfit():
     assert judge(Overfit(), run_of(loss=(ep, train), val_loss=(ep, closing))) is None
     narrow = run_of(loss=(ep, train), val_loss=(ep, val / 20))  # 5x: no memorisation to read
     assert judge(Overfit(), narrow) is None
+
+
+def test_a_stalled_val_that_ends_back_at_its_best_is_no_overfit():
+    # a Whisper fine-tune: eval loss flattens for the last quarter a little above its best and
+    # its last evaluation comes back within 0.0008 of it (half a sigma, under 1%): the stall
+    # ended where it began, no rise to report
+    rng = np.random.default_rng(6)
+    s = np.arange(50, 2001, 50)
+    val = 0.342 + 0.23 * np.exp(-s / 250) + 0.006 * rng.standard_normal(len(s))
+    val[s > 1450] += 0.006
+    val[-1] = val[:-1].min() + 0.0008
+    ts = np.arange(25, 2001, 25)
+    train = 0.2 + 0.35 * np.exp(-ts / 700) + 0.04 * rng.standard_normal(len(ts))
+    assert judge(Overfit(), run_of(loss=(ts, train), eval_loss=(s, val))) is None
+    # near miss: the same stall ending 3% above its best is still one
+    val[-1] = val[:-1].min() * 1.03
+    assert judge(Overfit(), run_of(loss=(ts, train), eval_loss=(s, val))) is not None
