@@ -19,6 +19,7 @@ from lossforensics.classifiers.errors import InputError, NoLogsFoundError
 from lossforensics.classifiers.frame import concat_frames
 from lossforensics.classifiers.roles import check_role
 from lossforensics.ingest._final_evaluation import drop_final_evaluations
+from lossforensics.ingest._part_sums import add_part_sums
 from lossforensics.ingest._registry import READERS
 from lossforensics.ingest._source import apply_run_name
 from lossforensics.ingest.base import IngestResult, ReadWarning
@@ -58,6 +59,7 @@ def load_run(
         if note:
             result.warnings.insert(0, ReadWarning(note, str(path)))
     drop_final_evaluations(result)
+    add_part_sums(result)
     result.frame = apply_run_name(result.frame, run)
     return result
 

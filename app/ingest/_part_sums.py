@@ -1,12 +1,15 @@
 """The loss a detector optimises, from the parts it logs.
 
 Ultralytics (YOLOv5 to YOLO11) writes its loss only as parts: `train/box_loss`,
-`train/obj_loss` or `train/dfl_loss`, `train/cls_loss` (and `seg_loss`, `pose_loss`, `kobj_loss`
-for those tasks), each already multiplied by its gain, and the same `val/` parts; the loss it
-optimises is their sum. Judged alone, one part misleads: the box part can fall while the
-objectness part, five times its size, climbs. So each split's parts are summed per row into
-`train/loss` and `val/loss` (a NaN or inf in a part makes the sum one: that is the loss the
-run took), and a warning says the sum is read, not logged.
+`train/obj_loss` or `train/dfl_loss`, `train/cls_loss` (and `seg_loss`, `pose_loss`, `kobj_loss`,
+`angle_loss` for those tasks; YOLOv10's two heads `train/box_om`, `train/box_oo`, ...), each
+already multiplied by its gain, and the same `val/` parts, in its `results.csv`, the validation
+columns of YOLOv5's and YOLOv7's `results.txt` and its event files; the loss it optimises is
+their sum. Judged alone, one part misleads: the box part can fall while the objectness part,
+five times its size, climbs. So each split's parts are summed per row into `train/loss` and
+`val/loss` (a NaN or inf in a part makes the sum one: that is the loss the run took), and a
+warning says the sum is read, not logged. Parts that are 0 at every row (a fork that computes
+no validation loss) sum to nothing to read: no sum is added.
 """
 
 from __future__ import annotations
@@ -16,17 +19,30 @@ import re
 import numpy as np
 import pandas as pd
 from lossforensics.classifiers.frame import validate_frame
+from lossforensics.ingest.base import IngestResult, ReadWarning
 
-# one logged part of the loss under its split's prefix: `train/box_loss`, `val/dfl_loss`
-_PART = re.compile(r"(?P<split>train|val)/(?P<part>[a-z]+)_loss")
+# one logged part of a detector's loss under its split's prefix: `train/box_loss`,
+# `val/dfl_loss`, YOLOv10's one-to-many and one-to-one heads `train/box_om`, `val/cls_oo`
+_PART = re.compile(
+    r"(?P<split>train|val)/(?P<part>(?:box|obj|cls|dfl|seg|pose|kobj|angle)_(?:loss|om|oo))"
+)
 # fewer parts than this is no sum to read: the one part is the loss
 _MIN_PARTS = 2
+
+
+def add_part_sums(result: IngestResult) -> None:
+    """`with_part_sums` on a read result, its sentences added as warnings."""
+    if result.frame.empty:
+        return
+    result.frame, said = with_part_sums(result.frame)
+    where = result.files[0] if len(result.files) == 1 else None
+    result.warnings.extend(ReadWarning(sentence, where) for sentence in said)
 
 
 def with_part_sums(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """The frame with `train/loss` and `val/loss` added where the loss is logged only as parts
     (and no metric of that name exists), and a sentence per sum added."""
-    names = set(frame["metric"].astype(str).unique())
+    names = {str(n) for n in frame["metric"].unique()}
     added, said = [], []
     for split, role in (("train", "train_loss"), ("val", "val_loss")):
         total = f"{split}/loss"
@@ -40,7 +56,7 @@ def with_part_sums(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         # a step where every part was written (a NaN written counts: it is the step's loss)
         logged = rows.pivot(index=["run", "step"], columns="metric", values="seq").notna()
         wide = wide[logged.reindex(columns=wide.columns).all(axis=1).to_numpy()]
-        if wide.empty:
+        if wide.empty or not np.any(wide.to_numpy(np.float64)):
             continue
         last = rows.groupby(["run", "step"]).agg(
             seq=("seq", "max"), wall_time=("wall_time", "max"), segment=("segment", "max")
@@ -61,7 +77,7 @@ def with_part_sums(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
                 }
             )
         )
-        shown = " + ".join(p.split("/", 1)[1] for p in parts)
+        shown = " + ".join(name.split("/", 1)[1] for name in parts)
         said.append(f"{total} is read as the sum of the logged parts ({shown}), the loss optimised")
     if not added:
         return frame, said

@@ -38,7 +38,6 @@ from lossforensics.ingest._csv import (
     long_name_column,
     sniff_header,
 )
-from lossforensics.ingest._part_sums import with_part_sums
 from lossforensics.ingest._score_roles import (
     evaluation_file_roles,
     fastai_roles,
@@ -50,7 +49,7 @@ from lossforensics.ingest._source import apply_run_name, default_run_name, requi
 from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._table import read_step_table
 from lossforensics.ingest._values import text_cells
-from lossforensics.ingest.base import IngestResult, ReadWarning
+from lossforensics.ingest.base import IngestResult
 
 FORMAT = "csv"
 
@@ -225,9 +224,6 @@ def read(
             **numbered,
         },
     )
-    if ultralytics_roles(header.stripped):
-        result.frame, sums = with_part_sums(result.frame)
-        result.warnings.extend(ReadWarning(sentence, str(path)) for sentence in sums)
     if numbered and not set(numbered) & set(roles or {}):
         warns = Warnings(str(path))
         kept = ", ".join(numbered)

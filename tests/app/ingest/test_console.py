@@ -64,6 +64,13 @@ def test_yolov5_results_txt_gives_the_validation_losses_and_scores():
     assert steps[:2] == [0, 1] and len(values) == 21
     assert values[14:17] == [0.05159, 0.09115, 0.05357]  # the epoch-15 spike, as written
     assert _series(result, "val/cls_loss")[1] == [0.0] * 21
+    # the validation loss YOLOv5 optimises is the sum of its parts, read as `val/loss`
+    total = _series(result, "val/loss")
+    parts = [_series(result, f"val/{p}_loss")[1] for p in ("box", "obj", "cls")]
+    assert total[0] == steps
+    assert total[1] == pytest.approx([sum(v) for v in zip(*parts, strict=True)])
+    assert roles["val/loss"] == "val_loss"
+    assert any("val/loss is read as the sum" in w.message for w in result.warnings)
 
 
 def test_pointnet_evaluation_lines_belong_to_the_epoch_above_them():

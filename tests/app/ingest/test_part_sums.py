@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from lossforensics.classifiers.run import RunSeries
 from lossforensics.ingest import load_run
 
@@ -85,3 +86,27 @@ def test_a_real_yolov5_results_csv_reads_its_summed_loss(real_runs):
     wide = frame.pivot_table(index="step", columns="metric", values="value", observed=True)
     parts = wide[["train/box_loss", "train/obj_loss", "train/cls_loss"]].sum(axis=1)
     assert np.allclose(wide["train/loss"], parts) and len(wide) == 50
+
+
+def test_yolov10s_two_heads_are_summed_and_a_validation_never_computed_is_not(tmp_path):
+    # YOLOv10 logs each part of its one-to-many and one-to-one heads (`box_om`, `box_oo`);
+    # a fork that computes no validation loss writes 0 in every val part
+    path = tmp_path / "results.csv"
+    heads = [
+        f"{s}/{p}_{h}"
+        for s in ("train", "val")
+        for p in ("box", "cls", "dfl")
+        for h in ("om", "oo")
+    ]
+    rows = []
+    for e in range(10):
+        train = [round(1.0 / (e + 1) + 0.1 * i, 4) for i in range(6)]
+        rows.append(",".join(map(str, [e, *train, *([0.0] * 6), 0.1 * e])))
+    path.write_text(",".join(["epoch", *heads, "metrics/mAP50(B)"]) + "\n" + "\n".join(rows) + "\n")
+    result = load_run(path)
+    frame = result.frame
+    total = frame[frame["metric"] == "train/loss"].sort_values("step")["value"].to_numpy()
+    assert len(total) == 10 and total[0] == pytest.approx(1.0 * 6 + 0.1 * 15)
+    assert "val/loss" not in set(frame["metric"])
+    run = RunSeries(frame)
+    assert run.primary("train_loss") == "train/loss"
