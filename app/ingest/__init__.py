@@ -172,29 +172,31 @@ def _distinct_runs(results: list[IngestResult], sources: list[Path], root: Path)
     for result, source in zip(results, sources, strict=False):
         frame = result.frame
         metrics = _metrics_by_run(frame)
-        names = set(frame["run"].astype(str).unique())
-        if any(name in seen for name in names) and not all(
-            seen[name][0] == source.parent and not seen[name][1] & logged
-            for name, logged in ((n, metrics.get(n, set())) for n in names)
-            if name in seen
-        ):
-            label = source.relative_to(root).with_suffix("").as_posix()
-            frame = apply_run_name(frame, label)
+        clashes = metrics.keys() & seen.keys()
+        if clashes and not _more_of_the_same_runs(clashes, metrics, source.parent, seen):
+            frame = apply_run_name(frame, source.relative_to(root).with_suffix("").as_posix())
             metrics = _metrics_by_run(frame)
-            names = set(frame["run"].astype(str).unique())
-        for name in names:
-            logged = metrics.get(name, set())
+        for name, logged in metrics.items():
             seen[name] = (source.parent, seen.get(name, (source.parent, set()))[1] | logged)
         frames.append(frame)
     return frames
 
 
+def _more_of_the_same_runs(
+    names: set[str],
+    metrics: dict[str, set[str]],
+    folder: Path,
+    seen: dict[str, tuple[Path, set[str]]],
+) -> bool:
+    """Every clashing run name was read from this folder and logs none of these metrics yet."""
+    return all(seen[n][0] == folder and not seen[n][1] & metrics[n] for n in names)
+
+
 def _metrics_by_run(frame) -> dict[str, set[str]]:
-    """Each run's metrics other than role `other` (what two files of one run do not share)."""
-    kept = frame[frame["role"].astype(str) != "other"]
-    runs = kept["run"].astype(str).to_numpy()
-    names = kept["metric"].astype(str).to_numpy()
-    out: dict[str, set[str]] = {}
-    for run, metric in set(zip(runs, names, strict=True)):
-        out.setdefault(run, set()).add(metric)
+    """Each run's losses and scores (metrics other than role `other`, which two files of one
+    run may share: a step column, a W&B companion); every run is a key, with none too."""
+    out: dict[str, set[str]] = {str(run): set() for run in frame["run"].unique()}
+    kept = frame.loc[frame["role"].astype(str) != "other", ["run", "metric"]]
+    for run, metric in kept.drop_duplicates().itertuples(index=False):
+        out[str(run)].add(str(metric))
     return out
