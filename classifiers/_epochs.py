@@ -39,7 +39,8 @@ def epoch_starts(run: RunSeries) -> np.ndarray:
 
 def epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
     """Steps per epoch and where it came from: an `epoch` metric (where its integer part
-    changes), else the validation cadence (a hint only: some runs evaluate twice an epoch, or
+    changes; logged as a fraction with fewer boundaries, its steps over its epochs), else the
+    validation cadence (a hint only: some runs evaluate twice an epoch, or
     every other); (None, None) if neither says. Kept with the run: unshuffled (its skip and its
     measurement) and loss_spikes read it."""
     length: tuple[float | None, str | None] = run.measured(
@@ -52,10 +53,29 @@ def _epoch_length(run: RunSeries) -> tuple[float | None, str | None]:
     starts = epoch_starts(run)
     if len(starts) >= 2:
         return float(np.median(np.diff(starts))), "epoch"
+    rate = _steps_per_fractional_epoch(run)
+    if rate is not None:
+        return rate, "epoch"
     val = run.curve("val_loss")
     if val is not None and len(val) >= _MIN_VAL_POINTS:
         return float(np.median(np.diff(val.steps))), "val_cadence"
     return None, None
+
+
+def _steps_per_fractional_epoch(run: RunSeries) -> float | None:
+    """Steps per epoch from an epoch metric logged as a fraction (the HF Trainer's `epoch`:
+    0.06, 0.12, ...), where fewer than 3 epochs begin in the log: the median of its steps over
+    its epochs between logs. None when the metric is whole epochs or absent."""
+    c = epoch_curve(run)
+    if c is None:
+        return None
+    ok = np.isfinite(c.values)
+    steps, ep = c.steps[ok].astype(np.float64), c.values[ok]
+    if len(ep) < _MIN_VAL_POINTS or np.allclose(ep, np.round(ep)):
+        return None
+    de, ds = np.diff(ep), np.diff(steps)
+    fwd = (de > 0) & (ds > 0)
+    return float(np.median(ds[fwd] / de[fwd])) if fwd.sum() >= 2 else None
 
 
 def epoch_fold(

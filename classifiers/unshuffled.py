@@ -5,7 +5,8 @@ or source and never shuffled), so it rises and falls with the position inside th
 Signal: signals.dominant_period of the detrended training loss (autocorrelation peak, harmonics
 folded to the fundamental, also one of a fractional number of points: a 45-step epoch logged
 every 2 steps) and the epoch length in steps when the run says it: from an `epoch`
-metric (where its integer part changes), else from the validation cadence. The epoch fold (the
+metric (where its integer part changes; a fractional one, the HF Trainer's, by its steps over
+its epochs), else from the validation cadence. The epoch fold (the
 position inside the epoch against the detrended loss) leaves out the first epoch: a steep early
 fall leaves a residual that a one-epoch trend cannot follow, aligned with the phase in that epoch
 alone (a pretraining loss falling from 8.3 to 3 before its first evaluation). Running-mean metrics

@@ -37,6 +37,23 @@ def test_epoch_length_from_the_validation_cadence():
     assert epoch_length(run) == (SPE, "val_cadence")
 
 
+def test_epoch_length_from_a_fractional_epoch_with_under_two_boundaries():
+    # the HF Trainer logs `epoch` as a fraction (0.0625 a step of 10 at 160 steps an epoch):
+    # a log of 1.7 epochs has one integer boundary, and its eval cadence (every 10 steps) is
+    # no epoch
+    steps = np.arange(10, 280, 10)
+    run = run_of(
+        loss=(steps, 1.0 / np.sqrt(steps)),
+        epoch=(steps, steps / 160),
+        eval_loss=(steps, 1.1 / np.sqrt(steps)),
+    )
+    assert epoch_length(run) == (160.0, "epoch")
+    # near miss: whole epochs logged once each are no fraction, the cadence stays the hint
+    whole = np.arange(1, 3)
+    run = run_of(loss=(steps, 1.0 / np.sqrt(steps)), epoch=(whole * 160, whole.astype(float)))
+    assert epoch_length(run) == (None, None)
+
+
 def test_a_loss_logged_once_an_epoch_is_not_judged_for_a_data_order():
     # a YOLO/Keras epoch log: train and val once an epoch, the train loss cycling over 6 epochs
     ep = np.arange(1, 31)
