@@ -16,6 +16,8 @@ _EPOCH = re.compile(r"(^|/)epoch$")
 _EPOCH_ROUNDING = 1e-9
 # the validation cadence hints at the epoch once 3 evaluations give 2 gaps to take a median of
 _MIN_VAL_POINTS = 3
+# a fractional epoch metric gives steps per epoch from 3 logs on: 2 gaps to take a median of
+_MIN_FRACTION_LOGS = 3
 # an epoch folds into phases only when it holds 4 logged points: fewer cannot trace a shape
 _MIN_PHASES = 4
 
@@ -71,7 +73,7 @@ def _steps_per_fractional_epoch(run: RunSeries) -> float | None:
         return None
     ok = np.isfinite(c.values)
     steps, ep = c.steps[ok].astype(np.float64), c.values[ok]
-    if len(ep) < _MIN_VAL_POINTS or np.allclose(ep, np.round(ep)):
+    if len(ep) < _MIN_FRACTION_LOGS or np.allclose(ep, np.round(ep)):
         return None
     de, ds = np.diff(ep), np.diff(steps)
     fwd = (de > 0) & (ds > 0)

@@ -196,7 +196,7 @@ def _metrics_by_run(frame) -> dict[str, set[str]]:
     """Each run's losses and scores (metrics other than role `other`, which two files of one
     run may share: a step column, a W&B companion); every run is a key, with none too."""
     out: dict[str, set[str]] = {str(run): set() for run in frame["run"].unique()}
-    kept = frame.loc[frame["role"].astype(str) != "other", ["run", "metric"]]
+    kept = frame.loc[(frame["role"] != "other").to_numpy(), ["run", "metric"]]
     for run, metric in kept.drop_duplicates().itertuples(index=False):
         out[str(run)].add(str(metric))
     return out
