@@ -41,7 +41,13 @@ resumes: no finding. Nor do points at fewer than `_MIN_DISTINCT_STEPS` (3) disti
 counter that never moves: every point of a pasted line of bar states at step 0). Nor is a
 restart between segments that log different metrics (some only before it, some only after:
 `metrics_changed`): a second phase with its own loss terms, or another model
-appended to the log, not a resume.
+appended to the log, not a resume. Nor is a restart that begins a complete run appended to the
+log: the counter back at the log's first step, the loss there at least halfway back from where
+the earlier run stopped to its untrained start at those steps (a model trained from scratch
+again, not one that kept its weights), and the earlier segment as far along as the
+one it starts (a run that reached as far as its successor was not interrupted, so nothing was
+resumed: two fits, or a sweep's trials, written to one file). An interrupted run started again
+from scratch and taken further than it had reached is still a resume (its weights not restored).
 Confidence: 0.5 at the thresholds, rising with the jump in standard errors, capped at 0.95.
 Evidence: metrics_changed, restarts, resume_step, resumed_from_step, loss_jump (signed, in standard
 errors: the largest rise among the restarts), loss_jump_rel (share of the robust range or of the
@@ -50,8 +56,9 @@ those steps were never logged before), matches_earlier_run (bool: the resumed lo
 standard errors of it), lr_jump (bool: the LR differs by more than 2x across the restart, e.g. the
 scheduler restarted), replay_gap and replay_gap_rel (the resumed loss against the earlier run's at
 the same steps, in standard errors and relative), first_step (the run's first logged step).
-Known false positives: two different runs appended to one log under one name (a restart to
-step 0 with a different model); a restart exactly at an LR milestone.
+Known false positives: a run appended to a log whose earlier run was stopped before reaching
+as far (indistinguishable from an interrupted run started again without its weights); a restart
+exactly at an LR milestone.
 """
 
 from __future__ import annotations
@@ -185,6 +192,11 @@ class ResumeDiscontinuity(Classifier):
         )  # short epoch logs: the points at the restart
         se2 = _MEDIAN_SE_FACTOR * noise * np.sqrt(2.0 / k)  # of a difference of two k-point medians
         rows = [_at_restart(s, y, int(r), k, se2) for r in restarts]  # at most max_restarts
+        fresh = _appended_runs(s, restarts, rows)
+        rows = [row for row, new_run in zip(rows, fresh, strict=True) if not new_run]
+        restarts = restarts[~fresh]
+        if len(restarts) == 0:
+            return None
         if loss.block > 1:  # the steps and a replay that blocks blur, from the logged rows
             for row, r, since in zip(rows, restarts, np.r_[0, restarts[:-1]], strict=True):
                 row["step"], row["from_step"], replayed = _logged_restart(
@@ -269,6 +281,19 @@ class ResumeDiscontinuity(Classifier):
     def detect(self, run: RunSeries) -> Finding | None:
         m = self.measure(run)
         return None if m is None else self.judge(m)
+
+
+def _appended_runs(s: np.ndarray, restarts: np.ndarray, rows: list[dict]) -> np.ndarray:
+    """Which restarts begin a complete run appended to the log: the counter went back to the
+    log's first step, the loss there is no better than the earlier run's untrained start at
+    those steps (a model trained from scratch again, not one that kept its weights), and the
+    segment before reached at least as far as the one it starts (nothing was interrupted and
+    resumed: each segment is a run of its own)."""
+    bounds = np.r_[0, restarts, len(s)]
+    ends = np.array([s[a:b].max() for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+    # at least halfway from where the earlier run stopped back to its start at those steps
+    untrained = np.array([2 * row["after"] >= row["old"] + row["before"] for row in rows])
+    return (s[restarts] <= s.min()) & (ends[:-1] >= ends[1:]) & untrained
 
 
 def _earlier_match(m: dict) -> str:

@@ -42,7 +42,7 @@ def test_faithful_resume_from_the_latest_checkpoint_is_quiet():
 
 
 def test_stale_checkpoint_loses_progress_and_says_so():
-    first, second = np.arange(0, 6000, 10), np.arange(0, 4000, 10)
+    first, second = np.arange(0, 6000, 10), np.arange(2000, 8000, 10)
     run = _run(np.r_[first, second], np.r_[_loss(first), _loss(second)])
     f = judge(ResumeDiscontinuity(), run)
     assert f is not None and f.evidence["matches_earlier_run"] is True
@@ -116,12 +116,12 @@ def test_real_runs_agree_with_their_labels(real_runs):
 
 def test_lr_jump_is_read_at_the_reported_restart_among_appended_runs():
     # three runs appended to one log, all counting from step 0; only the jump into the third
-    # (LR 1e-5 -> 1e-4, loss back up) is large. The LR check must read that restart, not the
-    # first one that also goes back to step 0
-    ep = np.arange(10)
-    loss = np.r_[1.0 - 0.05 * ep, 0.55 - 0.01 * ep, 1.6 - 0.05 * ep]
-    lr = np.r_[np.full(10, 1e-5), np.full(10, 1e-5), np.full(10, 1e-4)]
-    steps = np.r_[ep, ep, ep]
+    # (LR 1e-5 -> 1e-4, loss back up, trained further than the others) is large. The LR check
+    # must read that restart, not the first one that also goes back to step 0
+    ep, longer = np.arange(10), np.arange(15)
+    loss = np.r_[1.0 - 0.05 * ep, 0.55 - 0.01 * ep, 1.6 - 0.05 * longer]
+    lr = np.r_[np.full(10, 1e-5), np.full(10, 1e-5), np.full(15, 1e-4)]
+    steps = np.r_[ep, ep, longer]
     f = judge(ResumeDiscontinuity(), _run(steps, loss, lr=(steps, lr)))
     assert f is not None and f.evidence["resumed_from_step"] == 9
     assert f.evidence["loss_after"] > f.evidence["loss_before"]
@@ -160,11 +160,14 @@ def test_early_restart_with_a_jump_up_is_a_resume():
 
 def test_a_schedule_restarted_with_the_counter_is_a_resume_when_the_replayed_steps_differ():
     # epochs 1-25 with the LR halved at 24, then the script restarts at epoch 21 with the LR
-    # back at 1e-4 (scheduler state lost): epochs 21-25 log well below their first pass
+    # back at 1e-4 (scheduler state lost): epochs 21-25 log well below their first pass.
+    # Its own generator: the gap is 3-5 standard errors, so the noise drawn must not depend on
+    # which tests ran before
+    rng = np.random.default_rng(0)
     first, second = np.arange(1, 26), np.arange(21, 31)
-    loss1 = 0.5 + 1.4 * np.exp(-first / 8) + 0.008 * RNG.standard_normal(len(first))
+    loss1 = 0.5 + 1.4 * np.exp(-first / 8) + 0.008 * rng.standard_normal(len(first))
     # the resumed run carries on from where the first stopped, no jump at the restart
-    loss2 = loss1[-1] - 0.03 * (second - 20) + 0.008 * RNG.standard_normal(len(second))
+    loss2 = loss1[-1] - 0.03 * (second - 20) + 0.008 * rng.standard_normal(len(second))
     lr1 = np.where(first >= 24, 5e-5, 1e-4)
     steps, values = np.r_[first, second], np.r_[loss1, loss2]
     lr = (steps, np.r_[lr1, np.full(len(second), 1e-4)])
@@ -195,8 +198,8 @@ def test_a_counter_back_to_the_first_step_replays_the_untrained_start_and_is_no_
 
 def test_only_the_rows_of_the_training_role_are_read():
     # the same name logged under a second role (a hand-built frame): its rows, which go back
-    # to step 0 a loss unit higher, are not the training loss's and make no restart
-    steps, extra = np.arange(0, 6000, 10), np.arange(0, 500, 10)
+    # to step 3000 a loss unit higher, are not the training loss's and make no restart
+    steps, extra = np.arange(0, 6000, 10), np.arange(3000, 3500, 10)
     frame = make_frame(
         "r",
         ["loss"] * (len(steps) + len(extra)),
@@ -238,16 +241,37 @@ def test_a_second_phase_that_logs_other_terms_is_no_resume():
 
 
 def test_a_restart_from_scratch_is_said_so_and_a_stale_checkpoint_mid_run_too():
-    # the counter back to the first step and the loss back at the earlier run's untrained start:
-    # the weights were not restored (or a new run was appended); not "a stale checkpoint"
-    first, second = np.arange(0, 6000, 10), np.arange(0, 3000, 10)
+    # an interrupted run, the counter back to the first step and the loss back at the earlier
+    # run's untrained start, taken further than before: the weights were not restored; not "a
+    # stale checkpoint". Its own generator: "matches" is a 2-standard-error test, which one
+    # draw in five of this noise misses, so the draw must not depend on the tests run before
     rng = np.random.default_rng(3)
-    fresh = 0.5 + 2.0 * np.exp(-second / 2000) + 0.02 * rng.standard_normal(len(second))
-    f = judge(ResumeDiscontinuity(), _run(np.r_[first, second], np.r_[_loss(first), fresh]))
+    curve = lambda s: 0.5 + 2.0 * np.exp(-s / 2000) + 0.02 * rng.standard_normal(len(s))  # noqa: E731
+    first, second = np.arange(0, 3000, 10), np.arange(0, 6000, 10)
+    f = judge(ResumeDiscontinuity(), _run(np.r_[first, second], np.r_[curve(first), curve(second)]))
     assert f is not None and f.evidence["matches_earlier_run"]
     assert "began again from scratch" in f.summary and "stale checkpoint" not in f.summary
     # near miss: back to step 3000 of a trained run, matching what it logged there: stale
-    stale_steps = np.arange(3000, 8000, 10)
-    stale = 0.5 + 2.0 * np.exp(-stale_steps / 2000) + 0.02 * rng.standard_normal(len(stale_steps))
-    f = judge(ResumeDiscontinuity(), _run(np.r_[first, stale_steps], np.r_[_loss(first), stale]))
+    longer, stale = np.arange(0, 6000, 10), np.arange(3000, 8000, 10)
+    f = judge(ResumeDiscontinuity(), _run(np.r_[longer, stale], np.r_[curve(longer), curve(stale)]))
     assert f is not None and "(a stale checkpoint)" in f.summary
+
+
+def test_a_complete_run_followed_by_another_from_scratch_is_two_runs_not_a_resume():
+    # two `fit` calls written to one CSV log, each 50 epochs from a fresh model (a sweep's
+    # trials, or a script run twice): the second starts at the first's untrained loss and ends
+    # where the first did. Nothing was interrupted, so nothing was resumed
+    rng = np.random.default_rng(5)
+    ep = np.arange(50)
+    fit = lambda: 0.44 + 0.15 * np.exp(-ep / 8) + 0.004 * rng.standard_normal(50)  # noqa: E731
+    steps, values = np.r_[ep, ep], np.r_[fit(), fit()]
+    assert judge(ResumeDiscontinuity(), _run(steps, values)) is None
+    # near misses: the first fit stopped at epoch 20 and the second went on to 50 (interrupted,
+    # started again without its weights); or the second began from the first's trained weights
+    # with a lost optimizer state (well below the untrained start, above where the first ended)
+    cut = np.r_[ep[:20], ep]
+    f = judge(ResumeDiscontinuity(), _run(cut, np.r_[fit()[:20], fit()]))
+    assert f is not None and "began again from scratch" in f.summary
+    warm = 0.46 + 0.02 * np.exp(-ep / 8) + 0.004 * rng.standard_normal(50)
+    f = judge(ResumeDiscontinuity(), _run(steps, np.r_[fit(), warm]))
+    assert f is not None and not f.evidence["matches_earlier_run"]
