@@ -107,7 +107,7 @@ def to_points(parsed: Parsed, *, chosen: bool = False) -> Points:
     if parsed.style.later_bars_eval and len(p_rec):
         p_key, names = _later_bars_as_evaluation(rec, p_rec, p_key, names, parsed.style)
     if parsed.style.carried and len(p_rec):
-        fresh = _not_carried(_take(rec["run"], p_rec), p_key, p_val)
+        fresh = _not_carried(_take(rec["run"], p_rec), p_key, p_val, names)
         p_rec, p_key, p_val = p_rec[fresh], p_key[fresh], p_val[fresh]
         heads = None  # a record may have lost its points
     if parsed.style.last_in_epoch and len(p_rec):
@@ -252,16 +252,19 @@ def _later_bars_as_evaluation(
     return p_key, names
 
 
-def _not_carried(run: np.ndarray, key: np.ndarray, val: np.ndarray) -> np.ndarray:
+def _not_carried(run: np.ndarray, key: np.ndarray, val: np.ndarray, names: list[str]) -> np.ndarray:
     """False for a point whose value is its metric's previous value in the same run: a redrawn
     bar carries its postfix over until the value is updated. A metric that shows one value at
     every redraw keeps them all: its carries cannot be told from its readings, and a loss
-    stuck at one printed value (`train_loss=4.600` over a whole epoch's bar) is the finding."""
+    stuck at one printed value (`train_loss=4.600` over a whole epoch's bar) is the finding.
+    A learning rate keeps them too: the script sets it on every bar (`LR=1.00e-04` for fifty
+    epochs, then a step down), and a schedule's flat stretches are its course."""
     frame = pd.DataFrame({"run": run, "key": key, "val": val})
     groups = frame.groupby(["run", "key"], sort=False)["val"]
     before = groups.shift()
     constant = (groups.transform("nunique") == 1).to_numpy()
-    return ~(before.to_numpy() == val) | constant
+    is_lr = np.array([infer_role(n) == "lr" for n in names] or [False])
+    return ~(before.to_numpy() == val) | constant | is_lr[key]
 
 
 def _last_in_epoch(

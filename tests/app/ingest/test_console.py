@@ -171,6 +171,22 @@ def test_a_bar_whose_loss_never_changes_keeps_its_redraws():
     assert len(_series(_read(moving), "train_loss")[1]) == 6
 
 
+def test_a_learning_rate_in_every_bar_keeps_its_flat_stretches():
+    """A script's tqdm bar sets `LR=1.00e-04` at every epoch until its schedule steps it down
+    (a segmentation run's log): each bar's LR is a reading, so a flat stretch keeps its points
+    and the LR check has the schedule's course, not two points. The loss beside it that
+    repeats a printed value still drops that repeat as carried over."""
+    bar = "Train Epoch {e}: 100%|##########| 30/30 [00:04<00:00,  7.23it/s, Loss={l}, LR={lr}]\n"
+    losses = [f"{0.5 - e / 100:.4f}" for e in range(12)]
+    losses[6] = losses[5]  # a repeat of the loss's value: dropped as carried over
+    text = "".join(
+        bar.format(e=e, l=losses[e], lr="1.00e-04" if e < 8 else "1.00e-05") for e in range(12)
+    )
+    result = _read(text)
+    assert _series(result, "LR") == (list(range(12)), [1e-4] * 8 + [1e-5] * 4)
+    assert 6 not in _series(result, "Loss")[0] and len(_series(result, "Loss")[0]) == 11
+
+
 def test_printed_dicts_pasted_with_typographic_quotes():
     """The HF Trainer's dicts pasted through an editor that curls the quotes (`{‘loss’: 1.453,
     ‘grad_norm’: 2.47, ‘learning_rate’: 4.68e-05, ‘epoch’: 0.19}`, an issue's paste): refused."""

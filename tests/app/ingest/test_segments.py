@@ -26,15 +26,16 @@ def _curve(i: int) -> float:
 
 
 def test_a_step_that_goes_back_starts_a_segment_and_the_resume_check_reads_it(tmp_path):
+    # two resumes from the checkpoint at step 100, each with the loss 0.8 above where it was
     rows = [
-        {"step": i * 10, "loss": _curve(i) + (0.8 if seg and i < 3 else 0.0)}
+        {"step": i * 10, "loss": _curve(i) + (0.8 if seg and i < 13 else 0.0)}
         for seg in range(3)
-        for i in range(30)
+        for i in range(0 if seg == 0 else 10, 30)
     ]
     result = load_run(_write(tmp_path / "three.jsonl", rows))
     f = result.frame
     assert f["run"].nunique() == 1
-    assert f.sort_values("seq")["segment"].tolist() == [0] * 30 + [1] * 30 + [2] * 30
+    assert f.sort_values("seq")["segment"].tolist() == [0] * 30 + [1] * 20 + [2] * 20
     assert any("segment" in w.message for w in result.warnings)
     d = diagnose(f)
     assert "resume_discontinuity" in d.labels

@@ -12,10 +12,11 @@ that `Key: value` is read at the bar's position. `v_num`
 tuple is no value). A postfix keeps showing a value until it is
 updated (Lightning's val_loss through the next epoch's bar, the train loss in the redraw after
 validation): a value equal to its metric's previous one is taken as carried over and dropped,
-so a metric that truly repeats its printed value loses that point. 3D Gaussian Splatting prints
-its evaluations between its bar's states, `[ITER 7000] Evaluating test: L1 0.0348 PSNR 28.3`:
-the split's L1 loss and PSNR at that iteration (the `train` split's is a score on views it
-trains on)."""
+so a metric that truly repeats its printed value loses that point; a learning rate keeps every
+value (a script sets it on each bar, and a schedule's flat stretches are its course). 3D
+Gaussian Splatting prints its evaluations between its bar's states, `[ITER 7000] Evaluating
+test: L1 0.0348 PSNR 28.3`: the split's L1 loss and PSNR at that iteration (the `train`
+split's is a score on views it trains on)."""
 
 import re
 
