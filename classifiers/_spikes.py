@@ -7,14 +7,16 @@ yardsticks loss_spikes judges signals.find_spikes' candidates with.
 - noise_beside_jumps: the curve's noise with the jumps to 10x their neighbours left out. Jumps of
   orders of magnitude that recur on a short log (a detector alternating 1e15 and 0.07) make most
   of its first differences, and a noise read from those hides each jump in the others.
-- diverged: the run had already blown up before the candidate: its level (a trailing median:
-  what came after must not decide) had come back about to where the run started, giving back
-  nearly all of its progress (its best so far read from full windows only: one low first
-  batch is no best the run held). The jumps of a run that has blown up and thrashes (even if it dips
-  back down now and then) belong to the divergence, which exploding reports; a loss spike rises
-  from a trained level and comes back to it (a jump after which the run stays blown up, even
-  below its peak, did not). A level only partly degraded keeps its spikes (bad
-  batches do damage training, and a noisy curve's best-so-far is biased low).
+- diverged: the run had already blown up before the candidate, for good: its level (a
+  trailing median) had come back about to where the run started, giving back nearly all of its
+  progress (its best so far read from full windows only: one low first batch is no best the run
+  held), and stays there to the end. The jumps of a run that has blown up and thrashes (even if
+  it dips back down now and then) belong to the divergence, which exploding reports; a loss
+  spike rises from a trained level and comes back to it (a jump after which the run stays blown
+  up, even below its peak, did not), and a blow-up the run comes back from, however high and
+  however many jumps it takes, is an excursion, its jumps the spikes it is made of. A level
+  only partly degraded keeps its spikes (bad batches do damage training, and a noisy curve's
+  best-so-far is biased low).
 - excursion_width: how much of a recurring cycle the loss spends raised. A bad batch that
   recurs (every epoch, every N steps) is a narrow excursion in a long period; data sorted and
   never shuffled makes a sawtooth that rises and falls across the whole period. Folding the
@@ -85,12 +87,12 @@ def diverged(
     max_points: int = _MAX_LEVEL_POINTS,
 ) -> np.ndarray:
     """For each candidate at `spike_steps`: had the curve (`x`, `y`, in the candidates' scale:
-    log for positive losses) blown up before it, i.e. had its trailing level (bucket medians,
-    then a trailing median over _LEVEL_WINDOW, 5% of the run) given back _GIVEN_BACK (90%) of
-    the progress made so far from its start (its first point, or the median of its first three
-    if higher), and at least `min_rise`? Or was it blown up from just after the candidate (the
-    trailing level of the window of points that follow it) to the end, so that it never came
-    back to a trained level?"""
+    log for positive losses) blown up before it for good, i.e. had its trailing level (bucket
+    medians, then a trailing median over _LEVEL_WINDOW, 5% of the run) given back _GIVEN_BACK
+    (90%) of the progress made so far from its start (its first point, or the median of its
+    first three if higher), and at least `min_rise`, from just before the candidate to the end?
+    Or was it blown up from just after the candidate (the trailing level of the window of points
+    that follow it) to the end, so that it never came back to a trained level?"""
     spike_steps = np.asarray(spike_steps)
     xb, yb = signals.bucket(np.asarray(x, np.float64), np.asarray(y, np.float64), max_points)
     if len(yb) < 2 or len(spike_steps) == 0:
@@ -108,11 +110,12 @@ def diverged(
     progress = start - best
     given_back = level - best
     blown_now = (given_back >= min_rise) & (given_back >= _GIVEN_BACK * progress)
-    blown = np.logical_or.accumulate(blown_now)
     blown_for_good = np.logical_and.accumulate(blown_now[::-1])[::-1]
-    # the level just before the candidate's own bucket: its own jump must not count
+    # the level just before the candidate's own bucket (its own jump must not count), blown up
+    # from there to the end: a blow-up the run later comes back from is an excursion, its jumps
+    # the spikes it is made of
     at = np.searchsorted(xb, spike_steps, side="left") - 1
-    before = np.where(at >= 0, blown[np.clip(at, 0, len(xb) - 1)], False)
+    before = np.where(at >= 0, blown_for_good[np.clip(at, 0, len(xb) - 1)], False)
     # ...and from the points right after it to the end: a jump after which the run stays blown
     # up did not recover to a trained level, however far it fell back from its peak (a bad
     # batch that sets the run back for a while and is then learnt past did recover)

@@ -20,20 +20,20 @@ of percent, and blow-ups that come in a cluster inflate each other's local noise
 curve's noise of a log under `_FULL_POINTS` is read without the inner points 10x above both
 neighbours (`_spikes.noise_beside_jumps`): recurring on so short a log, such jumps make most of
 its first differences and would hide in each other's noise (on a longer log, a per-step loss
-near its floor jitters by such factors, and that is its noise). Jumps after
-the run blew up (its trailing level back to where it started, 90% of its progress given back)
-are the divergence's, which exploding reports. Jumps that belong to a cycle are not bad batches
-(unshuffled data, a logger's reset): _MIN_EVEN_JUMPS (4) or more evenly spaced (within
-_EVEN_GAP_TOLERANCE, 5%), a curve whose autocorrelation shows a clear period, or, with a known
-epoch length, a curve that traces the same shape every epoch (both as unshuffled reads them),
-when the loss stays raised for at least `spike_width` (8%) of that period (classifiers._spikes.
-excursion_width: a sawtooth's share). A narrower excursion that recurs, even at a fixed
-interval, is a bad batch that recurs: still spikes. The jumps' own full width at half height,
-as plotted (linear, from the median of the `_OWN_BEFORE` points before each), is read first:
-under `spike_width` of the period they are spikes, however a slow recovery through orders of
-magnitude (a loss at 0.006 jumping to 6) widens the folded profile when the period drifts.
-Heights are judged against the local noise at the curve's own logging interval (per-step logs
-jitter more than per-epoch ones). A
+near its floor jitters by such factors, and that is its noise). Jumps after the run blew up (its
+trailing level back to where it started, 90% of its progress given back) for good, never to come
+back to a trained level, are the divergence's, which exploding reports; a blow-up the run comes back
+from is an excursion, a spike. Jumps that belong to a cycle are not bad batches (unshuffled data, a
+logger's reset): _MIN_EVEN_JUMPS (4) or more evenly spaced (within _EVEN_GAP_TOLERANCE, 5%), a curve
+whose autocorrelation shows a clear period, or, with a known epoch length, a curve that traces the
+same shape every epoch (both as unshuffled reads them), when the loss stays raised for at least
+`spike_width` (8%) of that period (classifiers._spikes.excursion_width: a sawtooth's share). A
+narrower excursion that recurs, even at a fixed interval, is a bad batch that recurs: still spikes.
+The jumps' own full width at half height, as plotted (linear, from the median of the `_OWN_BEFORE`
+points before each), is read first: under `spike_width` of the period they are spikes, however a
+slow recovery through orders of magnitude (a loss at 0.006 jumping to 6) widens the folded profile
+when the period drifts. Heights are judged against the local noise at the curve's own logging
+interval (per-step logs jitter more than per-epoch ones). A
 running-mean metric (Keras `batch_*`) is not read: it smooths real spikes away. The per-step
 series is read when a metric is also logged per epoch (Lightning `_step`/`_epoch`).
 Confidence: _BASE_CONFIDENCE (0.55) + _PER_EXTRA_SPIKE (0.1) per spike beyond the first (up to

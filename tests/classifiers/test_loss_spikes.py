@@ -162,6 +162,26 @@ def test_a_peak_after_which_the_run_sits_blown_up_did_not_recover():
     assert f is not None and f.evidence["spike_steps"] == [95]
 
 
+def test_a_validation_blow_up_the_run_comes_back_from_is_a_spike():
+    """A YOLOv8-seg run's validation loss at the warm-up peak: 12.7 -> 222 -> 8215 -> 376818
+    over ten epochs, then back to 7.2 by epoch 23 and a trained level for the 77 epochs after,
+    while the training loss falls smoothly. The jumps inside the blown-up stretch are the
+    excursion's, and the run came back from it: a spike, not a divergence for exploding (which
+    would need the loss to stay up). The same blow-up that never comes back stays exploding's."""
+    ep = np.arange(1, 101)
+    train = 5.0 + 10.0 * np.exp(-ep / 15) + 0.3 * np.sin(2.3 * ep)
+    val = 4.7 + 1.2 * np.exp(-(ep - 24) / 25) + 0.12 * np.sin(1.7 * ep)
+    val[:23] = [
+        *(12.7, 12.3, 15.9, 222.0, 9.3, 37.4, 9.1, 126.7, 126.7, 8215.0, 376818.0, 376818.0),
+        *(373885.0, 130669.0, 130669.0, 514.0, 27691.0, 708.0, 708.0, 38.2, 14.3, 14.3, 7.2),
+    ]
+    f = judge(LossSpikes(), run_of(loss=(ep, train), val_loss=(ep, val)))
+    assert f is not None and f.evidence["series"] == "val" and f.evidence["spike_steps"] == [11]
+    stays = val.copy()
+    stays[23:] = 3e5 * (1 + 0.1 * np.sin(ep[23:]))
+    assert judge(LossSpikes(), run_of(loss=(ep, train), val_loss=(ep, stays))) is None
+
+
 def _fading_sawtooth(with_saw=True):
     """Sorted data logged every 2 steps, 24-step epochs (the validation cadence says so): a
     class-block jump at the same place in every epoch, large early and fading (the corpus's
