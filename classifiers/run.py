@@ -67,6 +67,11 @@ _CANONICAL = {
         "lr-adam",
         "lr-adamw",
         "lr-sgd",
+        # Ultralytics' weights with decay: group 1 in every version (YOLOv8 `lr/pg*`, v5
+        # `x/lr*`); the biases' group (0 in recent versions, 2 in old YOLOv5) warms down from
+        # `warmup_bias_lr` (0.1) while the weights' rises from 0
+        "lr/pg1",
+        "x/lr1",
     ),
     "grad_norm": ("grad_norm", "train/grad_norm", "gradient_norm", "grad_norm/total"),
 }

@@ -406,6 +406,27 @@ def test_a_distillation_term_is_never_the_primary(names, primary):
 
 
 @pytest.mark.parametrize(
+    ("names", "primary"),
+    [
+        (["lr/pg0", "lr/pg1", "lr/pg2"], "lr/pg1"),  # YOLOv8: group 0 the biases
+        (["x/lr0", "x/lr1", "x/lr2"], "x/lr1"),  # YOLOv5: 0 or 2 the biases, by version
+        # near miss: other numbered groups keep their order
+        (["lr-group0", "lr-group1"], "lr-group0"),
+    ],
+)
+def test_the_learning_rate_read_first_is_the_weights_group(names, primary):
+    """Ultralytics logs one LR per parameter group; the biases' group warms down from
+    `warmup_bias_lr` (0.1 -> 0.01) while the weights' group warms up from 0, so reading the
+    first column gave a schedule that fell 10x in the first epochs of every run."""
+    from lossforensics.classifiers.run import RunSeries
+
+    steps = [s for s in range(4) for _ in names]
+    frame = make_frame("yolo", names * 4, steps, np.linspace(1e-3, 2e-3, 4 * len(names)))
+    assert set(frame["role"]) == {"lr"}
+    assert RunSeries(frame).primary("lr") == primary
+
+
+@pytest.mark.parametrize(
     "name", ["loss scale", "loss_scale", "train/loss_scale", "lm loss PPL", "val_ppl"]
 )
 def test_a_loss_scale_or_a_perplexity_is_not_the_loss(name):
