@@ -176,7 +176,7 @@ def floats(values: list[str]) -> np.ndarray:
 
 def _float(v: str) -> float:
     try:
-        return float(v)
+        return float(v.rstrip("x"))  # Paddle's `infxxx`: a value padded with x to six places
     except (ValueError, OverflowError):
         return float("nan")
 

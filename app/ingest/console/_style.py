@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# A number as training scripts print it: 12, -0.5, .5, 1e-4, 1.0E+00, nan, inf, -Infinity.
-NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[nN]a[nN]|[iI]nf(?:inity)?)"
+# A number as training scripts print it: 12, -0.5, .5, 1e-4, 1.0E+00, nan, inf, -Infinity;
+# PaddlePaddle's loggers format values `{:x<6f}`, which pads a NaN to `nanxxx`, an inf to `infxxx`
+NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:[nN]a[nN]|[iI]nf(?:inity)?)(?:x{1,3})?"
 # a number ends here: not '0s', not '0:10:00', not '3/20', not '1.2.3'; a colon after it ends it
 # when no digit follows (`Accuracy=10.99: 100%|...`, a value before a tqdm bar), and so does a
 # full stop that ends a sentence (`loss: 0.0197. The running time is 4073.9.`), as do dots that

@@ -911,6 +911,20 @@ def test_paddlenlp_trainer_evaluations_are_read():
     assert len(_series(result, "loss")[0]) == 30
 
 
+def test_paddleocr_pads_a_nan_with_x_and_it_is_still_a_nan():
+    """PaddleOCR formats each value `{:x<6f}`: a NaN loss prints `nanxxx`, an inf `infxxx`
+    (an issue's log whose every loss was NaN was refused: no value was read)."""
+    line = (
+        "[2023/10/06 13:26:28] ppocr INFO: epoch: [1/500], global_step: {s}, lr: 0.000093, "
+        "acc: 0.000000, CTCLoss: {v}, loss: {v}, avg_reader_cost: 0.00016 s, ips: 235.5 samples/s\n"
+    )
+    printed = ((10, "2.4153"), (20, "nanxxx"), (30, "infxxx"))
+    text = "".join(line.format(s=s, v=v) for s, v in printed)
+    steps, values = _series(_read(text), "loss")
+    assert steps == [10, 20, 30] and values[0] == 2.4153
+    assert np.isnan(values[1]) and values[2] == np.inf
+
+
 def test_a_bracketed_split_heading_gives_its_split_to_the_line_under_it():
     """DDSP-SVC prints ` --- <validation> --- ` above its validation loss: without the
     heading's split, the validation loss was a second training point at the last step."""
