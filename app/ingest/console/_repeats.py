@@ -14,6 +14,7 @@ prints other values and is kept. Only styles that declare `repeated_round` are c
 from __future__ import annotations
 
 import numpy as np
+from lossforensics.ingest.console._columns import is_constant
 
 
 def not_repeated(
@@ -56,7 +57,8 @@ def not_echoed(
     with neither step nor batch counter must hold two metrics or more to count as an echo, not
     all of them NaN or infinite: one value printed twice within an epoch may be a flat loss
     printed per batch, and a run that went NaN prints NaN at every line after (a Keras bar's
-    `loss: nan - mse: nan`, pasted without its epoch header)."""
+    `loss: nan - mse: nan`, pasted without its epoch header). Nor is a record whose timestamp
+    differs from the one before: logged again seconds later, it is a new reading."""
     keep = np.ones(len(p_rec), dtype=bool)
     if len(p_rec) < 2:
         return keep
@@ -72,6 +74,13 @@ def not_echoed(
     for field in _ECHO_FIELDS:
         column = rec[field]
         echo &= column[recs[1:]] == column[recs[:-1]]
+    # two timestamps that differ are two moments: the same line logged again seconds later (a
+    # loss stuck at one value, no counter printed) is a new record; a handler's echo shares
+    # its record's time, and a `print` of it has none
+    wall = rec["wall"]
+    if not is_constant(wall):
+        later, earlier = wall[recs[1:]], wall[recs[:-1]]
+        echo &= ~(np.isfinite(later) & np.isfinite(earlier) & (later != earlier))
     counted = (rec["step"][recs[1:]] >= 0) | (rec["batch"][recs[1:]] >= 0)
     echo &= counted | (counts[1:] >= 2)
     if not echo.any():  # most logs print no line twice: the finite test below is not paid for

@@ -775,6 +775,19 @@ def test_a_nan_streak_printed_line_after_line_is_no_echo():
     assert len(values) == 13 and values[0] == 0.0838 and np.isnan(values[1:]).all()
 
 
+def test_the_same_line_logged_again_seconds_later_is_a_new_record():
+    """A stuck classifier logs `Train loss: 0.6931, accuracy: 0.0000%` every few seconds with no
+    counter: each line has its own timestamp, so each is a reading, not an echo of the one
+    before (all but the first were dropped, and the log was refused). The same line twice at
+    one time (two handlers on one file) is still one record."""
+    stamp = "2018-12-05 10:24:{s:02d},741 - test - INFO - "
+    line = "Train loss: 0.6931, accuracy: 0.0000%\n"
+    text = "".join(stamp.format(s=s) + line for s in range(0, 36, 3))
+    assert _series(_read(text), "Train loss")[1] == [0.6931] * 12
+    twice = "".join((stamp.format(s=s) + line) * 2 for s in range(0, 36, 3))
+    assert len(_series(_read(twice), "Train loss")[1]) == 12
+
+
 def test_a_counter_printed_with_one_value_on_every_loss_line_is_no_axis():
     """`[train] epoch:3 iter:0/18 ... loss:0.61` once an epoch: iter never moves, so the epoch
     is the step (every point sat at step 0 and no check could judge the run)."""
