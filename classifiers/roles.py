@@ -44,6 +44,8 @@ _VAL_TOKENS = {
     "test",
     "testing",
     "tested",
+    # the HF Trainer's `Trainer.predict` on a test split: `predict_loss`, `predict_accuracy`
+    "predict",
     "dev",
     "holdout",
     "va",
@@ -60,7 +62,7 @@ _TRAIN_TOKENS = {"train", "training", "trained", "trn", "tr", "learn"}
 # COCO's average precision (`val_AP`, `AP50`; by object size `APs`, `APm`, `APl`)
 _AVERAGE_PRECISION = frozenset({"ap", "ap50", "ap75", "aps", "apm", "apl"})
 # of the held-out splits, the test set's words: beside a validation split, not the one tuned on
-_TEST_TOKENS = {"test", "testing", "tested", "te"}
+_TEST_TOKENS = {"test", "testing", "tested", "te", "predict"}
 _SCORE_TOKENS = {
     "acc",
     "accuracy",

@@ -157,6 +157,11 @@ def test_split_context_makes_val():
         ("learn_time", "other"),
         ("va_loss", "val_loss"),
         ("te_acc", "val_score"),
+        # the HF Trainer's `Trainer.predict` on a test split, never the training loss
+        ("predict_loss", "val_loss"),
+        ("predict_accuracy", "val_score"),
+        # near miss: a prediction head's loss is trained
+        ("pred_loss", "train_loss"),
         # a split's bare name is its loss (`train=2.56, val=2.37`)
         ("train", "train_loss"),
         ("val", "val_loss"),
