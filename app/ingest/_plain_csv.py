@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 from lossforensics.classifiers.errors import EmptyInputError, UnknownFormatError
 from lossforensics.classifiers.roles import ROLES, infer_role, override_role
+from lossforensics.ingest import _catboost_parts
 from lossforensics.ingest._builder import FrameBuilder, Warnings
-from lossforensics.ingest._catboost_parts import folder_pair, read_pair
-from lossforensics.ingest._catboost_parts import pair_parts as pair_parts
+from lossforensics.ingest._catboost_parts import read_pair
 from lossforensics.ingest._csv import (
     BadCells,
     CsvHeader,
@@ -45,11 +45,17 @@ from lossforensics.ingest._score_roles import (
     split_named_roles,
     ultralytics_roles,
 )
-from lossforensics.ingest._source import apply_run_name, default_run_name, require_nonempty
+from lossforensics.ingest._source import (
+    apply_run_name,
+    default_run_name,
+    parts_as_folders,
+    require_nonempty,
+)
 from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._table import read_step_table
 from lossforensics.ingest._values import text_cells
 from lossforensics.ingest.base import IngestResult
+from lossforensics.ingest.keras_csv import TRAIN_PART, VAL_PART, names_validation
 
 FORMAT = "csv"
 
@@ -182,9 +188,12 @@ def read(
     path: Path, *, run: str | None = None, roles: Mapping[str, str] | None = None
 ) -> IngestResult:
     path = Path(path)
-    if path.is_dir() and (parts := folder_pair(path)) is not None:
+    if path.is_dir():
         name = run or path.resolve().name or "run"
-        return read_pair(path, parts, fmt=FORMAT, run=name, roles=roles)
+        if (parts := _catboost_parts.folder_pair(path)) is not None:
+            return read_pair(path, parts, fmt=FORMAT, run=name, roles=roles)
+        if (split := _split_pair(_files(path))) is not None:
+            return _read_split_pair(split, run=name, roles=roles)
     require_nonempty(path)
     header = sniff_header(path)
     layout = None if header is None else _layout(header, roles)
@@ -198,6 +207,20 @@ def read(
         result = _read_long(path, header, roles, default_run_name(path))
         result.frame = apply_run_name(result.frame, run)
         return result
+    return _read_wide(path, header, layout, run=run or default_run_name(path), roles=roles)
+
+
+def _read_wide(
+    path: Path,
+    header: CsvHeader,
+    layout: str,
+    *,
+    run: str,
+    roles: Mapping[str, str] | None,
+    rename: dict[str, str] | None = None,
+) -> IngestResult:
+    """A table of a row per step (its step column, pandas' index, or the row order), one
+    metric per other column; `rename` names the columns (a validation part's `val_`)."""
     step_col = (
         None
         if layout == "indexed"
@@ -210,11 +233,12 @@ def read(
         path,
         header,
         fmt=FORMAT,
-        run=run or default_run_name(path),
+        run=run,
         step_col=step_col,
         roles=roles,
         na_values=("", "NA"),
         exclude=_pandas_placeholders(header.stripped),
+        rename=rename,
         default_roles={
             **split_named_roles(header.stripped),
             **ultralytics_roles(header.stripped),
@@ -234,6 +258,59 @@ def read(
         )
         result.warnings.extend(warns.finish())
     return result
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.stat().st_size)
+
+
+def _split_pair(files: list[Path]) -> tuple[Path, Path, CsvHeader, str] | None:
+    """A training part and a validation part of one run in one folder (`train_loss.csv` beside
+    `val_loss.csv`, `train.csv` beside `val.csv`, each a pandas DataFrame of the same columns,
+    a custom loop's losses per split): the same header in both, wide or indexed, and no
+    validation-named column already (a full table named `val.csv` is read as it is). With the
+    shared header and its layout."""
+    train = [f for f in files if TRAIN_PART.fullmatch(f.name.split(".")[0])]
+    val = [f for f in files if VAL_PART.fullmatch(f.name.split(".")[0])]
+    if len(train) != 1 or len(val) != 1:
+        return None
+    header, other = sniff_header(train[0]), sniff_header(val[0])
+    if header is None or other is None or header.stripped != other.stripped:
+        return None
+    layout = _layout(header)
+    if layout in (None, "long") or names_validation(header.stripped):
+        return None
+    return train[0], val[0], header, layout
+
+
+def _pair(files: list[Path]) -> tuple[Path, Path] | None:
+    """A folder's two parts of one run: CatBoost's learn/test files, or a train/val split."""
+    if (parts := _catboost_parts.pair(files)) is not None:
+        return parts
+    split = _split_pair(files)
+    return None if split is None else (split[0], split[1])
+
+
+def pair_parts(paths: list[Path]) -> list[Path]:
+    """`paths` with each folder's two parts of one run replaced by the folder (`read` reads it
+    as one run)."""
+    return parts_as_folders(paths, _pair)
+
+
+def _read_split_pair(
+    split: tuple[Path, Path, CsvHeader, str], *, run: str, roles: Mapping[str, str] | None
+) -> IngestResult:
+    """Both parts as one run, the validation part's columns named `val_<name>` (its `loss` is
+    `val_loss`, its `total_loss` `val_total_loss`)."""
+    train, val, header, layout = split
+    rename = {n: f"val_{n}" for n in header.stripped if n.strip()}
+    parts = [
+        _read_wide(train, header, layout, run=run, roles=roles),
+        _read_wide(val, header, layout, run=run, roles=roles, rename=rename),
+    ]
+    return IngestResult.joined(
+        parts, format=FORMAT, detail="training and validation parts of one run"
+    )
 
 
 # a loss numbered without a separator (`loss0`, `loss1`): pandas' columns of a list of curves

@@ -37,9 +37,9 @@ from lossforensics.ingest.base import IngestResult
 
 FORMAT = "keras_csv"
 
-_SUFFIX = r"(?:[_-](?:log|logs|history|metrics))?"
-_TRAIN_PART = re.compile(rf"(?:train|training){_SUFFIX}", re.IGNORECASE)
-_VAL_PART = re.compile(rf"(?:val|valid|validation|eval|evaluation){_SUFFIX}", re.IGNORECASE)
+_SUFFIX = r"(?:[_-](?:log|logs|history|metrics|loss|losses))?"
+TRAIN_PART = re.compile(rf"(?:train|training){_SUFFIX}", re.IGNORECASE)
+VAL_PART = re.compile(rf"(?:val|valid|validation|eval|evaluation){_SUFFIX}", re.IGNORECASE)
 _VAL_ROLES = {"val_loss", "val_score"}
 
 
@@ -67,9 +67,12 @@ def _stem(path: Path) -> str:
 
 def _is_val_part(path: Path, header: CsvHeader) -> bool:
     """Named as a validation part, holding no validation-named column of its own."""
-    return bool(_VAL_PART.fullmatch(_stem(path))) and not any(
-        infer_role(n) in _VAL_ROLES for n in header.stripped
-    )
+    return bool(VAL_PART.fullmatch(_stem(path))) and not names_validation(header.stripped)
+
+
+def names_validation(names: Iterable[str]) -> bool:
+    """Whether some column is validation-named already (`val_loss`, `val_accuracy`)."""
+    return any(infer_role(n) in _VAL_ROLES for n in names)
 
 
 def pair_parts(paths: Iterable[Path]) -> list[Path]:
@@ -79,8 +82,8 @@ def pair_parts(paths: Iterable[Path]) -> list[Path]:
 
 
 def _pair(files: list[Path]) -> tuple[Path, Path] | None:
-    train = [f for f in files if _TRAIN_PART.fullmatch(_stem(f))]
-    val = [f for f in files if _VAL_PART.fullmatch(_stem(f))]
+    train = [f for f in files if TRAIN_PART.fullmatch(_stem(f))]
+    val = [f for f in files if VAL_PART.fullmatch(_stem(f))]
     if len(train) != 1 or len(val) != 1:
         return None
     header = sniff_header(val[0])

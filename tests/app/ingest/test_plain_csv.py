@@ -348,6 +348,41 @@ def test_catboost_learn_and_test_files_are_one_run_with_its_validation_loss():
     assert plan.sources == [folder]  # the pair is one source, as the audit and `diagnose` read it
 
 
+def _losses_frame(rows: list[tuple[float, float]]) -> str:
+    """A custom loop's per-split DataFrame of loss parts written with pandas' index."""
+    out = ",epoch,loss_classifier,total_loss\n"
+    return out + "".join(f"{i},{i},{a},{b}\n" for i, (a, b) in enumerate(rows))
+
+
+def test_a_train_part_and_a_val_part_of_the_same_columns_are_one_run(tmp_path):
+    """A Mask R-CNN loop saves `train_loss.csv` and `val_loss.csv`, each a pandas DataFrame of
+    the same loss parts: read apart they were two runs, each a training loss (the validation
+    one "flat from its first step"). Together they are one run, the validation part's
+    columns `val_<name>`; the folder is one source for the audit too."""
+    folder = tmp_path / "maskrcnn"
+    folder.mkdir()
+    (folder / "train_loss.csv").write_text(
+        _losses_frame([(0.09 - 0.005 * e, 0.46 - 0.02 * e) for e in range(12)])
+    )
+    (folder / "val_loss.csv").write_text(
+        _losses_frame([(0.06 + 0.002 * abs(e - 3), 0.35 + 0.01 * abs(e - 3)) for e in range(12)])
+    )
+    result = load_run(folder)
+    assert result.runs == ["maskrcnn"]
+    roles = result.frame.groupby("metric", observed=True)["role"].first().astype(str)
+    assert roles["total_loss"] == "train_loss" and roles["val_total_loss"] == "val_loss"
+    assert set(roles.index) == {
+        "loss_classifier",
+        "total_loss",
+        "val_loss_classifier",
+        "val_total_loss",
+    }
+    assert plan_directory(folder).sources == [folder]
+    # near miss: a validation file that names its own columns is a table of its own
+    (folder / "val_loss.csv").write_text("epoch,val_total_loss\n0,0.4\n1,0.38\n")
+    assert sorted(load_run(folder).runs) != ["maskrcnn"]
+
+
 def test_an_evaluation_file_holds_validation_scores_and_losses(tmp_path):
     """sentence-transformers writes each evaluator's results to `<name>_results.csv`: a real
     one's bare correlations are the dev set's, not training scores. A loss in a file named
