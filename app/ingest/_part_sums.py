@@ -9,7 +9,11 @@ their sum. Judged alone, one part misleads: the box part can fall while the obje
 five times its size, climbs. So each split's parts are summed per row into `train/loss` and
 `val/loss` (a NaN or inf in a part makes the sum one: that is the loss the run took), and a
 warning says the sum is read, not logged. Parts that are 0 at every row (a fork that computes
-no validation loss) sum to nothing to read: no sum is added.
+no validation loss) sum to nothing to read: no sum is added. A part that is 0 at every row of
+one split only (a detector trained on images without a single box: `train/box_loss` and
+`train/dfl_loss` 0 for fifty epochs while their validation parts are not) is left out of both
+sums, and the warning says so: the training and validation sums must be the same quantity to be
+compared, and the one part left is then the loss of each.
 """
 
 from __future__ import annotations
@@ -43,11 +47,13 @@ def with_part_sums(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """The frame with `train/loss` and `val/loss` added where the loss is logged only as parts
     (and no metric of that name exists), and a sentence per sum added."""
     names = {str(n) for n in frame["metric"].unique()}
+    one_sided = _zero_on_one_side(frame, names)
     added, said = [], []
     for split, role in (("train", "train_loss"), ("val", "val_loss")):
         total = f"{split}/loss"
-        parts = sorted(n for n in names if (m := _PART.fullmatch(n)) and m["split"] == split)
-        if total in names or len(parts) < _MIN_PARTS:
+        of_split = sorted(n for n in names if (m := _PART.fullmatch(n)) and m["split"] == split)
+        parts = [n for n in of_split if n.split("/", 1)[1] not in one_sided]
+        if total in names or len(parts) < (1 if one_sided else _MIN_PARTS):
             continue
         rows = frame[frame["metric"].astype(str).isin(parts)].sort_values("seq", kind="stable")
         rows = rows.assign(run=rows["run"].astype(str), metric=rows["metric"].astype(str))
@@ -78,11 +84,47 @@ def with_part_sums(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             )
         )
         shown = " + ".join(name.split("/", 1)[1] for name in parts)
-        said.append(f"{total} is read as the sum of the logged parts ({shown}), the loss optimised")
+        left_out = ""
+        if one_sided:
+            left_out = (
+                f"; {', '.join(sorted(one_sided))} left out of both splits' sums: 0 at every "
+                "row of one split, so the two sums would not be the same quantity"
+            )
+        said.append(
+            f"{total} is read as the sum of the logged parts ({shown}), the loss optimised"
+            + left_out
+        )
     if not added:
         return frame, said
+    return _with_sums(frame, added), said
+
+
+def _zero_on_one_side(frame: pd.DataFrame, names: set[str]) -> set[str]:
+    """The parts (`box_loss`) logged for both splits that are 0 at every row of one of them,
+    where that split logs some other part that is not."""
+    by_part: dict[str, dict[str, str]] = {}
+    for n in names:
+        if (m := _PART.fullmatch(n)) is not None:
+            by_part.setdefault(m["part"], {})[m["split"]] = n
+    shared = {part: splits for part, splits in by_part.items() if len(splits) == 2}
+    if not shared:
+        return set()
+    values = frame.groupby(frame["metric"].astype(str), observed=True)["value"]
+    zero = values.agg(lambda v: bool(len(v) and (v == 0).all()))
+    # a split whose every part is 0 logs no loss at all (a fork that computes no validation
+    # loss): nothing there to compare, nothing to leave out
+    silent = {s for s in ("train", "val") if all(zero.get(p[s], False) for p in shared.values())}
+    return {
+        part
+        for part, splits in shared.items()
+        if zero.get(splits["train"], False) != zero.get(splits["val"], False) and not silent
+    }
+
+
+def _with_sums(frame: pd.DataFrame, added: list[pd.DataFrame]) -> pd.DataFrame:
+    """The frame with the sums' rows, each just after the part written last at its step."""
     out = pd.concat([frame.assign(seq=frame["seq"].astype(np.float64)), *added], ignore_index=True)
     out = out.sort_values("seq", kind="stable", ignore_index=True)
     out["seq"] = np.arange(len(out), dtype=np.int64)
     out["role"] = out["role"].astype(frame["role"].dtype)
-    return validate_frame(out), said
+    return validate_frame(out)

@@ -110,3 +110,30 @@ def test_yolov10s_two_heads_are_summed_and_a_validation_never_computed_is_not(tm
     assert "val/loss" not in set(frame["metric"])
     run = RunSeries(frame)
     assert run.primary("train_loss") == "train/loss"
+
+
+def test_a_part_that_is_zero_on_one_side_is_left_out_of_both_sums(tmp_path):
+    """A detector trained on images without a single box: `train/box_loss` and `train/dfl_loss`
+    are 0 for every epoch while their validation parts are not. Summed as logged, the training
+    loss was the class part alone and the validation loss all three: two quantities, compared
+    as one. The part left (`cls_loss`) is the loss of both, and the warning says why."""
+    path = tmp_path / "results.csv"
+    head = (
+        "epoch,train/box_loss,train/cls_loss,train/dfl_loss,val/box_loss,val/cls_loss,val/dfl_loss"
+    )
+    rows = [
+        f"{e},0,{113.0 / (e + 1):.4f},0,{3.5 + 0.02 * e:.4f},{4.1 + 0.1 * e:.4f},{4.2:.4f}"
+        for e in range(10)
+    ]
+    result = load_run_text(path, head, rows)
+    frame = result.frame
+    for split in ("train", "val"):
+        total = frame[frame["metric"] == f"{split}/loss"].sort_values("step")["value"].to_numpy()
+        part = frame[frame["metric"] == f"{split}/cls_loss"].sort_values("step")["value"]
+        assert np.allclose(total, part.to_numpy())
+    assert any("box_loss, dfl_loss left out" in w.message for w in result.warnings)
+
+
+def load_run_text(path, head, rows):
+    path.write_text(head + "\n" + "\n".join(rows) + "\n")
+    return load_run(path)
