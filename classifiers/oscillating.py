@@ -23,6 +23,14 @@ trend while the training loss's trend moved less than `max_move` oscillates, fro
 (the short epoch logs of Keras and Lightning, too few points to judge the training loss), unless
 a held-out score sat within `CONVERGED_ROOM` (5%) of its best end over its second half: a model
 that gets 99.5% right swings its val loss by the confidence of a handful of examples.
+A training loss whose swings did not shrink as the learning rate decayed is batch noise, not
+oscillation: with the LR logged, the swing (median relative residual around the trend) over the
+points trained at `_DECAYED` (a fifth) of the LR's peak or less (relative to the level for a
+positive loss, absolute for one that reaches 0) is at least `_KEPT_SWING` (60%)
+of the swing over the points trained at `_NEAR_PEAK` (half) of the peak or more, each stretch
+`_MIN_STRETCH` (10) points or longer. A step too large for the loss surface swings less as the
+step shrinks; a batch of one sample's loss swings as much at any LR (a chat fine-tune at batch
+size 1 whose LR decayed to 0).
 Confidence: _BASE_CONFIDENCE (0.55) + _OVER_BONUS (0.3) x min(1, (swing ratio - threshold) /
 threshold) + _CALM_BONUS (0.1) when the trend moved less than _CALM_MOVE (10%).
 Known false positives: a healthy run with very small batches whose per-step loss is noisy and
@@ -85,6 +93,15 @@ _SAME_CADENCE = 0.8
 _CALM_VAL_SHARE = 1 / 3
 # no finding read from a curve alone is certain
 _MAX_CONFIDENCE = 0.95
+# the swings at a decayed LR (a fifth of its peak or less) against those near its peak (half of
+# it or more): an LR-driven oscillation shrinks with the step, batch noise keeps its size...
+_DECAYED = 0.2
+_NEAR_PEAK = 0.5
+# ...measured over at least 10 points at each, and kept when 60% of it or more remains: a
+# step-driven swing at a fifth of the step is well under half its size, while the median of
+# pure noise over the decayed stretch falls under 60% of the peak's by chance about never
+_MIN_STRETCH = 10
+_KEPT_SWING = 0.6
 
 
 def _trend_window(points: int) -> int:
@@ -292,5 +309,28 @@ class Oscillating(Classifier):
             return None
         if not self.train_swings(ev) and score_converged(run):
             return None  # a converged model's val loss swings by a handful of examples
+        if self.train_swings(ev) and not self.val_swings(ev) and _swing_kept_at_low_lr(run):
+            return None  # batch noise: the swings did not shrink with the step
         ev = self.measure(run)
         return None if ev is None else self.judge(ev)
+
+
+def _swing_kept_at_low_lr(run: RunSeries) -> bool:
+    """Whether the training loss swings about as much (`_KEPT_SWING` or more of it) where the
+    logged LR had decayed to `_DECAYED` of its peak as where it was near the peak: the swings
+    are the batches' noise, not a step too large. False without such stretches."""
+    curve, lr = run.detailed("train_loss"), finite_curve(run, "lr")
+    if curve is None or len(lr[1]) < 2 or np.max(lr[1]) <= 0:
+        return False
+    x, y = signals.finite_points(curve.steps, curve.values)
+    if len(y) < 2 * _MIN_STRETCH:
+        return False
+    at = np.interp(x, lr[0], lr[1]) / np.max(lr[1])
+    low, high = at <= _DECAYED, at >= _NEAR_PEAK
+    if low.sum() < _MIN_STRETCH or high.sum() < _MIN_STRETCH:
+        return False
+    trend = _trend(y)
+    swing = np.abs(y - trend)
+    if signals.all_positive(y):  # relative to the level, as the swing ratio reads it
+        swing = swing / np.maximum(np.abs(trend), signals.TINY)
+    return bool(np.median(swing[low]) >= _KEPT_SWING * np.median(swing[high]))

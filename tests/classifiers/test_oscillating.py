@@ -122,3 +122,22 @@ def test_the_verdict_read_without_lag1_is_the_verdict_read_with_it():
         swung += clf.oscillates(full)
         assert clf.detect(run) == (clf.judge(full) if clf.oscillates(full) else None)
     assert 10 < swung < 70
+
+
+def test_swings_that_keep_their_size_as_the_lr_decays_are_batch_noise():
+    """A chat fine-tune at batch size 1: each logged loss is a few samples', swinging +-35%
+    around a level that barely moves, while a linear schedule takes the LR from 5e-5 to 0.
+    A step too large for the loss surface swings less as the step shrinks; these swings keep
+    their size to the end: the batches' noise, not oscillation. The near miss, the same swings
+    shrinking with the LR, oscillates."""
+    rng = np.random.default_rng(8)
+    steps = np.arange(10, 3010, 10)
+    lr = 5e-5 * (1 - steps / 3000)
+    noise = rng.standard_normal(len(steps))
+    kept = 0.18 * (1 + 0.35 * noise)
+    assert judge(Oscillating(), run_of(loss=(steps, kept), lr=(steps, lr))) is None
+    shrinking = 0.18 * (1 + 0.35 * noise * (0.1 + lr / 5e-5))
+    f = judge(Oscillating(), run_of(loss=(steps, shrinking), lr=(steps, lr)))
+    assert f is not None
+    # without a logged LR nothing says which: the swings are read as they are
+    assert judge(Oscillating(), run_of(loss=(steps, kept))) is not None
