@@ -97,10 +97,11 @@ _MAX_CONFIDENCE = 0.95
 # it or more): an LR-driven oscillation shrinks with the step, batch noise keeps its size...
 _DECAYED = 0.2
 _NEAR_PEAK = 0.5
-# ...measured over at least 10 points at each, and kept when 60% of it or more remains: a
-# step-driven swing at a fifth of the step is well under half its size, while the median of
-# pure noise over the decayed stretch falls under 60% of the peak's by chance about never
+# ...measured over at least 10 points at each...
 _MIN_STRETCH = 10
+# ...and kept when 60% of it or more remains: a step-driven swing at a fifth of the step is well
+# under half its size, while pure noise's median over the decayed stretch almost never falls
+# under 60% of the peak's by chance
 _KEPT_SWING = 0.6
 
 
