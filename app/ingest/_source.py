@@ -49,6 +49,8 @@ _GENERIC_STEMS = {
     "history_log",
     "training_history",
     "train_history",
+    "model_history",  # pd.DataFrame(history.history).to_csv("model_history.csv")
+    "train_output",
     "readme",  # a model card's README.md: the folder is the model's name
     "run",
     "runs",

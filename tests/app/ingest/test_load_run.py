@@ -309,3 +309,15 @@ def test_a_wandb_run_folder_is_read_from_its_console_not_its_summary(tmp_path):
     assert result.format == "console" and len(result.frame) == 40
     with pytest.raises(UnknownFormatError, match="run summary"):
         load_run(summary)
+
+
+@pytest.mark.parametrize("stem", ["model_history", "train_output"])
+def test_a_history_saved_under_a_generic_name_takes_its_folders(tmp_path, stem):
+    """`pd.DataFrame(history.history).to_csv("model_history.csv")`, in one notebook folder
+    after another: named by the file, three projects' runs were all `model_history` and
+    collided in an audit of the lot."""
+    folder = tmp_path / "cifar-cnn"
+    folder.mkdir()
+    path = folder / f"{stem}.csv"
+    path.write_text(",loss,val_loss\n0,1.2,1.3\n1,0.9,1.1\n2,0.7,1.0\n")
+    assert load_run(path).runs == ["cifar-cnn"]
