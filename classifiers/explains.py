@@ -43,6 +43,9 @@ The table, cause -> consequence, and why it holds in general:
   sigmas) or read the rise from 2-4 evaluations, too few to measure their noise: an unstable
   run's val goes up and down with its weights; a gap read from that is the swing's. A clear rise
   stays overfit.
+- oscillating -> loss_spikes, when both read the same loss (training or validation): a loss
+  that swings by a tenth of its level or more around a trend that barely moves jumps at every
+  swing; the jumps are the swings, not bad batches.
 - unshuffled -> loss_spikes, when the sawtooth stays raised over its own period (at least
   `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
 - resume_discontinuity -> exploding, loss_spikes: the jump sits at a restart; the restart lost
@@ -151,6 +154,11 @@ def _swings_are_noise(plateau: Finding, oscillating: Finding) -> bool:
 
 def _plateau_of_swings(cause: Finding, effect: Finding) -> bool:
     return not _swings_are_noise(effect, cause)
+
+
+def _same_series(cause: Finding, effect: Finding) -> bool:
+    """Both findings read the same loss (evidence `series`: 'train' or 'val')."""
+    return cause.evidence.get("series", "train") == effect.evidence.get("series", "train")
 
 
 def _stuck_after_drop(cause: Finding, effect: Finding) -> bool:
@@ -331,6 +339,7 @@ EXPLAINS: tuple[Explains, ...] = (
         _stuck_at_start_level,
     ),
     Explains("oscillating", "underfit", "the trend is high because the loss swings"),
+    Explains("oscillating", "loss_spikes", "the jumps are the loss's swings", _same_series),
     Explains("nan", "underfit", "the run ended non-finite: it was cut short", _ended_non_finite),
     Explains(
         "oscillating", "plateau", "the trend is flat because the loss swings", _plateau_of_swings

@@ -40,7 +40,8 @@ Evidence: swing_ratio, trend_move, trend_progress (signed fall of the trend), am
 level, swing (median absolute residual around the trend), lag1 (residual autocorrelation),
 positive (every value above zero: ratios are read on the level), points, first_step, last_step,
 blew_up (the loss ends non-finite or far above its level), val_swing_ratio (None unless the
-validation loss is logged at the training loss's cadence).
+validation loss is logged at the training loss's cadence), series ('train' | 'val': whose swings
+made the finding).
 """
 
 from __future__ import annotations
@@ -299,8 +300,13 @@ class Oscillating(Classifier):
                 f"one evaluation to the next while the training loss's trend moved "
                 f"{ev['trend_move']:.0%}."
             )
+        evidence = {**ev, "series": "train" if self.train_swings(ev) else "val"}
         return Finding(
-            self.label, float(confidence), Span(ev["first_step"], ev["last_step"]), ev, summary
+            self.label,
+            float(confidence),
+            Span(ev["first_step"], ev["last_step"]),
+            evidence,
+            summary,
         )
 
     def detect(self, run: RunSeries) -> Finding | None:

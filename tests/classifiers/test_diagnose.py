@@ -107,6 +107,19 @@ def test_a_likely_sawtooth_takes_the_verdict_from_a_doubtful_overfit(unshuffled_
     assert d.verdict == "unshuffled" and d.labels == ["unshuffled", "overfit"]
 
 
+def test_a_bouncing_loss_is_oscillating_alone_its_jumps_the_swings(tmp_path):
+    """The own corpus's `oscillating-mlflow-50029`: a loss bouncing around a flat trend, whose
+    swings the spike check also read as jumps. One problem, reported once: the jumps are the
+    oscillation's evidence, not a second label."""
+    with tarfile.open(CORPUS) as tar:
+        members = [m for m in tar.getmembers() if "/oscillating-mlflow-50029/" in m.name]
+        tar.extractall(tmp_path, members=members, filter="data")
+    [d] = diagnose_source(tmp_path / "runs" / "oscillating-mlflow-50029")[1]
+    assert d.labels == ["oscillating"]
+    osc = d.findings[0]
+    assert [e["label"] for e in osc.evidence.get("explains", [])] == ["loss_spikes"]
+
+
 def test_several_runs_need_diagnose_all_in_order_of_appearance():
     frame = concat_frames([_blown("zeta"), _healthy("alpha")])
     with pytest.raises(InputError, match="2 runs .* use diagnose_all"):

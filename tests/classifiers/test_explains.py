@@ -300,3 +300,14 @@ def test_diagnose_reads_a_valid_log_whose_loss_is_flat_while_bleu_climbs_as_a_mi
     d = diagnose(frame_of(val_loss=(steps, ce), val_bleu=(steps, bleu)))
     assert d.verdict == "metric_mismatch"
     assert "plateau" not in [f.label for f in d.findings]
+
+
+def test_a_loss_that_oscillates_explains_the_jumps_spikes_saw_in_it():
+    """Adam at 80x its LR bounces the loss around a flat trend: each swing is a jump the
+    spike check finds. On the same loss the jumps are the swings, one problem reported once;
+    a validation spike beside a training loss's swings is another loss's, and stays."""
+    same = apply_explains([_f("oscillating", series="train"), _f("loss_spikes", series="train")])
+    assert [f.label for f in same] == ["oscillating"]
+    assert same[0].evidence["explains"][0]["label"] == "loss_spikes"
+    other = apply_explains([_f("oscillating", series="train"), _f("loss_spikes", series="val")])
+    assert sorted(f.label for f in other) == ["loss_spikes", "oscillating"]
