@@ -54,6 +54,10 @@ FORMAT = "printed_table"
 
 # a cell printed as a percentage (`94.12%`, `94.12 %`): the number before the sign
 _PERCENT = r"^([-+]?(?:\d+\.?\d*|\.\d+))\s*%$"
+# a number a Markdown table marks as the best (`**72.80%**`, `__0.98__`) or follows with a note
+# holding no digit (`**74.04%** ✅`, `44.29% **(Best)**`): the number, its emphasis and the note
+# dropped (a note with a digit, `0.5 (0.6)`, is no single value)
+_MARKED = r"^[*_`]+(?=[-+.\d])|(?<=[\d%])[*_`]+(?=\s|$)|(?<=[\d%*_`])\s+[^\d]*$"
 _MISSING = ("", "#na#", "none", "no log")  # lower-case
 _CLOCK = r"^(?:(\d+):)?(\d+):(\d\d)$"  # [h:]mm:ss
 _KIND = {
@@ -201,12 +205,15 @@ def _add_table(
 
 def _cell_values(table: TextTable) -> pd.DataFrame:
     """The table's cells by column position: missing tokens as NA, clocks as seconds, a
-    percentage as the number printed (`94.12%`, as a console line's is read), the rest as printed
-    (numbers are read by the melt)."""
+    percentage as the number printed (`94.12%`, as a console line's is read), a number marked
+    as the best as that number (`**72.80%** ✅`), the rest as printed (numbers are read by the
+    melt)."""
     frame = pd.DataFrame(table.rows, dtype=object)
     for j in frame.columns:
         col = frame[j].str.strip()
         col = col.mask(col.str.lower().isin(_MISSING))
+        numeric = col.str.match(r"^[*_`]*[-+]?\.?\d", na=False)
+        col = col.mask(numeric, col.str.replace(_MARKED, "", regex=True))
         clock = col.str.extract(_CLOCK).astype(float)
         seconds = clock[0].fillna(0) * 3600 + clock[1] * 60 + clock[2]
         percent = col.str.extract(_PERCENT, expand=False)

@@ -223,6 +223,23 @@ def test_markdown_table_with_epochs_only_and_a_diverged_run(tmp_path):
     assert _roles(result)["Train Accuracy"] == "train_score"
 
 
+def test_markdown_cells_marked_as_the_best_are_their_numbers(tmp_path):
+    """A training log in Markdown bolds its best epochs and adds a note (`**74.04%** ✅`,
+    `44.29% **(Best)**`): those cells were dropped as text, exactly the best epochs of the
+    validation accuracy. A cell whose note holds a number is no single value."""
+    text = (
+        "| Epoch | Train Loss | Val Loss | Val Acc |\n"
+        "|---|---|---|---|\n"
+        "| 1 | 2.31 | 2.10 | 41.20% |\n"
+        "| 2 | 1.92 | 1.88 | **44.29%** ✅ |\n"
+        "| 3 | 1.71 | 1.80 | 44.30% **(Best)** |\n"
+        "| 4 | 1.60 | __1.79__ | 0.5 (0.6) |\n"
+    )
+    result = load_run(_write(tmp_path, "training_log.md", text))
+    assert _series(result, "Val Acc") == ([1, 2, 3], [41.2, 44.29, 44.3])
+    assert _series(result, "Val Loss") == ([1, 2, 3, 4], [2.1, 1.88, 1.8, 1.79])
+
+
 def test_a_script_s_pipe_table_under_a_rule_of_dashes(tmp_path):
     """`print` of a table: `epoch | tr_loss | va_loss | te_loss`, no outer pipes, a plain
     rule of dashes under it, after a model printout; the validation split's loss is the one
