@@ -247,10 +247,42 @@ _RUNNING_BEST = {"best"}
 _RUNNING_EXTREMES = {"min", "max"}
 
 
+# the words Chinese training scripts print for a split, a loss, a score or the learning rate
+# (`训练损失` train loss, `验证准确率` validation accuracy, `学习率` learning rate), read as the
+# English words role inference knows; longer terms first (`学习率` before `率`-less words)
+_CJK_WORDS = (
+    ("学习率", "lr"),
+    ("训练集", "train"),
+    ("训练", "train"),
+    ("验证集", "val"),
+    ("验证", "val"),
+    ("测试集", "test"),
+    ("测试", "test"),
+    ("损失值", "loss"),
+    ("损失", "loss"),
+    ("准确率", "accuracy"),
+    ("准确度", "accuracy"),
+    ("正确率", "accuracy"),
+    ("精确率", "precision"),
+    ("召回率", "recall"),
+    ("精度", "accuracy"),
+    ("平均", "mean"),
+)
+_CJK = re.compile("|".join(term for term, _ in _CJK_WORDS))
+_CJK_OTHER = re.compile(r"[\u4e00-\u9fff]+")
+_CJK_AS = dict(_CJK_WORDS)
+
+
 def _tokens(name: str) -> list[str]:
     """'validation/epoch_loss' -> ['validation', 'epoch', 'loss']; camelCase split too, keeping
     acronyms whole: 'valAccuracy' -> val, accuracy; 'valMAE' -> val, mae; but 'mAP50' and 'mIoU'
-    stay metric names (map50, m+iou), not 'm', 'ap50'."""
+    stay metric names (map50, m+iou), not 'm', 'ap50'; Chinese words as their English ones
+    ('验证损失' -> val, loss)."""
+    if not name.isascii():
+        name = _CJK.sub(lambda m: f"_{_CJK_AS[m[0]]}_", name)
+        # a word left untranslated (`样本数`, a count of samples) is still a word: it must not
+        # leave `训练` alone as a split's bare name, which reads as that split's loss
+        name = _CJK_OTHER.sub("_word_", name)
     spaced = re.sub(r"([a-z0-9])([A-Z][a-z])", r"\1_\2", name)  # a new capitalised word
     spaced = re.sub(r"([a-z0-9]{2})([A-Z]{2,})(?![a-z])", r"\1_\2", spaced)  # word + ACRONYM
     # word + one capital ending the name or a part of it (`LossV`, `lossD`): a word of its own

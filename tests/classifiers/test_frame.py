@@ -162,6 +162,13 @@ def test_split_context_makes_val():
         ("predict_accuracy", "val_score"),
         # near miss: a prediction head's loss is trained
         ("pred_loss", "train_loss"),
+        # a Chinese script's words: train/validation/test loss and accuracy, learning rate
+        ("训练损失", "train_loss"),
+        ("验证集损失", "val_loss"),
+        ("测试准确率", "val_score"),
+        ("学习率", "lr"),
+        # near miss: a count of training samples is no training loss, though `训练` alone is
+        ("完整训练集样本数", "other"),
         # a split's bare name is its loss (`train=2.56, val=2.37`)
         ("train", "train_loss"),
         ("val", "val_loss"),

@@ -775,6 +775,19 @@ def test_a_nan_streak_printed_line_after_line_is_no_echo():
     assert len(values) == 13 and values[0] == 0.0838 and np.isnan(values[1:]).all()
 
 
+def test_a_chinese_scripts_keys_and_epochs_are_read():
+    """`第3轮，训练损失：0.93，验证损失：0.97` (the 3rd round, training loss, validation loss),
+    full-width punctuation and all: the keys were no words to the reader, the log refused."""
+    text = "".join(
+        f"第{e}轮，训练损失：{2.8 / (e + 1):.2f}，验证损失：{2.9 / (e + 1):.2f}，学习率：0.001\n"
+        for e in range(6)
+    )
+    result = _read(text)
+    assert _series(result, "训练损失") == (list(range(6)), [2.8, 1.4, 0.93, 0.7, 0.56, 0.47])
+    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+    assert roles == {"训练损失": "train_loss", "验证损失": "val_loss", "学习率": "lr"}
+
+
 def test_the_same_line_logged_again_seconds_later_is_a_new_record():
     """A stuck classifier logs `Train loss: 0.6931, accuracy: 0.0000%` every few seconds with no
     counter: each line has its own timestamp, so each is a reading, not an echo of the one
