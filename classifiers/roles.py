@@ -247,29 +247,41 @@ _RUNNING_BEST = {"best"}
 _RUNNING_EXTREMES = {"min", "max"}
 
 
-# the words Chinese training scripts print for a split, a loss, a score or the learning rate
-# (`训练损失` train loss, `验证准确率` validation accuracy, `学习率` learning rate), read as the
-# English words role inference knows; longer terms first (`学习率` before `率`-less words)
+# the words Chinese (simplified and traditional) and Japanese training scripts print for a
+# split, a loss, a score or the learning rate (`训练损失` train loss, `验证准确率` validation
+# accuracy, `学习率` learning rate, `検証損失` validation loss), read as the English words role
+# inference knows; a longer term before one it holds (`学习率` before `学习`-less words)
 _CJK_WORDS = (
     ("学习率", "lr"),
+    ("學習率", "lr"),  # traditional
+    ("学習率", "lr"),  # Japanese
     ("训练集", "train"),
     ("训练", "train"),
+    ("訓練", "train"),  # traditional
+    ("学習", "train"),  # Japanese
     ("验证集", "val"),
     ("验证", "val"),
+    ("驗證", "val"),  # traditional
+    ("検証", "val"),  # Japanese
+    ("テスト", "test"),  # Japanese
     ("测试集", "test"),
     ("测试", "test"),
+    ("測試", "test"),  # traditional
     ("损失值", "loss"),
     ("损失", "loss"),
+    ("損失", "loss"),  # traditional and Japanese
     ("准确率", "accuracy"),
     ("准确度", "accuracy"),
+    ("準確率", "accuracy"),  # traditional
     ("正确率", "accuracy"),
+    ("正解率", "accuracy"),  # Japanese
     ("精确率", "precision"),
     ("召回率", "recall"),
     ("精度", "accuracy"),
     ("平均", "mean"),
 )
 _CJK = re.compile("|".join(term for term, _ in _CJK_WORDS))
-_CJK_OTHER = re.compile(r"[\u4e00-\u9fff]+")
+_CJK_OTHER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]+")
 _CJK_AS = dict(_CJK_WORDS)
 
 

@@ -167,6 +167,10 @@ def test_split_context_makes_val():
         ("验证集损失", "val_loss"),
         ("测试准确率", "val_score"),
         ("学习率", "lr"),
+        # ... traditional Chinese and Japanese
+        ("驗證損失", "val_loss"),
+        ("テスト損失", "val_loss"),
+        ("学習率", "lr"),
         # near miss: a count of training samples is no training loss, though `训练` alone is
         ("完整训练集样本数", "other"),
         # a split's bare name is its loss (`train=2.56, val=2.37`)

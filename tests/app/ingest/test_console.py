@@ -788,6 +788,18 @@ def test_a_chinese_scripts_keys_and_epochs_are_read():
     assert roles == {"训练损失": "train_loss", "验证损失": "val_loss", "学习率": "lr"}
 
 
+def test_a_japanese_scripts_epochs_and_mean_loss_are_read():
+    """`====> エポック 3/10, 平均損失: 1.799` (epoch 3 of 10, mean loss) between save messages."""
+    text = "".join(
+        f"====> エポック {e}/4, 平均損失: {3.25 / e:.4f}\n"
+        f"モデルを./models/model_epoch_{e}.pthに保存\n"
+        for e in range(1, 5)
+    )
+    result = _read(text)
+    assert _series(result, "平均損失") == ([1, 2, 3, 4], [3.25, 1.625, 1.0833, 0.8125])
+    assert set(result.frame["role"].astype(str)) == {"train_loss"}
+
+
 def test_the_same_line_logged_again_seconds_later_is_a_new_record():
     """A stuck classifier logs `Train loss: 0.6931, accuracy: 0.0000%` every few seconds with no
     counter: each line has its own timestamp, so each is a reading, not an echo of the one
