@@ -247,7 +247,7 @@ _RUNNING_BEST = {"best"}
 _RUNNING_EXTREMES = {"min", "max"}
 
 
-# the words Chinese (simplified and traditional) and Japanese training scripts print for a
+# the words Chinese (simplified and traditional), Japanese and Korean training scripts print for a
 # split, a loss, a score or the learning rate (`训练损失` train loss, `验证准确率` validation
 # accuracy, `学习率` learning rate, `検証損失` validation loss), read as the English words role
 # inference knows; a longer term before one it holds (`学习率` before `学习`-less words)
@@ -279,9 +279,18 @@ _CJK_WORDS = (
     ("召回率", "recall"),
     ("精度", "accuracy"),
     ("平均", "mean"),
+    # Korean
+    ("학습률", "lr"),
+    ("학습", "train"),
+    ("훈련", "train"),
+    ("검증", "val"),
+    ("테스트", "test"),
+    ("손실", "loss"),
+    ("정확도", "accuracy"),
+    ("평균", "mean"),
 )
 _CJK = re.compile("|".join(term for term, _ in _CJK_WORDS))
-_CJK_OTHER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]+")
+_CJK_OTHER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]+")
 _CJK_AS = dict(_CJK_WORDS)
 
 

@@ -171,6 +171,9 @@ def test_split_context_makes_val():
         ("驗證損失", "val_loss"),
         ("テスト損失", "val_loss"),
         ("学習率", "lr"),
+        # ... and Korean
+        ("검증 손실", "val_loss"),
+        ("학습 손실", "train_loss"),
         # near miss: a count of training samples is no training loss, though `训练` alone is
         ("完整训练集样本数", "other"),
         # a split's bare name is its loss (`train=2.56, val=2.37`)

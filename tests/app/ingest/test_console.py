@@ -800,6 +800,20 @@ def test_a_japanese_scripts_epochs_and_mean_loss_are_read():
     assert set(result.frame["role"].astype(str)) == {"train_loss"}
 
 
+def test_a_korean_scripts_epochs_and_keys_are_read():
+    """`에폭 2/3 - 학습 손실: 0.90 - 검증 손실: 1.10` (epoch, training loss, validation loss)."""
+    text = "".join(
+        f"에폭 {e}/3 - 학습 손실: {1.2 / e:.2f} - 검증 손실: {1.3 / e:.2f}\n" for e in (1, 2, 3)
+    )
+    result = _read(text)
+    assert _series(result, "검증 손실") == ([1, 2, 3], [1.3, 0.65, 0.43])
+    assert _roles_of(result) == {"학습 손실": "train_loss", "검증 손실": "val_loss"}
+
+
+def _roles_of(result) -> dict[str, str]:
+    return dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
+
+
 def test_the_same_line_logged_again_seconds_later_is_a_new_record():
     """A stuck classifier logs `Train loss: 0.6931, accuracy: 0.0000%` every few seconds with no
     counter: each line has its own timestamp, so each is a reading, not an echo of the one
