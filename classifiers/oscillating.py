@@ -329,7 +329,8 @@ def _swing_kept_at_low_lr(run: RunSeries) -> bool:
     curve, lr = run.detailed("train_loss"), finite_curve(run, "lr")
     if curve is None or len(lr[1]) < 2 or np.max(lr[1]) <= 0:
         return False
-    x, y = signals.finite_points(curve.steps, curve.values)
+    # the bucket medians measure() reads: a long per-step log costs what a short one does
+    x, y = finite_curve(run, "train_loss", curve.metric, max_points=_MAX_POINTS)
     if len(y) < 2 * _MIN_STRETCH:
         return False
     at = np.interp(x, lr[0], lr[1]) / np.max(lr[1])

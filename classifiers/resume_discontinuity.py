@@ -285,8 +285,9 @@ class ResumeDiscontinuity(Classifier):
 
 def _appended_runs(s: np.ndarray, restarts: np.ndarray, rows: list[dict]) -> np.ndarray:
     """Which restarts begin a complete run appended to the log: the counter went back to the
-    log's first step, the loss there is no better than the earlier run's untrained start at
-    those steps (a model trained from scratch again, not one that kept its weights), and the
+    log's first step, the loss there is at least halfway back from where the earlier run
+    stopped to its untrained start at those steps (a model trained from scratch again, not one
+    that kept its weights; a NaN there, steps never logged before, says neither), and the
     segment before reached at least as far as the one it starts (nothing was interrupted and
     resumed: each segment is a run of its own)."""
     bounds = np.r_[0, restarts, len(s)]
