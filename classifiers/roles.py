@@ -290,6 +290,41 @@ _CJK_WORDS = (
     ("평균", "mean"),
 )
 _CJK = re.compile("|".join(term for term, _ in _CJK_WORDS))
+# the same words in European languages (a Spanish `pérdida`, a German `Verlust`, a Russian
+# `потери`), whole words only; a word with letters outside ASCII that is not one of them is an
+# unknown word, never split into ASCII fragments (`Imágenes` is not `im` + `genes`)
+_FOREIGN_WORDS = {
+    "loss": "pérdida perdida perda perte verlust perdita pierdere потери потеря лосс ошибка",
+    "train": "entrenamiento treino treinamento entraînement entrainement addestramento "
+    "обучение тренировка",
+    "val": "validación validacion validação validacao validierung validazione validare валидация",
+    "test": "prueba teste тест",
+    "accuracy": "precisión exactitud acurácia acuracia precisão précision "
+    "genauigkeit accuratezza точность",
+}
+_FOREIGN_AS = {w: en for en, words in _FOREIGN_WORDS.items() for w in words.split()}
+# Russian inflects its nouns (`обучение`, `на обучении`, `обучения`): read by their stems
+_CYRILLIC_STEMS = (
+    ("валид", "val"),
+    ("обуч", "train"),
+    ("трен", "train"),
+    ("тест", "test"),
+    ("потер", "loss"),
+    ("лосс", "loss"),
+    ("точност", "accuracy"),
+)
+
+
+def _foreign_word(word: str) -> str:
+    """A word with letters outside ASCII as the English word role inference knows, else
+    `word` (an unknown word, kept whole)."""
+    low = word.lower()
+    if low in _FOREIGN_AS:
+        return _FOREIGN_AS[low]
+    return next((en for stem, en in _CYRILLIC_STEMS if low.startswith(stem)), "word")
+
+
+_FOREIGN = re.compile(r"[^\W\d_]*[^\x00-\x7f][^\W\d_]*")
 _CJK_OTHER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]+")
 _CJK_AS = dict(_CJK_WORDS)
 
@@ -304,11 +339,12 @@ def _tokens(name: str) -> list[str]:
         # a word left untranslated (`样本数`, a count of samples) is still a word: it must not
         # leave `训练` alone as a split's bare name, which reads as that split's loss
         name = _CJK_OTHER.sub("_word_", name)
+        name = _FOREIGN.sub(lambda m: f"_{_foreign_word(m[0])}_", name)
     spaced = re.sub(r"([a-z0-9])([A-Z][a-z])", r"\1_\2", name)  # a new capitalised word
     spaced = re.sub(r"([a-z0-9]{2})([A-Z]{2,})(?![a-z])", r"\1_\2", spaced)  # word + ACRONYM
     # word + one capital ending the name or a part of it (`LossV`, `lossD`): a word of its own
     spaced = re.sub(r"([a-z]{2})([A-Z])(?![A-Za-z])", r"\1_\2", spaced)
-    return [t for t in re.split(r"[^a-z0-9]+", spaced.lower()) if t]
+    return [_FOREIGN_AS.get(t, t) for t in re.split(r"[^a-z0-9]+", spaced.lower()) if t]
 
 
 # torchmetrics logs a metric under its class's name lowercased into one word

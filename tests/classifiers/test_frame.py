@@ -174,6 +174,15 @@ def test_split_context_makes_val():
         # ... and Korean
         ("검증 손실", "val_loss"),
         ("학습 손실", "train_loss"),
+        # ... and European languages: whole words, Russian by its stems
+        ("Pérdida de validación", "val_loss"),
+        ("Validierung Verlust", "val_loss"),
+        ("Perda de Treinamento", "train_loss"),
+        ("потери на валидации", "val_loss"),
+        # near misses: an English `precision` stays itself (a score); an unknown accented word
+        # is a word, not ASCII fragments (`Imágenes` is no `im` + `genes`)
+        ("precision", "train_score"),
+        ("Total Imágenes", "other"),
         # near miss: a count of training samples is no training loss, though `训练` alone is
         ("完整训练集样本数", "other"),
         # a split's bare name is its loss (`train=2.56, val=2.37`)

@@ -38,9 +38,9 @@ _COUNT_OF = r"(?:\d+\s*/\s*\d+\s*\(\s*(?=[-+\d.]+\s*%\s*\)))?"
 # not one of them (`Total loss is 0.5`: the separator). A
 # class's number is a word of its key (`eval class 0 accuracy`: one class's metric, not the
 # overall `accuracy` logged twice)
-# (a key may open with a Chinese, Japanese or Korean character: `训练损失`, `テスト損失`,
-# `검증 손실`)
-_WORD_START = r"[A-Za-z_\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]"
+# (a key may open with an accented Latin, a Cyrillic, a Chinese, Japanese or Korean letter:
+# `Pérdida`, `Потери`, `训练损失`, `テスト損失`, `검증 손실`)
+_WORD_START = r"[A-Za-z_\u00c0-\u024f\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]"
 _WORD = rf"(?:(?i:class|label|category) \d+(?= [A-Za-z_]|\s*[:=])|{_WORD_START}[\w\-/.@]*)"
 # a key may end in an aside in brackets that opens with a preposition (`Training loss (for 1
 # batch) at step 200: 2.27`, the Keras guide's custom loop): part of the name as printed
@@ -120,9 +120,11 @@ EPOCH = re.compile(
 )
 # a Chinese script's epoch (`第3轮`, `第 3 个epoch`, `第3代`: the 3rd round, epoch, generation)
 EPOCH_ZH = re.compile(r"第\s*(?P<epoch>\d+)\s*(?:轮|个\s*epoch|代)", re.I)
-# ...and a Japanese or Korean one's (`エポック 3/10`, `에폭 3/10`, `에포크: 3`)
+# ...and the word in other languages (`エポック 3/10`, `에폭 3`, `Эпоха 3`, `Época 3`, `Epoche 3`)
 EPOCH_JA = re.compile(
-    r"(?:エポック|에폭|에포크)\s*[:：]?\s*(?P<epoch>\d+)(?:\s*/\s*(?P<epochs>\d+))?"
+    r"(?<!\w)(?:エポック|에폭|에포크|эпоха|епоха|época|epoche|époque|epoka)\s*[:：]?\s*(?P<epoch>\d+)"
+    r"(?:\s*/\s*(?P<epochs>\d+))?",
+    re.I,
 )
 # a federated run counts communication rounds (`Round 3`, `Round number: 3`, `[ROUND 3]`,
 # `Global Training Round : 3`, `Communication round 3/50`): each is an epoch of the global model

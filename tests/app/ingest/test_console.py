@@ -810,6 +810,29 @@ def test_a_korean_scripts_epochs_and_keys_are_read():
     assert _roles_of(result) == {"학습 손실": "train_loss", "검증 손실": "val_loss"}
 
 
+def test_european_keys_and_epochs_are_read():
+    """`Época 2 - Pérdida entrenamiento: 0.90 - Pérdida validación: 1.10`, and a Russian
+    script's `Эпоха 2, потери на обучении: 0.9, потери на валидации: 1.1`."""
+    es = "".join(
+        f"Época {e} - Pérdida entrenamiento: {1.2 / e:.2f} - Pérdida validación: {1.3 / e:.2f}\n"
+        for e in (1, 2, 3)
+    )
+    result = _read(es)
+    assert _series(result, "Pérdida validación") == ([1, 2, 3], [1.3, 0.65, 0.43])
+    assert _roles_of(result) == {
+        "Pérdida entrenamiento": "train_loss",
+        "Pérdida validación": "val_loss",
+    }
+    ru = "".join(
+        f"Эпоха {e}, потери на обучении: {1.2 / e:.2f}, потери на валидации: {1.3 / e:.2f}\n"
+        for e in (1, 2, 3)
+    )
+    assert _roles_of(_read(ru)) == {
+        "потери на обучении": "train_loss",
+        "потери на валидации": "val_loss",
+    }
+
+
 def _roles_of(result) -> dict[str, str]:
     return dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
 
