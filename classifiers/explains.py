@@ -46,6 +46,10 @@ The table, cause -> consequence, and why it holds in general:
 - oscillating -> loss_spikes, when both read the same loss (training or validation): a loss
   that swings by a tenth of its level or more around a trend that barely moves jumps at every
   swing; the jumps are the swings, not bad batches.
+- underfit -> metric_mismatch, when the mismatch is a validation loss held near a classifier's
+  chance level (`loss_at_chance`) while the metric improved: a model that fits its training data
+  only partly keeps its loss near chance, and the metric's climb is the little it learned; the
+  loss is not blind to it.
 - unshuffled -> loss_spikes, when the sawtooth stays raised over its own period (at least
   `SPIKE_WIDTH` of it): the jumps are its rising edges, not bad batches.
 - resume_discontinuity -> exploding, loss_spikes: the jump sits at a restart; the restart lost
@@ -159,6 +163,11 @@ def _plateau_of_swings(cause: Finding, effect: Finding) -> bool:
 def _same_series(cause: Finding, effect: Finding) -> bool:
     """Both findings read the same loss (evidence `series`: 'train' or 'val')."""
     return cause.evidence.get("series", "train") == effect.evidence.get("series", "train")
+
+
+def _loss_held_at_chance(cause: Finding, effect: Finding) -> bool:
+    """metric_mismatch read a validation loss held near a classifier's chance level."""
+    return effect.evidence.get("loss_at_chance") is not None
 
 
 def _stuck_after_drop(cause: Finding, effect: Finding) -> bool:
@@ -340,6 +349,12 @@ EXPLAINS: tuple[Explains, ...] = (
     ),
     Explains("oscillating", "underfit", "the trend is high because the loss swings"),
     Explains("oscillating", "loss_spikes", "the jumps are the loss's swings", _same_series),
+    Explains(
+        "underfit",
+        "metric_mismatch",
+        "a model that barely fits keeps its loss near chance while the metric climbs a little",
+        _loss_held_at_chance,
+    ),
     Explains("nan", "underfit", "the run ended non-finite: it was cut short", _ended_non_finite),
     Explains(
         "oscillating", "plateau", "the trend is flat because the loss swings", _plateau_of_swings

@@ -311,3 +311,19 @@ def test_a_loss_that_oscillates_explains_the_jumps_spikes_saw_in_it():
     assert same[0].evidence["explains"][0]["label"] == "loss_spikes"
     other = apply_explains([_f("oscillating", series="train"), _f("loss_spikes", series="val")])
     assert sorted(f.label for f in other) == ["loss_spikes", "oscillating"]
+
+
+def test_underfit_explains_a_validation_loss_held_at_chance_beside_a_climbing_metric():
+    """A small CNN on 7 classes: its val loss stays near ln 7 (1.94 -> 1.85) while accuracy
+    climbs 14% -> 30%, and its training loss kept 91% of its start. The loss near chance is
+    the underfitting, the metric's climb the little it learned. A mismatch read otherwise (the
+    loss improved, the metric did not) is a fact of its own and stays."""
+    at_chance = _f("metric_mismatch", direction="metric_improves", loss_at_chance=7)
+    out = apply_explains([_f("underfit"), at_chance])
+    assert [f.label for f in out] == ["underfit"]
+    assert out[0].evidence["explains"][0]["label"] == "metric_mismatch"
+    other = _f("metric_mismatch", direction="loss_improves", loss_at_chance=None)
+    assert sorted(f.label for f in apply_explains([_f("underfit"), other])) == [
+        "metric_mismatch",
+        "underfit",
+    ]
