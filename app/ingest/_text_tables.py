@@ -294,7 +294,14 @@ def _ended(table: TextTable, line: str, since_row: int) -> bool:
     return not line.strip() or since_row >= MAX_LINES_BETWEEN_ROWS
 
 
+# the time fastai v1 printed after each row of a fit table whose header names no time column
+# (`1 | 1.030236 | 0.179226 | 0.028369 | (00:14)`)
+_ROW_TIME = re.compile(r"\(\d+(?::\d\d){1,2}\)")
+
+
 def _add_row(table: TextTable, cells: list[str], number: int) -> None:
+    if len(cells) == len(table.names) + 1 and _ROW_TIME.fullmatch(cells[-1].strip()):
+        cells = cells[:-1]  # the row's time, beside a header that did not name it
     if len(cells) == len(table.names):
         table.rows.append(cells)
         table.lines.append(number)

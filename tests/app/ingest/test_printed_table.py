@@ -240,6 +240,22 @@ def test_markdown_cells_marked_as_the_best_are_their_numbers(tmp_path):
     assert _series(result, "Val Loss") == ([1, 2, 3, 4], [2.1, 1.88, 1.8, 1.79])
 
 
+def test_fastai_v1_rows_end_in_their_time_beside_a_header_that_names_none(tmp_path):
+    """fastai v1 printed each fit row's time after the last metric, in brackets, under a
+    header with no `time` column: every row had a cell too many and was skipped."""
+    text = (
+        "Total time: 00:57\n"
+        "epoch | train_loss | valid_loss | error_rate\n"
+        "----- | ---------- | ---------- | ----------\n"
+        "1 | 1.030236 | 0.179226 | 0.028369 | (00:14)\n"
+        "2 |  0.561508 | 0.055464 | 0.014184 | (00:13)\n"
+        "3 |   0.396103 | 0.053801 | 0.014184 | (00:13)\n"
+        "4 |   0.316883 | 0.050197 | 0.021277 | (00:15)\n"
+    )
+    result = load_run(_write(tmp_path, "blog.md", text))
+    assert _series(result, "valid_loss") == ([1, 2, 3, 4], [0.179226, 0.055464, 0.053801, 0.050197])
+
+
 def test_a_script_s_pipe_table_under_a_rule_of_dashes(tmp_path):
     """`print` of a table: `epoch | tr_loss | va_loss | te_loss`, no outer pipes, a plain
     rule of dashes under it, after a model printout; the validation split's loss is the one
