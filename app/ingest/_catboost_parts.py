@@ -32,10 +32,6 @@ def pair_parts(paths: Iterable[Path]) -> list[Path]:
     return parts_as_folders(paths, pair)
 
 
-def folder_pair(folder: Path) -> tuple[Path, Path] | None:
-    return pair([p for p in Path(folder).iterdir() if p.is_file() and p.stat().st_size])
-
-
 def read_pair(
     folder: Path, parts: tuple[Path, Path], *, fmt: str, run: str, roles: Mapping[str, str] | None
 ) -> IngestResult:

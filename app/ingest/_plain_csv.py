@@ -55,7 +55,7 @@ from lossforensics.ingest._steps import choose_step_key, integral_steps
 from lossforensics.ingest._table import read_step_table
 from lossforensics.ingest._values import text_cells
 from lossforensics.ingest.base import IngestResult
-from lossforensics.ingest.keras_csv import TRAIN_PART, VAL_PART, names_validation
+from lossforensics.ingest.keras_csv import named_parts, names_validation
 
 FORMAT = "csv"
 
@@ -190,9 +190,10 @@ def read(
     path = Path(path)
     if path.is_dir():
         name = run or path.resolve().name or "run"
-        if (parts := _catboost_parts.folder_pair(path)) is not None:
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.stat().st_size)
+        if (parts := _catboost_parts.pair(files)) is not None:
             return read_pair(path, parts, fmt=FORMAT, run=name, roles=roles)
-        if (split := _split_pair(_files(path))) is not None:
+        if (split := _split_pair(files)) is not None:
             return _read_split_pair(split, run=name, roles=roles)
     require_nonempty(path)
     header = sniff_header(path)
@@ -260,27 +261,22 @@ def _read_wide(
     return result
 
 
-def _files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.stat().st_size)
-
-
 def _split_pair(files: list[Path]) -> tuple[Path, Path, CsvHeader, str] | None:
     """A training part and a validation part of one run in one folder (`train_loss.csv` beside
     `val_loss.csv`, `train.csv` beside `val.csv`, each a pandas DataFrame of the same columns,
     a custom loop's losses per split): the same header in both, wide or indexed, and no
     validation-named column already (a full table named `val.csv` is read as it is). With the
     shared header and its layout."""
-    train = [f for f in files if TRAIN_PART.fullmatch(f.name.split(".")[0])]
-    val = [f for f in files if VAL_PART.fullmatch(f.name.split(".")[0])]
-    if len(train) != 1 or len(val) != 1:
+    parts = named_parts(files)
+    if parts is None:
         return None
-    header, other = sniff_header(train[0]), sniff_header(val[0])
+    header, other = sniff_header(parts[0]), sniff_header(parts[1])
     if header is None or other is None or header.stripped != other.stripped:
         return None
     layout = _layout(header)
     if layout in (None, "long") or names_validation(header.stripped):
         return None
-    return train[0], val[0], header, layout
+    return parts[0], parts[1], header, layout
 
 
 def _pair(files: list[Path]) -> tuple[Path, Path] | None:

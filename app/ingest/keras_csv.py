@@ -38,8 +38,8 @@ from lossforensics.ingest.base import IngestResult
 FORMAT = "keras_csv"
 
 _SUFFIX = r"(?:[_-](?:log|logs|history|metrics|loss|losses))?"
-TRAIN_PART = re.compile(rf"(?:train|training){_SUFFIX}", re.IGNORECASE)
-VAL_PART = re.compile(rf"(?:val|valid|validation|eval|evaluation){_SUFFIX}", re.IGNORECASE)
+_TRAIN_PART = re.compile(rf"(?:train|training){_SUFFIX}", re.IGNORECASE)
+_VAL_PART = re.compile(rf"(?:val|valid|validation|eval|evaluation){_SUFFIX}", re.IGNORECASE)
 _VAL_ROLES = {"val_loss", "val_score"}
 
 
@@ -67,7 +67,7 @@ def _stem(path: Path) -> str:
 
 def _is_val_part(path: Path, header: CsvHeader) -> bool:
     """Named as a validation part, holding no validation-named column of its own."""
-    return bool(VAL_PART.fullmatch(_stem(path))) and not names_validation(header.stripped)
+    return bool(_VAL_PART.fullmatch(_stem(path))) and not names_validation(header.stripped)
 
 
 def names_validation(names: Iterable[str]) -> bool:
@@ -81,13 +81,21 @@ def pair_parts(paths: Iterable[Path]) -> list[Path]:
     return parts_as_folders(paths, _pair)
 
 
+def named_parts(files: list[Path]) -> tuple[Path, Path] | None:
+    """The one file named as a training part and the one named as a validation part among
+    `files` (`training.csv` and `validation.csv`, `train_loss.csv` and `val_loss.csv`), or
+    None when either name is missing or repeated."""
+    train = [f for f in files if _TRAIN_PART.fullmatch(_stem(f))]
+    val = [f for f in files if _VAL_PART.fullmatch(_stem(f))]
+    return (train[0], val[0]) if len(train) == 1 and len(val) == 1 else None
+
+
 def _pair(files: list[Path]) -> tuple[Path, Path] | None:
-    train = [f for f in files if TRAIN_PART.fullmatch(_stem(f))]
-    val = [f for f in files if VAL_PART.fullmatch(_stem(f))]
-    if len(train) != 1 or len(val) != 1:
+    parts = named_parts(files)
+    if parts is None:
         return None
-    header = sniff_header(val[0])
-    return (train[0], val[0]) if header is not None and _is_val_part(val[0], header) else None
+    header = sniff_header(parts[1])
+    return parts if header is not None and _is_val_part(parts[1], header) else None
 
 
 def folder_pair(folder: Path) -> tuple[Path, Path] | None:

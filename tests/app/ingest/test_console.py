@@ -19,6 +19,8 @@ from lossforensics.ingest.console._plan import skeletons
 from lossforensics.ingest.console._prefix import strip_prefix
 from lossforensics.ingest.console._text import _states, clean
 
+from tests.app.ingest._console_text import roles_of
+
 FIXTURES = Path(__file__).parent / "console_fixtures"
 _REAL_MORE = Path(__file__).resolve().parents[4] / "shared" / "real_runs_more"
 
@@ -784,8 +786,7 @@ def test_a_chinese_scripts_keys_and_epochs_are_read():
     )
     result = _read(text)
     assert _series(result, "训练损失") == (list(range(6)), [2.8, 1.4, 0.93, 0.7, 0.56, 0.47])
-    roles = dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
-    assert roles == {"训练损失": "train_loss", "验证损失": "val_loss", "学习率": "lr"}
+    assert roles_of(result) == {"训练损失": "train_loss", "验证损失": "val_loss", "学习率": "lr"}
 
 
 def test_a_japanese_scripts_epochs_and_mean_loss_are_read():
@@ -807,7 +808,7 @@ def test_a_korean_scripts_epochs_and_keys_are_read():
     )
     result = _read(text)
     assert _series(result, "검증 손실") == ([1, 2, 3], [1.3, 0.65, 0.43])
-    assert _roles_of(result) == {"학습 손실": "train_loss", "검증 손실": "val_loss"}
+    assert roles_of(result) == {"학습 손실": "train_loss", "검증 손실": "val_loss"}
 
 
 def test_european_keys_and_epochs_are_read():
@@ -819,7 +820,7 @@ def test_european_keys_and_epochs_are_read():
     )
     result = _read(es)
     assert _series(result, "Pérdida validación") == ([1, 2, 3], [1.3, 0.65, 0.43])
-    assert _roles_of(result) == {
+    assert roles_of(result) == {
         "Pérdida entrenamiento": "train_loss",
         "Pérdida validación": "val_loss",
     }
@@ -827,14 +828,10 @@ def test_european_keys_and_epochs_are_read():
         f"Эпоха {e}, потери на обучении: {1.2 / e:.2f}, потери на валидации: {1.3 / e:.2f}\n"
         for e in (1, 2, 3)
     )
-    assert _roles_of(_read(ru)) == {
+    assert roles_of(_read(ru)) == {
         "потери на обучении": "train_loss",
         "потери на валидации": "val_loss",
     }
-
-
-def _roles_of(result) -> dict[str, str]:
-    return dict(zip(result.frame["metric"], result.frame["role"].astype(str), strict=False))
 
 
 def test_the_same_line_logged_again_seconds_later_is_a_new_record():
