@@ -109,16 +109,14 @@ def _zero_on_one_side(frame: pd.DataFrame, names: set[str]) -> set[str]:
     shared = {part: splits for part, splits in by_part.items() if len(splits) == 2}
     if not shared:
         return set()
-    values = frame.groupby(frame["metric"].astype(str), observed=True)["value"]
-    zero = values.agg(lambda v: bool(len(v) and (v == 0).all()))
+    names_of = {name for splits in shared.values() for name in splits.values()}
+    rows = frame[frame["metric"].astype(str).isin(names_of)]
+    zero = (rows["value"] == 0).groupby(rows["metric"].astype(str), observed=True).all()
     # a split whose every part is 0 logs no loss at all (a fork that computes no validation
     # loss): nothing there to compare, nothing to leave out
-    silent = {s for s in ("train", "val") if all(zero.get(p[s], False) for p in shared.values())}
-    return {
-        part
-        for part, splits in shared.items()
-        if zero.get(splits["train"], False) != zero.get(splits["val"], False) and not silent
-    }
+    if any(all(zero[p[s]] for p in shared.values()) for s in ("train", "val")):
+        return set()
+    return {part for part, splits in shared.items() if zero[splits["train"]] != zero[splits["val"]]}
 
 
 def _with_sums(frame: pd.DataFrame, added: list[pd.DataFrame]) -> pd.DataFrame:

@@ -121,7 +121,7 @@ EPOCH = re.compile(
 # a Chinese script's epoch (`第3轮`, `第 3 个epoch`, `第3代`: the 3rd round, epoch, generation)
 EPOCH_ZH = re.compile(r"第\s*(?P<epoch>\d+)\s*(?:轮|个\s*epoch|代)", re.I)
 # ...and the word in other languages (`エポック 3/10`, `에폭 3`, `Эпоха 3`, `Época 3`, `Epoche 3`)
-EPOCH_JA = re.compile(
+EPOCH_OTHER_LANGUAGES = re.compile(
     r"(?<!\w)(?:エポック|에폭|에포크|эпоха|епоха|época|epoche|époque|epoka)\s*[:：]?\s*(?P<epoch>\d+)"
     r"(?:\s*/\s*(?P<epochs>\d+))?",
     re.I,
