@@ -60,6 +60,13 @@ HELD_MIN_EVALS = 4
 HELD_BAND = 0.1
 
 
+def in_chance_band(y: np.ndarray, k: int) -> bool:
+    """Every value within `HELD_BAND` (a tenth) of the chance level ln(k)."""
+    return bool(
+        np.all(np.abs(np.asarray(y, dtype=np.float64) - np.log(k)) <= HELD_BAND * np.log(k))
+    )
+
+
 def held_at_chance(run: RunSeries) -> dict | None:
     """A short log whose validation loss sat at a classifier's chance level ln(k) at every one
     of its `HELD_MIN_EVALS` or more evaluations (their median within `_CHANCE_TOL` of ln k),
@@ -74,10 +81,9 @@ def held_at_chance(run: RunSeries) -> dict | None:
     if k is None:
         return None
     _, ty = finite_curve(run, "train_loss")
-    floor, ceiling = (1.0 - HELD_BAND) * np.log(k), (1.0 + HELD_BAND) * np.log(k)
-    if not floor <= float(np.min(vy)) <= float(np.max(vy)) <= ceiling:
+    if not in_chance_band(vy, k):
         return None
-    if len(ty) and float(np.min(ty)) < floor:
+    if len(ty) and float(np.min(ty)) < (1.0 - HELD_BAND) * np.log(k):
         return None
     return {
         "kind": "held_at_chance",

@@ -96,7 +96,7 @@ from lossforensics.classifiers._align import (
     levels_at,
     score_noise,
 )
-from lossforensics.classifiers._chance import HELD_BAND, chance_of
+from lossforensics.classifiers._chance import chance_of, in_chance_band
 from lossforensics.classifiers.base import Classifier
 from lossforensics.classifiers.diagnosis import Finding, Span
 from lossforensics.classifiers.roles import DECODED_HIGHER, GENERATIVE_SCORE, metric_words
@@ -296,10 +296,7 @@ def _at_chance_throughout(x: np.ndarray, y: np.ndarray) -> int | None:
     if len(y) < 2 or not np.all(y > 0):
         return None
     k = chance_of(y, x)
-    if k is None:
-        return None
-    band = HELD_BAND * np.log(k)
-    return k if float(np.max(np.abs(y - np.log(k)))) <= band else None
+    return k if k is not None and in_chance_band(y, k) else None
 
 
 def name_direction(metric: str) -> int:
